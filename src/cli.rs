@@ -1,0 +1,142 @@
+//! Command-line interface: clap definitions, turned into validated options for the library.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(name = "nccl-report", version, about = "Turn archived NCCL experiment runs into seed-exact summaries and a static website")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Recompute every run's summaries and render the site.
+    Build(BuildArgs),
+    /// Print, as JSON, what nccl-report reads from one input file.
+    Inspect(InspectArgs),
+    /// Serve the built site on 127.0.0.1 (optionally rebuilding when runs change).
+    Serve(ServeArgs),
+    /// Commit the built site into a branch (default gh-pages) and push it.
+    Publish(PublishArgs),
+    /// Copy existing run folders into the runs folder.
+    Import(ImportArgs),
+    /// Run the experiment suite on this machine's GPUs and archive the run.
+    Collect(CollectArgs),
+    /// Generate synthetic runs in the seed layout (fixtures and benchmark corpora).
+    Synth(SynthArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// Folder holding one sub-folder per run.
+    #[arg(long, default_value = "runs")]
+    pub runs: PathBuf,
+    /// Output folder for the site (replaced atomically).
+    #[arg(long, default_value = "site")]
+    pub out: PathBuf,
+    /// Exit 1 when any run is failed or invalid.
+    #[arg(long)]
+    pub strict: bool,
+    /// Worker threads (default: all cores). Output does not depend on it.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Ignore the build cache and recompute everything.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// An nccl-tests stdout or JSON, an NCCL log, a manifest, a section CSV (`.gz` too).
+    pub file: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[arg(long, default_value = "site")]
+    pub out: PathBuf,
+    #[arg(long, default_value_t = 8000)]
+    pub port: u16,
+    /// Rebuild when anything under the runs folder changes.
+    #[arg(long)]
+    pub watch: bool,
+    /// Runs folder to watch and rebuild from (with --watch).
+    #[arg(long, default_value = "runs")]
+    pub runs: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    #[arg(long, default_value = "site")]
+    pub out: PathBuf,
+    #[arg(long, default_value = "gh-pages")]
+    pub branch: String,
+    #[arg(long, default_value = "origin")]
+    pub remote: String,
+    /// Commit into the branch but do not push.
+    #[arg(long)]
+    pub no_push: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// A run folder, or a folder of run folders (such as logs/interview_details/).
+    #[arg(required = true)]
+    pub sources: Vec<PathBuf>,
+    #[arg(long, default_value = "runs")]
+    pub runs: PathBuf,
+    /// Import the one given run under this new id.
+    #[arg(long)]
+    pub rename: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CollectArgs {
+    #[arg(long, default_value = "runs")]
+    pub runs: PathBuf,
+    /// Run id (default: UTC time, as the seed names runs).
+    #[arg(long)]
+    pub run_id: Option<String>,
+    /// World sizes to run: the first with all sections, the others with decode only.
+    #[arg(long, value_delimiter = ',', default_value = "4,2")]
+    pub world_sizes: Vec<u32>,
+    #[arg(long, default_value_t = 10)]
+    pub cycles: u32,
+    #[arg(long, default_value_t = 3)]
+    pub warmups: u32,
+    #[arg(long, default_value_t = 160)]
+    pub decode_collectives: u32,
+    /// CPU list, local rank i uses entry i (default: 0,2,4,... as the seed).
+    #[arg(long)]
+    pub cpu_affinity: Option<String>,
+    /// Path of an nccl-tests all_reduce_perf binary (the control is skipped without it).
+    #[arg(long)]
+    pub nccl_tests: Option<PathBuf>,
+    /// The worker script (default: suite/worker.py).
+    #[arg(long)]
+    pub worker: Option<PathBuf>,
+    /// Print every command and environment variable, run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SynthArgs {
+    /// Output folder (created; runs are written inside it).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Number of runs.
+    #[arg(long, default_value_t = 3)]
+    pub count: usize,
+    /// Seed of the deterministic generator.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Approximate NCCL_DEBUG log bytes per rank (0: no logs).
+    #[arg(long, default_value_t = 0)]
+    pub log_bytes: u64,
+    /// Gzip the logs of every k-th run (0: never).
+    #[arg(long, default_value_t = 0)]
+    pub gzip_every: usize,
+}

@@ -1,0 +1,33 @@
+//! Getting runs into `runs/`: importing existing run folders, and launching the GPU suite.
+//! Writes only under the runs folder, through temporary names renamed into place.
+
+pub mod import;
+pub mod launch;
+pub mod run_id;
+
+use std::path::PathBuf;
+
+/// `nccl-report import <SRC>... [--runs runs] [--rename ID]`.
+#[derive(Debug, Clone)]
+pub struct ImportOptions {
+    pub sources: Vec<PathBuf>,
+    pub runs: PathBuf,
+    /// Import the (single) source run under this id instead of its own.
+    pub rename: Option<String>,
+}
+
+/// `nccl-report collect ...`: the seed runner's job, in Rust.
+#[derive(Debug, Clone)]
+pub struct CollectOptions {
+    pub runs: PathBuf,
+    pub run_id: Option<String>,
+    pub world_sizes: Vec<u32>,
+    pub cycles: u32,
+    pub warmups: u32,
+    pub decode_collectives: u32,
+    pub cpu_affinity: Option<String>,
+    pub nccl_tests: Option<PathBuf>,
+    /// The worker script (default: `suite/worker.py` beside the runs folder's repository).
+    pub worker: Option<PathBuf>,
+    pub dry_run: bool,
+}

@@ -1,0 +1,188 @@
+//! Rows of the per-rank section CSVs (`raw/results/<case>/rank<N>_<section>.csv`), typed,
+//! with only the columns the seed reads (extra columns are tolerated and ignored).
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// The sections a worker writes. Anything else found on disk is reported, not summarized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Section {
+    Contracts,
+    Async,
+    Decomposition,
+    Fragmentation,
+    Decode,
+    Numerics,
+}
+
+impl Section {
+    pub const ALL: [Section; 6] = [
+        Section::Contracts,
+        Section::Async,
+        Section::Decomposition,
+        Section::Fragmentation,
+        Section::Decode,
+        Section::Numerics,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Section::Contracts => "contracts",
+            Section::Async => "async",
+            Section::Decomposition => "decomposition",
+            Section::Fragmentation => "fragmentation",
+            Section::Decode => "decode",
+            Section::Numerics => "numerics",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Section> {
+        Section::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+/// Python's `str(bool)`: the seed tests `value.lower() == "true"`. nccl-report accepts
+/// `true`/`false` in any case and rejects anything else, so a typo is an error, not `False`.
+pub fn py_bool<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    if text.eq_ignore_ascii_case("true") {
+        Ok(true)
+    } else if text.eq_ignore_ascii_case("false") {
+        Ok(false)
+    } else {
+        Err(serde::de::Error::custom(format!("{text:?} is not True or False")))
+    }
+}
+
+/// A float the way Python's `float()` reads it (surrounding spaces allowed, `nan`, `inf`).
+pub fn py_float<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    parse_py_float(&text).ok_or_else(|| serde::de::Error::custom(format!("{text:?} is not a number")))
+}
+
+pub fn parse_py_float(text: &str) -> Option<f64> {
+    let t = text.trim();
+    if t.is_empty() {
+        return None;
+    }
+    t.parse::<f64>().ok()
+}
+
+/// An integer the way Python's `int()` reads it (surrounding spaces allowed).
+pub fn py_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    text.trim()
+        .parse::<i64>()
+        .map_err(|_| serde::de::Error::custom(format!("{text:?} is not an integer")))
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ContractRow {
+    #[serde(deserialize_with = "py_bool")]
+    pub correct: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct AsyncRow {
+    #[serde(deserialize_with = "py_int")]
+    pub world_size: i64,
+    #[serde(deserialize_with = "py_int")]
+    pub size_bytes: i64,
+    #[serde(deserialize_with = "py_int")]
+    pub cycle: i64,
+    #[serde(deserialize_with = "py_float")]
+    pub host_enqueue_us: f64,
+    #[serde(deserialize_with = "py_float")]
+    pub host_wait_us: f64,
+    #[serde(deserialize_with = "py_float")]
+    pub gpu_dependency_us: f64,
+    #[serde(deserialize_with = "py_bool")]
+    pub work_completed_after_return: bool,
+    #[serde(deserialize_with = "py_bool")]
+    pub event_ready_after_wait: bool,
+    #[serde(deserialize_with = "py_bool")]
+    pub correct: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct DecompositionRow {
+    #[serde(deserialize_with = "py_int")]
+    pub world_size: i64,
+    #[serde(deserialize_with = "py_int")]
+    pub size_bytes: i64,
+    pub mode: String,
+    #[serde(deserialize_with = "py_int")]
+    pub cycle: i64,
+    #[serde(deserialize_with = "py_float")]
+    pub duration_us: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct FragmentationRow {
+    #[serde(deserialize_with = "py_int")]
+    pub world_size: i64,
+    #[serde(deserialize_with = "py_int")]
+    pub total_bytes: i64,
+    #[serde(deserialize_with = "py_int")]
+    pub fragment_count: i64,
+    #[serde(deserialize_with = "py_int")]
+    pub fragment_bytes: i64,
+    #[serde(deserialize_with = "py_int")]
+    pub cycle: i64,
+    #[serde(deserialize_with = "py_float")]
+    pub duration_us: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct DecodeRow {
+    #[serde(deserialize_with = "py_int")]
+    pub world_size: i64,
+    #[serde(deserialize_with = "py_int")]
+    pub tokens: i64,
+    #[serde(deserialize_with = "py_int")]
+    pub message_bytes: i64,
+    #[serde(deserialize_with = "py_int")]
+    pub collectives: i64,
+    #[serde(deserialize_with = "py_int")]
+    pub cycle: i64,
+    #[serde(deserialize_with = "py_float")]
+    pub duration_us: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct NumericsRow {
+    #[serde(deserialize_with = "py_int")]
+    pub rank: i64,
+    /// Not read by the seed (it assumes 4); used for the unified `summary.csv` when present.
+    #[serde(default, deserialize_with = "opt_py_int")]
+    pub world_size: Option<i64>,
+    pub scenario: String,
+    #[serde(deserialize_with = "py_bool")]
+    pub fp16_matches_real_sum: bool,
+    #[serde(deserialize_with = "py_bool")]
+    pub fp32_matches_real_sum: bool,
+    /// Kept as written: the seed joins the unique strings.
+    pub fp16_result: String,
+}
+
+fn opt_py_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    text.trim()
+        .parse::<i64>()
+        .map(Some)
+        .map_err(|_| serde::de::Error::custom(format!("{text:?} is not an integer")))
+}
+
+/// All rows of one section file, with the 1-based line of each row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SectionRows {
+    Contracts(Vec<(u64, ContractRow, Vec<(String, String)>)>),
+    Async(Vec<AsyncRow>),
+    Decomposition(Vec<DecompositionRow>),
+    Fragmentation(Vec<FragmentationRow>),
+    Decode(Vec<DecodeRow>),
+    Numerics(Vec<NumericsRow>),
+}

@@ -1,0 +1,207 @@
+//! The seed's statistics, exactly: Python's `statistics.median`, `fmean` (over `math.fsum`),
+//! `pstdev`, nearest-rank percentile, `max`/`min` and the critical path.
+//! Uses std only. Every function takes a non-empty slice unless it says otherwise.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+/// Python's `sorted()` for floats (NaN, which Python cannot order, goes last).
+pub fn sorted(values: &[f64]) -> Vec<f64> {
+    let mut ordered = values.to_vec();
+    ordered.sort_by(|a, b| a.total_cmp(b));
+    ordered
+}
+
+/// `statistics.median`: the middle value, or the mean of the two middle values.
+pub fn median(values: &[f64]) -> f64 {
+    let ordered = sorted(values);
+    let n = ordered.len();
+    if n % 2 == 1 {
+        ordered[n / 2]
+    } else {
+        (ordered[n / 2 - 1] + ordered[n / 2]) / 2.0
+    }
+}
+
+/// Nearest-rank percentile: `sorted[max(0, ceil(q * n) - 1)]`, with `q * n` in f64 as Python.
+pub fn percentile(values: &[f64], quantile: f64) -> f64 {
+    let ordered = sorted(values);
+    let rank = (quantile * ordered.len() as f64).ceil() as i64 - 1;
+    ordered[rank.max(0) as usize]
+}
+
+/// Python's `max()`: the first value that no later value is strictly greater than.
+pub fn py_max(values: &[f64]) -> f64 {
+    values[1..].iter().fold(values[0], |m, &x| if x > m { x } else { m })
+}
+
+/// Python's `min()`.
+pub fn py_min(values: &[f64]) -> f64 {
+    values[1..].iter().fold(values[0], |m, &x| if x < m { x } else { m })
+}
+
+/// `math.fsum`: the correctly rounded sum (Shewchuk's exact partials, as CPython).
+pub fn fsum(values: impl IntoIterator<Item = f64>) -> f64 {
+    let mut partials: Vec<f64> = Vec::new();
+    let mut special = 0.0;
+    for mut x in values {
+        if !x.is_finite() {
+            special += x;
+            continue;
+        }
+        let mut i = 0;
+        for j in 0..partials.len() {
+            let mut y = partials[j];
+            if x.abs() < y.abs() {
+                std::mem::swap(&mut x, &mut y);
+            }
+            let hi = x + y;
+            let lo = y - (hi - x);
+            if lo != 0.0 {
+                partials[i] = lo;
+                i += 1;
+            }
+            x = hi;
+        }
+        partials.truncate(i);
+        partials.push(x);
+    }
+    if special != 0.0 || special.is_nan() {
+        return special;
+    }
+    // Sum the partials from the top, with CPython's half-way correction.
+    let mut n = partials.len();
+    if n == 0 {
+        return 0.0;
+    }
+    n -= 1;
+    let mut hi = partials[n];
+    let mut lo = 0.0;
+    while n > 0 {
+        let x = hi;
+        n -= 1;
+        let y = partials[n];
+        hi = x + y;
+        let yr = hi - x;
+        lo = y - yr;
+        if lo != 0.0 {
+            break;
+        }
+    }
+    if n > 0 && ((lo < 0.0 && partials[n - 1] < 0.0) || (lo > 0.0 && partials[n - 1] > 0.0)) {
+        let y = lo * 2.0;
+        let x = hi + y;
+        let yr = x - hi;
+        if y == yr {
+            hi = x;
+        }
+    }
+    hi
+}
+
+/// `statistics.fmean`: `fsum(values) / n`.
+pub fn fmean(values: &[f64]) -> f64 {
+    fsum(values.iter().copied()) / values.len() as f64
+}
+
+/// `statistics.pstdev` (population standard deviation). Two-pass over an exactly rounded
+/// mean; agrees with CPython's exact-rational result far inside 1e-9 relative.
+pub fn pstdev(values: &[f64]) -> f64 {
+    let mean = fmean(values);
+    let squares = fsum(values.iter().map(|&x| (x - mean) * (x - mean)));
+    let correction = fsum(values.iter().map(|&x| x - mean));
+    let n = values.len() as f64;
+    ((squares - correction * correction / n) / n).max(0.0).sqrt()
+}
+
+/// The seed's `cv_percent`: `pstdev / mean * 100`, and 0 for a single value.
+pub fn cv_percent(values: &[f64]) -> f64 {
+    if values.len() > 1 {
+        pstdev(values) / fmean(values) * 100.0
+    } else {
+        0.0
+    }
+}
+
+/// The seed's `critical_cycles`: group rows by (case key, cycle), take the max over ranks of
+/// each group, then collect those per case key. Keys keep the order in which they first
+/// appear in `rows` (as Python dicts do), and so do the per-cycle values.
+pub fn critical_cycles<K, C, R>(
+    rows: &[R],
+    key: impl Fn(&R) -> K,
+    cycle: impl Fn(&R) -> C,
+    metric: impl Fn(&R) -> f64,
+) -> Vec<(K, Vec<f64>)>
+where
+    K: Eq + Hash + Clone,
+    C: Eq + Hash,
+{
+    let mut cycle_index: HashMap<(K, C), usize> = HashMap::new();
+    let mut per_cycle: Vec<(K, Vec<f64>)> = Vec::new();
+    for row in rows {
+        let k = key(row);
+        let index = *cycle_index.entry((k.clone(), cycle(row))).or_insert_with(|| {
+            per_cycle.push((k, Vec::new()));
+            per_cycle.len() - 1
+        });
+        per_cycle[index].1.push(metric(row));
+    }
+    let mut group_index: HashMap<K, usize> = HashMap::new();
+    let mut grouped: Vec<(K, Vec<f64>)> = Vec::new();
+    for (k, rank_values) in per_cycle {
+        let critical = py_max(&rank_values);
+        let index = *group_index.entry(k.clone()).or_insert_with(|| {
+            grouped.push((k, Vec::new()));
+            grouped.len() - 1
+        });
+        grouped[index].1.push(critical);
+    }
+    grouped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_odd_even() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median(&[7.0]), 7.0);
+    }
+
+    #[test]
+    fn nearest_rank_p95() {
+        let values: Vec<f64> = (1..=10).map(f64::from).collect();
+        assert_eq!(percentile(&values, 0.95), 10.0);
+        let values: Vec<f64> = (1..=20).map(f64::from).collect();
+        // ceil(0.95 * 20) = 19 in f64 -> index 18
+        assert_eq!(percentile(&values, 0.95), 19.0);
+        assert_eq!(percentile(&[5.0], 0.95), 5.0);
+    }
+
+    #[test]
+    fn fsum_is_exact() {
+        assert_eq!(fsum([0.1; 10]), 1.0);
+        assert_eq!(fsum([1e100, 1.0, -1e100, 1e-100]), 1.0);
+        assert_eq!(fsum([]), 0.0);
+    }
+
+    #[test]
+    fn cv_matches_python() {
+        // python3 -c "import statistics as s; v=[10.0,12.0,11.5,30.25]; print(s.pstdev(v)/s.fmean(v)*100)"
+        let v = [10.0, 12.0, 11.5, 30.25];
+        let expected = 52.05356127164722;
+        assert!((cv_percent(&v) - expected).abs() / expected < 1e-12, "{}", cv_percent(&v));
+        assert_eq!(cv_percent(&[3.0]), 0.0);
+        assert_eq!(cv_percent(&[2.0, 2.0, 2.0]), 0.0);
+    }
+
+    #[test]
+    fn critical_path_is_max_over_ranks_per_cycle_in_first_seen_order() {
+        // (case, cycle, rank value)
+        let rows = [("b", 0, 1.0), ("a", 0, 5.0), ("b", 0, 3.0), ("b", 1, 2.0), ("a", 0, 4.0), ("b", 1, 9.0)];
+        let grouped = critical_cycles(&rows, |r| r.0, |r| r.1, |r| r.2);
+        assert_eq!(grouped, vec![("b", vec![3.0, 9.0]), ("a", vec![5.0])]);
+    }
+}
