@@ -4,6 +4,7 @@
 //! (seed statistics) -> `export` (seed-format files) / `site` (view model) -> `render`
 //! (HTML, SVG) -> `write` (the only module that writes the site).
 
+pub mod app;
 pub mod cli;
 pub mod collect;
 pub mod diag;

@@ -1,1 +1,1 @@
-//! TODO
+//! Run id validation: nothing that could escape the runs or site folder.

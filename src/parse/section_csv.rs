@@ -45,7 +45,8 @@ fn parse_rows<T: DeserializeOwned>(bytes: &[u8]) -> Result<Vec<T>, ParseError> {
         let line = record.position().map(|p| p.line());
         let row = record
             .deserialize::<T>(Some(&header))
-            .map_err(|e| with_line(csv_error(&e, Some(&header)), line))?;
+            .map_err(|e| with_line(csv_error(&e, Some(&header)), line))
+            .map_err(|e| name_column(e, &header, &record))?;
         rows.push(row);
     }
     Ok(rows)
@@ -65,11 +66,28 @@ fn parse_contracts(bytes: &[u8]) -> Result<Vec<(u64, ContractRow, Vec<(String, S
         let line = record.position().map_or(0, |p| p.line());
         let row = record
             .deserialize::<ContractRow>(Some(&header))
-            .map_err(|e| with_line(csv_error(&e, Some(&header)), Some(line)))?;
+            .map_err(|e| with_line(csv_error(&e, Some(&header)), Some(line)))
+            .map_err(|e| name_column(e, &header, &record))?;
         let fields = header.iter().zip(record.iter()).map(|(k, v)| (k.to_string(), v.to_string())).collect();
         rows.push((line, row, fields));
     }
     Ok(rows)
+}
+
+/// Our typed-value errors start with the offending value quoted (`"abc" is not a number`);
+/// csv does not say which column a custom deserializer failed on, so find it by value.
+fn name_column(mut error: ParseError, header: &csv::StringRecord, record: &csv::StringRecord) -> ParseError {
+    if error.message.starts_with("column ") || error.message.starts_with("missing column") {
+        return error;
+    }
+    if let Some(column) = record
+        .iter()
+        .position(|value| error.message.starts_with(&format!("{value:?} ")))
+        .and_then(|i| header.get(i))
+    {
+        error.message = format!("column {column}: {}", error.message);
+    }
+    error
 }
 
 fn with_line(mut error: ParseError, line: Option<u64>) -> ParseError {
