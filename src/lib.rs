@@ -7,9 +7,17 @@
 pub mod app;
 pub mod cli;
 pub mod collect;
+pub mod compare;
 pub mod diag;
+pub mod export;
+pub mod find;
 pub mod input;
+pub mod load;
 pub mod model;
 pub mod parse;
+pub mod render;
 pub mod stats;
+pub mod site;
+pub mod summarize;
 pub mod synth;
+pub mod write;

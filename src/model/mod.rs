@@ -5,4 +5,6 @@ pub mod artifacts;
 pub mod manifest;
 pub mod nccl_log;
 pub mod nccl_tests;
+pub mod run;
 pub mod sections;
+pub mod summary;

@@ -161,8 +161,17 @@ pub struct NumericsRow {
     pub fp16_matches_real_sum: bool,
     #[serde(deserialize_with = "py_bool")]
     pub fp32_matches_real_sum: bool,
-    /// Kept as written: the seed joins the unique strings.
+    /// Kept as written (the seed joins the unique strings); must read as a float.
+    #[serde(deserialize_with = "py_float_text")]
     pub fp16_result: String,
+}
+
+fn py_float_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    match parse_py_float(&text) {
+        Some(_) => Ok(text),
+        None => Err(serde::de::Error::custom(format!("{text:?} is not a number"))),
+    }
 }
 
 fn opt_py_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {

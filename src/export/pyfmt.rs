@@ -1,0 +1,100 @@
+//! Python's number formatting, so exported files carry the seed's exact text: `repr(float)`
+//! (shortest round-trip digits; exponent form below 1e-4 and from 1e16), `format(x, ".Nf")`
+//! and `format(x, ".N%")`. Uses std only.
+
+/// `repr(x)` for a Python float.
+pub fn repr(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+    }
+    // Rust's `{:e}` gives the same shortest round-trip digits as Python's repr.
+    let sci = format!("{:e}", x.abs());
+    let (mantissa, exponent) = sci.split_once('e').expect("{:e} always has an exponent");
+    let exponent: i32 = exponent.parse().expect("{:e} exponent is an integer");
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let sign = if x < 0.0 { "-" } else { "" };
+    let decpt = exponent + 1;
+    if decpt > -4 && decpt <= 16 {
+        let body = if decpt <= 0 {
+            format!("0.{}{}", "0".repeat((-decpt) as usize), digits)
+        } else if decpt as usize >= digits.len() {
+            format!("{}{}.0", digits, "0".repeat(decpt as usize - digits.len()))
+        } else {
+            format!("{}.{}", &digits[..decpt as usize], &digits[decpt as usize..])
+        };
+        format!("{sign}{body}")
+    } else {
+        let mantissa = if digits.len() > 1 { format!("{}.{}", &digits[..1], &digits[1..]) } else { digits };
+        let exp = exponent;
+        format!("{sign}{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+    }
+}
+
+/// `format(x, ".{precision}f")`.
+pub fn fixed(x: f64, precision: usize) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    format!("{x:.precision$}")
+}
+
+/// `format(x, ".{precision}%")`: x * 100 in f64, fixed, then `%`.
+pub fn percent(x: f64, precision: usize) -> String {
+    format!("{}%", fixed(x * 100.0, precision))
+}
+
+/// `str(bool)`.
+pub fn py_bool(b: bool) -> &'static str {
+    if b {
+        "True"
+    } else {
+        "False"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repr_matches_python() {
+        // Expected strings from python3 -c "print(repr(x))".
+        let cases = [
+            (0.1, "0.1"),
+            (12.0, "12.0"),
+            (1e16, "1e+16"),
+            (1.5e16, "1.5e+16"),
+            (1234567890123456.0, "1234567890123456.0"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (1.5e-5, "1.5e-05"),
+            (-2.5, "-2.5"),
+            (123456.789, "123456.789"),
+            (1.0 / 3.0, "0.3333333333333333"),
+            (65504.0, "65504.0"),
+            (-0.0, "-0.0"),
+            (f64::INFINITY, "inf"),
+            (f64::NAN, "nan"),
+            (2.0f64.powi(60), "1.152921504606847e+18"),
+        ];
+        for (x, expected) in cases {
+            assert_eq!(repr(x), expected, "{x:e}");
+        }
+    }
+
+    #[test]
+    fn fixed_and_percent_match_python() {
+        assert_eq!(fixed(0.125, 2), "0.12");
+        assert_eq!(fixed(2.5, 0), "2");
+        assert_eq!(fixed(f64::NAN, 3), "nan");
+        assert_eq!(fixed(f64::INFINITY, 3), "inf");
+        assert_eq!(percent(0.125, 1), "12.5%");
+        assert_eq!(percent(1.0, 1), "100.0%");
+    }
+}

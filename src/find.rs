@@ -1,0 +1,200 @@
+//! Finding runs and their files: a sorted walk of the runs folder (walkdir), never following
+//! a symlink that leads outside it. A run is a direct sub-folder holding `manifest.txt` or
+//! `raw/`; dot-folders (`.failed`, temporary imports) are skipped. Files are classified by
+//! their run-relative path, with `.gz` stripped (`input::logical_name`).
+
+use crate::diag::Diagnostic;
+use crate::input::logical_name;
+use crate::model::sections::Section;
+use std::path::{Path, PathBuf};
+use walkdir::WalkDir;
+
+/// A run folder and its classified files (every path absolute; `rel` run-relative, `/`-separated).
+#[derive(Debug, Clone, Default)]
+pub struct RunDir {
+    pub id: String,
+    pub path: PathBuf,
+    pub files: RunFiles,
+    /// Problems met while walking (symlinks not followed, unreadable folders).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRef {
+    pub path: PathBuf,
+    /// Run-relative path as stored (with `.gz` if compressed).
+    pub rel: String,
+    pub len: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SectionFile {
+    pub case: String,
+    pub rank: u64,
+    pub section: Section,
+    pub file: FileRef,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RunFiles {
+    pub manifest: Option<FileRef>,
+    /// Sorted as the seed globs them: by case, then by file name (`rank10` before `rank2`).
+    pub sections: Vec<SectionFile>,
+    /// `raw/nccl_tests_<name>.stdout` / `.json`, with `<name>`.
+    pub nccl_tests: Vec<(String, FileRef)>,
+    pub nccl_logs: Vec<FileRef>,
+    pub gpu_query: Option<FileRef>,
+    pub topology: Option<FileRef>,
+    /// Other `artifacts/*` files (ibv_devinfo, versions...), shown as text.
+    pub other_artifacts: Vec<FileRef>,
+    /// `raw/<case>.stdout` torchrun outputs.
+    pub case_stdouts: Vec<FileRef>,
+    /// The seed's own summary files archived in the run (`summary.md`, `*_summary.csv`...).
+    pub archived_outputs: Vec<(String, FileRef)>,
+    pub notes: Option<FileRef>,
+    /// Files of a known place with an unknown name (e.g. `rank0_foo.csv`): listed, not read.
+    pub unrecognized: Vec<FileRef>,
+    /// Total bytes of all files of the run, as stored.
+    pub total_bytes: u64,
+}
+
+/// The seed's output files, as a run may archive them.
+pub const SEED_OUTPUTS: [&str; 9] = [
+    "async_summary.csv",
+    "decomposition_summary.csv",
+    "fragmentation_summary.csv",
+    "decode_summary.csv",
+    "nccl_tests_raw.csv",
+    "nccl_tests_summary.csv",
+    "numeric_summary.csv",
+    "summary.csv",
+    "summary.md",
+];
+
+/// Lists the runs under `root`, sorted by id. Folders that are not runs are reported.
+pub fn find_runs(root: &Path) -> std::io::Result<(Vec<RunDir>, Vec<String>)> {
+    let canonical_root = root.canonicalize()?;
+    let mut runs = Vec::new();
+    let mut skipped = Vec::new();
+    for entry in WalkDir::new(root).min_depth(1).max_depth(1).sort_by_file_name() {
+        let entry = entry.map_err(std::io::Error::other)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let path = entry.path().to_path_buf();
+        if entry.path_is_symlink() && !stays_inside(&path, &canonical_root) {
+            skipped.push(format!("{name}: symlink leads outside the runs folder; not followed"));
+            continue;
+        }
+        if !path.is_dir() {
+            continue;
+        }
+        if !(path.join("manifest.txt").is_file() || path.join("raw").is_dir()) {
+            skipped.push(format!("{name}: neither manifest.txt nor raw/; not a run"));
+            continue;
+        }
+        if let Err(why) = crate::collect::run_id::validate(&name) {
+            skipped.push(format!("{name:?}: not a valid run id ({why}); skipped"));
+            continue;
+        }
+        runs.push(list_run(name, path, &canonical_root));
+    }
+    Ok((runs, skipped))
+}
+
+fn stays_inside(path: &Path, canonical_root: &Path) -> bool {
+    path.canonicalize().is_ok_and(|target| target.starts_with(canonical_root))
+}
+
+/// Walks one run folder and classifies its files.
+pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
+    let mut run = RunDir { id, path: path.clone(), ..RunDir::default() };
+    for entry in WalkDir::new(&path).min_depth(1).sort_by_file_name() {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                let rel = error.path().map(|p| relative(&path, p)).unwrap_or_default();
+                run.diagnostics.push(Diagnostic::error(rel, None, format!("cannot read: {error}")));
+                continue;
+            }
+        };
+        let rel = relative(&path, entry.path());
+        if entry.path_is_symlink() && !stays_inside(entry.path(), canonical_root) {
+            run.diagnostics.push(Diagnostic::warning(rel, None, "symlink leads outside the runs folder; not followed"));
+            continue;
+        }
+        if !entry.path().is_file() {
+            continue;
+        }
+        let len = entry.path().metadata().map(|m| m.len()).unwrap_or(0);
+        run.files.total_bytes += len;
+        classify(&mut run.files, FileRef { path: entry.path().to_path_buf(), rel, len });
+    }
+    run.files.sections.sort_by(|a, b| {
+        (a.case.as_str(), logical_name(&a.file.path)).cmp(&(b.case.as_str(), logical_name(&b.file.path)))
+    });
+    run
+}
+
+fn relative(base: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(base).unwrap_or(path);
+    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
+fn classify(files: &mut RunFiles, file: FileRef) {
+    let logical = match file.rel.strip_suffix(".gz") {
+        Some(stem) => stem.to_string(),
+        None => file.rel.clone(),
+    };
+    let parts: Vec<&str> = logical.split('/').collect();
+    match parts.as_slice() {
+        ["manifest.txt"] => files.manifest = Some(file),
+        ["NOTES.md"] => files.notes = Some(file),
+        [name] if SEED_OUTPUTS.contains(name) => files.archived_outputs.push((name.to_string(), file)),
+        ["artifacts", "nvidia_smi_query.txt"] => files.gpu_query = Some(file),
+        ["artifacts", "nvidia_smi_topo.txt"] => files.topology = Some(file),
+        ["artifacts", _] => files.other_artifacts.push(file),
+        ["raw", "results", case, name] => match section_file_name(name) {
+            Some((rank, section)) => files.sections.push(SectionFile { case: case.to_string(), rank, section, file }),
+            None => files.unrecognized.push(file),
+        },
+        ["raw", "nccl", name] if name.ends_with(".log") => files.nccl_logs.push(file),
+        ["raw", name] => match nccl_tests_name(name) {
+            Some(test) => files.nccl_tests.push((test, file)),
+            None if name.ends_with(".stdout") => files.case_stdouts.push(file),
+            None => files.unrecognized.push(file),
+        },
+        _ => files.unrecognized.push(file),
+    }
+}
+
+/// `rank<N>_<section>.csv` -> (N, section) for the known sections.
+pub fn section_file_name(name: &str) -> Option<(u64, Section)> {
+    let stem = name.strip_prefix("rank")?.strip_suffix(".csv")?;
+    let (rank, section) = stem.split_once('_')?;
+    Some((rank.parse().ok()?, Section::from_name(section)?))
+}
+
+/// `nccl_tests_<name>.stdout` / `.json` -> `<name>`.
+fn nccl_tests_name(name: &str) -> Option<String> {
+    let stem = name.strip_prefix("nccl_tests_")?;
+    let test = stem.strip_suffix(".stdout").or_else(|| stem.strip_suffix(".json"))?;
+    (!test.is_empty()).then(|| test.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn section_names() {
+        assert_eq!(section_file_name("rank10_async.csv"), Some((10, Section::Async)));
+        assert_eq!(section_file_name("rank1_contracts.csv"), Some((1, Section::Contracts)));
+        assert_eq!(section_file_name("rank1_other.csv"), None);
+        assert_eq!(section_file_name("rankx_async.csv"), None);
+        assert_eq!(nccl_tests_name("nccl_tests_g4.stdout").as_deref(), Some("g4"));
+        assert_eq!(nccl_tests_name("nccl_tests_g4.json").as_deref(), Some("g4"));
+        assert_eq!(nccl_tests_name("nccl_tests_.stdout"), None);
+    }
+}

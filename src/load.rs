@@ -1,0 +1,183 @@
+//! Reading and parsing one run: `RunDir` -> `RawRun`. Files are read through `input` (gzip
+//! transparent) and parsed by `parse`; every failure becomes a diagnostic naming the file
+//! and line, and the rest of the run is still read. Files of a run are parsed in parallel.
+
+use crate::diag::Diagnostic;
+use crate::find::{FileRef, RunDir};
+use crate::input;
+use crate::model::nccl_log::NcclLogFacts;
+use crate::model::run::{NcclTestsFile, RawRun, SectionData};
+use crate::parse::{self, ParseError};
+use rayon::prelude::*;
+use std::collections::BTreeSet;
+
+pub fn load_run(run: &RunDir) -> RawRun {
+    let files = &run.files;
+    let mut raw = RawRun { id: run.id.clone(), diagnostics: run.diagnostics.clone(), ..RawRun::default() };
+    raw.total_bytes = files.total_bytes;
+
+    if let Some(file) = &files.manifest {
+        if let Some(bytes) = read(file, &mut raw.diagnostics) {
+            match parse::manifest::parse_manifest(&bytes) {
+                Ok(manifest) => raw.manifest = Some(manifest),
+                Err(e) => raw.diagnostics.push(parse_diag(file, e)),
+            }
+        }
+    }
+    if let Some(file) = &files.gpu_query {
+        if let Some(text) = read_text(file, &mut raw.diagnostics) {
+            raw.gpus = parse::artifacts::parse_gpu_query(&text);
+        }
+    }
+    if let Some(file) = &files.topology {
+        if let Some(text) = read_text(file, &mut raw.diagnostics) {
+            let topology = parse::artifacts::parse_topology(&text);
+            raw.topology = (!topology.header.is_empty()).then_some(topology);
+        }
+    }
+    for file in &files.other_artifacts {
+        if let Some(text) = read_text(file, &mut raw.diagnostics) {
+            raw.other_artifacts.push((file.rel.clone(), text));
+        }
+    }
+    if let Some(file) = &files.notes {
+        raw.notes = read_text(file, &mut raw.diagnostics);
+    }
+    for (name, file) in &files.archived_outputs {
+        if let Some(bytes) = read(file, &mut raw.diagnostics) {
+            raw.archived_outputs.push((name.clone(), bytes));
+        }
+    }
+
+    load_sections(run, &mut raw);
+    load_nccl_tests(run, &mut raw);
+    load_logs(run, &mut raw);
+
+    raw.files = all_files(files);
+    raw
+}
+
+fn load_sections(run: &RunDir, raw: &mut RawRun) {
+    let parsed: Vec<_> = run
+        .files
+        .sections
+        .par_iter()
+        .map(|sf| {
+            let bytes = input::read_all(&sf.file.path)
+                .map_err(|e| Diagnostic::error(&sf.file.rel, None, format!("cannot read: {e}")))?;
+            parse::section_csv::parse_section(sf.section, &bytes).map_err(|e| parse_diag(&sf.file, e))
+        })
+        .collect();
+    let mut broken = BTreeSet::new();
+    for (sf, result) in run.files.sections.iter().zip(parsed) {
+        match result {
+            Ok(rows) => raw.sections.push(SectionData {
+                case: sf.case.clone(),
+                rank: sf.rank,
+                file: sf.file.rel.clone(),
+                rows,
+            }),
+            Err(diag) => {
+                raw.diagnostics.push(diag);
+                broken.insert((sf.case.clone(), sf.section));
+            }
+        }
+    }
+    raw.sections.retain(|s| !broken.contains(&(s.case.clone(), s.section())));
+    raw.broken_sections = broken.into_iter().collect();
+}
+
+fn load_nccl_tests(run: &RunDir, raw: &mut RawRun) {
+    let parsed: Vec<_> = run
+        .files
+        .nccl_tests
+        .par_iter()
+        .map(|(name, file)| {
+            let bytes = input::read_all(&file.path)
+                .map_err(|e| Diagnostic::error(&file.rel, None, format!("cannot read: {e}")))?;
+            let output = if crate::input::logical_name(&file.path).ends_with(".json") {
+                parse::nccl_tests_json::parse_json(&bytes).map_err(|e| parse_diag(file, e))?
+            } else {
+                parse::nccl_tests::parse_text(&bytes)
+            };
+            Ok((name.clone(), file.rel.clone(), output))
+        })
+        .collect();
+    for result in parsed {
+        match result {
+            Ok((name, file, output)) => {
+                for warning in &output.warnings {
+                    let line = (warning.line > 0).then_some(warning.line);
+                    raw.diagnostics.push(Diagnostic::warning(&file, line, &warning.message));
+                }
+                let world_size = name.strip_prefix('g').and_then(|n| n.parse().ok()).or_else(|| output.ranks());
+                raw.nccl_tests.push(NcclTestsFile { name, file, world_size, output });
+            }
+            Err(diag) => raw.diagnostics.push(diag),
+        }
+    }
+}
+
+fn load_logs(run: &RunDir, raw: &mut RawRun) {
+    if run.files.nccl_logs.is_empty() {
+        return;
+    }
+    let scanned: Vec<_> = run
+        .files
+        .nccl_logs
+        .par_iter()
+        .map(|file| {
+            input::open(&file.path)
+                .and_then(|reader| parse::nccl_log::scan_log(reader, &file.rel))
+                .map_err(|e| Diagnostic::error(&file.rel, None, format!("cannot read: {e}")))
+        })
+        .collect();
+    let mut facts = NcclLogFacts::default();
+    for (file, result) in run.files.nccl_logs.iter().zip(scanned) {
+        match result {
+            Ok(one) => {
+                parse::nccl_log::merge(&mut facts, one);
+                raw.nccl_log_files.push(file.rel.clone());
+            }
+            Err(diag) => raw.diagnostics.push(diag),
+        }
+    }
+    raw.nccl_log = Some(facts);
+}
+
+fn all_files(files: &crate::find::RunFiles) -> Vec<(String, u64)> {
+    let mut all: Vec<(String, u64)> = Vec::new();
+    let mut push = |f: &FileRef| all.push((f.rel.clone(), f.len));
+    files.manifest.iter().for_each(&mut push);
+    files.notes.iter().for_each(&mut push);
+    files.gpu_query.iter().for_each(&mut push);
+    files.topology.iter().for_each(&mut push);
+    files.other_artifacts.iter().for_each(&mut push);
+    files.sections.iter().for_each(|s| push(&s.file));
+    files.nccl_tests.iter().for_each(|(_, f)| push(f));
+    files.nccl_logs.iter().for_each(&mut push);
+    files.case_stdouts.iter().for_each(&mut push);
+    files.archived_outputs.iter().for_each(|(_, f)| push(f));
+    files.unrecognized.iter().for_each(&mut push);
+    all.sort();
+    all
+}
+
+fn read(file: &FileRef, diagnostics: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
+    match input::read_all(&file.path) {
+        Ok(bytes) => Some(bytes),
+        Err(e) => {
+            diagnostics.push(Diagnostic::error(&file.rel, None, format!("cannot read: {e}")));
+            None
+        }
+    }
+}
+
+/// Reads a text file; invalid UTF-8 is replaced (artifacts and notes are shown, not computed on).
+fn read_text(file: &FileRef, diagnostics: &mut Vec<Diagnostic>) -> Option<String> {
+    read(file, diagnostics).map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn parse_diag(file: &FileRef, error: ParseError) -> Diagnostic {
+    Diagnostic::error(&file.rel, error.line, error.message)
+}

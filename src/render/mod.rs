@@ -1,0 +1,3 @@
+//! Rendering: askama page templates, markdown and charts -> bytes. Knows `site` only.
+
+pub mod charts;

@@ -1,0 +1,53 @@
+//! AllReduce vs ReduceScatter+AllGather (`decomposition_summary.csv`): critical-path
+//! duration per (world size, size, mode) and overhead against the `direct` mode.
+
+use crate::diag::Diagnostic;
+use crate::model::sections::DecompositionRow;
+use crate::model::summary::DecompositionSummary;
+use crate::stats::{critical_cycles, cv_percent, median, percentile};
+
+pub fn summarize(rows: &[DecompositionRow], diagnostics: &mut Vec<Diagnostic>) -> Vec<DecompositionSummary> {
+    let mut groups = critical_cycles(rows, |r| (r.world_size, r.size_bytes, r.mode.clone()), |r| r.cycle, |r| r.duration_us);
+    let direct_median = |world_size: i64, size_bytes: i64, groups: &[((i64, i64, String), Vec<f64>)]| {
+        groups
+            .iter()
+            .find(|((w, s, m), _)| *w == world_size && *s == size_bytes && m == "direct")
+            .map(|(_, values)| median(values))
+    };
+    let baselines: Vec<Option<f64>> = groups.iter().map(|((w, s, _), _)| direct_median(*w, *s, &groups)).collect();
+    let mut indexed: Vec<usize> = (0..groups.len()).collect();
+    indexed.sort_by(|&a, &b| (groups[a].0 .1, &groups[a].0 .2).cmp(&(groups[b].0 .1, &groups[b].0 .2)));
+    let mut missing = Vec::new();
+    let summaries = indexed
+        .into_iter()
+        .map(|i| {
+            let ((world_size, size_bytes, mode), values) = std::mem::take(&mut groups[i]);
+            let median_us = median(&values);
+            let overhead = baselines[i].map(|direct| (median_us / direct - 1.0) * 100.0);
+            if overhead.is_none() {
+                missing.push(format!("world_size={world_size} size_bytes={size_bytes}"));
+            }
+            DecompositionSummary {
+                world_size,
+                size_bytes,
+                mode,
+                cycles: values.len(),
+                median_duration_us: median_us,
+                p95_duration_us: percentile(&values, 0.95),
+                cv_percent: cv_percent(&values),
+                overhead_vs_allreduce_percent: overhead,
+                correct: true,
+                cycle_values: values,
+            }
+        })
+        .collect();
+    missing.dedup();
+    for case in missing {
+        diagnostics.push(Diagnostic::warning(
+            "raw/results",
+            None,
+            format!("decomposition: no `direct` mode for {case}; overhead left empty"),
+        ));
+    }
+    summaries
+}

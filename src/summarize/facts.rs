@@ -1,0 +1,103 @@
+//! The facts a run states about itself, for the index and `runs.json`: hardware from the
+//! nvidia-smi artifacts (the seed's manifest hard-codes its `gpu=` line), software versions
+//! from the NCCL logs and the manifest, ranks from the rows. Disagreements become warnings.
+
+use crate::diag::Diagnostic;
+use crate::model::run::RawRun;
+use crate::model::sections::SectionRows;
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RunFacts {
+    pub timestamp_utc: Option<String>,
+    pub hostname: Option<String>,
+    /// `4x NVIDIA H200` from nvidia-smi, else the manifest's `gpu`.
+    pub gpu: Option<String>,
+    pub gpu_count: Option<u64>,
+    pub driver_version: Option<String>,
+    /// Links between GPUs from `nvidia-smi topo -m` (e.g. `NV18`), else the manifest's `topology`.
+    pub topology: Option<String>,
+    /// World sizes of the suite's cases (from the rows) and of the nccl-tests outputs.
+    pub world_sizes: Vec<i64>,
+    pub nccl_tests_world_sizes: Vec<u64>,
+    pub nccl_version: Option<String>,
+    pub torch_version: Option<String>,
+    pub cuda_version: Option<String>,
+    pub nccl_tests_version: Option<String>,
+    pub cycles: Option<String>,
+    /// Which parts of the suite the run holds.
+    pub sections: Vec<String>,
+}
+
+pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
+    let manifest = |key: &str| raw.manifest.as_ref().and_then(|m| m.get(key)).map(str::to_string);
+    let mut facts = RunFacts {
+        timestamp_utc: manifest("timestamp_utc"),
+        hostname: manifest("hostname"),
+        torch_version: manifest("torch"),
+        cuda_version: manifest("cuda_runtime"),
+        cycles: manifest("cycles"),
+        ..RunFacts::default()
+    };
+    if let Some(first) = raw.gpus.first() {
+        let names: BTreeSet<&str> = raw.gpus.iter().map(|g| g.name.as_str()).collect();
+        let names: Vec<&str> = names.into_iter().collect();
+        facts.gpu = Some(format!("{}x {}", raw.gpus.len(), names.join(" + ")));
+        facts.gpu_count = Some(raw.gpus.len() as u64);
+        facts.driver_version = Some(first.driver_version.clone());
+        if let Some(claimed) = manifest("gpu") {
+            if !claimed.contains(names[0]) {
+                diagnostics.push(Diagnostic::warning(
+                    "manifest.txt",
+                    None,
+                    format!("manifest says gpu={claimed:?} but nvidia-smi lists {:?}; the site shows nvidia-smi", facts.gpu.as_deref().unwrap_or("")),
+                ));
+            }
+        }
+    } else {
+        facts.gpu = manifest("gpu");
+    }
+    facts.topology = match &raw.topology {
+        Some(topo) if !topo.gpu_links.is_empty() => Some(format!("GPU links: {}", topo.gpu_links.join(", "))),
+        Some(topo) if topo.rows.iter().filter(|r| r.first().is_some_and(|c| c.starts_with("GPU"))).count() == 1 => {
+            Some("single GPU".to_string())
+        }
+        _ => manifest("topology"),
+    };
+    let log_version = raw.nccl_log.as_ref().and_then(|l| l.nccl_versions.first().cloned());
+    let manifest_version = manifest("nccl_runtime");
+    if let (Some(log), Some(claimed)) = (&log_version, &manifest_version) {
+        if !log.starts_with(claimed.as_str()) {
+            diagnostics.push(Diagnostic::warning(
+                "manifest.txt",
+                None,
+                format!("manifest says nccl_runtime={claimed} but the NCCL logs say {log}"),
+            ));
+        }
+    }
+    facts.nccl_version = log_version.or(manifest_version);
+    facts.nccl_tests_version = raw.nccl_tests.iter().find_map(|f| f.output.version.clone());
+
+    let mut world_sizes = BTreeSet::new();
+    let mut sections = BTreeSet::new();
+    for data in &raw.sections {
+        sections.insert(data.section());
+        match &data.rows {
+            SectionRows::Async(r) => world_sizes.extend(r.iter().map(|x| x.world_size)),
+            SectionRows::Decomposition(r) => world_sizes.extend(r.iter().map(|x| x.world_size)),
+            SectionRows::Fragmentation(r) => world_sizes.extend(r.iter().map(|x| x.world_size)),
+            SectionRows::Decode(r) => world_sizes.extend(r.iter().map(|x| x.world_size)),
+            SectionRows::Numerics(r) => world_sizes.extend(r.iter().filter_map(|x| x.world_size)),
+            SectionRows::Contracts(_) => {}
+        }
+    }
+    facts.world_sizes = world_sizes.into_iter().collect();
+    facts.sections = sections.into_iter().map(|s| s.name().to_string()).collect();
+    if !raw.nccl_tests.is_empty() {
+        facts.sections.push("nccl-tests".to_string());
+    }
+    let nccl_ws: BTreeSet<u64> = raw.nccl_tests.iter().filter_map(|f| f.world_size).collect();
+    facts.nccl_tests_world_sizes = nccl_ws.into_iter().collect();
+    facts
+}

@@ -1,0 +1,128 @@
+//! The only module that writes the site: all output files go to a temporary folder beside
+//! the target, which is then swapped in, so a failed or interrupted build leaves the
+//! previous site intact. An existing output folder is replaced only if nccl-report made it
+//! (it holds the marker file) or it is empty.
+
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+/// One file of the site: a `/`-separated path relative to the site root, and its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputFile {
+    pub path: String,
+    pub bytes: Vec<u8>,
+}
+
+impl OutputFile {
+    pub fn new(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
+        OutputFile { path: path.into(), bytes: bytes.into() }
+    }
+}
+
+/// Marks a folder as a site written by nccl-report (and so safe to replace).
+pub const MARKER: &str = ".nccl-report-site";
+
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("{0} exists and was not written by nccl-report (no {MARKER} in it); refusing to replace it")]
+    NotOurs(PathBuf),
+    #[error("refusing to write {0:?}: not a plain relative path")]
+    BadPath(String),
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> WriteError + '_ {
+    move |source| WriteError::Io { path: path.to_path_buf(), source }
+}
+
+/// Checks that `path` stays inside the folder it is joined to.
+pub fn is_safe_relative(path: &str) -> bool {
+    !path.is_empty() && Path::new(path).components().all(|c| matches!(c, Component::Normal(_)))
+}
+
+/// Writes `files` as the whole content of `out`, replacing what was there.
+pub fn write_site(out: &Path, files: &[OutputFile]) -> Result<(), WriteError> {
+    if let Some(bad) = files.iter().find(|f| !is_safe_relative(&f.path)) {
+        return Err(WriteError::BadPath(bad.path.clone()));
+    }
+    if out.exists() && !replaceable(out) {
+        return Err(WriteError::NotOurs(out.to_path_buf()));
+    }
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&parent).map_err(io_err(&parent))?;
+    let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "site".into());
+    let staging = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+    if staging.exists() {
+        fs::remove_dir_all(&staging).map_err(io_err(&staging))?;
+    }
+    let result = fill(&staging, files).and_then(|()| swap(&staging, out, &parent, &name));
+    if result.is_err() && staging.exists() {
+        let _ = fs::remove_dir_all(&staging);
+    }
+    result
+}
+
+fn replaceable(out: &Path) -> bool {
+    out.join(MARKER).is_file() || fs::read_dir(out).is_ok_and(|mut entries| entries.next().is_none())
+}
+
+fn fill(staging: &Path, files: &[OutputFile]) -> Result<(), WriteError> {
+    fs::create_dir_all(staging).map_err(io_err(staging))?;
+    for file in files {
+        let path = staging.join(&file.path);
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).map_err(io_err(dir))?;
+        }
+        fs::write(&path, &file.bytes).map_err(io_err(&path))?;
+    }
+    let marker = staging.join(MARKER);
+    fs::write(&marker, b"written by nccl-report; the whole folder is replaced on each build\n").map_err(io_err(&marker))
+}
+
+fn swap(staging: &Path, out: &Path, parent: &Path, name: &str) -> Result<(), WriteError> {
+    if !out.exists() {
+        return fs::rename(staging, out).map_err(io_err(out));
+    }
+    let old = parent.join(format!(".{name}.old-{}", std::process::id()));
+    fs::rename(out, &old).map_err(io_err(out))?;
+    if let Err(source) = fs::rename(staging, out) {
+        let _ = fs::rename(&old, out);
+        return Err(WriteError::Io { path: out.to_path_buf(), source });
+    }
+    fs::remove_dir_all(&old).map_err(io_err(&old))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_own_site_and_refuses_foreign_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("site");
+        write_site(&out, &[OutputFile::new("a/b.txt", "1")]).unwrap();
+        write_site(&out, &[OutputFile::new("c.txt", "2")]).unwrap();
+        assert!(!out.join("a/b.txt").exists());
+        assert_eq!(fs::read_to_string(out.join("c.txt")).unwrap(), "2");
+
+        let foreign = dir.path().join("mine");
+        fs::create_dir(&foreign).unwrap();
+        fs::write(foreign.join("keep.txt"), "precious").unwrap();
+        assert!(matches!(write_site(&foreign, &[]), Err(WriteError::NotOurs(_))));
+        assert_eq!(fs::read_to_string(foreign.join("keep.txt")).unwrap(), "precious");
+    }
+
+    #[test]
+    fn rejects_escaping_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        for bad in ["../x", "/etc/x", "a/../../x", ""] {
+            assert!(matches!(write_site(&dir.path().join("s"), &[OutputFile::new(bad, "")]), Err(WriteError::BadPath(_))));
+        }
+        assert!(!dir.path().join("s").exists());
+    }
+}
