@@ -1,6 +1,7 @@
 //! Dispatch of the parsed command line to the library; returns the process exit code.
 //! Exit codes: 0 done; 1 `--strict` build with failed or invalid runs; 2 nothing could be done.
 
+use crate::build::BuildOptions;
 use crate::cli::{Cli, Command};
 use crate::collect::{CollectOptions, ImportOptions};
 use crate::synth::SynthOptions;
@@ -39,8 +40,18 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             eprintln!("wrote {} synthetic runs under {}", ids.len(), args.out.display());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Build(_) | Command::Inspect(_) | Command::Serve(_) | Command::Publish(_) => {
-            anyhow::bail!("not wired yet")
+        Command::Build(args) => {
+            let options = BuildOptions { runs: args.runs, out: args.out.clone(), jobs: args.jobs };
+            let report = crate::build::build(&options)?;
+            for line in report.skipped.iter().chain(&report.problems) {
+                eprintln!("  {line}");
+            }
+            eprintln!("{}", report.summary_line(&args.out));
+            if args.strict && report.failed + report.invalid > 0 {
+                return Ok(ExitCode::from(1));
+            }
+            Ok(ExitCode::SUCCESS)
         }
+        Command::Inspect(_) | Command::Serve(_) | Command::Publish(_) => anyhow::bail!("not wired yet"),
     }
 }

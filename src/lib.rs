@@ -5,6 +5,7 @@
 //! (HTML, SVG) -> `write` (the only module that writes the site).
 
 pub mod app;
+pub mod build;
 pub mod cli;
 pub mod collect;
 pub mod compare;

@@ -1,0 +1,77 @@
+//! Untrusted markdown (NOTES.md) -> safe HTML with pulldown-cmark: raw HTML is shown as
+//! text, never passed through; links and images keep only `http`, `https`, `mailto` and
+//! relative targets (others are dropped, their text kept).
+
+use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag, TagEnd};
+
+pub fn to_html(markdown: &str) -> String {
+    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
+    let mut dropped_links = 0usize;
+    let mut in_dropped_image = 0usize;
+    let events = Parser::new_ext(markdown, options).filter_map(|event| match event {
+        Event::Html(raw) | Event::InlineHtml(raw) => Some(Event::Text(raw)),
+        Event::Start(Tag::Link { dest_url, .. }) if !safe_url(&dest_url) => {
+            dropped_links += 1;
+            None
+        }
+        Event::End(TagEnd::Link) if dropped_links > 0 => {
+            dropped_links -= 1;
+            None
+        }
+        Event::Start(Tag::Image { dest_url, .. }) if !safe_url(&dest_url) => {
+            in_dropped_image += 1;
+            None
+        }
+        Event::End(TagEnd::Image) if in_dropped_image > 0 => {
+            in_dropped_image -= 1;
+            None
+        }
+        other => Some(other),
+    });
+    let mut out = String::new();
+    html::push_html(&mut out, events);
+    out
+}
+
+/// `http:`, `https:`, `mailto:` or a relative reference (no scheme at all).
+fn safe_url(url: &CowStr) -> bool {
+    let url = url.trim();
+    let scheme_end = url.find(|c: char| matches!(c, ':' | '/' | '?' | '#'));
+    match scheme_end {
+        Some(i) if url[i..].starts_with(':') => {
+            let scheme = url[..i].to_ascii_lowercase();
+            matches!(scheme.as_str(), "http" | "https" | "mailto")
+        }
+        _ => !url.chars().any(char::is_control),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_html_is_escaped() {
+        let html = to_html("hi <script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n");
+        assert!(!html.contains("<script"), "{html}");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(html.contains("&lt;script&gt;"), "{html}");
+    }
+
+    #[test]
+    fn unsafe_links_are_dropped_text_kept() {
+        let html = to_html("[click](javascript:alert(1)) [ok](https://example.org) [rel](../x.html) [v](JaVaScRiPt:x) [d](data:text/html,x)");
+        assert!(!html.to_lowercase().contains("javascript"), "{html}");
+        assert!(!html.contains("data:"), "{html}");
+        assert!(html.contains("click"));
+        assert!(html.contains("href=\"https://example.org\""));
+        assert!(html.contains("href=\"../x.html\""));
+    }
+
+    #[test]
+    fn unsafe_images_are_dropped() {
+        let html = to_html("![x](javascript:alert(1)) ![y](pic.png)");
+        assert!(!html.contains("javascript"), "{html}");
+        assert!(html.contains("src=\"pic.png\""), "{html}");
+    }
+}

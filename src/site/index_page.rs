@@ -1,0 +1,95 @@
+//! The index: every run in one table, newest first, with headline figures.
+
+use crate::site::format::url_segment;
+use crate::site::format::num3;
+use crate::site::sections::SECTIONS;
+use crate::site::view::{Cell, IndexPage, Link, Table};
+use crate::summarize::{RunStatus, RunSummary};
+
+/// Newest first (by the manifest's timestamp), then by id; runs without a date last.
+pub fn order(runs: &[RunSummary]) -> Vec<&RunSummary> {
+    let mut ordered: Vec<&RunSummary> = runs.iter().collect();
+    ordered.sort_by(|a, b| {
+        let (ta, tb) = (&a.facts.timestamp_utc, &b.facts.timestamp_utc);
+        tb.is_some().cmp(&ta.is_some()).then_with(|| tb.cmp(ta)).then_with(|| a.raw.id.cmp(&b.raw.id))
+    });
+    ordered
+}
+
+pub fn build(runs: &[RunSummary], notes: Option<&str>) -> IndexPage {
+    let mut table = Table::new(
+        "All runs, newest first",
+        &[
+            ("run", false),
+            ("date (UTC)", false),
+            ("GPU", false),
+            ("ranks", false),
+            ("NCCL", false),
+            ("PyTorch", false),
+            ("CUDA", false),
+            ("status", false),
+            ("decode per call, 1 token (µs)", true),
+            ("nccl-tests busbw at largest size (GB/s)", true),
+        ],
+    );
+    for run in order(runs) {
+        let f = &run.facts;
+        let ranks: Vec<String> = f.world_sizes.iter().map(|w| w.to_string()).collect();
+        table.push(vec![
+            Cell::link(run.raw.id.clone(), format!("runs/{}/index.html", url_segment(&run.raw.id))),
+            Cell::text(f.timestamp_utc.clone().map(|t| t.chars().take(19).collect::<String>().replace('T', " ")).unwrap_or_default()),
+            Cell::text(f.gpu.clone().unwrap_or_default()),
+            Cell::text(ranks.join(", ")),
+            Cell::text(f.nccl_version.clone().unwrap_or_default()),
+            Cell::text(f.torch_version.clone().unwrap_or_default()),
+            Cell::text(f.cuda_version.clone().unwrap_or_default()),
+            Cell::status(run.status.as_str()),
+            Cell::text(decode_headline(run)),
+            Cell::text(busbw_headline(run)),
+        ]);
+    }
+    let count = |s: RunStatus| runs.iter().filter(|r| r.status == s).count();
+    IndexPage {
+        runs: table,
+        sections: SECTIONS
+            .iter()
+            .map(|(slug, title)| Link { text: title.to_string(), href: format!("sections/{slug}.html") })
+            .collect(),
+        counts: format!(
+            "{} runs: {} ok, {} failed, {} invalid.",
+            runs.len(),
+            count(RunStatus::Ok),
+            count(RunStatus::Failed),
+            count(RunStatus::Invalid)
+        ),
+        notes: notes.map(str::to_string),
+    }
+}
+
+/// Median per-call latency of the smallest-token decode step, per TP size: `TP2 12.345`.
+fn decode_headline(run: &RunSummary) -> String {
+    let rows = run.decode.iter().flatten();
+    let Some(min_tokens) = rows.clone().map(|r| r.tokens).min() else { return String::new() };
+    rows.filter(|r| r.tokens == min_tokens)
+        .map(|r| format!("TP{} {}", r.world_size, num3(r.median_per_collective_us)))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// Median out-of-place busbw at the largest nccl-tests size, per rank count.
+fn busbw_headline(run: &RunSummary) -> String {
+    let rows: Vec<_> = run.nccl_tests_raw.iter().flatten().collect();
+    let mut sizes: Vec<u64> = rows.iter().map(|r| r.world_size).collect();
+    sizes.sort();
+    sizes.dedup();
+    sizes
+        .into_iter()
+        .filter_map(|ws| {
+            let largest = rows.iter().filter(|r| r.world_size == ws).map(|r| r.size_bytes).max()?;
+            let values: Vec<f64> =
+                rows.iter().filter(|r| r.world_size == ws && r.size_bytes == largest).map(|r| r.busbw_gbs).collect();
+            Some(format!("{ws}r {}", num3(crate::stats::median(&values))))
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}

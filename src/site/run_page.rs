@@ -1,0 +1,303 @@
+//! The run page: facts, diagnostics, every section's table and charts, the NCCL log facts,
+//! the manifest, the artifacts, the file list and links to the seed-format files.
+
+use crate::diag::Severity;
+use crate::model::nccl_log::NcclLogFacts;
+use crate::site::evidence::{run_statements, section_scope};
+use crate::site::format::{bytes, num3};
+use crate::site::sections::{self, SECTIONS};
+use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
+use crate::summarize::RunSummary;
+
+pub fn build(run: &RunSummary, seed_files: &[&str], site_notes: Option<&str>) -> RunPage {
+    let mut blocks = vec![diagnostics_block(run)];
+    let one = [(run, String::new())];
+    for (slug, title) in SECTIONS {
+        if !sections::has(run, slug) {
+            continue;
+        }
+        let figures = sections::charts(&one, slug, "")
+            .into_iter()
+            .map(|spec| Figure {
+                svg_href: format!("charts/{}.svg", spec.id),
+                csv_href: format!("charts/{}.csv", spec.id),
+                dir: format!("runs/{}/charts", run.raw.id),
+                spec,
+            })
+            .collect();
+        let mut block = Block {
+            id: slug.to_string(),
+            title: title.to_string(),
+            intro: section_scope(slug).iter().map(|s| s.to_string()).collect(),
+            tables: vec![sections::table(&one, slug)],
+            figures,
+            pre: Vec::new(),
+        };
+        if slug == "nccl-tests" {
+            block.tables.push(nccl_tests_files(run));
+        }
+        blocks.push(block);
+    }
+    if let Some(facts) = &run.raw.nccl_log {
+        blocks.push(nccl_log_block(facts, &run.raw.nccl_log_files));
+    }
+    blocks.push(manifest_block(run));
+    blocks.push(artifacts_block(run));
+    blocks.push(files_block(run));
+
+    let mut notes = Vec::new();
+    if let Some(text) = &run.raw.notes {
+        notes.push(("This run's NOTES.md".to_string(), text.clone()));
+    }
+    if let Some(text) = site_notes {
+        notes.push(("All runs (runs/NOTES.md)".to_string(), text.to_string()));
+    }
+    RunPage {
+        id: run.raw.id.clone(),
+        status: run.status.as_str(),
+        facts: facts(run),
+        blocks,
+        evidence: Evidence { statements: run_statements(run), notes },
+        downloads: seed_files.iter().map(|name| Link { text: name.to_string(), href: name.to_string() }).collect(),
+    }
+}
+
+fn facts(run: &RunSummary) -> Facts {
+    let f = &run.facts;
+    let mut facts: Facts = Vec::new();
+    let mut push = |k: &str, v: Option<String>| {
+        if let Some(v) = v.filter(|v| !v.is_empty()) {
+            facts.push((k.to_string(), v));
+        }
+    };
+    push("status", Some(run.status.as_str().to_string()));
+    push("date (UTC)", f.timestamp_utc.clone());
+    push("host", f.hostname.clone());
+    push("GPU", f.gpu.clone());
+    push("driver", f.driver_version.clone());
+    push("topology", f.topology.clone());
+    push("NCCL", f.nccl_version.clone());
+    push("PyTorch", f.torch_version.clone());
+    push("CUDA", f.cuda_version.clone());
+    push("nccl-tests", f.nccl_tests_version.clone());
+    let join = |v: Vec<String>| (!v.is_empty()).then(|| v.join(", "));
+    push("world sizes", join(f.world_sizes.iter().map(|w| w.to_string()).collect()));
+    push("nccl-tests ranks", join(f.nccl_tests_world_sizes.iter().map(|w| w.to_string()).collect()));
+    push("cycles", f.cycles.clone());
+    push("sections", join(f.sections.clone()));
+    push("input size", Some(bytes(run.raw.total_bytes as i64)));
+    facts
+}
+
+fn diagnostics_block(run: &RunSummary) -> Block {
+    let mut table = Table::new(
+        "Diagnostics: failures make a run failed, unreadable inputs make it invalid",
+        &[("severity", false), ("file", false), ("line", true), ("message", false)],
+    );
+    for d in &run.raw.diagnostics {
+        let (text, class) = match d.severity {
+            Severity::Error => ("error", "invalid"),
+            Severity::Failure => ("failure", "failed"),
+            Severity::Warning => ("warning", "warning"),
+        };
+        table.push(vec![
+            Cell { text: text.into(), href: None, class },
+            Cell::text(d.file.clone()),
+            Cell::text(d.line.map(|l| l.to_string()).unwrap_or_default()),
+            Cell::text(d.message.clone()),
+        ]);
+    }
+    let mut intro = Vec::new();
+    if let Some(c) = &run.contracts {
+        intro.push(format!("{} per-rank contracts checked; {} failed.", c.total, c.failures.len()));
+    }
+    for (case, section) in &run.raw.broken_sections {
+        intro.push(format!("Not summarized: {} of case {case} (an input file could not be read).", section.name()));
+    }
+    if table.rows.is_empty() {
+        intro.push("No diagnostics: every input was read and every check passed.".to_string());
+    }
+    Block {
+        id: "diagnostics".into(),
+        title: "Status and diagnostics".into(),
+        intro,
+        tables: if table.rows.is_empty() { Vec::new() } else { vec![table] },
+        ..Block::default()
+    }
+}
+
+fn nccl_tests_files(run: &RunSummary) -> Table {
+    let mut table = Table::new(
+        "nccl-tests outputs in this run",
+        &[
+            ("file", false),
+            ("test", false),
+            ("version", false),
+            ("ranks", true),
+            ("rows", true),
+            ("out of bounds", true),
+            ("avg bus bandwidth (GB/s)", true),
+        ],
+    );
+    for file in &run.raw.nccl_tests {
+        for t in &file.output.tables {
+            table.push(vec![
+                Cell::text(file.file.clone()),
+                Cell::text(t.collective.clone().unwrap_or_else(|| "?".into())),
+                Cell::text(file.output.version.clone().unwrap_or_default()),
+                Cell::text(file.world_size.map(|w| w.to_string()).unwrap_or_default()),
+                Cell::text(t.rows.len().to_string()),
+                Cell::text(t.out_of_bounds.map(|n| n.to_string()).unwrap_or_else(|| if t.truncated { "cut".into() } else { String::new() })),
+                Cell::text(t.avg_bus_bandwidth.map(num3).unwrap_or_default()),
+            ]);
+        }
+    }
+    table
+}
+
+fn counts_table(caption: &str, key: &str, counts: &std::collections::BTreeMap<String, u64>) -> Table {
+    let mut table = Table::new(caption, &[(key, false), ("count", true)]);
+    for (k, v) in counts {
+        table.push(vec![Cell::text(k.clone()), Cell::text(v.to_string())]);
+    }
+    table
+}
+
+fn nccl_log_block(facts: &NcclLogFacts, files: &[String]) -> Block {
+    let mut intro = vec![format!(
+        "{} NCCL_DEBUG log file(s), {} lines ({}).",
+        files.len(),
+        facts.lines,
+        bytes(facts.bytes as i64)
+    )];
+    let list = |label: &str, v: &[String]| {
+        if v.is_empty() {
+            None
+        } else {
+            Some(format!("{label}: {}.", v.join(", ")))
+        }
+    };
+    intro.extend(list("NCCL version", &facts.nccl_versions));
+    intro.extend(list("CUDA driver", &facts.cuda_driver_versions));
+    intro.extend(list("Network", &facts.networks));
+    let channels: Vec<String> = facts.channel_counts.iter().map(|c| c.to_string()).collect();
+    intro.extend(list("Channels", &channels));
+    intro.extend(list("Channel setup", &facts.channel_summaries));
+    let mut tables = Vec::new();
+    let mut comms = Table::new(
+        "Communicators (Init lines)",
+        &[("comm id", false), ("rank", true), ("nranks", true), ("cudaDev", true), ("busId", false), ("host", false), ("init complete", false)],
+    );
+    for c in &facts.communicators {
+        comms.push(vec![
+            Cell::text(c.comm_id.clone()),
+            Cell::text(c.rank.to_string()),
+            Cell::text(c.nranks.to_string()),
+            Cell::text(c.cuda_dev.map(|d| d.to_string()).unwrap_or_default()),
+            Cell::text(c.bus_id.clone().unwrap_or_default()),
+            Cell::text(c.host.clone().unwrap_or_default()),
+            Cell::text(if c.init_complete { "yes" } else { "no" }),
+        ]);
+    }
+    tables.push(comms);
+    let mut patterns = Table::new(
+        "Graph search results",
+        &[("pattern", true), ("crossNic", true), ("channels", true), ("bw intra/inter (GB/s)", false), ("type intra/inter", false), ("sameChannels", true)],
+    );
+    for p in &facts.graph_patterns {
+        patterns.push(vec![
+            Cell::text(p.pattern.to_string()),
+            Cell::text(p.cross_nic.to_string()),
+            Cell::text(p.n_channels.to_string()),
+            Cell::text(format!("{} / {}", p.bw_intra, p.bw_inter)),
+            Cell::text(format!("{} / {}", p.type_intra, p.type_inter)),
+            Cell::text(p.same_channels.to_string()),
+        ]);
+    }
+    tables.push(patterns);
+    tables.push(counts_table("Collective calls logged (SUBSYS=COLL)", "collective", &facts.collective_calls));
+    tables.push(counts_table("Transports of connections", "transport", &facts.transports));
+    tables.push(counts_table("Algorithms chosen (where logged)", "algorithm", &facts.algorithms));
+    tables.push(counts_table("Protocols chosen (where logged)", "protocol", &facts.protocols));
+    let mut warnings = Table::new(
+        &format!("NCCL WARN lines ({} in all)", facts.warning_count),
+        &[("file", false), ("line", true), ("text", false)],
+    );
+    for w in &facts.warnings {
+        warnings.push(vec![Cell::text(w.file.clone()), Cell::text(w.line.to_string()), Cell::text(w.text.clone())]);
+    }
+    tables.push(warnings);
+    tables.retain(|t| !t.rows.is_empty());
+    let mut pre = Vec::new();
+    if !facts.rings.is_empty() {
+        pre.push(("Rings".to_string(), facts.rings.join("\n")));
+    }
+    if !facts.trees.is_empty() {
+        pre.push(("Trees".to_string(), facts.trees.join("\n")));
+    }
+    Block { id: "nccl-logs".into(), title: "What the NCCL logs say".into(), intro, tables, figures: Vec::new(), pre }
+}
+
+fn manifest_block(run: &RunSummary) -> Block {
+    let Some(manifest) = &run.raw.manifest else {
+        return Block {
+            id: "manifest".into(),
+            title: "Manifest".into(),
+            intro: vec!["This run has no manifest.txt.".into()],
+            ..Block::default()
+        };
+    };
+    let mut table = Table::new("manifest.txt", &[("key", false), ("value", false)]);
+    for (k, v) in &manifest.entries {
+        table.push(vec![Cell::text(k.clone()), Cell::text(v.clone())]);
+    }
+    Block {
+        id: "manifest".into(),
+        title: "Manifest".into(),
+        intro: Vec::new(),
+        tables: vec![table],
+        figures: Vec::new(),
+        pre: if manifest.commands.is_empty() { Vec::new() } else { vec![("Commands".into(), manifest.commands.join("\n"))] },
+    }
+}
+
+fn artifacts_block(run: &RunSummary) -> Block {
+    let mut tables = Vec::new();
+    if !run.raw.gpus.is_empty() {
+        let mut gpus = Table::new(
+            "nvidia-smi --query-gpu",
+            &[("index", true), ("name", false), ("UUID", false), ("driver", false), ("memory", true), ("PCI bus", false)],
+        );
+        for g in &run.raw.gpus {
+            gpus.push(vec![
+                Cell::text(g.index.clone()),
+                Cell::text(g.name.clone()),
+                Cell::text(g.uuid.clone()),
+                Cell::text(g.driver_version.clone()),
+                Cell::text(g.memory_total.clone()),
+                Cell::text(g.pci_bus_id.clone()),
+            ]);
+        }
+        tables.push(gpus);
+    }
+    if let Some(topo) = &run.raw.topology {
+        let mut columns: Vec<(&str, bool)> = vec![("", false)];
+        columns.extend(topo.header.iter().map(|h| (h.as_str(), false)));
+        let mut table = Table::new("nvidia-smi topo -m", &columns);
+        for row in &topo.rows {
+            table.push(row.iter().map(|c| Cell::text(c.clone())).collect());
+        }
+        tables.push(table);
+    }
+    let pre = run.raw.other_artifacts.iter().map(|(name, text)| (name.clone(), text.clone())).collect();
+    let intro = if tables.is_empty() { vec!["No nvidia-smi artifacts in this run.".to_string()] } else { Vec::new() };
+    Block { id: "artifacts".into(), title: "Hardware artifacts".into(), intro, tables, figures: Vec::new(), pre }
+}
+
+fn files_block(run: &RunSummary) -> Block {
+    let mut table = Table::new("Archived input files (not copied into the site)", &[("file", false), ("size", true)]);
+    for (name, len) in &run.raw.files {
+        table.push(vec![Cell::text(name.clone()), Cell::text(bytes(*len as i64))]);
+    }
+    Block { id: "files".into(), title: "Files of the run".into(), tables: vec![table], ..Block::default() }
+}

@@ -1,0 +1,143 @@
+//! View types handed to the templates: everything already formatted as text, every URL
+//! relative. Templates only lay these out (and escape them).
+
+use crate::site::chart::ChartSpec;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Table {
+    pub caption: String,
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Cell>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    pub label: String,
+    /// Numbers are right-aligned.
+    pub numeric: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Cell {
+    pub text: String,
+    pub href: Option<String>,
+    /// Extra CSS class: `ok`, `failed`, `invalid`, `warning`, or empty.
+    pub class: &'static str,
+}
+
+impl Table {
+    pub fn new(caption: impl Into<String>, columns: &[(&str, bool)]) -> Self {
+        Table {
+            caption: caption.into(),
+            columns: columns.iter().map(|(label, numeric)| Column { label: label.to_string(), numeric: *numeric }).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, row: Vec<Cell>) {
+        self.rows.push(row);
+    }
+
+    /// The CSS class of a cell in column `index`.
+    pub fn cell_class(&self, index: &usize, cell: &Cell) -> String {
+        let numeric = self.columns.get(*index).is_some_and(|c| c.numeric);
+        match (numeric, cell.class) {
+            (true, "") => "num".to_string(),
+            (true, extra) => format!("num {extra}"),
+            (false, extra) => extra.to_string(),
+        }
+    }
+}
+
+impl Cell {
+    pub fn text(text: impl Into<String>) -> Self {
+        Cell { text: text.into(), ..Cell::default() }
+    }
+    pub fn link(text: impl Into<String>, href: impl Into<String>) -> Self {
+        Cell { text: text.into(), href: Some(href.into()), class: "" }
+    }
+    pub fn status(text: &'static str) -> Self {
+        Cell { text: text.to_string(), href: None, class: text }
+    }
+}
+
+/// A chart placed on a page: its spec, and where its files go relative to the page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figure {
+    pub spec: ChartSpec,
+    /// Folder of the chart files relative to the site root, e.g. `runs/x/charts`.
+    pub dir: String,
+    /// `<id>.svg` / `<id>.csv` relative to the page.
+    pub svg_href: String,
+    pub csv_href: String,
+}
+
+/// A titled block of a page: prose lines, tables and figures.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Block {
+    pub id: String,
+    pub title: String,
+    pub intro: Vec<String>,
+    pub tables: Vec<Table>,
+    pub figures: Vec<Figure>,
+    /// Preformatted text (commands, artifacts), each with a caption.
+    pub pre: Vec<(String, String)>,
+}
+
+/// Key/value facts shown as a definition list.
+pub type Facts = Vec<(String, String)>;
+
+/// The evidence boundary: generated statements plus the runs' own notes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Evidence {
+    pub statements: Vec<String>,
+    /// (title, markdown) from `runs/<id>/NOTES.md` and `runs/NOTES.md`: untrusted, rendered
+    /// and sanitized by `render::markdown`.
+    pub notes: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Link {
+    pub text: String,
+    pub href: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexPage {
+    pub runs: Table,
+    pub sections: Vec<Link>,
+    pub counts: String,
+    /// Site-wide `runs/NOTES.md` (markdown).
+    pub notes: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunPage {
+    pub id: String,
+    pub status: &'static str,
+    pub facts: Facts,
+    pub blocks: Vec<Block>,
+    pub evidence: Evidence,
+    pub downloads: Vec<Link>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SectionPage {
+    pub slug: String,
+    pub title: String,
+    pub what: Vec<String>,
+    pub blocks: Vec<Block>,
+    pub evidence: Evidence,
+}
+
+/// The whole site, ready to render.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SiteModel {
+    pub index: IndexPage,
+    pub runs: Vec<RunPage>,
+    pub sections: Vec<SectionPage>,
+    /// `data/runs.json`.
+    pub runs_json: Vec<u8>,
+    /// Seed-format files per run: (site-relative path, bytes).
+    pub data_files: Vec<(String, Vec<u8>)>,
+}
