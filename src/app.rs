@@ -3,6 +3,8 @@
 
 use crate::build::BuildOptions;
 use crate::cli::{Cli, Command};
+use crate::publish::PublishOptions;
+use crate::serve::ServeOptions;
 use crate::collect::{CollectOptions, ImportOptions};
 use crate::synth::SynthOptions;
 use std::process::ExitCode;
@@ -52,6 +54,26 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Inspect(_) | Command::Serve(_) | Command::Publish(_) => anyhow::bail!("not wired yet"),
+        Command::Inspect(args) => {
+            let (document, had_errors) = crate::inspect::inspect(&args.file)?;
+            println!("{}", serde_json::to_string_pretty(&document)?);
+            Ok(if had_errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        }
+        Command::Serve(args) => {
+            let watch = args.watch.then(|| BuildOptions { runs: args.runs.clone(), out: args.out.clone(), jobs: None });
+            crate::serve::serve(&ServeOptions { out: args.out, port: args.port, watch })?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Publish(args) => {
+            let commit = crate::publish::publish(&PublishOptions {
+                out: args.out,
+                branch: args.branch.clone(),
+                remote: args.remote.clone(),
+                push: !args.no_push,
+            })?;
+            let pushed = if args.no_push { String::new() } else { format!(" and pushed to {}", args.remote) };
+            eprintln!("committed the site as {commit} on branch {}{pushed}", args.branch);
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }

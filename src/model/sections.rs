@@ -76,13 +76,13 @@ pub fn py_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Erro
         .map_err(|_| serde::de::Error::custom(format!("{text:?} is not an integer")))
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct ContractRow {
     #[serde(deserialize_with = "py_bool")]
     pub correct: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct AsyncRow {
     #[serde(deserialize_with = "py_int")]
     pub world_size: i64,
@@ -104,7 +104,7 @@ pub struct AsyncRow {
     pub correct: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct DecompositionRow {
     #[serde(deserialize_with = "py_int")]
     pub world_size: i64,
@@ -117,7 +117,7 @@ pub struct DecompositionRow {
     pub duration_us: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct FragmentationRow {
     #[serde(deserialize_with = "py_int")]
     pub world_size: i64,
@@ -133,7 +133,7 @@ pub struct FragmentationRow {
     pub duration_us: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct DecodeRow {
     #[serde(deserialize_with = "py_int")]
     pub world_size: i64,
@@ -149,7 +149,7 @@ pub struct DecodeRow {
     pub duration_us: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct NumericsRow {
     #[serde(deserialize_with = "py_int")]
     pub rank: i64,

@@ -1,0 +1,62 @@
+//! `nccl-report inspect <FILE>`: what nccl-report reads from one input file, as JSON, so a
+//! user can see why a log reads the way it does. The kind of file is told by its name
+//! (`.gz` stripped): section CSVs, manifests, nvidia-smi artifacts, NCCL logs, nccl-tests
+//! JSON; anything else is read as nccl-tests stdout.
+
+use crate::find::section_file_name;
+use crate::input;
+use crate::model::sections::SectionRows;
+use crate::parse;
+use anyhow::Context;
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// The JSON document, and whether the file had errors (the exit code says so).
+pub fn inspect(path: &Path) -> anyhow::Result<(Value, bool)> {
+    let name = input::logical_name(path);
+    let label = path.display().to_string();
+    if name.ends_with(".log") {
+        let reader = input::open(path).with_context(|| format!("cannot open {label}"))?;
+        let facts = parse::nccl_log::scan_log(reader, &name).with_context(|| format!("cannot read {label}"))?;
+        return Ok((json!({"file": label, "kind": "nccl_log", "facts": facts}), false));
+    }
+    let bytes = input::read_all(path).with_context(|| format!("cannot read {label}"))?;
+    let document = if let Some((rank, section)) = section_file_name(&name) {
+        match parse::section_csv::parse_section(section, &bytes) {
+            Ok(rows) => json!({"file": label, "kind": "section_csv", "section": section, "rank": rank, "rows": rows_json(&rows)}),
+            Err(e) => return Ok((json!({"file": label, "kind": "section_csv", "section": section, "error": {"line": e.line, "message": e.message}}), true)),
+        }
+    } else if name == "manifest.txt" {
+        match parse::manifest::parse_manifest(&bytes) {
+            Ok(m) => json!({"file": label, "kind": "manifest", "entries": m.entries, "commands": m.commands}),
+            Err(e) => return Ok((json!({"file": label, "kind": "manifest", "error": {"line": e.line, "message": e.message}}), true)),
+        }
+    } else if name == "nvidia_smi_query.txt" {
+        json!({"file": label, "kind": "nvidia_smi_query", "gpus": parse::artifacts::parse_gpu_query(&String::from_utf8_lossy(&bytes))})
+    } else if name == "nvidia_smi_topo.txt" {
+        json!({"file": label, "kind": "nvidia_smi_topo", "topology": parse::artifacts::parse_topology(&String::from_utf8_lossy(&bytes))})
+    } else if name.ends_with(".json") {
+        match parse::nccl_tests_json::parse_json(&bytes) {
+            Ok(out) => json!({"file": label, "kind": "nccl_tests", "output": out}),
+            Err(e) => return Ok((json!({"file": label, "kind": "nccl_tests", "error": {"line": e.line, "message": e.message}}), true)),
+        }
+    } else {
+        let out = parse::nccl_tests::parse_text(&bytes);
+        json!({"file": label, "kind": "nccl_tests", "output": out})
+    };
+    Ok((document, false))
+}
+
+fn rows_json(rows: &SectionRows) -> Value {
+    match rows {
+        SectionRows::Contracts(r) => json!(r
+            .iter()
+            .map(|(line, row, fields)| json!({"line": line, "correct": row.correct, "fields": fields}))
+            .collect::<Vec<_>>()),
+        SectionRows::Async(r) => json!(r),
+        SectionRows::Decomposition(r) => json!(r),
+        SectionRows::Fragmentation(r) => json!(r),
+        SectionRows::Decode(r) => json!(r),
+        SectionRows::Numerics(r) => json!(r),
+    }
+}
