@@ -43,7 +43,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Build(args) => {
-            let options = BuildOptions { runs: args.runs, out: args.out.clone(), jobs: args.jobs };
+            let options = BuildOptions { runs: args.runs, out: args.out.clone(), jobs: args.jobs, cache: !args.no_cache };
             let report = crate::build::build(&options)?;
             for line in report.skipped.iter().chain(&report.problems) {
                 eprintln!("  {line}");
@@ -60,7 +60,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(if had_errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Serve(args) => {
-            let watch = args.watch.then(|| BuildOptions { runs: args.runs.clone(), out: args.out.clone(), jobs: None });
+            let watch = args.watch.then(|| BuildOptions { runs: args.runs.clone(), out: args.out.clone(), jobs: None, cache: true });
             crate::serve::serve(&ServeOptions { out: args.out, port: args.port, watch })?;
             Ok(ExitCode::SUCCESS)
         }

@@ -1,15 +1,22 @@
-//! `nccl-report build`: the pipeline, one named stage per line, runs in parallel with rayon.
-//! find -> load (read + parse) -> summarize -> export + compare -> site model -> render -> write.
-//! The output depends only on the runs, never on the thread count, clock or machine.
+//! `nccl-report build`: the pipeline. Runs are found (sorted), then each run is read,
+//! parsed, summarized, exported and rendered on its own (in parallel, rayon), its files
+//! written straight into the staging folder and only its small digest kept; then the
+//! cross-run pages are rendered from the digests and the staging folder is swapped in.
+//! Unchanged runs come from the cache. The output depends only on the runs, never on the
+//! thread count, the clock or the machine.
 
-use crate::site::BuiltRun;
+use crate::cache::{Cache, Entry};
+use crate::find::RunDir;
+use crate::site::digest::{digest, RunDigest};
 use crate::summarize::{RunStatus, RunSummary};
-use crate::{compare, export, find, input, load, render, site, summarize, write};
+use crate::write::{OutputFile, Staging};
+use crate::{compare, export, find, input, load, render, site, summarize};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone)]
@@ -17,6 +24,8 @@ pub struct BuildOptions {
     pub runs: PathBuf,
     pub out: PathBuf,
     pub jobs: Option<usize>,
+    /// Use and update the build cache beside the output.
+    pub cache: bool,
 }
 
 /// What a build did, for the one-line summary and the benchmark.
@@ -28,12 +37,30 @@ pub struct BuildReport {
     pub pages: usize,
     pub files: usize,
     pub input_bytes: u64,
+    pub cached_runs: usize,
     /// Folders under the runs folder that are not runs, with why.
     pub skipped: Vec<String>,
-    /// One line per run that is not ok: id, status, first diagnostic.
+    /// One line per run that is not ok: id, status, worst diagnostic.
     pub problems: Vec<String>,
+    /// Wall time of the sequential steps, and thread time of the per-run stages.
     pub stages: Vec<(&'static str, Duration)>,
     pub total: Duration,
+}
+
+/// Thread time spent in each per-run stage, summed over runs.
+#[derive(Default)]
+struct StageClock {
+    parse: AtomicU64,
+    summarize: AtomicU64,
+    render: AtomicU64,
+    write: AtomicU64,
+}
+
+impl StageClock {
+    fn add(counter: &AtomicU64, since: Instant) -> Instant {
+        counter.fetch_add(since.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        Instant::now()
+    }
 }
 
 pub fn build(options: &BuildOptions) -> anyhow::Result<BuildReport> {
@@ -47,12 +74,6 @@ pub fn build(options: &BuildOptions) -> anyhow::Result<BuildReport> {
 fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let start = Instant::now();
     let mut report = BuildReport::default();
-    let mut stage = Instant::now();
-    let mut lap = |report: &mut BuildReport, name: &'static str| {
-        report.stages.push((name, stage.elapsed()));
-        stage = Instant::now();
-    };
-
     if !options.runs.is_dir() {
         anyhow::bail!("runs folder {} does not exist or is not a folder", options.runs.display());
     }
@@ -61,47 +82,120 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     report.skipped = skipped;
     report.input_bytes = runs.iter().map(|r| r.files.total_bytes).sum();
     let site_notes = read_site_notes(options);
-    lap(&mut report, "find");
+    let cache = if options.cache {
+        Some(Cache::open(&options.out, site_notes.as_deref().unwrap_or("").as_bytes()).context("cannot open the build cache")?)
+    } else {
+        None
+    };
+    let staging = Staging::begin(&options.out).with_context(|| format!("cannot write the site to {}", options.out.display()))?;
+    report.stages.push(("find", start.elapsed()));
 
+    let clock = StageClock::default();
+    let cached = AtomicUsize::new(0);
+    let files = AtomicUsize::new(0);
     let progress = progress_bar(runs.len() as u64);
-    let raws: Vec<_> = runs
+    let per_run = Instant::now();
+    let digests: Vec<RunDigest> = runs
         .par_iter()
         .map(|run| {
-            let raw = load::load_run(run);
+            let result = build_run(run, cache.as_ref(), &staging, site_notes.as_deref(), &clock, &cached, &files);
             progress.inc(1);
-            raw
+            result
         })
-        .collect();
+        .collect::<anyhow::Result<_>>()?;
     progress.finish_and_clear();
-    lap(&mut report, "parse");
+    report.stages.push(("runs (wall)", per_run.elapsed()));
+    for (name, counter) in [
+        ("parse (thread time)", &clock.parse),
+        ("summarize (thread time)", &clock.summarize),
+        ("render (thread time)", &clock.render),
+        ("write (thread time)", &clock.write),
+    ] {
+        report.stages.push((name, Duration::from_nanos(counter.load(Ordering::Relaxed))));
+    }
 
-    let built: Vec<BuiltRun> = raws.into_par_iter().map(summarize_run).collect();
-    lap(&mut report, "summarize");
+    let cross = Instant::now();
+    let mut shared = render::static_files();
+    shared.extend(render::cross_run_files(&site::cross_run(&digests, site_notes.as_deref())));
+    shared.par_iter().try_for_each(|f| staging.put(f))?;
+    report.stages.push(("cross-run pages", cross.elapsed()));
 
-    for run in &built {
-        match run.summary.status {
+    let commit = Instant::now();
+    staging.commit().with_context(|| format!("cannot write the site to {}", options.out.display()))?;
+    if let Some(cache) = &cache {
+        let ids: Vec<String> = digests.iter().map(|d| d.id.clone()).collect();
+        cache.retain(&ids);
+    }
+    report.stages.push(("commit", commit.elapsed()));
+
+    for d in &digests {
+        match d.status {
             RunStatus::Ok => report.ok += 1,
             RunStatus::Failed => report.failed += 1,
             RunStatus::Invalid => report.invalid += 1,
         }
-        if run.summary.status != RunStatus::Ok {
-            report.problems.push(problem_line(&run.summary));
+        if d.status != RunStatus::Ok {
+            report.problems.push(problem_line(d));
         }
     }
-    let model = site::build(built, site_notes.as_deref());
-    let files = render::render_site(&model);
-    report.pages = files.iter().filter(|f| f.path.ends_with(".html")).count();
-    report.files = files.len();
-    lap(&mut report, "render");
-
-    write::write_site(&options.out, &files).with_context(|| format!("cannot write the site to {}", options.out.display()))?;
-    lap(&mut report, "write");
+    report.cached_runs = cached.load(Ordering::Relaxed);
+    report.files = files.load(Ordering::Relaxed) + shared.len();
+    report.pages = digests.len() + shared.iter().filter(|f| f.path.ends_with(".html")).count();
     report.total = start.elapsed();
     Ok(report)
 }
 
+/// One run: from the cache when its inputs are unchanged, else read, summarized and rendered.
+fn build_run(
+    run: &RunDir,
+    cache: Option<&Cache>,
+    staging: &Staging,
+    site_notes: Option<&str>,
+    clock: &StageClock,
+    cached: &AtomicUsize,
+    written: &AtomicUsize,
+) -> anyhow::Result<RunDigest> {
+    let previous = cache.and_then(|c| c.lookup(&run.id));
+    let keyed = match cache {
+        Some(c) => Some(c.key(run, previous.as_ref()).with_context(|| format!("cannot read run {}", run.id))?),
+        None => None,
+    };
+    if let (Some(cache), Some((key, stamps)), Some(mut entry)) = (cache, &keyed, previous) {
+        if &entry.key == key && cache.restore(&entry, &run.id, staging) {
+            cached.fetch_add(1, Ordering::Relaxed);
+            written.fetch_add(entry.files.len(), Ordering::Relaxed);
+            if &entry.stamps != stamps {
+                entry.stamps = stamps.clone();
+                let _ = cache.restamp(&run.id, &entry);
+            }
+            return Ok(entry.digest);
+        }
+    }
+    let t = Instant::now();
+    let raw = load::load_run(run);
+    let t = StageClock::add(&clock.parse, t);
+    let (summary, seed_files) = summarize_run(raw);
+    let t = StageClock::add(&clock.summarize, t);
+    let names: Vec<&str> = seed_files.iter().map(|(n, _)| *n).collect();
+    let run_digest = digest(&summary, &names);
+    let page = site::run_page::build(&summary, &run_digest, site_notes);
+    let mut files = render::run_files(&page);
+    files.extend(seed_files.into_iter().map(|(name, bytes)| OutputFile::new(format!("runs/{}/{name}", run.id), bytes)));
+    let t = StageClock::add(&clock.render, t);
+    for file in &files {
+        staging.put(file)?;
+    }
+    written.fetch_add(files.len(), Ordering::Relaxed);
+    if let (Some(cache), Some((key, stamps))) = (cache, keyed) {
+        let entry = Entry { key, stamps, digest: run_digest.clone(), files: files.into_iter().map(|f| f.path).collect() };
+        cache.store(&run.id, &entry, staging).with_context(|| format!("cannot update the build cache for {}", run.id))?;
+    }
+    StageClock::add(&clock.write, t);
+    Ok(run_digest)
+}
+
 /// Summarizes one run, exports the seed's files and compares them with any archived copies.
-pub fn summarize_run(raw: crate::model::run::RawRun) -> BuiltRun {
+pub fn summarize_run(raw: crate::model::run::RawRun) -> (RunSummary, Vec<(&'static str, Vec<u8>)>) {
     let mut summary = summarize::summarize(raw);
     let seed_files = export::seed_files(&summary);
     let differences = compare::compare(&summary.raw.archived_outputs, &seed_files);
@@ -110,7 +204,7 @@ pub fn summarize_run(raw: crate::model::run::RawRun) -> BuiltRun {
         summary.raw.diagnostics.sort();
         summary.status = RunStatus::from_diagnostics(&summary.raw.diagnostics);
     }
-    BuiltRun { summary, seed_files }
+    (summary, seed_files)
 }
 
 fn read_site_notes(options: &BuildOptions) -> Option<String> {
@@ -118,11 +212,10 @@ fn read_site_notes(options: &BuildOptions) -> Option<String> {
     path.is_file().then(|| input::read_all(&path).ok()).flatten().map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
-fn problem_line(run: &RunSummary) -> String {
-    let worst = run.raw.diagnostics.iter().max_by_key(|d| d.severity);
-    match worst {
-        Some(d) => format!("{}: {} ({d})", run.raw.id, run.status.as_str()),
-        None => format!("{}: {}", run.raw.id, run.status.as_str()),
+fn problem_line(run: &RunDigest) -> String {
+    match run.diagnostics.iter().max_by_key(|d| d.severity) {
+        Some(d) => format!("{}: {} ({d})", run.id, run.status.as_str()),
+        None => format!("{}: {}", run.id, run.status.as_str()),
     }
 }
 
@@ -132,19 +225,20 @@ fn progress_bar(len: u64) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(len);
-    bar.set_style(ProgressStyle::with_template("{spinner} reading runs {pos}/{len} {wide_bar} {elapsed}").expect("valid template"));
+    bar.set_style(ProgressStyle::with_template("{spinner} building runs {pos}/{len} {wide_bar} {elapsed}").expect("valid template"));
     bar
 }
 
 impl BuildReport {
     pub fn summary_line(&self, out: &std::path::Path) -> String {
         format!(
-            "built {}: {} runs ({} ok, {} failed, {} invalid), {} pages, {} files, {:.1} MB read, in {:.2} s",
+            "built {}: {} runs ({} ok, {} failed, {} invalid; {} from cache), {} pages, {} files, {:.1} MB of runs, in {:.2} s",
             out.display(),
             self.ok + self.failed + self.invalid,
             self.ok,
             self.failed,
             self.invalid,
+            self.cached_runs,
             self.pages,
             self.files,
             self.input_bytes as f64 / 1e6,

@@ -2,11 +2,11 @@
 //! badly. Carried from parsing through summaries to `runs.json` and the run pages.
 //! Uses nothing of ours.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// How a diagnostic affects its run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Informational: something was skipped or differs, the numbers are still trustworthy.
@@ -19,7 +19,7 @@ pub enum Severity {
 }
 
 /// One finding about one input file.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Diagnostic {
     pub severity: Severity,
     /// Path relative to the run folder, `/`-separated (never an absolute path of this machine).

@@ -58,6 +58,24 @@ pub struct RunFiles {
     pub total_bytes: u64,
 }
 
+impl RunFiles {
+    /// Every file of the run, in no particular order.
+    pub fn all(&self) -> impl Iterator<Item = &FileRef> {
+        self.manifest
+            .iter()
+            .chain(self.notes.iter())
+            .chain(self.gpu_query.iter())
+            .chain(self.topology.iter())
+            .chain(self.other_artifacts.iter())
+            .chain(self.sections.iter().map(|s| &s.file))
+            .chain(self.nccl_tests.iter().map(|(_, f)| f))
+            .chain(self.nccl_logs.iter())
+            .chain(self.case_stdouts.iter())
+            .chain(self.archived_outputs.iter().map(|(_, f)| f))
+            .chain(self.unrecognized.iter())
+    }
+}
+
 /// The seed's output files, as a run may archive them.
 pub const SEED_OUTPUTS: [&str; 9] = [
     "async_summary.csv",

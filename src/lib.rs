@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod build;
+pub mod cache;
 pub mod cli;
 pub mod collect;
 pub mod compare;

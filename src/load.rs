@@ -146,19 +146,7 @@ fn load_logs(run: &RunDir, raw: &mut RawRun) {
 }
 
 fn all_files(files: &crate::find::RunFiles) -> Vec<(String, u64)> {
-    let mut all: Vec<(String, u64)> = Vec::new();
-    let mut push = |f: &FileRef| all.push((f.rel.clone(), f.len));
-    files.manifest.iter().for_each(&mut push);
-    files.notes.iter().for_each(&mut push);
-    files.gpu_query.iter().for_each(&mut push);
-    files.topology.iter().for_each(&mut push);
-    files.other_artifacts.iter().for_each(&mut push);
-    files.sections.iter().for_each(|s| push(&s.file));
-    files.nccl_tests.iter().for_each(|(_, f)| push(f));
-    files.nccl_logs.iter().for_each(&mut push);
-    files.case_stdouts.iter().for_each(&mut push);
-    files.archived_outputs.iter().for_each(|(_, f)| push(f));
-    files.unrecognized.iter().for_each(&mut push);
+    let mut all: Vec<(String, u64)> = files.all().map(|f| (f.rel.clone(), f.len)).collect();
     all.sort();
     all
 }

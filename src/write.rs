@@ -42,53 +42,115 @@ pub fn is_safe_relative(path: &str) -> bool {
     !path.is_empty() && Path::new(path).components().all(|c| matches!(c, Component::Normal(_)))
 }
 
+/// A site being written: files go into a temporary folder beside `out`, which `commit`
+/// swaps in. Dropped without `commit`, it removes itself and `out` is untouched.
+#[derive(Debug)]
+pub struct Staging {
+    dir: PathBuf,
+    out: PathBuf,
+    committed: bool,
+}
+
+impl Staging {
+    /// Starts a new site for `out`; refuses an `out` that nccl-report did not make.
+    pub fn begin(out: &Path) -> Result<Staging, WriteError> {
+        if out.exists() && !replaceable(out) {
+            return Err(WriteError::NotOurs(out.to_path_buf()));
+        }
+        let parent = parent_of(out);
+        fs::create_dir_all(&parent).map_err(io_err(&parent))?;
+        let dir = parent.join(format!(".{}.tmp-{}", name_of(out), std::process::id()));
+        if dir.exists() {
+            fs::remove_dir_all(&dir).map_err(io_err(&dir))?;
+        }
+        fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        Ok(Staging { dir, out: out.to_path_buf(), committed: false })
+    }
+
+    /// Where a site-relative path lands in the staging folder.
+    pub fn path_of(&self, rel: &str) -> Result<PathBuf, WriteError> {
+        if !is_safe_relative(rel) {
+            return Err(WriteError::BadPath(rel.to_string()));
+        }
+        Ok(self.dir.join(rel))
+    }
+
+    /// Writes one file (safe to call from several threads).
+    pub fn put(&self, file: &OutputFile) -> Result<(), WriteError> {
+        let path = self.path_of(&file.path)?;
+        create_parent(&path)?;
+        fs::write(&path, &file.bytes).map_err(io_err(&path))
+    }
+
+    /// Places an existing file (from the build cache) at `rel`: a hard link, or a copy where
+    /// links are not possible.
+    pub fn link(&self, rel: &str, source: &Path) -> Result<(), WriteError> {
+        let path = self.path_of(rel)?;
+        create_parent(&path)?;
+        if fs::hard_link(source, &path).is_err() {
+            fs::copy(source, &path).map_err(io_err(&path))?;
+        }
+        Ok(())
+    }
+
+    /// Marks the folder as ours and swaps it in place of `out`.
+    pub fn commit(mut self) -> Result<(), WriteError> {
+        let marker = self.dir.join(MARKER);
+        fs::write(&marker, b"written by nccl-report; the whole folder is replaced on each build\n")
+            .map_err(io_err(&marker))?;
+        swap(&self.dir, &self.out)?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
 /// Writes `files` as the whole content of `out`, replacing what was there.
 pub fn write_site(out: &Path, files: &[OutputFile]) -> Result<(), WriteError> {
     if let Some(bad) = files.iter().find(|f| !is_safe_relative(&f.path)) {
         return Err(WriteError::BadPath(bad.path.clone()));
     }
-    if out.exists() && !replaceable(out) {
-        return Err(WriteError::NotOurs(out.to_path_buf()));
+    let staging = Staging::begin(out)?;
+    for file in files {
+        staging.put(file)?;
     }
-    let parent = match out.parent() {
+    staging.commit()
+}
+
+fn parent_of(out: &Path) -> PathBuf {
+    match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
-    };
-    fs::create_dir_all(&parent).map_err(io_err(&parent))?;
-    let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "site".into());
-    let staging = parent.join(format!(".{name}.tmp-{}", std::process::id()));
-    if staging.exists() {
-        fs::remove_dir_all(&staging).map_err(io_err(&staging))?;
     }
-    let result = fill(&staging, files).and_then(|()| swap(&staging, out, &parent, &name));
-    if result.is_err() && staging.exists() {
-        let _ = fs::remove_dir_all(&staging);
+}
+
+fn name_of(out: &Path) -> String {
+    out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "site".into())
+}
+
+fn create_parent(path: &Path) -> Result<(), WriteError> {
+    match path.parent() {
+        Some(dir) => fs::create_dir_all(dir).map_err(io_err(dir)),
+        None => Ok(()),
     }
-    result
 }
 
 fn replaceable(out: &Path) -> bool {
     out.join(MARKER).is_file() || fs::read_dir(out).is_ok_and(|mut entries| entries.next().is_none())
 }
 
-fn fill(staging: &Path, files: &[OutputFile]) -> Result<(), WriteError> {
-    fs::create_dir_all(staging).map_err(io_err(staging))?;
-    for file in files {
-        let path = staging.join(&file.path);
-        if let Some(dir) = path.parent() {
-            fs::create_dir_all(dir).map_err(io_err(dir))?;
-        }
-        fs::write(&path, &file.bytes).map_err(io_err(&path))?;
-    }
-    let marker = staging.join(MARKER);
-    fs::write(&marker, b"written by nccl-report; the whole folder is replaced on each build\n").map_err(io_err(&marker))
-}
-
-fn swap(staging: &Path, out: &Path, parent: &Path, name: &str) -> Result<(), WriteError> {
+fn swap(staging: &Path, out: &Path) -> Result<(), WriteError> {
     if !out.exists() {
         return fs::rename(staging, out).map_err(io_err(out));
     }
-    let old = parent.join(format!(".{name}.old-{}", std::process::id()));
+    let old = parent_of(out).join(format!(".{}.old-{}", name_of(out), std::process::id()));
     fs::rename(out, &old).map_err(io_err(out))?;
     if let Err(source) = fs::rename(staging, out) {
         let _ = fs::rename(&old, out);

@@ -1,9 +1,9 @@
 //! Section summaries as the seed computes them (one struct per seed CSV row, fields in the
 //! seed's column order), plus the per-cycle critical-path values behind each row for charts.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AsyncSummary {
     pub world_size: i64,
     pub size_bytes: i64,
@@ -17,15 +17,12 @@ pub struct AsyncSummary {
     pub event_ready_after_wait_rate: f64,
     pub correct: bool,
     /// Critical-path values per cycle (GPU dependency, enqueue, wait).
-    #[serde(skip)]
     pub gpu_cycles: Vec<f64>,
-    #[serde(skip)]
     pub enqueue_cycles: Vec<f64>,
-    #[serde(skip)]
     pub wait_cycles: Vec<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DecompositionSummary {
     pub world_size: i64,
     pub size_bytes: i64,
@@ -37,11 +34,10 @@ pub struct DecompositionSummary {
     /// `None` when the size has no `direct` baseline (the seed would stop with a KeyError).
     pub overhead_vs_allreduce_percent: Option<f64>,
     pub correct: bool,
-    #[serde(skip)]
     pub cycle_values: Vec<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FragmentationSummary {
     pub world_size: i64,
     pub total_bytes: i64,
@@ -58,11 +54,10 @@ pub struct FragmentationSummary {
     pub median_per_collective_us: f64,
     pub strictly_slower_than_one_in_all_cycles: Option<bool>,
     pub correct: bool,
-    #[serde(skip)]
     pub cycle_values: Vec<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DecodeSummary {
     pub world_size: i64,
     pub tokens: i64,
@@ -77,12 +72,11 @@ pub struct DecodeSummary {
     pub cv_percent: f64,
     pub median_per_collective_us: f64,
     pub correct: bool,
-    #[serde(skip)]
     pub cycle_values: Vec<f64>,
 }
 
 /// One row of the seed's `nccl_tests_raw.csv`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NcclTestsRawRow {
     pub cycle: u64,
     pub size_bytes: u64,
@@ -102,7 +96,7 @@ pub struct NcclTestsRawRow {
     pub world_size: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NcclTestsSummary {
     pub world_size: u64,
     pub size_bytes: u64,
@@ -118,13 +112,11 @@ pub struct NcclTestsSummary {
     pub median_busbw_gbs: f64,
     pub wrong_total: u64,
     /// True when some `#wrong` was `N/A`: `wrong_total` then counts only checked values.
-    #[serde(skip)]
     pub unchecked: bool,
-    #[serde(skip)]
     pub cycle_values: Vec<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NumericSummary {
     pub scenario: String,
     pub cases: usize,
@@ -133,7 +125,6 @@ pub struct NumericSummary {
     pub fp32_mismatch_count: usize,
     pub unique_fp16_results: String,
     pub correct_replication_and_fp32_reference: bool,
-    #[serde(skip)]
     pub world_size: Option<i64>,
 }
 
@@ -152,7 +143,7 @@ pub struct UnifiedRow {
     pub correct: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Number {
     Int(i64),
@@ -160,14 +151,14 @@ pub enum Number {
 }
 
 /// A contract row with `correct=False`, kept whole for the report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContractFailure {
     pub file: String,
     pub line: u64,
     pub fields: Vec<(String, String)>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ContractsSummary {
     pub total: usize,
     pub failures: Vec<ContractFailure>,

@@ -4,54 +4,51 @@ pub mod charts;
 pub mod markdown;
 pub mod pages;
 
-use crate::site::view::{Figure, SiteModel};
+use crate::site::view::{Block, CrossRunModel, RunPage};
 use crate::write::OutputFile;
-use rayon::prelude::*;
 
 /// The stylesheet, embedded in the binary.
 pub const STYLE_CSS: &str = include_str!("../../static/style.css");
 
-/// Every file of the site, in a fixed order (pages and charts rendered in parallel).
-pub fn render_site(model: &SiteModel) -> Vec<OutputFile> {
-    let mut files = vec![
-        OutputFile::new("index.html", pages::index(&model.index)),
+/// Files that do not depend on the runs.
+pub fn static_files() -> Vec<OutputFile> {
+    vec![
         OutputFile::new("404.html", pages::not_found()),
         OutputFile::new(".nojekyll", Vec::new()),
         OutputFile::new("static/style.css", STYLE_CSS),
-        OutputFile::new("data/runs.json", model.runs_json.clone()),
-    ];
-    let run_files: Vec<Vec<OutputFile>> = model
-        .runs
-        .par_iter()
-        .map(|page| {
-            let mut out = vec![OutputFile::new(format!("runs/{}/index.html", page.id), pages::run(page))];
-            for block in &page.blocks {
-                out.extend(block.figures.iter().flat_map(figure_files));
-            }
-            out
-        })
-        .collect();
-    files.extend(run_files.into_iter().flatten());
-    let section_files: Vec<Vec<OutputFile>> = model
-        .sections
-        .par_iter()
-        .map(|page| {
-            let mut out = vec![OutputFile::new(format!("sections/{}.html", page.slug), pages::section(page))];
-            for block in &page.blocks {
-                out.extend(block.figures.iter().flat_map(figure_files));
-            }
-            out
-        })
-        .collect();
-    files.extend(section_files.into_iter().flatten());
-    files.extend(model.data_files.iter().map(|(path, bytes)| OutputFile::new(path.clone(), bytes.clone())));
-    files
+    ]
 }
 
-fn figure_files(figure: &Figure) -> [OutputFile; 2] {
-    let stem = format!("{}/{}", figure.dir, figure.spec.id);
-    [
-        OutputFile::new(format!("{stem}.svg"), charts::render_svg(&figure.spec)),
-        OutputFile::new(format!("{stem}.csv"), charts::render_csv(&figure.spec)),
-    ]
+/// A run's page and its charts (site-relative paths).
+pub fn run_files(page: &RunPage) -> Vec<OutputFile> {
+    let mut out = vec![OutputFile::new(format!("runs/{}/index.html", page.id), pages::run(page))];
+    out.extend(figure_files(&page.blocks));
+    out
+}
+
+/// The index, the section pages with their charts, and `data/runs.json`.
+pub fn cross_run_files(model: &CrossRunModel) -> Vec<OutputFile> {
+    let mut out = vec![
+        OutputFile::new("index.html", pages::index(&model.index)),
+        OutputFile::new("data/runs.json", model.runs_json.clone()),
+    ];
+    for page in &model.sections {
+        out.push(OutputFile::new(format!("sections/{}.html", page.slug), pages::section(page)));
+        out.extend(figure_files(&page.blocks));
+    }
+    out
+}
+
+fn figure_files(blocks: &[Block]) -> Vec<OutputFile> {
+    blocks
+        .iter()
+        .flat_map(|block| &block.figures)
+        .flat_map(|figure| {
+            let stem = format!("{}/{}", figure.dir, figure.spec.id);
+            [
+                OutputFile::new(format!("{stem}.svg"), charts::render_svg(&figure.spec)),
+                OutputFile::new(format!("{stem}.csv"), charts::render_csv(&figure.spec)),
+            ]
+        })
+        .collect()
 }

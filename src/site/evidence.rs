@@ -1,7 +1,7 @@
 //! Evidence-boundary statements, generated from what each run says: hardware, topology,
 //! NCCL version, cycles, and what each section measures and does not.
 
-use crate::summarize::RunSummary;
+use crate::site::digest::RunDigest;
 
 /// What a section measures and what it does not (shown on run and section pages).
 pub fn section_scope(slug: &str) -> &'static [&'static str] {
@@ -32,7 +32,7 @@ pub fn section_scope(slug: &str) -> &'static [&'static str] {
 }
 
 /// Statements about the conditions of one run.
-pub fn run_statements(run: &RunSummary) -> Vec<String> {
+pub fn run_statements(run: &RunDigest) -> Vec<String> {
     let facts = &run.facts;
     let mut out = Vec::new();
     let gpu = facts.gpu.as_deref().unwrap_or("an unrecorded GPU");

@@ -4,19 +4,20 @@ use crate::site::format::url_segment;
 use crate::site::format::num3;
 use crate::site::sections::SECTIONS;
 use crate::site::view::{Cell, IndexPage, Link, Table};
-use crate::summarize::{RunStatus, RunSummary};
+use crate::site::digest::RunDigest;
+use crate::summarize::RunStatus;
 
 /// Newest first (by the manifest's timestamp), then by id; runs without a date last.
-pub fn order(runs: &[RunSummary]) -> Vec<&RunSummary> {
-    let mut ordered: Vec<&RunSummary> = runs.iter().collect();
+pub fn order(runs: &[RunDigest]) -> Vec<&RunDigest> {
+    let mut ordered: Vec<&RunDigest> = runs.iter().collect();
     ordered.sort_by(|a, b| {
         let (ta, tb) = (&a.facts.timestamp_utc, &b.facts.timestamp_utc);
-        tb.is_some().cmp(&ta.is_some()).then_with(|| tb.cmp(ta)).then_with(|| a.raw.id.cmp(&b.raw.id))
+        tb.is_some().cmp(&ta.is_some()).then_with(|| tb.cmp(ta)).then_with(|| a.id.cmp(&b.id))
     });
     ordered
 }
 
-pub fn build(runs: &[RunSummary], notes: Option<&str>) -> IndexPage {
+pub fn build(runs: &[RunDigest], notes: Option<&str>) -> IndexPage {
     let mut table = Table::new(
         "All runs, newest first",
         &[
@@ -36,7 +37,7 @@ pub fn build(runs: &[RunSummary], notes: Option<&str>) -> IndexPage {
         let f = &run.facts;
         let ranks: Vec<String> = f.world_sizes.iter().map(|w| w.to_string()).collect();
         table.push(vec![
-            Cell::link(run.raw.id.clone(), format!("runs/{}/index.html", url_segment(&run.raw.id))),
+            Cell::link(run.id.clone(), format!("runs/{}/index.html", url_segment(&run.id))),
             Cell::text(f.timestamp_utc.clone().map(|t| t.chars().take(19).collect::<String>().replace('T', " ")).unwrap_or_default()),
             Cell::text(f.gpu.clone().unwrap_or_default()),
             Cell::text(ranks.join(", ")),
@@ -67,7 +68,7 @@ pub fn build(runs: &[RunSummary], notes: Option<&str>) -> IndexPage {
 }
 
 /// Median per-call latency of the smallest-token decode step, per TP size: `TP2 12.345`.
-fn decode_headline(run: &RunSummary) -> String {
+fn decode_headline(run: &RunDigest) -> String {
     let rows = run.decode.iter().flatten();
     let Some(min_tokens) = rows.clone().map(|r| r.tokens).min() else { return String::new() };
     rows.filter(|r| r.tokens == min_tokens)
@@ -77,7 +78,7 @@ fn decode_headline(run: &RunSummary) -> String {
 }
 
 /// Median out-of-place busbw at the largest nccl-tests size, per rank count.
-fn busbw_headline(run: &RunSummary) -> String {
+fn busbw_headline(run: &RunDigest) -> String {
     let rows: Vec<_> = run.nccl_tests_raw.iter().flatten().collect();
     let mut sizes: Vec<u64> = rows.iter().map(|r| r.world_size).collect();
     sizes.sort();

@@ -3,17 +3,18 @@
 
 use crate::diag::Severity;
 use crate::model::nccl_log::NcclLogFacts;
+use crate::site::digest::RunDigest;
 use crate::site::evidence::{run_statements, section_scope};
 use crate::site::format::{bytes, num3};
 use crate::site::sections::{self, SECTIONS};
 use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
 use crate::summarize::RunSummary;
 
-pub fn build(run: &RunSummary, seed_files: &[&str], site_notes: Option<&str>) -> RunPage {
+pub fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> RunPage {
     let mut blocks = vec![diagnostics_block(run)];
-    let one = [(run, String::new())];
+    let one = [(digest, String::new())];
     for (slug, title) in SECTIONS {
-        if !sections::has(run, slug) {
+        if !sections::has(digest, slug) {
             continue;
         }
         let figures = sections::charts(&one, slug, "")
@@ -57,8 +58,8 @@ pub fn build(run: &RunSummary, seed_files: &[&str], site_notes: Option<&str>) ->
         status: run.status.as_str(),
         facts: facts(run),
         blocks,
-        evidence: Evidence { statements: run_statements(run), notes },
-        downloads: seed_files.iter().map(|name| Link { text: name.to_string(), href: name.to_string() }).collect(),
+        evidence: Evidence { statements: run_statements(digest), notes },
+        downloads: digest.outputs.iter().map(|name| Link { text: name.clone(), href: name.clone() }).collect(),
     }
 }
 

@@ -1,8 +1,8 @@
 //! `data/runs.json`: one entry per run with its status, diagnostics and facts.
 
 use crate::diag::Diagnostic;
+use crate::site::digest::RunDigest;
 use crate::summarize::facts::RunFacts;
-use crate::summarize::RunSummary;
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -16,18 +16,17 @@ struct Entry<'a> {
     diagnostics: &'a [Diagnostic],
 }
 
-pub fn render(runs: &[RunSummary], outputs: &[Vec<&str>]) -> Vec<u8> {
+pub fn render(runs: &[RunDigest]) -> Vec<u8> {
     let entries: Vec<Entry> = runs
         .iter()
-        .zip(outputs)
-        .map(|(run, files)| Entry {
-            run_id: &run.raw.id,
+        .map(|run| Entry {
+            run_id: &run.id,
             status: run.status.as_str(),
             facts: &run.facts,
-            contracts_checked: run.contracts.as_ref().map(|c| c.total),
-            contract_failures: run.contracts.as_ref().map(|c| c.failures.len()),
-            outputs: files.iter().map(|f| format!("runs/{}/{f}", run.raw.id)).collect(),
-            diagnostics: &run.raw.diagnostics,
+            contracts_checked: run.contracts.map(|c| c.0),
+            contract_failures: run.contracts.map(|c| c.1),
+            outputs: run.outputs.iter().map(|f| format!("runs/{}/{f}", run.id)).collect(),
+            diagnostics: &run.diagnostics,
         })
         .collect();
     let mut bytes = serde_json::to_vec_pretty(&entries).expect("runs.json entries serialize");

@@ -6,20 +6,20 @@ use crate::site::evidence::section_scope;
 use crate::site::index_page::order;
 use crate::site::sections::{self, SECTIONS};
 use crate::site::view::{Block, Evidence, Figure, SectionPage};
-use crate::summarize::RunSummary;
+use crate::site::digest::RunDigest;
 
 /// How many runs a cross-run chart overlays (the newest); tables list every run.
 pub const MAX_CHART_RUNS: usize = 8;
 
-pub fn build(runs: &[RunSummary], site_notes: Option<&str>) -> Vec<SectionPage> {
+pub fn build(runs: &[RunDigest], site_notes: Option<&str>) -> Vec<SectionPage> {
     let ordered = order(runs);
     SECTIONS
         .iter()
         .map(|(slug, title)| {
-            let with: Vec<(&RunSummary, String)> = ordered
+            let with: Vec<(&RunDigest, String)> = ordered
                 .iter()
                 .filter(|r| sections::has(r, slug))
-                .map(|r| (*r, format!("../runs/{}/index.html", url_segment(&r.raw.id))))
+                .map(|r| (*r, format!("../runs/{}/index.html", url_segment(&r.id))))
                 .collect();
             let mut what: Vec<String> = section_scope(slug).iter().map(|s| s.to_string()).collect();
             let mut blocks = Vec::new();
@@ -55,7 +55,7 @@ pub fn build(runs: &[RunSummary], site_notes: Option<&str>) -> Vec<SectionPage> 
                     let f = &run.facts;
                     format!(
                         "{}: {}, {}, NCCL {}, {} cycles.",
-                        run.raw.id,
+                        run.id,
                         f.gpu.as_deref().unwrap_or("GPU not recorded"),
                         f.topology.as_deref().unwrap_or("topology not recorded"),
                         f.nccl_version.as_deref().unwrap_or("not recorded"),

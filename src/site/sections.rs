@@ -6,7 +6,7 @@ use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::format::{bytes, num3, pct2, rate, yes_no};
 use crate::site::spread::{plain, point};
 use crate::site::view::{Cell, Table};
-use crate::summarize::RunSummary;
+use crate::site::digest::RunDigest;
 
 /// The sections with pages, in page order: (slug, title).
 pub const SECTIONS: [(&str, &str); 6] = [
@@ -19,7 +19,7 @@ pub const SECTIONS: [(&str, &str); 6] = [
 ];
 
 /// Whether a run has data for a section.
-pub fn has(run: &RunSummary, slug: &str) -> bool {
+pub fn has(run: &RunDigest, slug: &str) -> bool {
     match slug {
         "async" => run.async_rows.as_ref().is_some_and(|r| !r.is_empty()),
         "decomposition" => run.decomposition.as_ref().is_some_and(|r| !r.is_empty()),
@@ -32,7 +32,7 @@ pub fn has(run: &RunSummary, slug: &str) -> bool {
 }
 
 /// A table of one section; with `run_column`, every row starts with a link to its run page.
-pub fn table(runs: &[(&RunSummary, String)], slug: &str) -> Table {
+pub fn table(runs: &[(&RunDigest, String)], slug: &str) -> Table {
     let with_run = runs.len() > 1 || runs.first().is_some_and(|(_, href)| !href.is_empty());
     let mut columns: Vec<(&str, bool)> = if with_run { vec![("run", false)] } else { Vec::new() };
     columns.extend_from_slice(columns_of(slug));
@@ -40,7 +40,7 @@ pub fn table(runs: &[(&RunSummary, String)], slug: &str) -> Table {
     for (run, href) in runs {
         for mut row in rows_of(run, slug) {
             if with_run {
-                row.insert(0, Cell::link(run.raw.id.clone(), href.clone()));
+                row.insert(0, Cell::link(run.id.clone(), href.clone()));
             }
             table.push(row);
         }
@@ -139,7 +139,7 @@ fn ok_cell(ok: bool) -> Cell {
     Cell { text: yes_no(ok).to_string(), href: None, class: if ok { "" } else { "failed" } }
 }
 
-fn rows_of(run: &RunSummary, slug: &str) -> Vec<Vec<Cell>> {
+fn rows_of(run: &RunDigest, slug: &str) -> Vec<Vec<Cell>> {
     match slug {
         "async" => run.async_rows.iter().flatten().map(async_row).collect(),
         "decomposition" => run.decomposition.iter().flatten().map(decomposition_row).collect(),
@@ -241,10 +241,10 @@ fn numeric_row(r: &NumericSummary) -> Vec<Cell> {
 
 /// Chart specs of one section, with one series per (label prefix, case) so that the same
 /// function serves a run page (prefix empty) and a section page (prefix = run id).
-pub fn charts(runs: &[(&RunSummary, String)], slug: &str, id_prefix: &str) -> Vec<ChartSpec> {
-    let label = |run: &RunSummary, what: String| {
+pub fn charts(runs: &[(&RunDigest, String)], slug: &str, id_prefix: &str) -> Vec<ChartSpec> {
+    let label = |run: &RunDigest, what: String| {
         if runs.len() > 1 {
-            format!("{} · {what}", run.raw.id)
+            format!("{} · {what}", run.id)
         } else {
             what
         }

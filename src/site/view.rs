@@ -130,14 +130,11 @@ pub struct SectionPage {
     pub evidence: Evidence,
 }
 
-/// The whole site, ready to render.
+/// The pages that span every run, ready to render.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SiteModel {
+pub struct CrossRunModel {
     pub index: IndexPage,
-    pub runs: Vec<RunPage>,
     pub sections: Vec<SectionPage>,
     /// `data/runs.json`.
     pub runs_json: Vec<u8>,
-    /// Seed-format files per run: (site-relative path, bytes).
-    pub data_files: Vec<(String, Vec<u8>)>,
 }

@@ -5,10 +5,10 @@
 use crate::diag::Diagnostic;
 use crate::model::run::RawRun;
 use crate::model::sections::SectionRows;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunFacts {
     pub timestamp_utc: Option<String>,
     pub hostname: Option<String>,

@@ -20,7 +20,7 @@ use crate::diag::{Diagnostic, Severity};
 use crate::model::run::RawRun;
 use crate::model::sections::SectionRows;
 use crate::model::summary::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Everything known about one run after summarizing.
 #[derive(Debug, Clone)]
@@ -39,7 +39,7 @@ pub struct RunSummary {
     pub status: RunStatus,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
     Ok,

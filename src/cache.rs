@@ -1,0 +1,174 @@
+//! The build cache: one entry per run, kept beside the output (`.nccl-report-cache/<out>/`),
+//! holding the run's digest and its rendered files. An entry is used only when its key — a
+//! hash of the tool binary, the site-wide inputs and the content of every file of the run —
+//! equals the key computed from the inputs now; the cache is never trusted over the inputs.
+//!
+//! Content hashes (xxh3-128) are recomputed for any file whose size, modification time,
+//! change time or inode differ from the last build; the change time is set by the kernel on
+//! every write (it cannot be restored by `touch`), so an edit that keeps size and mtime is
+//! still seen. The cache writes only inside its own folder.
+
+use crate::find::RunDir;
+use crate::site::digest::RunDigest;
+use crate::write::Staging;
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::Xxh3;
+
+/// Bumped whenever the cache layout changes.
+const FORMAT: &str = "nccl-report-cache-1";
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stamp {
+    pub rel: String,
+    pub len: u64,
+    pub mtime_ns: i128,
+    pub ctime_ns: i128,
+    pub inode: u64,
+    pub hash: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Entry {
+    pub key: String,
+    pub stamps: Vec<Stamp>,
+    pub digest: RunDigest,
+    /// Site-relative paths of the run's rendered files, stored under `files/`.
+    pub files: Vec<String>,
+}
+
+pub struct Cache {
+    dir: PathBuf,
+    /// Hash of the tool binary and the site-wide inputs that run pages show.
+    context: String,
+}
+
+impl Cache {
+    /// The cache for the site at `out`; `site_inputs` are bytes every run page depends on.
+    pub fn open(out: &Path, site_inputs: &[u8]) -> io::Result<Cache> {
+        let parent = match out.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "site".into());
+        let dir = parent.join(".nccl-report-cache").join(name);
+        let mut hasher = Xxh3::new();
+        hasher.update(FORMAT.as_bytes());
+        hasher.update(&fs::read(std::env::current_exe()?)?);
+        hasher.update(site_inputs);
+        Ok(Cache { dir, context: format!("{:032x}", hasher.digest128()) })
+    }
+
+    fn entry_dir(&self, run_id: &str) -> PathBuf {
+        self.dir.join("runs").join(run_id)
+    }
+
+    /// The last entry for a run, if readable.
+    pub fn lookup(&self, run_id: &str) -> Option<Entry> {
+        let bytes = fs::read(self.entry_dir(run_id).join("entry.json")).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// The key of a run's current inputs, reusing content hashes whose stamps are unchanged.
+    pub fn key(&self, run: &RunDir, previous: Option<&Entry>) -> io::Result<(String, Vec<Stamp>)> {
+        let mut paths: Vec<(&str, &Path)> = run.files.all().map(|f| (f.rel.as_str(), f.path.as_path())).collect();
+        paths.sort();
+        let mut hasher = Xxh3::new();
+        hasher.update(self.context.as_bytes());
+        hasher.update(run.id.as_bytes());
+        let mut stamps = Vec::with_capacity(paths.len());
+        for (rel, path) in paths {
+            let mut stamp = stamp_of(rel, path)?;
+            let known = previous.and_then(|e| e.stamps.iter().find(|s| s.rel == rel));
+            stamp.hash = match known {
+                Some(old) if same_file(old, &stamp) => old.hash.clone(),
+                _ => hash_file(path)?,
+            };
+            hasher.update(rel.as_bytes());
+            hasher.update(&[0]);
+            hasher.update(stamp.hash.as_bytes());
+            stamps.push(stamp);
+        }
+        Ok((format!("{:032x}", hasher.digest128()), stamps))
+    }
+
+    /// Puts a cached entry's files into the site; false when any file is missing.
+    pub fn restore(&self, entry: &Entry, run_id: &str, staging: &Staging) -> bool {
+        let files = self.entry_dir(run_id).join("files");
+        entry.files.iter().all(|rel| staging.link(rel, &files.join(rel)).is_ok())
+    }
+
+    /// Records a run's entry, linking its freshly written files from the staging folder.
+    pub fn store(&self, run_id: &str, entry: &Entry, staging: &Staging) -> io::Result<()> {
+        let dir = self.entry_dir(run_id);
+        if dir.exists() {
+            fs::remove_dir_all(&dir)?;
+        }
+        for rel in &entry.files {
+            let Ok(source) = staging.path_of(rel) else { continue };
+            let target = dir.join("files").join(rel);
+            if let Some(parent) = target.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            if fs::hard_link(&source, &target).is_err() {
+                fs::copy(&source, &target)?;
+            }
+        }
+        fs::create_dir_all(&dir)?;
+        fs::write(dir.join("entry.json"), serde_json::to_vec(entry).map_err(io::Error::other)?)
+    }
+
+    /// Updates only the stamps of an entry whose inputs were touched but not changed.
+    pub fn restamp(&self, run_id: &str, entry: &Entry) -> io::Result<()> {
+        fs::write(self.entry_dir(run_id).join("entry.json"), serde_json::to_vec(entry).map_err(io::Error::other)?)
+    }
+
+    /// Removes the entries of runs that are gone.
+    pub fn retain(&self, run_ids: &[String]) {
+        let Ok(entries) = fs::read_dir(self.dir.join("runs")) else { return };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if run_ids.binary_search(&name).is_err() {
+                let _ = fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+}
+
+fn same_file(old: &Stamp, new: &Stamp) -> bool {
+    old.len == new.len && old.mtime_ns == new.mtime_ns && old.ctime_ns == new.ctime_ns && old.inode == new.inode
+}
+
+fn stamp_of(rel: &str, path: &Path) -> io::Result<Stamp> {
+    let meta = fs::metadata(path)?;
+    let mtime_ns = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i128);
+    #[cfg(unix)]
+    let (ctime_ns, inode) = {
+        use std::os::unix::fs::MetadataExt;
+        (meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128, meta.ino())
+    };
+    #[cfg(not(unix))]
+    let (ctime_ns, inode) = (0, 0);
+    Ok(Stamp { rel: rel.to_string(), len: meta.len(), mtime_ns, ctime_ns, inode, hash: String::new() })
+}
+
+/// xxh3-128 of a file's stored bytes.
+pub fn hash_file(path: &Path) -> io::Result<String> {
+    let mut file = fs::File::open(path)?;
+    let mut hasher = Xxh3::new();
+    let mut buffer = vec![0u8; 1 << 17];
+    loop {
+        let n = file.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+    }
+    Ok(format!("{:032x}", hasher.digest128()))
+}

@@ -1,0 +1,68 @@
+//! Shared helpers: fixture paths, running the binary, walking and hashing trees.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+pub fn fixture_runs() -> PathBuf {
+    fixtures().join("runs")
+}
+
+/// Copies the named fixture runs (all when empty) into a fresh `runs/` under a temp dir.
+pub fn runs_dir(names: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    std::fs::create_dir_all(&runs).unwrap();
+    for entry in std::fs::read_dir(fixture_runs()).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.path().is_dir() && (names.is_empty() || names.contains(&name.as_str())) {
+            copy_tree(&entry.path(), &runs.join(&name));
+        }
+    }
+    (dir, runs)
+}
+
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+pub fn nccl_report(args: &[&str]) -> Output {
+    assert_cmd::Command::cargo_bin("nccl-report").unwrap().args(args).output().unwrap()
+}
+
+pub fn build(runs: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["build", "--runs", runs.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    nccl_report(&args)
+}
+
+/// Every file under `root` with its bytes, keyed by `/`-separated relative path.
+pub fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(root)
+        .sort_by_file_name()
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            (rel, std::fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
+
+pub fn text(output: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}

@@ -1,0 +1,137 @@
+//! Exactness: every seed statistic recomputed by nccl-report equals the seed oracle's output
+//! (`../shared/seed/seed_oracle.py` run on each fixture; see tests/fixtures/README.md) to
+//! 1e-9 relative, cell by cell, and `summary.md` has the same table rows.
+
+use crate::common::{build, fixtures, runs_dir};
+use std::path::Path;
+
+const REL: f64 = 1e-9;
+
+fn cells(bytes: &[u8]) -> Vec<Vec<String>> {
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(bytes)
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect()
+}
+
+fn assert_same_csv(name: &str, expected: &[u8], actual: &[u8]) {
+    let (expected, actual) = (cells(expected), cells(actual));
+    assert_eq!(expected.len(), actual.len(), "{name}: row count");
+    assert_eq!(expected[0], actual[0], "{name}: header");
+    for (row, (e, a)) in expected.iter().zip(&actual).enumerate() {
+        assert_eq!(e.len(), a.len(), "{name} row {row}");
+        for (column, (x, y)) in e.iter().zip(a).enumerate() {
+            let label = format!("{name} row {row} column {}", expected[0][column]);
+            match (x.parse::<f64>(), y.parse::<f64>()) {
+                (Ok(x), Ok(y)) if !(x == y || (x - y).abs() <= REL * x.abs().max(y.abs())) => {
+                    panic!("{label}: seed {x}, nccl-report {y}")
+                }
+                (Ok(_), Ok(_)) => {}
+                _ => assert_eq!(x, y, "{label}"),
+            }
+        }
+    }
+}
+
+fn table_rows(bytes: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(bytes).lines().filter(|l| l.starts_with('|')).map(str::to_string).collect()
+}
+
+/// Fixtures with an `oracle_status.json` saying the seed finished.
+fn golden_runs() -> Vec<String> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(fixtures().join("golden")).unwrap() {
+        let dir = entry.unwrap().path();
+        let status = std::fs::read_to_string(dir.join("oracle_status.json")).unwrap_or_default();
+        if status.contains("\"status\": \"ok\"") {
+            names.push(dir.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    names.sort();
+    names
+}
+
+#[test]
+fn every_seed_output_matches_the_oracle() {
+    let names = golden_runs();
+    assert!(names.len() >= 3, "expected several golden fixtures, found {names:?}");
+    let (dir, runs) = runs_dir(&[]);
+    let out = dir.path().join("site");
+    let output = build(&runs, &out, &[]);
+    assert!(output.status.success(), "{}", crate::common::text(&output));
+    let mut compared = 0;
+    for name in &names {
+        let golden = fixtures().join("golden").join(name);
+        let site = out.join("runs").join(name);
+        for file in [
+            "async_summary.csv",
+            "decomposition_summary.csv",
+            "fragmentation_summary.csv",
+            "decode_summary.csv",
+            "nccl_tests_raw.csv",
+            "nccl_tests_summary.csv",
+            "numeric_summary.csv",
+            "summary.csv",
+        ] {
+            let expected = std::fs::read(golden.join(file)).unwrap_or_else(|_| panic!("{name}/{file} golden"));
+            let actual = std::fs::read(site.join(file)).unwrap_or_else(|_| panic!("{name}/{file} not written"));
+            assert_same_csv(&format!("{name}/{file}"), &expected, &actual);
+            compared += 1;
+        }
+        let expected = std::fs::read(golden.join("summary.md")).unwrap();
+        let actual = std::fs::read(site.join("summary.md")).unwrap();
+        assert_eq!(table_rows(&expected), table_rows(&actual), "{name}/summary.md tables");
+    }
+    assert_eq!(compared, names.len() * 8);
+}
+
+#[test]
+fn csv_files_are_byte_identical_where_python_arithmetic_agrees() {
+    // Medians, percentiles, min/max and ratios are plain IEEE operations: the exported text must
+    // be the seed's byte for byte (CRLF, repr floats, True/False). CV goes through Python's
+    // exact-rational pstdev, so files with a CV column are compared numerically above.
+    for name in golden_runs() {
+        let (dir, runs) = runs_dir(&[name.as_str()]);
+        let out = dir.path().join("site");
+        assert!(build(&runs, &out, &[]).status.success());
+        for file in ["nccl_tests_raw.csv", "numeric_summary.csv"] {
+            let expected = std::fs::read(fixtures().join("golden").join(&name).join(file)).unwrap();
+            let actual = std::fs::read(out.join("runs").join(&name).join(file)).unwrap();
+            assert_eq!(String::from_utf8_lossy(&expected), String::from_utf8_lossy(&actual), "{name}/{file}");
+        }
+    }
+}
+
+#[test]
+fn runs_archiving_the_seed_outputs_are_compared_without_differences() {
+    let names = golden_runs();
+    let (dir, runs) = runs_dir(&[names[0].as_str()]);
+    // Archive the oracle's outputs inside the run, as a real seed run holds them.
+    for entry in std::fs::read_dir(fixtures().join("golden").join(&names[0])).unwrap() {
+        let path = entry.unwrap().path();
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        if file.ends_with(".csv") || file == "summary.md" {
+            std::fs::copy(&path, runs.join(&names[0]).join(&file)).unwrap();
+        }
+    }
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &["--strict"]).status.success());
+    let json = std::fs::read_to_string(out.join("data/runs.json")).unwrap();
+    assert!(!json.contains("differs from the recomputed value"), "{json}");
+
+    // Now tamper with one archived number: the difference is reported with file and line.
+    let path = runs.join(&names[0]).join("decode_summary.csv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.split("\r\n").map(str::to_string).collect();
+    let mut cells: Vec<String> = lines[1].split(',').map(str::to_string).collect();
+    cells[6] = "1.5".to_string();
+    lines[1] = cells.join(",");
+    std::fs::write(&path, lines.join("\r\n")).unwrap();
+    assert!(build(&runs, &out, &[]).status.success());
+    let json = std::fs::read_to_string(out.join("data/runs.json")).unwrap();
+    assert!(json.contains("decode_summary.csv"), "{json}");
+    assert!(json.contains("column median_total_us: archived \\\"1.5\\\""), "{json}");
+    let _ = Path::new(&dir.path());
+}

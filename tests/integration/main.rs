@@ -1,0 +1,8 @@
+//! Integration tests of `nccl-report build` and the site: one test binary, one module per
+//! concern. Fixture runs live in `tests/fixtures/runs/`, the seed oracle's outputs for them in
+//! `tests/fixtures/golden/`.
+
+mod common;
+mod golden;
+mod pipeline;
+mod site;

@@ -1,0 +1,258 @@
+//! The site: every link resolves, hostile text is escaped, no absolute path of the building
+//! machine leaks, page snapshots, publishing to a git branch, serving over HTTP.
+
+use crate::common::{build, nccl_report, runs_dir, text, tree};
+use std::fs;
+use std::path::Path;
+
+fn attribute_values<'a>(html: &'a str, attribute: &str) -> Vec<&'a str> {
+    let needle = format!(" {attribute}=\"");
+    html.match_indices(&needle)
+        .map(|(i, _)| {
+            let rest = &html[i + needle.len()..];
+            &rest[..rest.find('"').unwrap()]
+        })
+        .collect()
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            out.push(u8::from_str_radix(&text[i + 1..i + 3], 16).unwrap());
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+fn unescape(text: &str) -> String {
+    text.replace("&#38;", "&").replace("&amp;", "&").replace("&#39;", "'").replace("&quot;", "\"").replace("&#34;", "\"")
+}
+
+/// Checks that every href/src of every page is relative and names a file of the site.
+fn assert_links_resolve(site: &Path) {
+    let files = tree(site);
+    let mut checked = 0;
+    for (path, bytes) in &files {
+        if !path.ends_with(".html") {
+            continue;
+        }
+        let html = String::from_utf8(bytes.clone()).unwrap();
+        let page_dir = Path::new(path).parent().unwrap().to_path_buf();
+        for link in attribute_values(&html, "href").into_iter().chain(attribute_values(&html, "src")) {
+            let link = unescape(link);
+            if link.starts_with("https://") || link.starts_with("http://") || link.starts_with("mailto:") {
+                continue;
+            }
+            assert!(!link.starts_with('/'), "{path}: absolute link {link}");
+            let target = link.split('#').next().unwrap();
+            if target.is_empty() {
+                continue;
+            }
+            let mut resolved = page_dir.clone();
+            for part in percent_decode(target).split('/') {
+                match part {
+                    ".." => assert!(resolved.pop() || resolved.as_os_str().is_empty(), "{path}: {link} leaves the site"),
+                    "." | "" => {}
+                    other => resolved.push(other),
+                }
+            }
+            let key = resolved.to_string_lossy().replace('\\', "/");
+            assert!(files.contains_key(&key), "{path}: broken link {link} -> {key}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "only {checked} links checked");
+}
+
+#[test]
+fn every_link_and_image_resolves_to_a_file() {
+    let (dir, runs) = runs_dir(&[]);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    assert_links_resolve(&out);
+    for required in ["index.html", "404.html", ".nojekyll", "data/runs.json", "static/style.css"] {
+        assert!(out.join(required).is_file(), "{required}");
+    }
+    for section in ["async", "decomposition", "fragmentation", "decode", "nccl-tests", "numerics"] {
+        assert!(out.join(format!("sections/{section}.html")).is_file(), "{section}");
+    }
+}
+
+#[test]
+fn no_absolute_path_of_the_building_machine_appears() {
+    let (dir, runs) = runs_dir(&[]);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    let temp = dir.path().to_string_lossy().into_owned();
+    let manifest = env!("CARGO_MANIFEST_DIR");
+    for (path, bytes) in tree(&out) {
+        let content = String::from_utf8_lossy(&bytes);
+        assert!(!content.contains(&temp), "{path} holds the build folder path");
+        assert!(!content.contains(manifest), "{path} holds the source path");
+    }
+}
+
+const HOSTILE: &str = "<script>alert(1)</script>";
+
+#[test]
+fn hostile_run_ids_notes_and_manifest_values_are_escaped() {
+    let (dir, runs) = runs_dir(&[]);
+    let source = fs::read_dir(&runs).unwrap().next().unwrap().unwrap().path();
+    let hostile_id = "x<script>alert(1)<\\script>\"'&";
+    let hostile_id = hostile_id.replace('\\', "");
+    let hostile_run = runs.join(&hostile_id);
+    crate::common::copy_tree(&source, &hostile_run);
+    let manifest = fs::read_to_string(hostile_run.join("manifest.txt")).unwrap();
+    fs::write(
+        hostile_run.join("manifest.txt"),
+        manifest.replacen("hostname=", &format!("hostname={HOSTILE}<img src=x onerror=alert(2)>"), 1),
+    )
+    .unwrap();
+    fs::write(
+        hostile_run.join("NOTES.md"),
+        format!("# Notes\n\n{HOSTILE}\n\n<iframe src=\"javascript:alert(3)\"></iframe>\n\n[click](javascript:alert(4)) [fine](https://example.org)\n"),
+    )
+    .unwrap();
+    fs::write(runs.join("NOTES.md"), format!("Site notes {HOSTILE} [x](vbscript:msgbox)\n")).unwrap();
+    let out = dir.path().join("site");
+    let output = build(&runs, &out, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    let mut pages = 0;
+    for (path, bytes) in tree(&out) {
+        if !(path.ends_with(".html") || path.ends_with(".svg")) {
+            continue;
+        }
+        pages += 1;
+        let content = String::from_utf8_lossy(&bytes).to_lowercase();
+        assert!(!content.contains("<script"), "{path}: unescaped <script");
+        assert!(!content.contains("<iframe"), "{path}: unescaped <iframe");
+        assert!(!content.contains("<img src=x"), "{path}: unescaped <img");
+        assert!(!content.contains("javascript:"), "{path}: javascript: URL");
+        assert!(!content.contains("vbscript:"), "{path}: vbscript: URL");
+    }
+    assert!(pages > 10);
+    let run_dir = out.join("runs").join(&hostile_id);
+    let page = fs::read_to_string(run_dir.join("index.html")).unwrap();
+    assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "the hostile text is shown, escaped");
+    assert!(page.contains("href=\"https://example.org\""));
+    let index = fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("runs/x%3Cscript%3Ealert%281%29%3Cscript%3E%22%27%26/index.html"), "run id is URL-encoded in links");
+    assert_links_resolve(&out);
+}
+
+#[test]
+fn run_ids_that_could_escape_are_skipped() {
+    let (dir, runs) = runs_dir(&[]);
+    let source = fs::read_dir(&runs).unwrap().next().unwrap().unwrap().path();
+    crate::common::copy_tree(&source, &runs.join(".hidden"));
+    crate::common::copy_tree(&source, &runs.join("bad\u{1b}[31mid"));
+    let out = dir.path().join("site");
+    let output = build(&runs, &out, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(text(&output).contains("not a valid run id"), "{}", text(&output));
+    let json = fs::read_to_string(out.join("data/runs.json")).unwrap();
+    assert!(!json.contains(".hidden") && !json.contains("\\u001b"), "{json}");
+}
+
+#[test]
+fn page_snapshots() {
+    let names = ["synth-basic"];
+    let (dir, runs) = runs_dir(&names);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    insta::assert_snapshot!("index", fs::read_to_string(out.join("index.html")).unwrap());
+    insta::assert_snapshot!("run_page", fs::read_to_string(out.join("runs/synth-basic/index.html")).unwrap());
+    insta::assert_snapshot!("decode_section", fs::read_to_string(out.join("sections/decode.html")).unwrap());
+    insta::assert_snapshot!("summary_md", fs::read_to_string(out.join("runs/synth-basic/summary.md")).unwrap());
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = std::process::Command::new("git").current_dir(dir).args(args).output().unwrap();
+    assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).trim().to_string()
+}
+
+#[test]
+fn publish_commits_the_site_to_a_branch_and_pushes_it() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let repo = dir.path().join("repo");
+    let remote = dir.path().join("remote.git");
+    fs::create_dir(&repo).unwrap();
+    git(dir.path(), &["init", "--quiet", "--bare", remote.to_str().unwrap()]);
+    git(&repo, &["init", "--quiet"]);
+    git(&repo, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "--allow-empty", "-m", "init"]);
+    git(&repo, &["remote", "add", "origin", remote.to_str().unwrap()]);
+    let out = repo.join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+
+    let publish = |args: &[&str]| {
+        assert_cmd::Command::cargo_bin("nccl-report").unwrap().current_dir(&repo).args(args).output().unwrap()
+    };
+    let output = publish(&["publish"]);
+    assert!(output.status.success(), "{}", text(&output));
+    let files = git(&remote, &["ls-tree", "-r", "--name-only", "gh-pages"]);
+    assert!(files.lines().any(|f| f == "index.html"), "{files}");
+    assert!(files.lines().any(|f| f == ".nojekyll"), "{files}");
+    assert!(files.lines().any(|f| f == "runs/synth-basic/summary.md"), "{files}");
+    assert!(!files.contains(".nccl-report-site"), "{files}");
+    // The user's branch, index and working tree are untouched.
+    assert_eq!(git(&repo, &["rev-parse", "--abbrev-ref", "HEAD"]).is_empty(), false);
+    assert_eq!(git(&repo, &["log", "--format=%s", "-1"]), "init");
+    // Publishing again adds a commit on top of the previous one.
+    let output = publish(&["publish", "--branch", "gh-pages"]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert_eq!(git(&remote, &["rev-list", "--count", "gh-pages"]), "2");
+
+    let empty = dir.path().join("empty");
+    fs::create_dir(&empty).unwrap();
+    let output = assert_cmd::Command::cargo_bin("nccl-report").unwrap().current_dir(&repo).args(["publish", "--out", empty.to_str().unwrap()]).output().unwrap();
+    assert!(!output.status.success());
+    assert!(text(&output).contains("not a site built by nccl-report"), "{}", text(&output));
+}
+
+#[test]
+fn serve_answers_pages_and_404() {
+    use std::io::{Read, Write};
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nccl-report"))
+        .args(["serve", "--out", out.to_str().unwrap(), "--port", &port.to_string()])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let get = |path: &str| -> Option<String> {
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+        stream.set_read_timeout(Some(std::time::Duration::from_secs(5))).ok()?;
+        write!(stream, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").ok()?;
+        let mut response = String::new();
+        stream.read_to_string(&mut response).ok()?;
+        Some(response)
+    };
+    let mut index = None;
+    for _ in 0..50 {
+        index = get("/");
+        if index.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let missing = get("/nope.html");
+    let escape = get("/../../etc/passwd");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let index = index.expect("server answered");
+    assert!(index.starts_with("HTTP/1.0 200") || index.starts_with("HTTP/1.1 200"), "{index}");
+    assert!(index.contains("NCCL experiment runs"));
+    assert!(missing.unwrap().contains(" 404 "));
+    assert!(!escape.unwrap().contains("root:"));
+    let _ = nccl_report(&["--version"]);
+}
