@@ -50,7 +50,7 @@ for a in "$@"; do [ "$prev" = -J ] && json=$a; prev=$a; done
 echo "# nccl-tests version 2.19.6 args: $*"
 echo "        8192          4096      half     sum      -1     7.86    1.04    0.00       0     2.49    3.29    0.00       0"
 echo "env NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE"
-if [ -n "$json" ]; then echo '{"results": []}' > "$json"; fi
+if [ -n "$json" ]; then echo '{"env": ["HF_TOKEN=secret", "NCCL_DEBUG=INFO"], "results": []}' > "$json"; fi
 "##;
 
 impl Machine {
@@ -392,8 +392,17 @@ fn four_gpu_run_with_nccl_tests_json() {
         assert!(raw.iter().any(|f| f == file), "{file} missing: {raw:?}");
     }
     assert!(read(&run.join("raw/nccl_tests_g4.stdout")).contains("env NCCL_NVLS_ENABLE=0"));
+    let json = read(&run.join("raw/nccl_tests_g4.json"));
+    assert!(
+        json.contains("NCCL_DEBUG=INFO") && !json.contains("HF_TOKEN"),
+        "env not filtered: {json}"
+    );
     let manifest = read(&run.join("manifest.txt"));
     assert!(manifest.contains("gpu=4x NVIDIA H200\n"), "{manifest}");
+    assert!(
+        manifest.contains("nccl_tests_json_env=only NCCL_*, CUDA_*, NVSHMEM_*, TORCH_* kept"),
+        "{manifest}"
+    );
     assert!(
         manifest.contains("topology=all GPU pairs NV18\n"),
         "{manifest}"

@@ -14,7 +14,9 @@
 //!   runs keep them plain for reading.
 //! - The nccl-tests control runs once per world size, ascending as in the seed, when
 //!   `--nccl-tests` names an existing file; `-J raw/nccl_tests_g<N>.json` is added when its
-//!   `-h` lists `-J`. Otherwise it is skipped: `nccl_tests=not run: <why>`.
+//!   `-h` lists `-J`; without such a file it is skipped (`nccl_tests=not run: <why>`). The JSON copies
+//!   the whole process environment: only `NCCL_*`, `CUDA_*`, `NVSHMEM_*` and `TORCH_*`
+//!   entries are kept (`nccl_tests_json_env=`), and a JSON that cannot be read is removed.
 //! - `--dry-run` creates nothing and needs neither GPU nor torchrun. It probes `nvidia-smi`
 //!   when present (read-only) and clamps as a real run would; without it the requested world
 //!   sizes are shown unclamped, and it says so.
@@ -28,7 +30,7 @@ use crate::collect::probe::{self, Gpus, Versions};
 use crate::collect::record::{gpu_summary, manifest_text, topology_summary};
 use crate::collect::run_id;
 use crate::collect::sha256::sha256_hex;
-use crate::collect::steps::{gzip_logs, run_step};
+use crate::collect::steps::{filter_json_env, gzip_logs, run_step, KEPT_ENV_PREFIXES};
 use crate::collect::CollectOptions;
 use anyhow::{anyhow, bail, Context, Result};
 use std::fs;
@@ -405,12 +407,36 @@ fn assemble(dir: &Path, context: &ManifestContext, commands: &mut Vec<String>) -
     for (i, step) in context.plan.steps.iter().enumerate() {
         commands.push(step.command_line());
         run_step(dir, step, &format!("[{}/{total}]", i + 1))?;
+        for json in step
+            .outputs
+            .iter()
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        {
+            keep_json_without_secrets(&dir.join(json));
+        }
     }
     match gzip_logs(dir)? {
         0 => eprintln!("warning: no NCCL log in raw/nccl (was NCCL_DEBUG_FILE ignored?)"),
         n => eprintln!("gzipped {n} NCCL log(s) under raw/nccl"),
     }
     Ok(())
+}
+
+/// Filters the environment out of an nccl-tests JSON; one that cannot be read is removed
+/// rather than kept with the whole environment (the text table in stdout stays).
+fn keep_json_without_secrets(path: &Path) {
+    match filter_json_env(path) {
+        Ok(dropped) => eprintln!(
+            "{}: dropped {dropped} environment variable(s) from env",
+            path.display()
+        ),
+        Err(error) => {
+            eprintln!("warning: {error:#}; removing it so its environment copy cannot leak");
+            if let Err(error) = fs::remove_file(path) {
+                eprintln!("warning: cannot remove {}: {error}", path.display());
+            }
+        }
+    }
 }
 
 fn write_artifacts(dir: &Path, machine: &Machine) -> Result<()> {
@@ -522,6 +548,18 @@ fn manifest_entries(
             format!("nccl-report {}", env!("CARGO_PKG_VERSION")),
         ),
     ]);
+    if plan
+        .steps
+        .iter()
+        .flat_map(|s| &s.outputs)
+        .any(|p| p.extension().is_some_and(|x| x == "json"))
+    {
+        let kept: Vec<String> = KEPT_ENV_PREFIXES.iter().map(|p| format!("{p}*")).collect();
+        entries.push((
+            "nccl_tests_json_env",
+            format!("only {} kept (may hold secrets otherwise)", kept.join(", ")),
+        ));
+    }
     if let Err(why) = status {
         entries.push((
             "status",

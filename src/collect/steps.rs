@@ -1,6 +1,7 @@
 //! Running one planned [`Step`] inside the run folder: combined stdout+stderr streamed to its
 //! file, a spinner on stderr showing the step and its latest output line, and checks of the
-//! exit status and of the files the step must leave. Also gzips the NCCL logs.
+//! exit status and of the files the step must leave. Also gzips the NCCL logs and filters the
+//! environment that nccl-tests copies into its JSON.
 
 use crate::collect::plan::Step;
 use crate::collect::probe::{child, tail};
@@ -154,6 +155,31 @@ fn gzip_file(path: &Path) -> Result<()> {
     fs::remove_file(path).with_context(|| format!("cannot remove {}", path.display()))
 }
 
+/// Environment variables an nccl-tests JSON keeps; the rest of its `env` list (the whole
+/// process environment, tokens included) is dropped so the run can be committed.
+pub const KEPT_ENV_PREFIXES: [&str; 4] = ["NCCL_", "CUDA_", "NVSHMEM_", "TORCH_"];
+
+/// Rewrites an nccl-tests `-J` file with only [`KEPT_ENV_PREFIXES`] variables in its `env`
+/// list; returns how many were dropped. The JSON is re-serialized (same values; keys sorted).
+pub fn filter_json_env(path: &Path) -> Result<usize> {
+    let bytes = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut json: serde_json::Value = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{} is not JSON", path.display()))?;
+    let Some(env) = json.get_mut("env").and_then(|e| e.as_array_mut()) else {
+        return Ok(0);
+    };
+    let before = env.len();
+    env.retain(|entry| {
+        entry
+            .as_str()
+            .is_some_and(|var| KEPT_ENV_PREFIXES.iter().any(|p| var.starts_with(p)))
+    });
+    let dropped = before - env.len();
+    let text = serde_json::to_vec_pretty(&json)?;
+    fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(dropped)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,6 +200,26 @@ mod tests {
             .unwrap();
         assert_eq!(text, "NCCL INFO x\n");
         assert!(logs.join("notes.txt").exists());
+    }
+
+    #[test]
+    fn json_env_keeps_nccl_and_cuda_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g1.json");
+        fs::write(
+            &path,
+            r#"{"version": 3, "env": ["HF_TOKEN=secret", "NCCL_DEBUG=INFO", "CUDA_VISIBLE_DEVICES=0"], "results": [{"size": 8192}]}"#,
+        )
+        .unwrap();
+        assert_eq!(filter_json_env(&path).unwrap(), 1);
+        let json: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        assert_eq!(
+            json["env"],
+            serde_json::json!(["NCCL_DEBUG=INFO", "CUDA_VISIBLE_DEVICES=0"])
+        );
+        assert_eq!(json["results"][0]["size"], 8192);
+        fs::write(&path, "{ truncated").unwrap();
+        assert!(filter_json_env(&path).is_err());
     }
 
     #[test]
