@@ -13,10 +13,10 @@
 //! - NCCL logs are gzipped (`raw/nccl/*.log.gz`, `nccl_logs=gzip`) in landed runs; failed
 //!   runs keep them plain for reading.
 //! - The nccl-tests control runs once per world size, ascending as in the seed, when
-//!   `--nccl-tests` names an existing file; `-J raw/nccl_tests_g<N>.json` is added when its
-//!   `-h` lists `-J`; without such a file it is skipped (`nccl_tests=not run: <why>`). The JSON copies
-//!   the whole process environment: only `NCCL_*`, `CUDA_*`, `NVSHMEM_*` and `TORCH_*`
-//!   entries are kept (`nccl_tests_json_env=`), and a JSON that cannot be read is removed.
+//!   `--nccl-tests` names an existing file (else it is skipped: `nccl_tests=not run: <why>`);
+//!   `-J raw/nccl_tests_g<N>.json` is added when its `-h` lists `-J`. That JSON copies the
+//!   whole process environment: only `NCCL_*`, `CUDA_*`, `NVSHMEM_*` and `TORCH_*` entries
+//!   are kept (`nccl_tests_json_env=`), and a JSON that cannot be read is removed.
 //! - `--dry-run` creates nothing and needs neither GPU nor torchrun. It probes `nvidia-smi`
 //!   when present (read-only) and clamps as a real run would; without it the requested world
 //!   sizes are shown unclamped, and it says so.
