@@ -82,24 +82,28 @@ pub struct PublishArgs {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// A run folder, or a folder of run folders (such as logs/interview_details/).
+    /// A run folder (holding manifest.txt or raw/), or a folder of run folders (such as
+    /// logs/interview_details/). Sources are only read.
     #[arg(required = true)]
     pub sources: Vec<PathBuf>,
+    /// Folder holding one sub-folder per run (created when missing).
     #[arg(long, default_value = "runs")]
     pub runs: PathBuf,
-    /// Import the one given run under this new id.
-    #[arg(long)]
+    /// Import the one given run under this id instead of its folder name.
+    #[arg(long, value_name = "ID")]
     pub rename: Option<String>,
 }
 
 #[derive(Debug, Args)]
 pub struct CollectArgs {
+    /// Folder holding one sub-folder per run; the run lands in <runs>/<id>.
     #[arg(long, default_value = "runs")]
     pub runs: PathBuf,
-    /// Run id (default: UTC time, as the seed names runs).
-    #[arg(long)]
+    /// Run id (default: the UTC start time, %Y%m%dT%H%M%SZ, as the seed names runs).
+    #[arg(long, value_name = "ID")]
     pub run_id: Option<String>,
-    /// World sizes to run: the first with all sections, the others with decode only.
+    /// World sizes: the first runs every section, the others decode only. Sizes above the
+    /// GPU count are clamped to it.
     #[arg(long, value_delimiter = ',', default_value = "4,2")]
     pub world_sizes: Vec<u32>,
     #[arg(long, default_value_t = 10)]
@@ -108,16 +112,18 @@ pub struct CollectArgs {
     pub warmups: u32,
     #[arg(long, default_value_t = 160)]
     pub decode_collectives: u32,
-    /// CPU list, local rank i uses entry i (default: 0,2,4,... as the seed).
-    #[arg(long)]
+    /// CPU list, local rank i uses entry i (default: 0,2,4,... one per rank of the largest
+    /// world size, as the seed's 0,2,4,6).
+    #[arg(long, value_name = "LIST")]
     pub cpu_affinity: Option<String>,
     /// Path of an nccl-tests all_reduce_perf binary (the control is skipped without it).
-    #[arg(long)]
+    #[arg(long, value_name = "PATH")]
     pub nccl_tests: Option<PathBuf>,
-    /// The worker script (default: suite/worker.py).
-    #[arg(long)]
+    /// The worker script (default: suite/worker.py beside the runs folder).
+    #[arg(long, value_name = "PATH")]
     pub worker: Option<PathBuf>,
-    /// Print every command and environment variable, run nothing.
+    /// Print every command with the environment it sets; run and create nothing. Needs no
+    /// GPU; clamps world sizes only when nvidia-smi answers.
     #[arg(long)]
     pub dry_run: bool,
 }

@@ -1,7 +1,380 @@
 //! `nccl-report import`: copy run folders into the runs folder.
+//!
+//! Rules (the decisions behind `nccl-report import`):
+//! - A *run folder* holds `manifest.txt` or `raw/`. A source that is neither is a folder of
+//!   runs: its sub-folders that are run folders are imported; dot-folders are ignored, other
+//!   sub-folders and symlinked sub-folders are skipped with a line saying why.
+//! - The run id is the folder name (the seed names each run folder by its id), or `--rename`.
+//!   A `run_id=` in the manifest that differs is kept as recorded, with a note.
+//! - `manifest.txt` must parse. When it is absent (only `raw/`), a minimal one is derived
+//!   into the copy: `experiment`, `run_id`, `manifest=derived ...` and, when the artifacts
+//!   allow, `gpu` and `topology`. It is deterministic, so re-importing is still a no-op.
+//! - Identity is the content hash of the whole tree (see `tree`): an identical run already in
+//!   `runs/` is left alone ("already present"); a different one with the same id is refused
+//!   and nothing is overwritten.
+//! - Symlinks are copied as links only when relative and resolving inside the run; any other
+//!   link, or a FIFO, socket or device file, refuses the run. The source is only read.
+//! - Copies go to `runs/.import-<id>-<pid>/` and are renamed into place. Leftovers of
+//!   interrupted imports (whose process is gone, per `/proc`) are removed on the next import.
 
+use crate::collect::record::{gpu_summary, manifest_text, topology_summary};
+use crate::collect::run_id;
+use crate::collect::tree::{self, ExtraFile, TreeStats};
 use crate::collect::ImportOptions;
+use crate::parse::manifest::parse_manifest;
+use anyhow::{anyhow, bail, Context, Result};
+use std::fs;
+use std::path::{Path, PathBuf};
 
-pub fn import_runs(_options: &ImportOptions) -> anyhow::Result<()> {
-    unimplemented!("import")
+/// What happened to one source folder.
+enum Outcome {
+    Imported(TreeStats),
+    AlreadyPresent(TreeStats),
+    Refused(String),
+}
+
+/// A run folder found among the sources, with the id it will be imported under.
+struct Candidate {
+    path: PathBuf,
+    id: Result<String, String>,
+}
+
+/// Imports every run found in `options.sources`; prints one line per run on stdout and fails
+/// when any run or source was refused.
+pub fn import_runs(options: &ImportOptions) -> Result<()> {
+    clean_leftovers(&options.runs)?;
+    let mut source_refusals = 0usize;
+    let mut candidates = Vec::new();
+    for source in &options.sources {
+        match find_runs(source) {
+            Ok(found) => candidates.extend(found),
+            Err(why) => {
+                println!("refused          {}: {why}", source.display());
+                source_refusals += 1;
+            }
+        }
+    }
+    if let Some(new_id) = &options.rename {
+        rename_single(&mut candidates, new_id)?;
+    }
+    let mut refused = source_refusals;
+    for candidate in &candidates {
+        let outcome = match &candidate.id {
+            Ok(id) => import_one(&candidate.path, id, &options.runs),
+            Err(why) => Outcome::Refused(why.clone()),
+        };
+        refused += usize::from(matches!(outcome, Outcome::Refused(_)));
+        print_outcome(candidate, &options.runs, &outcome);
+    }
+    if refused > 0 {
+        let total = candidates.len() + source_refusals;
+        bail!("{refused} of {total} runs or sources refused; nothing was overwritten");
+    }
+    Ok(())
+}
+
+fn rename_single(candidates: &mut [Candidate], new_id: &str) -> Result<()> {
+    if candidates.len() != 1 {
+        bail!(
+            "--rename needs exactly one run, but the sources hold {}: {}",
+            candidates.len(),
+            candidates
+                .iter()
+                .map(|c| c.path.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    run_id::validate(new_id).map_err(|e| anyhow!("--rename {new_id:?}: {e}"))?;
+    candidates[0].id = Ok(new_id.to_string());
+    Ok(())
+}
+
+fn print_outcome(candidate: &Candidate, runs: &Path, outcome: &Outcome) {
+    let id = candidate.id.as_deref().unwrap_or("-");
+    let src = candidate.path.display();
+    match outcome {
+        Outcome::Imported(stats) => println!(
+            "imported         {id} <- {src} ({} files, {} bytes, xxh3 {})",
+            stats.files,
+            stats.bytes,
+            stats.short_hash()
+        ),
+        Outcome::AlreadyPresent(stats) => println!(
+            "already present  {id} <- {src}: {} is identical (xxh3 {}); nothing to do",
+            runs.join(id).display(),
+            stats.short_hash()
+        ),
+        Outcome::Refused(why) => println!("refused          {id} <- {src}: {why}"),
+    }
+}
+
+/// The run folders a source names: itself, or its run sub-folders.
+fn find_runs(source: &Path) -> Result<Vec<Candidate>, String> {
+    if !source.is_dir() {
+        return Err(if source.exists() {
+            "not a folder"
+        } else {
+            "does not exist"
+        }
+        .to_string());
+    }
+    if is_run_folder(source) {
+        return Ok(vec![candidate(source)]);
+    }
+    let mut children: Vec<PathBuf> = fs::read_dir(source)
+        .map_err(|e| format!("cannot list: {e}"))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .collect();
+    children.sort();
+    let mut found = Vec::new();
+    for child in children {
+        if let Some(run) = child_run(&child) {
+            found.push(run);
+        }
+    }
+    if found.is_empty() {
+        return Err("neither a run folder (manifest.txt or raw/) nor a folder holding any".into());
+    }
+    Ok(found)
+}
+
+fn child_run(child: &Path) -> Option<Candidate> {
+    let name = child.file_name()?.to_string_lossy();
+    if name.starts_with('.') || !child.is_dir() {
+        return None;
+    }
+    let is_link = child
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink());
+    if is_link {
+        println!(
+            "skipped          {}: a symlink (import its target instead)",
+            child.display()
+        );
+        return None;
+    }
+    if !is_run_folder(child) {
+        println!(
+            "skipped          {}: not a run folder (no manifest.txt or raw/)",
+            child.display()
+        );
+        return None;
+    }
+    Some(candidate(child))
+}
+
+fn is_run_folder(path: &Path) -> bool {
+    path.join("manifest.txt").is_file() || path.join("raw").is_dir()
+}
+
+fn candidate(path: &Path) -> Candidate {
+    let id = folder_name(path).and_then(|name| {
+        run_id::validate(&name)
+            .map(|()| name.clone())
+            .map_err(|e| format!("{name:?} is not a valid run id: {e}; use --rename ID"))
+    });
+    Candidate {
+        path: path.to_path_buf(),
+        id,
+    }
+}
+
+fn folder_name(path: &Path) -> Result<String, String> {
+    let canonical = fs::canonicalize(path).map_err(|e| format!("cannot resolve: {e}"))?;
+    let name = canonical
+        .file_name()
+        .ok_or("has no folder name; use --rename ID")?;
+    name.to_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("folder name {name:?} is not UTF-8; use --rename ID"))
+}
+
+fn import_one(source: &Path, id: &str, runs: &Path) -> Outcome {
+    match try_import(source, id, runs) {
+        Ok(outcome) => outcome,
+        Err(error) => Outcome::Refused(format!("{error:#}")),
+    }
+}
+
+fn try_import(source: &Path, id: &str, runs: &Path) -> Result<Outcome> {
+    let extra = manifest_extra(source, id)?;
+    fs::create_dir_all(runs).with_context(|| format!("cannot create {}", runs.display()))?;
+    refuse_runs_inside(source, runs)?;
+    let dest = runs.join(id);
+    if dest.symlink_metadata().is_ok() {
+        return compare_existing(source, &extra, &dest);
+    }
+    let temp = runs.join(format!(".import-{id}-{}", std::process::id()));
+    let stats = copy_into_temp(source, &extra, &temp)?;
+    if dest.symlink_metadata().is_ok() {
+        remove_temp(&temp);
+        bail!(
+            "{} appeared while copying; nothing was overwritten",
+            dest.display()
+        );
+    }
+    if let Err(error) = fs::rename(&temp, &dest) {
+        remove_temp(&temp);
+        return Err(error)
+            .with_context(|| format!("cannot rename {} to {}", temp.display(), dest.display()));
+    }
+    Ok(Outcome::Imported(stats))
+}
+
+fn compare_existing(source: &Path, extra: &[ExtraFile], dest: &Path) -> Result<Outcome> {
+    let ours = tree::hash(source, extra)?;
+    let theirs = tree::hash(dest, &[])
+        .with_context(|| format!("cannot read the existing {}", dest.display()))?;
+    if ours.hash == theirs.hash {
+        return Ok(Outcome::AlreadyPresent(ours));
+    }
+    bail!(
+        "{} already holds a different run (xxh3 {} there, {} here); nothing was overwritten; \
+         use --rename NEW_ID to import {} under another id",
+        dest.display(),
+        theirs.short_hash(),
+        ours.short_hash(),
+        source.display()
+    )
+}
+
+fn copy_into_temp(source: &Path, extra: &[ExtraFile], temp: &Path) -> Result<TreeStats> {
+    if temp.symlink_metadata().is_ok() {
+        fs::remove_dir_all(temp)
+            .with_context(|| format!("cannot remove the stale {}", temp.display()))?;
+    }
+    fs::create_dir(temp).with_context(|| format!("cannot create {}", temp.display()))?;
+    tree::copy(source, temp, extra).inspect_err(|_| remove_temp(temp))
+}
+
+fn remove_temp(temp: &Path) {
+    if let Err(error) = fs::remove_dir_all(temp) {
+        eprintln!("warning: cannot remove {}: {error}", temp.display());
+    }
+}
+
+/// Refuses a source that contains the runs folder (the copy would copy itself).
+fn refuse_runs_inside(source: &Path, runs: &Path) -> Result<()> {
+    let source =
+        fs::canonicalize(source).with_context(|| format!("cannot resolve {}", source.display()))?;
+    let runs_canonical =
+        fs::canonicalize(runs).with_context(|| format!("cannot resolve {}", runs.display()))?;
+    if runs_canonical.starts_with(&source) {
+        bail!(
+            "the runs folder {} is inside this run; import into another --runs",
+            runs.display()
+        );
+    }
+    Ok(())
+}
+
+/// Checks the source's `manifest.txt`, or derives one when it is absent.
+fn manifest_extra(source: &Path, id: &str) -> Result<Vec<ExtraFile>> {
+    let path = source.join("manifest.txt");
+    if path.symlink_metadata().is_err() {
+        eprintln!(
+            "note: {} has no manifest.txt; run {id} gets a minimal derived one",
+            source.display()
+        );
+        return Ok(vec![ExtraFile {
+            rel: "manifest.txt".into(),
+            bytes: derived_manifest(source, id).into_bytes(),
+        }]);
+    }
+    let bytes = fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let manifest = parse_manifest(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    if let Some(recorded) = manifest.get("run_id").filter(|r| *r != id) {
+        eprintln!("note: {} records run_id={recorded}; imported as {id} (the folder name, or --rename, is the run id)", path.display());
+    }
+    Ok(Vec::new())
+}
+
+/// A minimal manifest for a run folder without one. Only facts read from the folder itself,
+/// so the same source always derives the same bytes.
+fn derived_manifest(source: &Path, id: &str) -> String {
+    let mut entries = vec![
+        ("experiment".to_string(), "interview_details".to_string()),
+        ("run_id".to_string(), id.to_string()),
+        (
+            "manifest".to_string(),
+            "derived by nccl-report import: the source had no manifest.txt".to_string(),
+        ),
+    ];
+    let artifacts = source.join("artifacts");
+    let read = |name: &str| fs::read_to_string(artifacts.join(name)).unwrap_or_default();
+    if let Some(gpu) = gpu_summary(&read("nvidia_smi_query.txt")) {
+        entries.push(("gpu".to_string(), gpu));
+    }
+    if let Some(topology) = topology_summary(&read("nvidia_smi_topo.txt")) {
+        entries.push(("topology".to_string(), topology));
+    }
+    manifest_text(&entries, &[])
+}
+
+/// Removes `runs/.import-<id>-<pid>` folders whose process is gone.
+fn clean_leftovers(runs: &Path) -> Result<()> {
+    let Ok(entries) = fs::read_dir(runs) else {
+        return Ok(());
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = leftover_pid(&name) else {
+            continue;
+        };
+        if pid != std::process::id() && process_alive(pid) {
+            continue;
+        }
+        let path = entry.path();
+        fs::remove_dir_all(&path)
+            .with_context(|| format!("cannot remove the leftover {}", path.display()))?;
+        eprintln!(
+            "note: removed {}, left by an interrupted import",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+fn leftover_pid(name: &str) -> Option<u32> {
+    name.strip_prefix(".import-")?
+        .rsplit_once('-')?
+        .1
+        .parse()
+        .ok()
+}
+
+/// Whether `pid` runs, per `/proc`; without `/proc` every other import counts as running.
+fn process_alive(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    !proc.join("self").exists() || proc.join(pid.to_string()).exists()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leftover_names() {
+        assert_eq!(leftover_pid(".import-2025-01-01-4242"), Some(4242));
+        assert_eq!(leftover_pid(".import-x"), None);
+        assert_eq!(leftover_pid(".collect-x-1"), None);
+    }
+
+    #[test]
+    fn derived_manifest_is_deterministic_and_parses() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("artifacts")).unwrap();
+        fs::write(
+            dir.path().join("artifacts/nvidia_smi_query.txt"),
+            "0, NVIDIA H200, GPU-c4, 580.159.04, 143771 MiB, 00000000:00:06.0\n",
+        )
+        .unwrap();
+        let text = derived_manifest(dir.path(), "r1");
+        assert_eq!(text, derived_manifest(dir.path(), "r1"));
+        let manifest = parse_manifest(text.as_bytes()).unwrap();
+        assert_eq!(manifest.get("run_id"), Some("r1"));
+        assert_eq!(manifest.get("gpu"), Some("1x NVIDIA H200"));
+        assert_eq!(manifest.get("topology"), None);
+    }
 }

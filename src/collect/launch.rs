@@ -1,7 +1,573 @@
-//! `nccl-report collect`: run the suite on this machine's GPUs.
+//! `nccl-report collect`: run the suite on this machine's GPUs, as the seed runner does.
+//!
+//! Decisions behind `nccl-report collect`:
+//! - Everything that can refuse is checked before anything is created: the run id, that
+//!   `runs/<id>` and `runs/.collect-<id>` are free, GPUs (`nvidia-smi` lists at least one),
+//!   `torchrun` on `PATH`, the worker file, and `python3` reporting torch / CUDA / NCCL.
+//! - World sizes larger than the GPU count are clamped to it and repeats dropped (said on
+//!   stderr and recorded as `world_sizes=` next to `requested_world_sizes=`).
+//! - The run is assembled in `runs/.collect-<id>/` with that folder as every command's
+//!   working directory (paths in commands are relative to the run), then renamed to
+//!   `runs/<id>/`. A failure moves it to `runs/.failed/<id>/` (`<id>-2`... when taken) with
+//!   a `failure.txt` and a manifest saying `status=failed: ...`.
+//! - NCCL logs are gzipped (`raw/nccl/*.log.gz`, `nccl_logs=gzip`) in landed runs; failed
+//!   runs keep them plain for reading.
+//! - The nccl-tests control runs once per world size, ascending as in the seed, when
+//!   `--nccl-tests` names an existing file (else it is skipped: `nccl_tests=not run: <why>`);
+//!   `-J raw/nccl_tests_g<N>.json` is added when its `-h` lists `-J`. That JSON copies the
+//!   whole process environment: only `NCCL_*`, `CUDA_*`, `NVSHMEM_*` and `TORCH_*` entries
+//!   are kept (`nccl_tests_json_env=`), and a JSON that cannot be read is removed.
+//! - `--dry-run` creates nothing and needs neither GPU nor torchrun. It probes `nvidia-smi`
+//!   when present (read-only) and clamps as a real run would; without it the requested world
+//!   sizes are shown unclamped, and it says so.
+//! - The worker defaults to `suite/worker.py` beside the runs folder (`<runs>/../suite`).
+//! - An interrupted collect (Ctrl-C) leaves `runs/.collect-<id>/`: the build ignores
+//!   dot-folders, and a new collect of that id refuses until it is removed.
 
+use crate::collect::clock::UtcTime;
+use crate::collect::plan::{self, Step, WorkerSettings, WorldSizes, SAFETY_ENV};
+use crate::collect::probe::{self, Gpus, Versions};
+use crate::collect::record::{gpu_summary, manifest_text, topology_summary};
+use crate::collect::run_id;
+use crate::collect::sha256::sha256_hex;
+use crate::collect::steps::{filter_json_env, gzip_logs, run_step, KEPT_ENV_PREFIXES};
 use crate::collect::CollectOptions;
+use anyhow::{anyhow, bail, Context, Result};
+use std::fs;
+use std::path::{Path, PathBuf};
 
-pub fn collect(_options: &CollectOptions) -> anyhow::Result<()> {
-    unimplemented!("collect")
+/// The seed's dtype and critical-path notes, recorded verbatim in every manifest.
+const DTYPE: &str =
+    "FP32 for async/decomposition; FP16 for fragmentation/decode/numeric counterexample/nccl-tests control";
+const CRITICAL_PATH: &str = "max rank duration per cycle, then median/P95/CV across cycles";
+
+pub fn collect(options: &CollectOptions) -> Result<()> {
+    let started = UtcTime::now();
+    let id = options.run_id.clone().unwrap_or_else(|| started.run_id());
+    run_id::validate(&id).map_err(|e| anyhow!("run id {id:?}: {e}"))?;
+    check_counts(options)?;
+    let folders = Folders::new(&options.runs, &id);
+    if options.dry_run {
+        return dry_run(options, &folders);
+    }
+    folders.check_free()?;
+    let machine = Machine::probe()?;
+    let worker = existing_worker(options)?;
+    let plan = Plan::new(options, Some(machine.gpus.count), worker)?;
+    for note in &plan.notes {
+        eprintln!("note: {note}");
+    }
+    let context = ManifestContext {
+        id: &id,
+        started,
+        machine: &machine,
+        plan: &plan,
+    };
+    assemble_and_land(&folders, &context)
+}
+
+fn check_counts(options: &CollectOptions) -> Result<()> {
+    if options.world_sizes.is_empty() || options.world_sizes.contains(&0) {
+        bail!(
+            "--world-sizes needs one or more sizes of at least 1, got {:?}",
+            options.world_sizes
+        );
+    }
+    if options.cycles == 0 {
+        bail!("--cycles must be at least 1");
+    }
+    Ok(())
+}
+
+/// `runs/<id>`, its assembly folder `runs/.collect-<id>` and the failed runs' folder.
+struct Folders {
+    id: String,
+    landed: PathBuf,
+    assembly: PathBuf,
+    failed: PathBuf,
+}
+
+impl Folders {
+    fn new(runs: &Path, id: &str) -> Self {
+        Folders {
+            id: id.to_string(),
+            landed: runs.join(id),
+            assembly: runs.join(format!(".collect-{id}")),
+            failed: runs.join(".failed"),
+        }
+    }
+
+    fn check_free(&self) -> Result<()> {
+        if self.landed.symlink_metadata().is_ok() {
+            bail!(
+                "{} already exists; choose another --run-id",
+                self.landed.display()
+            );
+        }
+        if self.assembly.symlink_metadata().is_ok() {
+            bail!(
+                "{} exists: a collect of this id is running or was interrupted; remove it or choose another --run-id",
+                self.assembly.display()
+            );
+        }
+        Ok(())
+    }
+
+    /// Moves the assembly folder to `.failed/<id>` (or `<id>-2`, ...); returns where.
+    fn move_to_failed(&self) -> Result<PathBuf> {
+        fs::create_dir_all(&self.failed)
+            .with_context(|| format!("cannot create {}", self.failed.display()))?;
+        let mut target = self.failed.join(&self.id);
+        let mut n = 2;
+        while target.symlink_metadata().is_ok() {
+            target = self.failed.join(format!("{}-{n}", self.id));
+            n += 1;
+        }
+        fs::rename(&self.assembly, &target).with_context(|| {
+            format!(
+                "cannot move {} to {}",
+                self.assembly.display(),
+                target.display()
+            )
+        })?;
+        Ok(target)
+    }
+}
+
+/// What this machine is, probed before anything is created.
+struct Machine {
+    gpus: Gpus,
+    topology: String,
+    ib_devices: String,
+    versions: Versions,
+    hostname: String,
+}
+
+impl Machine {
+    fn probe() -> Result<Self> {
+        let gpus = probe::probe_gpus()
+            .map_err(|why| anyhow!("collect needs NVIDIA GPUs: {why}; nothing was created (--dry-run shows the commands)"))?;
+        if probe::find_on_path("torchrun").is_none() {
+            bail!("collect needs torchrun, which is not on PATH (install PyTorch or activate its environment); nothing was created");
+        }
+        let versions = probe::probe_versions().map_err(|why| {
+            anyhow!("collect needs python3 with torch: {why}; make python3 the interpreter of torchrun; nothing was created")
+        })?;
+        Ok(Machine {
+            gpus,
+            topology: probe::capture_artifact(&probe::TOPOLOGY),
+            ib_devices: probe::capture_artifact(&probe::IB_DEVICES),
+            versions,
+            hostname: hostname(),
+        })
+    }
+}
+
+fn hostname() -> String {
+    ["/proc/sys/kernel/hostname", "/etc/hostname"]
+        .iter()
+        .find_map(|p| {
+            fs::read_to_string(p)
+                .ok()
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+        })
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+/// `--worker`, or `suite/worker.py` beside the runs folder.
+fn worker_path(options: &CollectOptions) -> PathBuf {
+    options.worker.clone().unwrap_or_else(|| {
+        options
+            .runs
+            .parent()
+            .unwrap_or(Path::new(""))
+            .join("suite")
+            .join("worker.py")
+    })
+}
+
+fn existing_worker(options: &CollectOptions) -> Result<PathBuf> {
+    let worker = worker_path(options);
+    if !worker.is_file() {
+        bail!(
+            "the worker {} does not exist (give --worker PATH); nothing was created",
+            worker.display()
+        );
+    }
+    fs::canonicalize(&worker).with_context(|| format!("cannot resolve {}", worker.display()))
+}
+
+/// Everything `collect` will run, decided before anything runs.
+struct Plan {
+    requested: Vec<u32>,
+    world_sizes: WorldSizes,
+    settings: WorkerSettings,
+    /// The manifest's `nccl_tests=`: the binary, or `not run: <why>`.
+    nccl_tests: String,
+    steps: Vec<Step>,
+    notes: Vec<String>,
+}
+
+impl Plan {
+    fn new(options: &CollectOptions, gpus: Option<u32>, worker: PathBuf) -> Result<Self> {
+        let world_sizes = plan::clamp_world_sizes(&options.world_sizes, gpus);
+        let max_world = world_sizes.sizes.iter().copied().max().unwrap_or(1);
+        let cpu_affinity = match &options.cpu_affinity {
+            Some(list) => {
+                plan::check_cpu_affinity(list, max_world).map_err(|e| anyhow!(e))?;
+                list.clone()
+            }
+            None => plan::default_cpu_affinity(max_world),
+        };
+        let settings = WorkerSettings {
+            worker,
+            cycles: options.cycles,
+            warmups: options.warmups,
+            decode_collectives: options.decode_collectives,
+            cpu_affinity,
+        };
+        let mut steps: Vec<Step> = plan::cases(&world_sizes.sizes)
+            .iter()
+            .map(|case| plan::torch_step(case, &settings))
+            .collect();
+        let mut notes: Vec<String> = world_sizes.note.iter().cloned().collect();
+        let (control, nccl_tests, note) = nccl_tests_steps(
+            options.nccl_tests.as_deref(),
+            &world_sizes.sizes,
+            options.cycles,
+        );
+        steps.extend(control);
+        notes.extend(note);
+        Ok(Plan {
+            requested: options.world_sizes.clone(),
+            world_sizes,
+            settings,
+            nccl_tests,
+            steps,
+            notes,
+        })
+    }
+}
+
+/// The nccl-tests control, one step per world size (ascending, as the seed), with the
+/// manifest's `nccl_tests=` value and a note for the user.
+fn nccl_tests_steps(
+    option: Option<&Path>,
+    world_sizes: &[u32],
+    cycles: u32,
+) -> (Vec<Step>, String, Option<String>) {
+    let binary = match nccl_tests_binary(option) {
+        Ok(binary) => binary,
+        Err(why) => {
+            let note = format!("nccl-tests control skipped: {why}");
+            return (Vec::new(), format!("not run: {why}"), Some(note));
+        }
+    };
+    let json = probe::nccl_tests_supports_json(&binary);
+    let name = binary.display().to_string();
+    let mut ascending = world_sizes.to_vec();
+    ascending.sort_unstable();
+    let steps = ascending
+        .iter()
+        .map(|&n| plan::nccl_tests_step(&name, n, cycles, json))
+        .collect();
+    let note = (!json).then(|| format!("{name} -h lists no -J: nccl-tests JSON is not recorded"));
+    (steps, name, note)
+}
+
+fn nccl_tests_binary(option: Option<&Path>) -> Result<PathBuf, String> {
+    let path = option.ok_or("no --nccl-tests given")?;
+    if !path.is_file() {
+        return Err(format!("{} does not exist", path.display()));
+    }
+    fs::canonicalize(path).map_err(|e| format!("cannot resolve {}: {e}", path.display()))
+}
+
+/// Prints what a real run would do; creates and runs nothing (only `nvidia-smi` and
+/// `all_reduce_perf -h` are asked, when present).
+fn dry_run(options: &CollectOptions, folders: &Folders) -> Result<()> {
+    let worker = worker_path(options);
+    let gpus = probe::probe_gpus();
+    let plan = Plan::new(
+        options,
+        gpus.as_ref().ok().map(|g| g.count),
+        absolute(&worker),
+    )?;
+    println!("# nccl-report collect --dry-run: nothing is run or created");
+    println!(
+        "# run folder: {} (assembled in {})",
+        folders.landed.display(),
+        folders.assembly.display()
+    );
+    match &gpus {
+        Ok(g) => println!(
+            "# GPUs probed: {}",
+            gpu_summary(&g.query).unwrap_or_default()
+        ),
+        Err(why) => println!(
+            "# GPUs not probed ({why}): world sizes {} are used as requested, not clamped",
+            plan::join(&options.world_sizes)
+        ),
+    }
+    for warning in dry_run_warnings(folders, &worker) {
+        println!("# warning: {warning}: a real run would refuse");
+    }
+    for note in &plan.notes {
+        println!("# {note}");
+    }
+    println!("# commands, run from inside the run folder:");
+    for (command, redirect) in artifact_commands() {
+        println!("{} {redirect}", with_safety_env(&command.join(" ")));
+    }
+    for step in &plan.steps {
+        println!("{} > {} 2>&1", step.command_line(), step.stdout.display());
+    }
+    Ok(())
+}
+
+fn dry_run_warnings(folders: &Folders, worker: &Path) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if folders.landed.symlink_metadata().is_ok() {
+        warnings.push(format!("{} already exists", folders.landed.display()));
+    }
+    if !worker.is_file() {
+        warnings.push(format!("the worker {} does not exist", worker.display()));
+    }
+    warnings
+}
+
+/// The artifact commands, quoted, with where their output is recorded.
+fn artifact_commands() -> Vec<(Vec<String>, &'static str)> {
+    let quoted = |c: &[&str]| c.iter().map(|s| plan::shell_quote(s)).collect::<Vec<_>>();
+    vec![
+        (
+            quoted(&probe::GPU_QUERY),
+            "> artifacts/nvidia_smi_query.txt",
+        ),
+        (
+            quoted(&probe::TOPOLOGY),
+            "> artifacts/nvidia_smi_topo.txt 2>&1",
+        ),
+        (
+            quoted(&probe::IB_DEVICES),
+            "> artifacts/ibv_devinfo.txt 2>&1",
+        ),
+        (
+            quoted(&["python3", "-c", probe::VERSIONS_SCRIPT]),
+            "> artifacts/versions.txt",
+        ),
+    ]
+}
+
+fn with_safety_env(command: &str) -> String {
+    let env: Vec<String> = SAFETY_ENV.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("{} {command}", env.join(" "))
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    fs::canonicalize(path)
+        .or_else(|_| std::env::current_dir().map(|dir| dir.join(path)))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Facts the manifest is written from.
+struct ManifestContext<'a> {
+    id: &'a str,
+    started: UtcTime,
+    machine: &'a Machine,
+    plan: &'a Plan,
+}
+
+fn assemble_and_land(folders: &Folders, context: &ManifestContext) -> Result<()> {
+    let dir = &folders.assembly;
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut commands = Vec::new();
+    let result = assemble(dir, context, &mut commands);
+    let status = match &result {
+        Ok(()) => Ok(()),
+        Err(error) => Err(format!("{error:#}")),
+    };
+    let manifest = manifest_entries(context, &status);
+    let written = fs::write(
+        dir.join("manifest.txt"),
+        manifest_text(&manifest, &commands),
+    )
+    .with_context(|| format!("cannot write {}", dir.join("manifest.txt").display()));
+    match result.and(written) {
+        Ok(()) => land(folders),
+        Err(error) => fail(folders, error),
+    }
+}
+
+fn assemble(dir: &Path, context: &ManifestContext, commands: &mut Vec<String>) -> Result<()> {
+    write_artifacts(dir, context.machine)?;
+    let total = context.plan.steps.len();
+    for (i, step) in context.plan.steps.iter().enumerate() {
+        commands.push(step.command_line());
+        run_step(dir, step, &format!("[{}/{total}]", i + 1))?;
+        for json in step
+            .outputs
+            .iter()
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        {
+            keep_json_without_secrets(&dir.join(json));
+        }
+    }
+    match gzip_logs(dir)? {
+        0 => eprintln!("warning: no NCCL log in raw/nccl (was NCCL_DEBUG_FILE ignored?)"),
+        n => eprintln!("gzipped {n} NCCL log(s) under raw/nccl"),
+    }
+    Ok(())
+}
+
+/// Filters the environment out of an nccl-tests JSON; one that cannot be read is removed
+/// rather than kept with the whole environment (the text table in stdout stays).
+fn keep_json_without_secrets(path: &Path) {
+    match filter_json_env(path) {
+        Ok(dropped) => eprintln!(
+            "{}: dropped {dropped} environment variable(s) from env",
+            path.display()
+        ),
+        Err(error) => {
+            eprintln!("warning: {error:#}; removing it so its environment copy cannot leak");
+            if let Err(error) = fs::remove_file(path) {
+                eprintln!("warning: cannot remove {}: {error}", path.display());
+            }
+        }
+    }
+}
+
+fn write_artifacts(dir: &Path, machine: &Machine) -> Result<()> {
+    let artifacts = dir.join("artifacts");
+    fs::create_dir_all(&artifacts)
+        .with_context(|| format!("cannot create {}", artifacts.display()))?;
+    for (name, text) in [
+        ("nvidia_smi_query.txt", &machine.gpus.query),
+        ("nvidia_smi_topo.txt", &machine.topology),
+        ("ibv_devinfo.txt", &machine.ib_devices),
+        ("versions.txt", &machine.versions.text),
+    ] {
+        let path = artifacts.join(name);
+        fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn land(folders: &Folders) -> Result<()> {
+    if folders.landed.symlink_metadata().is_ok() {
+        return fail(
+            folders,
+            anyhow!("{} appeared during the collect", folders.landed.display()),
+        );
+    }
+    fs::rename(&folders.assembly, &folders.landed).with_context(|| {
+        format!(
+            "cannot rename {} to {}",
+            folders.assembly.display(),
+            folders.landed.display()
+        )
+    })?;
+    eprintln!("collected {}", folders.landed.display());
+    println!("run_dir={}", folders.landed.display());
+    Ok(())
+}
+
+fn fail(folders: &Folders, error: anyhow::Error) -> Result<()> {
+    let report = format!("{error:#}\n");
+    let _ = fs::write(folders.assembly.join("failure.txt"), &report);
+    match folders.move_to_failed() {
+        Ok(target) => Err(error.context(format!(
+            "collect failed; what was captured is in {} (nothing landed in the runs folder)",
+            target.display()
+        ))),
+        Err(move_error) => Err(error.context(format!("collect failed, and {move_error:#}"))),
+    }
+}
+
+fn manifest_entries(
+    context: &ManifestContext,
+    status: &Result<(), String>,
+) -> Vec<(String, String)> {
+    let ManifestContext {
+        id,
+        started,
+        machine,
+        plan,
+    } = context;
+    let versions = &machine.versions;
+    let worker_sha = fs::read(&plan.settings.worker)
+        .map(|b| sha256_hex(&b))
+        .unwrap_or_else(|e| format!("unavailable ({e})"));
+    let mut entries: Vec<(&str, String)> = vec![
+        ("experiment", "interview_details".into()),
+        ("run_id", id.to_string()),
+        ("timestamp_utc", started.iso8601()),
+        ("hostname", machine.hostname.clone()),
+        (
+            "gpu",
+            gpu_summary(&machine.gpus.query).unwrap_or_else(|| "unknown".into()),
+        ),
+        (
+            "topology",
+            topology_summary(&machine.topology).unwrap_or_else(|| "unknown".into()),
+        ),
+        ("torch", versions.torch.clone()),
+        ("cuda_runtime", versions.cuda_runtime.clone()),
+        ("nccl_runtime", versions.nccl_runtime.clone()),
+        ("nccl_source_commit", "unavailable".into()),
+        ("worker_sha256", worker_sha),
+        ("cycles", plan.settings.cycles.to_string()),
+        ("warmups", plan.settings.warmups.to_string()),
+        (
+            "decode_collectives",
+            plan.settings.decode_collectives.to_string(),
+        ),
+        (
+            "cpu_affinity",
+            format!("{} (local rank i uses entry i)", plan.settings.cpu_affinity),
+        ),
+        ("nccl_tests", plan.nccl_tests.clone()),
+        ("dtype", DTYPE.into()),
+        ("critical_path_summary", CRITICAL_PATH.into()),
+        ("NCCL_DEBUG", "INFO".into()),
+        ("NCCL_DEBUG_SUBSYS", "INIT,GRAPH,COLL".into()),
+    ];
+    entries.extend(SAFETY_ENV.iter().map(|(k, v)| (*k, v.to_string())));
+    entries.extend([
+        ("world_sizes", plan::join(&plan.world_sizes.sizes)),
+        ("requested_world_sizes", plan::join(&plan.requested)),
+        ("gpu_count", machine.gpus.count.to_string()),
+        (
+            "nccl_logs",
+            if status.is_ok() { "gzip" } else { "plain" }.into(),
+        ),
+        (
+            "collected_by",
+            format!("nccl-report {}", env!("CARGO_PKG_VERSION")),
+        ),
+    ]);
+    if plan
+        .steps
+        .iter()
+        .flat_map(|s| &s.outputs)
+        .any(|p| p.extension().is_some_and(|x| x == "json"))
+    {
+        let kept: Vec<String> = KEPT_ENV_PREFIXES.iter().map(|p| format!("{p}*")).collect();
+        entries.push((
+            "nccl_tests_json_env",
+            format!("only {} kept (may hold secrets otherwise)", kept.join(", ")),
+        ));
+    }
+    if let Err(why) = status {
+        entries.push((
+            "status",
+            format!("failed: {}", why.lines().next().unwrap_or("")),
+        ));
+    }
+    entries
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
 }

@@ -1,9 +1,16 @@
 //! Getting runs into `runs/`: importing existing run folders, and launching the GPU suite.
 //! Writes only under the runs folder, through temporary names renamed into place.
 
+pub mod clock;
 pub mod import;
 pub mod launch;
+pub mod plan;
+pub mod probe;
+pub mod record;
 pub mod run_id;
+pub mod sha256;
+pub mod steps;
+pub mod tree;
 
 use std::path::PathBuf;
 
@@ -27,7 +34,7 @@ pub struct CollectOptions {
     pub decode_collectives: u32,
     pub cpu_affinity: Option<String>,
     pub nccl_tests: Option<PathBuf>,
-    /// The worker script (default: `suite/worker.py` beside the runs folder's repository).
+    /// The worker script (default: `suite/worker.py` beside the runs folder: `<runs>/../suite/`).
     pub worker: Option<PathBuf>,
     pub dry_run: bool,
 }

@@ -1,0 +1,382 @@
+//! What `collect` runs, as data: cases, world sizes, every command with its arguments and
+//! environment, and the files each must leave. Pure: no process is started here.
+//!
+//! Every command runs with the run folder as its working directory and paths relative to it
+//! (`raw/results/world4_full`, `raw/nccl/world4_full_%h_%p.log`), so the command lines in the
+//! manifest hold no temporary folder name and stay valid wherever the run is archived.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// Sections of the first (largest) world size, as the seed's `world4_full`.
+pub const FULL_SECTIONS: &str = "async,decomposition,fragmentation,decode,numerics";
+/// Sections of every other world size, as the seed's `world2_decode`.
+pub const DECODE_SECTIONS: &str = "decode";
+
+/// Set in every child's environment, whatever the parent's: NVLink multicast (NVLS) can take
+/// the host's GPUs out of service.
+pub const SAFETY_ENV: [(&str, &str); 3] = [
+    ("NCCL_NVLS_ENABLE", "0"),
+    ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"),
+    ("NVSHMEM_DISABLE_NVLS", "1"),
+];
+
+/// The seed's NCCL logging, set for torchrun and nccl-tests (with `NCCL_DEBUG_FILE`).
+pub const DEBUG_ENV: [(&str, &str); 2] = [
+    ("NCCL_DEBUG", "INFO"),
+    ("NCCL_DEBUG_SUBSYS", "INIT,GRAPH,COLL"),
+];
+
+/// One torchrun launch of the worker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Case {
+    /// `world4_full`, `world2_decode`.
+    pub name: String,
+    pub world_size: u32,
+    pub sections: &'static str,
+}
+
+impl Case {
+    /// Every section the worker writes, `contracts` included.
+    pub fn outputs(&self) -> Vec<PathBuf> {
+        let sections: Vec<&str> = self.sections.split(',').chain(["contracts"]).collect();
+        (0..self.world_size)
+            .flat_map(|rank| {
+                sections.iter().map(move |s| {
+                    PathBuf::from(format!("raw/results/{}/rank{rank}_{s}.csv", self.name))
+                })
+            })
+            .collect()
+    }
+}
+
+/// The first world size runs every section, the others decode only.
+pub fn cases(world_sizes: &[u32]) -> Vec<Case> {
+    world_sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| {
+            let (suffix, sections) = if i == 0 {
+                ("full", FULL_SECTIONS)
+            } else {
+                ("decode", DECODE_SECTIONS)
+            };
+            Case {
+                name: format!("world{n}_{suffix}"),
+                world_size: n,
+                sections,
+            }
+        })
+        .collect()
+}
+
+/// The world sizes to run and, when they differ from those requested, why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorldSizes {
+    pub sizes: Vec<u32>,
+    pub note: Option<String>,
+}
+
+/// Clamps each size to the GPU count (when known) and drops repeats, keeping order.
+pub fn clamp_world_sizes(requested: &[u32], gpus: Option<u32>) -> WorldSizes {
+    let mut sizes = Vec::new();
+    for &n in requested {
+        let n = gpus.map_or(n, |g| n.min(g));
+        if !sizes.contains(&n) {
+            sizes.push(n);
+        }
+    }
+    let note = (sizes != requested).then(|| match gpus {
+        Some(g) => format!(
+            "world sizes {} clamped to the {g} GPU(s) present: running {}",
+            join(requested),
+            join(&sizes)
+        ),
+        None => format!(
+            "world sizes {} repeat: running {}",
+            join(requested),
+            join(&sizes)
+        ),
+    });
+    WorldSizes { sizes, note }
+}
+
+/// `0,2,4,...` with one entry per local rank of the largest world size, as the seed's
+/// `0,2,4,6` for four ranks.
+pub fn default_cpu_affinity(max_world_size: u32) -> String {
+    let cpus: Vec<u32> = (0..max_world_size).map(|rank| rank * 2).collect();
+    join(&cpus)
+}
+
+/// Checks a `--cpu-affinity` list: CPU numbers, at least one per local rank.
+pub fn check_cpu_affinity(list: &str, max_world_size: u32) -> Result<(), String> {
+    let entries: Vec<&str> = list.split(',').map(str::trim).collect();
+    if let Some(bad) = entries.iter().find(|e| e.parse::<u32>().is_err()) {
+        return Err(format!(
+            "--cpu-affinity {list:?}: {bad:?} is not a CPU number"
+        ));
+    }
+    if entries.len() < max_world_size as usize {
+        return Err(format!(
+            "--cpu-affinity {list:?} has {} entries but world size {max_world_size} needs one per local rank",
+            entries.len()
+        ));
+    }
+    Ok(())
+}
+
+pub fn join(values: &[u32]) -> String {
+    values
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// One command `collect` runs, with the file its combined stdout and stderr go to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    /// `world4_full`, `nccl_tests_g2`: the name in progress lines and errors.
+    pub label: String,
+    pub program: String,
+    pub args: Vec<String>,
+    /// Set on top of the inherited environment (after which [`SAFETY_ENV`] is forced).
+    pub env: Vec<(String, String)>,
+    /// Relative to the run folder.
+    pub stdout: PathBuf,
+    /// Folders to create before the launch, relative to the run folder.
+    pub dirs: Vec<PathBuf>,
+    /// Files the command must have written, relative to the run folder.
+    pub outputs: Vec<PathBuf>,
+}
+
+impl Step {
+    /// The exact command line, prefixed by the environment it sets, shell-quoted where
+    /// needed: the manifest's `commands:` lines and the dry run's output.
+    pub fn command_line(&self) -> String {
+        let mut line = String::new();
+        let all_env = self
+            .env
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .chain(SAFETY_ENV);
+        for (key, value) in all_env {
+            let _ = write!(line, "{key}={} ", shell_quote(value));
+        }
+        line.push_str(&shell_quote(&self.program));
+        for arg in &self.args {
+            line.push(' ');
+            line.push_str(&shell_quote(arg));
+        }
+        line
+    }
+}
+
+/// The worker's launch settings, shared by every case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerSettings {
+    pub worker: PathBuf,
+    pub cycles: u32,
+    pub warmups: u32,
+    pub decode_collectives: u32,
+    pub cpu_affinity: String,
+}
+
+fn debug_env(log_name: &str) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = DEBUG_ENV
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    env.push((
+        "NCCL_DEBUG_FILE".to_string(),
+        format!("raw/nccl/{log_name}_%h_%p.log"),
+    ));
+    env
+}
+
+/// `torchrun --standalone --nproc_per_node=N worker.py --output-dir raw/results/<case> ...`,
+/// exactly as the seed launches its worker.
+pub fn torch_step(case: &Case, settings: &WorkerSettings) -> Step {
+    let output_dir = format!("raw/results/{}", case.name);
+    let args = vec![
+        "--standalone".to_string(),
+        format!("--nproc_per_node={}", case.world_size),
+        settings.worker.display().to_string(),
+        "--output-dir".to_string(),
+        output_dir.clone(),
+        "--sections".to_string(),
+        case.sections.to_string(),
+        "--cycles".to_string(),
+        settings.cycles.to_string(),
+        "--warmups".to_string(),
+        settings.warmups.to_string(),
+        "--decode-collectives".to_string(),
+        settings.decode_collectives.to_string(),
+        "--cpu-affinity".to_string(),
+        settings.cpu_affinity.clone(),
+    ];
+    Step {
+        label: case.name.clone(),
+        program: "torchrun".to_string(),
+        args,
+        env: debug_env(&case.name),
+        stdout: PathBuf::from(format!("raw/{}.stdout", case.name)),
+        dirs: vec![PathBuf::from(output_dir), PathBuf::from("raw/nccl")],
+        outputs: case.outputs(),
+    }
+}
+
+/// The nccl-tests control with the seed's arguments; `-J raw/nccl_tests_g<N>.json` when the
+/// binary supports it.
+pub fn nccl_tests_step(binary: &str, world_size: u32, cycles: u32, json: bool) -> Step {
+    let label = format!("nccl_tests_g{world_size}");
+    let mut args: Vec<String> = [
+        "-b",
+        "8K",
+        "-e",
+        "1M",
+        "-f",
+        "2",
+        "-g",
+        &world_size.to_string(),
+        "-w",
+        "20",
+        "-n",
+        "100",
+        "-N",
+        &cycles.to_string(),
+        "-c",
+        "1",
+        "-d",
+        "half",
+        "-a",
+        "3",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut outputs = Vec::new();
+    if json {
+        let path = format!("raw/{label}.json");
+        args.extend(["-J".to_string(), path.clone()]);
+        outputs.push(PathBuf::from(path));
+    }
+    Step {
+        env: debug_env(&label),
+        stdout: PathBuf::from(format!("raw/{label}.stdout")),
+        dirs: vec![PathBuf::from("raw/nccl")],
+        label,
+        program: binary.to_string(),
+        args,
+        outputs,
+    }
+}
+
+/// Quotes `s` for a POSIX shell when it holds anything but plain characters.
+pub fn shell_quote(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-+=:,./%@".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> WorkerSettings {
+        WorkerSettings {
+            worker: PathBuf::from("/repo/suite/worker.py"),
+            cycles: 10,
+            warmups: 3,
+            decode_collectives: 160,
+            cpu_affinity: "0,2,4,6".to_string(),
+        }
+    }
+
+    #[test]
+    fn seed_cases() {
+        let cases = cases(&[4, 2]);
+        assert_eq!(cases[0].name, "world4_full");
+        assert_eq!(cases[0].sections, FULL_SECTIONS);
+        assert_eq!(cases[1].name, "world2_decode");
+        assert_eq!(
+            cases[1].outputs(),
+            vec![
+                PathBuf::from("raw/results/world2_decode/rank0_decode.csv"),
+                PathBuf::from("raw/results/world2_decode/rank0_contracts.csv"),
+                PathBuf::from("raw/results/world2_decode/rank1_decode.csv"),
+                PathBuf::from("raw/results/world2_decode/rank1_contracts.csv"),
+            ]
+        );
+    }
+
+    #[test]
+    fn clamping() {
+        let one = clamp_world_sizes(&[4, 2], Some(1));
+        assert_eq!(one.sizes, vec![1]);
+        assert!(one.note.unwrap().contains("clamped to the 1 GPU(s)"));
+        assert_eq!(clamp_world_sizes(&[4, 2], Some(3)).sizes, vec![3, 2]);
+        assert_eq!(
+            clamp_world_sizes(&[4, 2], Some(8)),
+            WorldSizes {
+                sizes: vec![4, 2],
+                note: None
+            }
+        );
+        assert_eq!(clamp_world_sizes(&[4, 2], None).note, None);
+        assert_eq!(clamp_world_sizes(&[2, 2], None).sizes, vec![2]);
+    }
+
+    #[test]
+    fn cpu_affinity() {
+        assert_eq!(default_cpu_affinity(4), "0,2,4,6");
+        assert_eq!(default_cpu_affinity(1), "0");
+        assert!(check_cpu_affinity("0,2,4,6", 4).is_ok());
+        assert!(check_cpu_affinity("0,2", 4)
+            .unwrap_err()
+            .contains("needs one per local rank"));
+        assert!(check_cpu_affinity("0,x", 2)
+            .unwrap_err()
+            .contains("\"x\" is not a CPU number"));
+    }
+
+    #[test]
+    fn torch_command_line_matches_the_seed() {
+        let step = torch_step(&cases(&[4])[0], &settings());
+        assert_eq!(
+            step.command_line(),
+            "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,COLL NCCL_DEBUG_FILE=raw/nccl/world4_full_%h_%p.log \
+             NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 \
+             torchrun --standalone --nproc_per_node=4 /repo/suite/worker.py --output-dir raw/results/world4_full \
+             --sections async,decomposition,fragmentation,decode,numerics --cycles 10 --warmups 3 \
+             --decode-collectives 160 --cpu-affinity 0,2,4,6"
+        );
+    }
+
+    #[test]
+    fn nccl_tests_arguments() {
+        let step = nccl_tests_step("/opt/nccl-tests/all_reduce_perf", 2, 10, false);
+        assert_eq!(
+            step.args.join(" "),
+            "-b 8K -e 1M -f 2 -g 2 -w 20 -n 100 -N 10 -c 1 -d half -a 3"
+        );
+        assert!(step.outputs.is_empty());
+        let json = nccl_tests_step("all_reduce_perf", 1, 3, true);
+        assert_eq!(
+            json.args[json.args.len() - 2..],
+            ["-J", "raw/nccl_tests_g1.json"]
+        );
+        assert_eq!(json.outputs, vec![PathBuf::from("raw/nccl_tests_g1.json")]);
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("raw/nccl/a_%h_%p.log"), "raw/nccl/a_%h_%p.log");
+        assert_eq!(shell_quote("/my dir/worker.py"), "'/my dir/worker.py'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        assert_eq!(shell_quote(""), "''");
+    }
+}

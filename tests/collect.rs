@@ -1,0 +1,506 @@
+//! `nccl-report collect` on simulated machines: fake `nvidia-smi`, `torchrun`, `python3` and
+//! `all_reduce_perf` shell scripts alone on `PATH`, so no GPU is needed.
+
+use assert_cmd::Command;
+use nccl_report::collect::sha256::sha256_hex;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+/// A temporary machine: `bin/` (the only `PATH` entry), `repo/suite/worker.py`, `repo/runs`.
+struct Machine {
+    dir: tempfile::TempDir,
+}
+
+/// Prints the safety variables and the cwd, writes one NCCL log, then the worker's CSVs for
+/// every rank and section; `FAKE_TORCHRUN=fail` exits 3, `=empty` writes no CSV.
+const FAKE_TORCHRUN: &str = r#"#!/bin/sh
+n=1; out=; sections=; prev=
+for a in "$@"; do
+  case "$prev" in --output-dir) out=$a;; --sections) sections=$a;; esac
+  case "$a" in --nproc_per_node=*) n=${a#--nproc_per_node=};; esac
+  prev=$a
+done
+echo "fake torchrun $*"
+for v in NCCL_NVLS_ENABLE TORCH_SYMM_MEM_DISABLE_MULTICAST NVSHMEM_DISABLE_NVLS NCCL_DEBUG NCCL_DEBUG_SUBSYS NCCL_DEBUG_FILE; do
+  eval "echo env $v=\$$v"
+done
+echo "NCCL INFO fake" > "${NCCL_DEBUG_FILE%_%h_%p.log}_fakehost_$$.log"
+if [ "$FAKE_TORCHRUN" = fail ]; then echo "Traceback: worker exploded" >&2; exit 3; fi
+if [ "$FAKE_TORCHRUN" = empty ]; then exit 0; fi
+r=0
+while [ $r -lt $n ]; do
+  old=$IFS; IFS=,
+  for s in $sections contracts; do
+    printf 'world_size,cycle,correct\n%s,0,True\n' "$n" > "$out/rank${r}_$s.csv"
+  done
+  IFS=$old
+  r=$((r+1))
+done
+"#;
+
+const FAKE_PYTHON: &str =
+    "#!/bin/sh\necho torch=2.11.0+cu130\necho cuda_runtime=13.0\necho nccl_runtime=2.28.9\n";
+
+/// `-h` lists `-J` only when `JSON` is `yes`; a run prints one table row and writes the JSON.
+const FAKE_NCCL_TESTS: &str = r##"#!/bin/sh
+if [ "$1" = -h ]; then echo "USAGE: all_reduce_perf"; [ JSON = yes ] && echo "[-J,--output_file <file> write output]"; exit 0; fi
+json=; prev=
+for a in "$@"; do [ "$prev" = -J ] && json=$a; prev=$a; done
+echo "# nccl-tests version 2.19.6 args: $*"
+echo "        8192          4096      half     sum      -1     7.86    1.04    0.00       0     2.49    3.29    0.00       0"
+echo "env NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE"
+if [ -n "$json" ]; then echo '{"env": ["HF_TOKEN=secret", "NCCL_DEBUG=INFO"], "results": []}' > "$json"; fi
+"##;
+
+impl Machine {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("bin")).unwrap();
+        fs::create_dir_all(dir.path().join("repo/suite")).unwrap();
+        fs::write(dir.path().join("repo/suite/worker.py"), "print('worker')\n").unwrap();
+        Machine { dir }
+    }
+
+    fn with_gpus(self, count: usize) -> Self {
+        let query: String = (0..count)
+            .map(|i| format!("echo '{i}, NVIDIA H200, GPU-fake-{i}, 580.159.04, 143771 MiB, 00000000:00:0{i}.0'\n"))
+            .collect();
+        let header: String = (0..count).map(|i| format!("\\tGPU{i}")).collect();
+        let rows: String = (0..count)
+            .map(|i| {
+                let cells: String = (0..count)
+                    .map(|j| {
+                        if i == j {
+                            "\\t X ".to_string()
+                        } else {
+                            "\\tNV18".to_string()
+                        }
+                    })
+                    .collect();
+                format!("printf 'GPU{i}{cells}\\t0-15\\n'\n")
+            })
+            .collect();
+        let script = format!(
+            "#!/bin/sh\nif [ \"$1\" = topo ]; then\nprintf '{header}\\tCPU Affinity\\n'\n{rows}exit 0\nfi\n{query}"
+        );
+        self.tool("nvidia-smi", &script)
+    }
+
+    fn with_torch(self) -> Self {
+        self.tool("torchrun", FAKE_TORCHRUN)
+            .tool("python3", FAKE_PYTHON)
+    }
+
+    fn with_nccl_tests(self, json: bool) -> Self {
+        let script = FAKE_NCCL_TESTS.replace("JSON", if json { "yes" } else { "no" });
+        self.tool("all_reduce_perf", &script)
+    }
+
+    fn tool(self, name: &str, script: &str) -> Self {
+        let path = self.dir.path().join("bin").join(name);
+        fs::write(&path, script).unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        self
+    }
+
+    fn runs(&self) -> PathBuf {
+        self.dir.path().join("repo/runs")
+    }
+
+    fn nccl_tests(&self) -> PathBuf {
+        self.dir.path().join("bin/all_reduce_perf")
+    }
+
+    /// `nccl-report collect --runs repo/runs ARGS` with only the fake tools on PATH and a
+    /// parent environment that tries to turn NVLink multicast back on.
+    fn collect(&self, args: &[&str]) -> (bool, String, String) {
+        let output = Command::cargo_bin("nccl-report")
+            .unwrap()
+            .current_dir(self.dir.path())
+            .env("PATH", self.dir.path().join("bin"))
+            .env("NCCL_NVLS_ENABLE", "1")
+            .env("TORCH_SYMM_MEM_DISABLE_MULTICAST", "0")
+            .arg("collect")
+            .arg("--runs")
+            .arg(self.runs())
+            .args(["--cycles", "2"])
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    }
+}
+
+fn read(path: &Path) -> String {
+    fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn dry_run_prints_commands_and_creates_nothing() {
+    let machine = Machine::new();
+    let (ok, out, err) = machine.collect(&["--dry-run", "--run-id", "r1"]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("not clamped"), "{out}");
+    let safety = "NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1";
+    let torch_lines: Vec<&str> = out.lines().filter(|l| l.contains(" torchrun ")).collect();
+    assert_eq!(torch_lines.len(), 2, "{out}");
+    assert!(
+        torch_lines[0].starts_with("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,COLL "),
+        "{out}"
+    );
+    assert!(torch_lines[0].contains(safety), "{out}");
+    assert!(
+        torch_lines[0].contains("torchrun --standalone --nproc_per_node=4 "),
+        "{out}"
+    );
+    assert!(
+        torch_lines[0]
+            .contains("--output-dir raw/results/world4_full --sections async,decomposition"),
+        "{out}"
+    );
+    assert!(torch_lines[0]
+        .contains("--cycles 2 --warmups 3 --decode-collectives 160 --cpu-affinity 0,2,4,6"));
+    assert!(
+        torch_lines[1].contains("--nproc_per_node=2 ") && torch_lines[1].contains("world2_decode"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "{safety} nvidia-smi topo -m > artifacts/nvidia_smi_topo.txt 2>&1"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("nccl-tests control skipped: no --nccl-tests given"),
+        "{out}"
+    );
+    assert!(!machine.runs().exists(), "dry run created the runs folder");
+}
+
+#[test]
+fn dry_run_clamps_to_probed_gpus() {
+    let machine = Machine::new().with_gpus(1).with_nccl_tests(false);
+    let nccl_tests = machine.nccl_tests();
+    let (ok, out, err) =
+        machine.collect(&["--dry-run", "--nccl-tests", nccl_tests.to_str().unwrap()]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("# GPUs probed: 1x NVIDIA H200"), "{out}");
+    assert!(
+        out.contains("world sizes 4,2 clamped to the 1 GPU(s) present: running 1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("--nproc_per_node=1 ") && !out.contains("world4_full"),
+        "{out}"
+    );
+    let control = out
+        .lines()
+        .find(|l| l.contains("all_reduce_perf -b"))
+        .expect(&out);
+    assert!(
+        control.contains("-b 8K -e 1M -f 2 -g 1 -w 20 -n 100 -N 2 -c 1 -d half -a 3 >"),
+        "{control}"
+    );
+    assert!(
+        !control.contains("-J"),
+        "this all_reduce_perf has no -J: {control}"
+    );
+    assert!(!machine.runs().exists());
+}
+
+#[test]
+fn refuses_without_gpus_and_creates_nothing() {
+    let machine = Machine::new().with_torch();
+    let (ok, _, err) = machine.collect(&[]);
+    assert!(!ok);
+    assert!(
+        err.contains("collect needs NVIDIA GPUs: nvidia-smi is not on PATH"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was created"), "{err}");
+    assert!(!machine.runs().exists());
+
+    let machine = machine.tool(
+        "nvidia-smi",
+        "#!/bin/sh\necho 'No devices were found'\nexit 6\n",
+    );
+    let (ok, _, err) = machine.collect(&[]);
+    assert!(!ok);
+    assert!(
+        err.contains("nvidia-smi failed") && err.contains("No devices were found"),
+        "{err}"
+    );
+    assert!(!machine.runs().exists());
+}
+
+#[test]
+fn refuses_without_torchrun_and_creates_nothing() {
+    let machine = Machine::new().with_gpus(1);
+    let (ok, _, err) = machine.collect(&[]);
+    assert!(!ok);
+    assert!(
+        err.contains("collect needs torchrun, which is not on PATH"),
+        "{err}"
+    );
+    assert!(!machine.runs().exists());
+}
+
+#[test]
+fn one_gpu_run_lands_with_manifest_artifacts_and_gzipped_logs() {
+    let machine = Machine::new().with_gpus(1).with_torch();
+    let (ok, out, err) = machine.collect(&["--run-id", "h200"]);
+    assert!(ok, "{out}{err}");
+    assert!(err.contains("clamped to the 1 GPU(s) present"), "{err}");
+    assert!(err.contains("[1/1] world1_full"), "{err}");
+    let run = machine.runs().join("h200");
+    assert!(out.contains(&format!("run_dir={}", run.display())), "{out}");
+    assert_eq!(
+        names(&machine.runs()),
+        ["h200"],
+        "nothing else in the runs folder"
+    );
+    assert_eq!(names(&run), ["artifacts", "manifest.txt", "raw"]);
+    assert_eq!(
+        names(&run.join("artifacts")),
+        [
+            "ibv_devinfo.txt",
+            "nvidia_smi_query.txt",
+            "nvidia_smi_topo.txt",
+            "versions.txt"
+        ]
+    );
+    assert_eq!(
+        read(&run.join("artifacts/ibv_devinfo.txt")),
+        "ibv_devinfo: command not found\n"
+    );
+    assert_eq!(names(&run.join("raw/results")), ["world1_full"]);
+    assert_eq!(names(&run.join("raw/results/world1_full")).len(), 6);
+    let logs = names(&run.join("raw/nccl"));
+    assert_eq!(logs.len(), 1);
+    assert!(
+        logs[0].starts_with("world1_full_fakehost_") && logs[0].ends_with(".log.gz"),
+        "{logs:?}"
+    );
+
+    let stdout = read(&run.join("raw/world1_full.stdout"));
+    for line in [
+        "env NCCL_NVLS_ENABLE=0",
+        "env TORCH_SYMM_MEM_DISABLE_MULTICAST=1",
+        "env NVSHMEM_DISABLE_NVLS=1",
+        "env NCCL_DEBUG=INFO",
+        "env NCCL_DEBUG_SUBSYS=INIT,GRAPH,COLL",
+        "env NCCL_DEBUG_FILE=raw/nccl/world1_full_%h_%p.log",
+    ] {
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "{line} missing from:\n{stdout}"
+        );
+    }
+
+    let manifest = read(&run.join("manifest.txt"));
+    for key in [
+        "experiment=interview_details",
+        "run_id=h200",
+        "timestamp_utc=",
+        "hostname=",
+        "gpu=1x NVIDIA H200",
+        "topology=single GPU",
+        "torch=2.11.0+cu130",
+        "cuda_runtime=13.0",
+        "nccl_runtime=2.28.9",
+        "nccl_source_commit=unavailable",
+        &format!("worker_sha256={}", sha256_hex(b"print('worker')\n")),
+        "cycles=2",
+        "warmups=3",
+        "decode_collectives=160",
+        "cpu_affinity=0 (local rank i uses entry i)",
+        "nccl_tests=not run: no --nccl-tests given",
+        "dtype=FP32 for async/decomposition;",
+        "critical_path_summary=max rank duration per cycle",
+        "NCCL_DEBUG=INFO",
+        "NCCL_DEBUG_SUBSYS=INIT,GRAPH,COLL",
+        "NCCL_NVLS_ENABLE=0",
+        "world_sizes=1",
+        "requested_world_sizes=4,2",
+        "gpu_count=1",
+        "nccl_logs=gzip",
+        "collected_by=nccl-report ",
+    ] {
+        assert!(
+            manifest.lines().any(|l| l.starts_with(key)),
+            "{key} missing from:\n{manifest}"
+        );
+    }
+    let commands: Vec<&str> = manifest
+        .lines()
+        .skip_while(|l| *l != "commands:")
+        .skip(1)
+        .collect();
+    assert_eq!(commands.len(), 1, "{manifest}");
+    assert!(commands[0]
+        .starts_with(" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,COLL NCCL_DEBUG_FILE="));
+    assert!(commands[0].contains(
+        "NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 torchrun"
+    ));
+}
+
+#[test]
+fn four_gpu_run_with_nccl_tests_json() {
+    let machine = Machine::new()
+        .with_gpus(4)
+        .with_torch()
+        .with_nccl_tests(true);
+    let nccl_tests = machine.nccl_tests();
+    let (ok, out, err) = machine.collect(&[
+        "--run-id",
+        "v4",
+        "--nccl-tests",
+        nccl_tests.to_str().unwrap(),
+    ]);
+    assert!(ok, "{out}{err}");
+    let run = machine.runs().join("v4");
+    assert_eq!(
+        names(&run.join("raw/results")),
+        ["world2_decode", "world4_full"]
+    );
+    assert_eq!(names(&run.join("raw/results/world4_full")).len(), 4 * 6);
+    assert_eq!(names(&run.join("raw/results/world2_decode")).len(), 2 * 2);
+    let raw = names(&run.join("raw"));
+    for file in [
+        "nccl_tests_g2.json",
+        "nccl_tests_g2.stdout",
+        "nccl_tests_g4.json",
+        "nccl_tests_g4.stdout",
+    ] {
+        assert!(raw.iter().any(|f| f == file), "{file} missing: {raw:?}");
+    }
+    assert!(read(&run.join("raw/nccl_tests_g4.stdout")).contains("env NCCL_NVLS_ENABLE=0"));
+    let json = read(&run.join("raw/nccl_tests_g4.json"));
+    assert!(
+        json.contains("NCCL_DEBUG=INFO") && !json.contains("HF_TOKEN"),
+        "env not filtered: {json}"
+    );
+    let manifest = read(&run.join("manifest.txt"));
+    assert!(manifest.contains("gpu=4x NVIDIA H200\n"), "{manifest}");
+    assert!(
+        manifest.contains("nccl_tests_json_env=only NCCL_*, CUDA_*, NVSHMEM_*, TORCH_* kept"),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains("topology=all GPU pairs NV18\n"),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains("cpu_affinity=0,2,4,6 (local rank i uses entry i)\n"),
+        "{manifest}"
+    );
+    assert!(manifest.contains(&format!(
+        "nccl_tests={}\n",
+        fs::canonicalize(&nccl_tests).unwrap().display()
+    )));
+    let commands: Vec<&str> = manifest
+        .lines()
+        .skip_while(|l| *l != "commands:")
+        .skip(1)
+        .collect();
+    assert_eq!(commands.len(), 4, "{manifest}");
+    assert!(
+        commands[2].contains("-g 2 -w 20 -n 100 -N 2 -c 1 -d half -a 3 -J raw/nccl_tests_g2.json"),
+        "{manifest}"
+    );
+    assert!(
+        commands[3].contains("NCCL_DEBUG_FILE=raw/nccl/nccl_tests_g4_%h_%p.log"),
+        "{manifest}"
+    );
+}
+
+#[test]
+fn failing_case_moves_the_run_to_failed() {
+    let machine = Machine::new().with_gpus(1).with_torch();
+    let output = Command::cargo_bin("nccl-report")
+        .unwrap()
+        .env("PATH", machine.dir.path().join("bin"))
+        .env("FAKE_TORCHRUN", "fail")
+        .args(["collect", "--run-id", "bad", "--runs"])
+        .arg(machine.runs())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        err.contains("world1_full failed") && err.contains("Traceback: worker exploded"),
+        "{err}"
+    );
+    assert!(err.contains(".failed/bad"), "{err}");
+    assert_eq!(
+        names(&machine.runs()),
+        [".failed"],
+        "nothing landed, no assembly folder left"
+    );
+    let failed = machine.runs().join(".failed/bad");
+    assert!(read(&failed.join("raw/world1_full.stdout")).contains("worker exploded"));
+    assert!(read(&failed.join("failure.txt")).contains("world1_full failed"));
+    let manifest = read(&failed.join("manifest.txt"));
+    assert!(
+        manifest.contains("status=failed: world1_full failed"),
+        "{manifest}"
+    );
+    assert!(manifest.contains("nccl_logs=plain"), "{manifest}");
+    assert_eq!(names(&failed.join("raw/nccl")).len(), 1, "logs kept");
+}
+
+#[test]
+fn missing_worker_outputs_fail_the_run() {
+    let machine = Machine::new().with_gpus(1).with_torch();
+    let output = Command::cargo_bin("nccl-report")
+        .unwrap()
+        .env("PATH", machine.dir.path().join("bin"))
+        .env("FAKE_TORCHRUN", "empty")
+        .args(["collect", "--run-id", "empty", "--runs"])
+        .arg(machine.runs())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        err.contains(
+            "world1_full exited 0 but did not write raw/results/world1_full/rank0_async.csv"
+        ),
+        "{err}"
+    );
+    assert_eq!(names(&machine.runs().join(".failed")), ["empty"]);
+    assert!(!machine.runs().join("empty").exists());
+}
+
+#[test]
+fn an_existing_run_id_is_refused() {
+    let machine = Machine::new().with_gpus(1).with_torch();
+    fs::create_dir_all(machine.runs().join("taken")).unwrap();
+    let (ok, _, err) = machine.collect(&["--run-id", "taken"]);
+    assert!(!ok);
+    assert!(
+        err.contains("already exists; choose another --run-id"),
+        "{err}"
+    );
+    let (ok, _, err) = machine.collect(&["--run-id", "a/x"]);
+    assert!(!ok);
+    assert!(err.contains("path separator"), "{err}");
+    assert_eq!(names(&machine.runs()), ["taken"]);
+}
