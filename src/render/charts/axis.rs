@@ -1,0 +1,304 @@
+//! One chart axis as a plotters coordinate: maps linear or log values to pixels and chooses
+//! its own round ticks (1-2-5 steps, powers of two or ten) with ready-made labels.
+
+use std::ops::Range;
+
+use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, Ranged, ValueFormatter};
+
+use super::label::{tick_label, Units};
+use crate::site::chart::Scale;
+
+/// Fraction of the data span added on each side so markers stay off the frame.
+const PAD: f64 = 0.04;
+/// Most major ticks on log axes before thinning them to every 2nd, 5th, 10th... power.
+const MAX_POWER_TICKS: i64 = 8;
+/// Linear axes aim at about this many intervals.
+const LINEAR_INTERVALS: f64 = 5.0;
+
+pub(super) struct Axis {
+    scale: Scale,
+    /// Visible range in transformed units (value, log2 or log10 of it).
+    lo: f64,
+    hi: f64,
+    major: Vec<(f64, String)>,
+    minor: Vec<f64>,
+}
+
+struct Ticks {
+    major: Vec<f64>,
+    /// Spacing of evenly spaced major ticks (linear layout), for their labels.
+    step: Option<f64>,
+    minor: Vec<f64>,
+}
+
+impl Axis {
+    /// An axis showing `extent` (finite, and positive on log scales).
+    pub(super) fn new(scale: Scale, units: Units, extent: (f64, f64)) -> Axis {
+        let (lo, hi) = padded(scale, extent);
+        let ticks = choose_ticks(scale, units, inverse(scale, lo), inverse(scale, hi));
+        let in_view = |v: &f64| {
+            let t = transform(scale, *v);
+            lo <= t && t <= hi && (scale != Scale::Linear || extent.0 < 0.0 || *v >= 0.0)
+        };
+        let major = ticks
+            .major
+            .into_iter()
+            .filter(in_view)
+            .map(|v| (v, tick_label(v, units, ticks.step)))
+            .collect();
+        let minor = ticks.minor.into_iter().filter(in_view).collect();
+        Axis {
+            scale,
+            lo,
+            hi,
+            major,
+            minor,
+        }
+    }
+
+    pub(super) fn labels(&self) -> impl Iterator<Item = &str> {
+        self.major.iter().map(|(_, label)| label.as_str())
+    }
+}
+
+impl Ranged for Axis {
+    type FormatOption = NoDefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let t = transform(self.scale, *value);
+        let fraction = if t.is_finite() {
+            (t - self.lo) / (self.hi - self.lo)
+        } else {
+            0.0
+        };
+        (f64::from(limit.0) + fraction * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            self.minor.clone()
+        } else {
+            self.major.iter().map(|(v, _)| *v).collect()
+        }
+    }
+
+    fn range(&self) -> Range<f64> {
+        inverse(self.scale, self.lo)..inverse(self.scale, self.hi)
+    }
+}
+
+impl ValueFormatter<f64> for Axis {
+    fn format_ext(&self, value: &f64) -> String {
+        self.major
+            .iter()
+            .find(|(v, _)| v == value)
+            .map(|(_, label)| label.clone())
+            .unwrap_or_default()
+    }
+}
+
+fn transform(scale: Scale, v: f64) -> f64 {
+    match scale {
+        Scale::Linear => v,
+        Scale::Log2 => v.log2(),
+        Scale::Log10 => v.log10(),
+    }
+}
+
+fn inverse(scale: Scale, t: f64) -> f64 {
+    match scale {
+        Scale::Linear => t,
+        Scale::Log2 => t.exp2(),
+        Scale::Log10 => 10f64.powf(t),
+    }
+}
+
+/// The visible range in transformed units: the data, widened when it is a single value,
+/// plus `PAD` on each side.
+fn padded(scale: Scale, (min, max): (f64, f64)) -> (f64, f64) {
+    let (t0, t1) = (transform(scale, min), transform(scale, max));
+    let (t0, t1) = match scale {
+        Scale::Linear if t1 - t0 <= 1e-9 * t0.abs().max(t1.abs()) => {
+            let half = if t0 == 0.0 { 1.0 } else { t0.abs() * 0.1 };
+            (t0 - half, t1 + half)
+        }
+        Scale::Log2 | Scale::Log10 if t1 - t0 < 1e-6 => (t0 - 0.5, t1 + 0.5),
+        _ => (t0, t1),
+    };
+    let pad = (t1 - t0) * PAD;
+    (t0 - pad, t1 + pad)
+}
+
+fn choose_ticks(scale: Scale, units: Units, min: f64, max: f64) -> Ticks {
+    let ticks = match (scale, units) {
+        (Scale::Linear, _) => linear_ticks(units, min, max),
+        (Scale::Log2, _) | (Scale::Log10, Units::Bytes) => power_ticks(2.0, min, max),
+        (Scale::Log10, _) => decimal_log_ticks(min, max),
+    };
+    if ticks.major.len() < 2 && scale != Scale::Linear {
+        return linear_ticks(units, min, max);
+    }
+    ticks
+}
+
+/// Multiples of a round step: 1, 2 or 5 times a power of ten (a power of two for bytes).
+fn linear_ticks(units: Units, min: f64, max: f64) -> Ticks {
+    let raw = (max - min) / LINEAR_INTERVALS;
+    let step = if units == Units::Bytes {
+        raw.log2().ceil().exp2()
+    } else {
+        nice_step(raw)
+    };
+    if !(step.is_finite() && step > 0.0) {
+        return Ticks {
+            major: Vec::new(),
+            step: None,
+            minor: Vec::new(),
+        };
+    }
+    let first = (min / step).ceil() as i64;
+    let last = (max / step).floor() as i64;
+    Ticks {
+        major: (first..=last).map(|k| k as f64 * step).collect(),
+        step: Some(step),
+        minor: Vec::new(),
+    }
+}
+
+fn nice_step(raw: f64) -> f64 {
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let mantissa = raw / magnitude;
+    let nice = [(1.5, 1.0), (3.0, 2.0), (7.0, 5.0)]
+        .into_iter()
+        .find(|&(below, _)| mantissa < below)
+        .map_or(10.0, |(_, m)| m);
+    nice * magnitude
+}
+
+/// Powers of `base` (every one, or every 2nd, 5th, 10th... when there are many); the
+/// skipped powers become light grid lines.
+fn power_ticks(base: f64, min: f64, max: f64) -> Ticks {
+    let first = (min.log(base) - 1e-9).ceil() as i64;
+    let last = (max.log(base) + 1e-9).floor() as i64;
+    let stride = power_stride(last - first + 1);
+    let power = |e: i64| base.powi(e as i32);
+    let major = (first..=last)
+        .filter(|e| e % stride == 0)
+        .map(power)
+        .collect();
+    let minor = if stride > 1 && last - first < 64 {
+        (first..=last)
+            .filter(|e| e % stride != 0)
+            .map(power)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ticks {
+        major,
+        step: None,
+        minor,
+    }
+}
+
+/// Smallest of 1, 2, 5, 10, 20, 50... that leaves at most `MAX_POWER_TICKS` of `count`.
+fn power_stride(count: i64) -> i64 {
+    let mut magnitude = 1;
+    loop {
+        for m in [1, 2, 5] {
+            if count <= MAX_POWER_TICKS * m * magnitude {
+                return m * magnitude;
+            }
+        }
+        magnitude *= 10;
+    }
+}
+
+/// Decades (2..9 times each as light lines while every decade is labelled); within less
+/// than three decades 1-2-5 steps.
+fn decimal_log_ticks(min: f64, max: f64) -> Ticks {
+    let decades = power_ticks(10.0, min, max);
+    if decades.major.len() < 3 {
+        return Ticks {
+            major: mantissa_ticks(&[1.0, 2.0, 5.0], min, max),
+            step: None,
+            minor: Vec::new(),
+        };
+    }
+    // No light lines from `power_ticks` and under ten decades: every decade is labelled.
+    if decades.minor.is_empty() && max / min < 1e10 {
+        let minor = mantissa_ticks(&[2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], min, max);
+        return Ticks { minor, ..decades };
+    }
+    decades
+}
+
+/// `m * 10^k` for every mantissa `m` and every decade overlapping `[min, max]`.
+fn mantissa_ticks(mantissas: &[f64], min: f64, max: f64) -> Vec<f64> {
+    let first = min.log10().floor() as i32;
+    let last = max.log10().ceil() as i32;
+    (first..=last)
+        .flat_map(|k| mantissas.iter().map(move |m| m * 10f64.powi(k)))
+        .filter(|v| (min..=max).contains(v))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(axis: &Axis) -> Vec<&str> {
+        axis.labels().collect()
+    }
+
+    #[test]
+    fn log2_bytes_ticks_are_binary_units() {
+        let axis = Axis::new(Scale::Log2, Units::Bytes, (8.0 * 1024.0, 64.0 * 1048576.0));
+        assert_eq!(
+            labels(&axis),
+            ["16 KiB", "64 KiB", "256 KiB", "1 MiB", "4 MiB", "16 MiB", "64 MiB"]
+        );
+        let wide = Axis::new(Scale::Log2, Units::Bytes, (1.0, 4.0 * 1073741824.0));
+        assert_eq!(
+            labels(&wide),
+            ["1 B", "32 B", "1 KiB", "32 KiB", "1 MiB", "32 MiB", "1 GiB"]
+        );
+    }
+
+    #[test]
+    fn log10_ticks_are_decades_or_one_two_five() {
+        let decades = Axis::new(Scale::Log10, Units::Number, (3.0, 40000.0));
+        assert_eq!(labels(&decades), ["10", "100", "1k", "10k"]);
+        assert!(decades.minor.contains(&20.0) && decades.minor.contains(&9000.0));
+        let narrow = Axis::new(Scale::Log10, Units::Number, (12.0, 130.0));
+        assert_eq!(labels(&narrow), ["20", "50", "100"]);
+    }
+
+    #[test]
+    fn linear_ticks_are_round() {
+        let axis = Axis::new(Scale::Linear, Units::Number, (0.0, 1234.0));
+        assert_eq!(
+            labels(&axis),
+            ["0", "200", "400", "600", "800", "1k", "1.2k"]
+        );
+        let single = Axis::new(Scale::Linear, Units::Number, (12.5, 12.5));
+        assert_eq!(labels(&single), ["11.5", "12", "12.5", "13", "13.5"]);
+    }
+
+    #[test]
+    fn single_value_on_log_axis_gets_a_readable_range() {
+        let axis = Axis::new(Scale::Log2, Units::Bytes, (1048576.0, 1048576.0));
+        assert!(labels(&axis).contains(&"1 MiB"), "{:?}", labels(&axis));
+        assert!(axis.range().start < 1048576.0 && axis.range().end > 1048576.0);
+    }
+
+    #[test]
+    fn map_spans_the_pixel_range() {
+        let axis = Axis::new(Scale::Log10, Units::Number, (10.0, 1000.0));
+        let (lo, hi) = (axis.map(&10.0, (0, 100)), axis.map(&1000.0, (0, 100)));
+        assert!(0 < lo && lo < 10 && 90 < hi && hi < 100, "{lo} {hi}");
+        assert_eq!(axis.map(&100.0, (0, 100)), 50);
+        assert_eq!(axis.map(&f64::NAN, (0, 100)), 0);
+    }
+}

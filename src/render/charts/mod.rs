@@ -1,0 +1,54 @@
+//! Charts: `ChartSpec` -> SVG bytes and the CSV of its numbers.
+//!
+//! The SVG is byte-identical on every machine: plotters' SVG backend with its naive font
+//! metrics (no system fonts), a fixed 720x420 size and Okabe-Ito palette, ticks chosen and
+//! labelled here (`8 KiB`, `12.5`, `1.2k`). Values that cannot be drawn (non-finite, or not
+//! positive on a log axis) are skipped; an empty or undrawable chart becomes a small
+//! message SVG. No input panics.
+
+mod axis;
+mod data;
+mod label;
+mod plot;
+mod svg;
+mod table;
+mod text;
+
+use crate::site::chart::{ChartSpec, Scale};
+use axis::Axis;
+use label::Units;
+
+/// The chart as a standalone SVG document with `<title>` and `<desc>`.
+pub fn render_svg(spec: &ChartSpec) -> Vec<u8> {
+    let series = data::drawable(spec);
+    let extents = data::x_extent(&series).zip(data::y_extent(&series));
+    let body = match extents {
+        None => svg::message(&spec.title, "no data"),
+        Some((x_extent, y_extent)) => {
+            let x = Axis::new(spec.x_scale, units(&spec.x_label, spec.x_scale), x_extent);
+            let y = Axis::new(spec.y_scale, units(&spec.y_label, spec.y_scale), y_extent);
+            plot::draw(spec, &series, x, y)
+                .unwrap_or_else(|_| svg::message(&spec.title, "chart could not be drawn"))
+        }
+    };
+    svg::with_alt_text(&body, &spec.title, &spec.description).into_bytes()
+}
+
+/// `series,x,y,low,high,samples`, one row per point, samples `;`-joined.
+pub fn render_csv(spec: &ChartSpec) -> Vec<u8> {
+    table::write_csv(spec).unwrap_or_default()
+}
+
+/// Bytes when the axis label says so; whole-number counts on other base-2 axes.
+fn units(label: &str, scale: Scale) -> Units {
+    if label.to_ascii_lowercase().contains("bytes") {
+        Units::Bytes
+    } else if scale == Scale::Log2 {
+        Units::Count
+    } else {
+        Units::Number
+    }
+}
+
+#[cfg(test)]
+mod tests;

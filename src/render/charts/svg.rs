@@ -1,0 +1,78 @@
+//! SVG text this module writes itself: the `<title>`/`<desc>` text alternative and the
+//! hand-made fallback drawing for "no data" and failures. Everything is escaped here.
+
+use super::plot::{BACKGROUND, FONT, HEIGHT, TEXT, WIDTH};
+use super::text::{clean, escape_xml};
+use plotters::style::RGBColor;
+
+/// Longest `<title>`/`<desc>` text kept (characters).
+const ALT_CHARS: usize = 4000;
+
+/// Inserts `<title>` and `<desc>` right after the opening `<svg ...>` tag.
+pub(super) fn with_alt_text(svg: &str, title: &str, description: &str) -> String {
+    let alt = format!(
+        "<title>{}</title>\n<desc>{}</desc>\n",
+        escape_xml(&clean(title, ALT_CHARS)),
+        escape_xml(&clean(description, ALT_CHARS))
+    );
+    let insert_at = svg
+        .find("<svg")
+        .and_then(|start| svg[start..].find('>').map(|end| start + end + 1))
+        .map_or(0, |end| end + usize::from(svg[end..].starts_with('\n')));
+    let mut out = String::with_capacity(svg.len() + alt.len());
+    out.push_str(&svg[..insert_at]);
+    out.push_str(&alt);
+    out.push_str(&svg[insert_at..]);
+    out
+}
+
+/// A chart-sized SVG with the title and a one-line message (e.g. "no data").
+pub(super) fn message(title: &str, text: &str) -> String {
+    let (w, h) = (WIDTH, HEIGHT);
+    format!(
+        concat!(
+            "<svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" ",
+            "xmlns=\"http://www.w3.org/2000/svg\">\n",
+            "<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"{bg}\"/>\n",
+            "<text x=\"{cx}\" y=\"30\" text-anchor=\"middle\" font-family=\"{font}\" ",
+            "font-size=\"16\" fill=\"{fg}\">{title}</text>\n",
+            "<text x=\"{cx}\" y=\"{cy}\" text-anchor=\"middle\" font-family=\"{font}\" ",
+            "font-size=\"14\" fill=\"{fg}\">{text}</text>\n",
+            "</svg>\n"
+        ),
+        w = w,
+        h = h,
+        cx = w / 2,
+        cy = h / 2,
+        bg = hex(BACKGROUND),
+        fg = hex(TEXT),
+        font = FONT,
+        title = escape_xml(&clean(title, 80)),
+        text = escape_xml(text),
+    )
+}
+
+fn hex(RGBColor(r, g, b): RGBColor) -> String {
+    format!("#{r:02X}{g:02X}{b:02X}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alt_text_goes_right_after_the_svg_tag() {
+        let svg = with_alt_text("<svg a=\"1\">\n<rect/>\n</svg>\n", "T<", "D&");
+        assert_eq!(
+            svg,
+            "<svg a=\"1\">\n<title>T&lt;</title>\n<desc>D&amp;</desc>\n<rect/>\n</svg>\n"
+        );
+    }
+
+    #[test]
+    fn message_escapes_the_title() {
+        let svg = message("<b>", "no data");
+        assert!(svg.contains("&lt;b&gt;") && !svg.contains("<b>"));
+        assert!(svg.contains(">no data</text>"));
+    }
+}

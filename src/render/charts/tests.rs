@@ -1,0 +1,268 @@
+use super::*;
+use crate::site::chart::{Point, Series};
+
+fn point(x: f64, y: f64) -> Point {
+    Point {
+        x,
+        y,
+        low: Some(y * 0.9),
+        high: Some(y * 1.2),
+        samples: vec![y * 0.95, y, y * 1.1],
+    }
+}
+
+fn series(name: &str, factor: f64) -> Series {
+    Series {
+        name: name.to_string(),
+        points: (13..=26)
+            .map(|e| {
+                let x = 2f64.powi(e);
+                point(x, 10.0 + factor * x / 1e4)
+            })
+            .collect(),
+    }
+}
+
+fn spec(series: Vec<Series>) -> ChartSpec {
+    ChartSpec {
+        id: "all_reduce".into(),
+        title: "all_reduce time by message size".into(),
+        x_label: "message size (bytes)".into(),
+        y_label: "time (µs)".into(),
+        x_scale: Scale::Log2,
+        y_scale: Scale::Log10,
+        series,
+        description: "Median time per message size; whiskers span lowest cycle to P95.".into(),
+    }
+}
+
+fn svg_text(spec: &ChartSpec) -> String {
+    String::from_utf8(render_svg(spec)).expect("SVG is UTF-8")
+}
+
+/// Tags balance, every `&` starts one of the five XML entities, nothing non-finite leaks.
+fn assert_well_formed(svg: &str) {
+    assert!(svg.starts_with("<svg"), "{svg}");
+    assert!(svg.trim_end().ends_with("</svg>"));
+    let mut open: Vec<&str> = Vec::new();
+    for tag in svg.split('<').skip(1) {
+        let inner = &tag[..tag.find('>').expect("tag closes")];
+        if let Some(name) = inner.strip_prefix('/') {
+            assert_eq!(open.pop(), Some(name), "unbalanced </{name}>");
+        } else if !inner.ends_with('/') {
+            open.push(inner.split_whitespace().next().expect("tag name"));
+        }
+    }
+    assert!(open.is_empty(), "unclosed {open:?}");
+    for (at, _) in svg.match_indices('&') {
+        let entity = ["&amp;", "&lt;", "&gt;", "&quot;", "&apos;"];
+        assert!(
+            entity.iter().any(|e| svg[at..].starts_with(e)),
+            "bare & at {at}"
+        );
+    }
+    for word in ["NaN", "inf"] {
+        assert!(!svg.contains(word), "{word} in output");
+    }
+}
+
+#[test]
+fn same_spec_renders_identical_bytes() {
+    let spec = spec(vec![series("ring", 1.0), series("tree", 2.0)]);
+    assert_eq!(render_svg(&spec), render_svg(&spec));
+    assert_eq!(render_csv(&spec), render_csv(&spec));
+}
+
+#[test]
+fn svg_has_alt_text_axis_labels_legend_and_background() {
+    let svg = svg_text(&spec(vec![series("ring", 1.0), series("tree", 2.0)]));
+    assert_well_formed(&svg);
+    let after_tag = &svg[svg.find('>').expect("svg tag") + 1..];
+    assert!(after_tag.starts_with("\n<title>all_reduce time by message size</title>\n<desc>"));
+    assert!(svg.contains("<desc>Median time per message size;"));
+    assert!(svg.contains(">\nmessage size (bytes)\n</text>"));
+    assert!(svg.contains(">\ntime (µs)\n</text>"));
+    assert!(svg.contains(">\nring\n</text>") && svg.contains(">\ntree\n</text>"));
+    assert!(svg.contains(
+        "<rect x=\"0\" y=\"0\" width=\"720\" height=\"420\" opacity=\"1\" fill=\"#FFFFFF\""
+    ));
+}
+
+#[test]
+fn log2_bytes_axis_shows_binary_unit_ticks() {
+    let svg = svg_text(&spec(vec![series("ring", 1.0)]));
+    for tick in ["16 KiB", "256 KiB", "1 MiB", "64 MiB"] {
+        assert!(
+            svg.contains(&format!(">\n{tick}\n</text>")),
+            "missing {tick}"
+        );
+    }
+}
+
+#[test]
+fn hostile_names_are_escaped() {
+    let mut spec = spec(vec![
+        series("<script>alert(1)</script>", 1.0),
+        series("a&b\"c'd", 2.0),
+    ]);
+    spec.title = "<img src=x onerror=alert(1)>".into();
+    spec.description = "</desc><script>".into();
+    spec.x_label = "size & <bytes>".into();
+    let svg = svg_text(&spec);
+    assert_well_formed(&svg);
+    assert!(!svg.contains("<script") && !svg.contains("<img"));
+    assert!(svg.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(svg.contains("a&amp;b&quot;c&apos;d"));
+    assert!(svg.contains("<desc>&lt;/desc&gt;&lt;script&gt;</desc>"));
+    let csv = String::from_utf8(render_csv(&spec)).expect("UTF-8");
+    assert!(csv.contains("\"a&b\"\"c'd\","));
+}
+
+#[test]
+fn non_finite_and_non_positive_values_are_skipped() {
+    let bad = Series {
+        name: "bad".into(),
+        points: vec![
+            Point {
+                x: 0.0,
+                y: 5.0,
+                low: None,
+                high: None,
+                samples: vec![],
+            },
+            Point {
+                x: -8.0,
+                y: 5.0,
+                low: None,
+                high: None,
+                samples: vec![],
+            },
+            Point {
+                x: 1024.0,
+                y: f64::NAN,
+                low: None,
+                high: None,
+                samples: vec![],
+            },
+            Point {
+                x: 2048.0,
+                y: 3.0,
+                low: Some(-1.0),
+                high: Some(f64::INFINITY),
+                samples: vec![f64::NAN, 0.0, f64::NEG_INFINITY, 4.0],
+            },
+            Point {
+                x: f64::INFINITY,
+                y: 3.0,
+                low: None,
+                high: None,
+                samples: vec![],
+            },
+        ],
+    };
+    let spec = spec(vec![bad]);
+    let svg = svg_text(&spec);
+    assert_well_formed(&svg);
+    assert!(!svg.contains("no data"));
+    let csv = String::from_utf8(render_csv(&spec)).expect("UTF-8");
+    assert_eq!(
+        csv,
+        "series,x,y,low,high,samples\nbad,0,5,,,\nbad,-8,5,,,\nbad,2048,3,-1,,0;4\n"
+    );
+}
+
+#[test]
+fn empty_or_undrawable_specs_say_no_data() {
+    let nothing_positive = Series {
+        name: "zeros".into(),
+        points: vec![Point {
+            x: 0.0,
+            y: 0.0,
+            low: None,
+            high: None,
+            samples: vec![],
+        }],
+    };
+    for spec in [spec(vec![]), spec(vec![nothing_positive])] {
+        let svg = svg_text(&spec);
+        assert_well_formed(&svg);
+        assert!(svg.contains(">no data</text>"));
+        assert!(svg.contains("<title>all_reduce time by message size</title>"));
+    }
+}
+
+#[test]
+fn extreme_values_and_many_series_draw_without_panicking() {
+    let extremes = [
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        5e-324,
+        1e100,
+        1e-100,
+        1.0,
+        1.0 + f64::EPSILON,
+    ];
+    let odd = |name: &str, values: &[f64]| Series {
+        name: name.into(),
+        points: values.iter().map(|&v| point(v, v)).collect(),
+    };
+    let many: Vec<Series> = (0..40u32)
+        .map(|i| series(&"long name ".repeat(i as usize % 7), f64::from(i)))
+        .collect();
+    for scale in [Scale::Linear, Scale::Log2, Scale::Log10] {
+        for values in [&extremes[..], &[-3.0, -3.0], &[0.0], &[1e-12, 2e-12]] {
+            let mut spec = spec(vec![odd("odd", values)]);
+            (spec.x_scale, spec.y_scale) = (scale, scale);
+            assert_well_formed(&svg_text(&spec));
+        }
+    }
+    let svg = svg_text(&spec(many));
+    assert_well_formed(&svg);
+    assert!(svg.contains(" more\n</text>"));
+}
+
+#[test]
+fn csv_for_two_series_is_exact() {
+    let spec = spec(vec![
+        Series {
+            name: "ring".into(),
+            points: vec![
+                Point {
+                    x: 8192.0,
+                    y: 12.5,
+                    low: Some(12.0),
+                    high: Some(13.25),
+                    samples: vec![12.0, 12.5, 13.25],
+                },
+                Point {
+                    x: 16384.0,
+                    y: 0.1,
+                    low: None,
+                    high: None,
+                    samples: vec![],
+                },
+            ],
+        },
+        Series {
+            name: "tree, \"2 nodes\"".into(),
+            points: vec![Point {
+                x: 8192.0,
+                y: 1e21,
+                low: None,
+                high: Some(2e21),
+                samples: vec![1e21],
+            }],
+        },
+    ]);
+    let csv = String::from_utf8(render_csv(&spec)).expect("UTF-8");
+    assert_eq!(
+        csv,
+        concat!(
+            "series,x,y,low,high,samples\n",
+            "ring,8192,12.5,12,13.25,12;12.5;13.25\n",
+            "ring,16384,0.1,,,\n",
+            "\"tree, \"\"2 nodes\"\"\",8192,1000000000000000000000,,2000000000000000000000,",
+            "1000000000000000000000\n",
+        )
+    );
+}
