@@ -3,7 +3,9 @@
 //! never overwritten, and gzip logs decompress to about the requested size.
 
 use flate2::read::GzDecoder;
-use nccl_report::synth::{fixtures, generate, write_fixture, SynthOptions};
+use nccl_report::synth::{
+    fixtures, generate, generate_with, write_fixture, RunShape, SynthOptions,
+};
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Read;
@@ -181,6 +183,47 @@ fn generate_is_deterministic_and_refuses_non_empty_run_folders() {
         untouched == tree(&first),
         "a refused generation writes nothing"
     );
+}
+
+#[test]
+fn other_world_sizes_follow_the_layout() {
+    let temp = tempfile::tempdir().unwrap();
+    let shape = |ranks| RunShape {
+        cycles: 2,
+        ranks,
+        ..RunShape::default()
+    };
+    let eight = generate_with(temp.path(), &options(1, 5, 0, 0), &shape(8)).unwrap();
+    let run = temp.path().join(&eight[0]);
+    assert!(run
+        .join("raw/results/world8_full/rank7_numerics.csv")
+        .is_file());
+    assert!(run.join("raw/nccl_tests_g8.stdout").is_file());
+    let numerics =
+        fs::read_to_string(run.join("raw/results/world8_full/rank0_numerics.csv")).unwrap();
+    assert_eq!(
+        numerics.lines().count(),
+        1 + 3 * 24,
+        "permutations are capped at 24"
+    );
+
+    let two = generate_with(&temp.path().join("two"), &options(1, 5, 0, 0), &shape(2)).unwrap();
+    let raw = temp.path().join("two").join(&two[0]).join("raw");
+    assert!(raw.join("results/world2_full/rank1_async.csv").is_file());
+    assert!(!raw.join("nccl_tests_g4.stdout").exists());
+
+    for bad in [
+        RunShape {
+            ranks: 9,
+            ..RunShape::default()
+        },
+        RunShape {
+            cycles: 0,
+            ..RunShape::default()
+        },
+    ] {
+        assert!(generate_with(&temp.path().join("bad"), &options(1, 5, 0, 0), &bad).is_err());
+    }
 }
 
 #[test]
