@@ -1,14 +1,844 @@
 //! NCCL_DEBUG logs -> `NcclLogFacts`, streamed line by line (logs can be hundreds of MB).
+//!
+//! Lines are cut with `memchr` straight out of the reader's buffer. Each line is searched once
+//! for ` NCCL ` (`memmem`; skipped when the line starts with the same `host:pid:tid [dev] NCCL
+//! INFO ` prefix as the line before) and the following `INFO ` / `WARN` plus the first bytes of
+//! the message pick the reader. COLL lines (one per collective call, most of a big log) are
+//! counted by kind with no allocation; the rarer INIT/GRAPH/TUNING lines may allocate.
+//! Formats follow NCCL's own `INFO(...)` strings from 2.4 to 2.28. Distinct-value lists and
+//! count maps keep at most `MAX_DISTINCT` entries (lists keep the smallest in sort order, so the
+//! result does not depend on file or merge order). Pure: reads the given `BufRead`, touches no
+//! file; uses `model` only.
 
-use crate::model::nccl_log::NcclLogFacts;
+use crate::model::nccl_log::{CommunicatorInfo, GraphPattern, LogLine, NcclLogFacts};
+use memchr::memmem;
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, BufRead};
 
+/// Most distinct values kept per list or map (rings, trees, transports, ...).
+pub const MAX_DISTINCT: usize = 256;
+/// `NCCL WARN` lines kept verbatim (all are counted).
+pub const MAX_WARNINGS: usize = 20;
+
+const MARKER: &[u8] = b" NCCL ";
+const INFO: &[u8] = b"INFO ";
+
 /// Scans one log. `file` is the run-relative name used in `LogLine`s.
-pub fn scan_log<R: BufRead>(_reader: R, _file: &str) -> io::Result<NcclLogFacts> {
-    unimplemented!("NCCL log scanner")
+pub fn scan_log<R: BufRead>(reader: R, file: &str) -> io::Result<NcclLogFacts> {
+    let mut scanner = Scanner::new(file);
+    let bytes = for_each_line(reader, |line| scanner.line(line))?;
+    Ok(scanner.finish(bytes))
 }
 
 /// Folds the facts of another log file of the same run into `into` (counts add, lists union).
-pub fn merge(_into: &mut NcclLogFacts, _other: NcclLogFacts) {
-    unimplemented!("NCCL log merge")
+pub fn merge(into: &mut NcclLogFacts, other: NcclLogFacts) {
+    union(&mut into.nccl_versions, other.nccl_versions);
+    union(&mut into.cuda_driver_versions, other.cuda_driver_versions);
+    union(&mut into.networks, other.networks);
+    union(&mut into.channel_summaries, other.channel_summaries);
+    union(&mut into.rings, other.rings);
+    union(&mut into.trees, other.trees);
+    union(&mut into.channel_counts, other.channel_counts);
+    into.communicators.extend(other.communicators);
+    into.communicators.sort();
+    into.communicators.dedup();
+    into.graph_patterns.extend(other.graph_patterns);
+    sort_patterns(&mut into.graph_patterns);
+    for (target, source) in [
+        (&mut into.transports, other.transports),
+        (&mut into.collective_calls, other.collective_calls),
+        (&mut into.algorithms, other.algorithms),
+        (&mut into.protocols, other.protocols),
+    ] {
+        for (key, count) in source {
+            bump(target, &key, count);
+        }
+    }
+    into.warnings.extend(other.warnings);
+    into.warnings
+        .sort_by(|a, b| (&a.file, a.line, &a.text).cmp(&(&b.file, b.line, &b.text)));
+    into.warnings.truncate(MAX_WARNINGS);
+    into.warning_count += other.warning_count;
+    into.lines += other.lines;
+    into.bytes += other.bytes;
+}
+
+/// Calls `f` with every line (without its `\n`), cut from the reader's own buffer; only a line
+/// that straddles two buffer fills is copied. Returns the number of bytes read.
+fn for_each_line<R: BufRead>(mut reader: R, mut f: impl FnMut(&[u8])) -> io::Result<u64> {
+    let mut carry = Vec::new();
+    let mut total = 0u64;
+    loop {
+        let buffer = match reader.fill_buf() {
+            Ok(buffer) => buffer,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buffer.is_empty() {
+            break;
+        }
+        let length = buffer.len();
+        let mut rest = buffer;
+        while let Some(end) = memchr::memchr(b'\n', rest) {
+            let (line, tail) = rest.split_at(end);
+            if carry.is_empty() {
+                f(line);
+            } else {
+                carry.extend_from_slice(line);
+                f(&carry);
+                carry.clear();
+            }
+            rest = tail.get(1..).unwrap_or_default();
+        }
+        carry.extend_from_slice(rest);
+        reader.consume(length);
+        total += length as u64;
+    }
+    if !carry.is_empty() {
+        f(&carry);
+    }
+    Ok(total)
+}
+
+/// What a `Init START` / `Init COMPLETE` line says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InitState {
+    Start,
+    Complete,
+}
+
+/// Algorithm and protocol counts from one kind of TUNING line.
+#[derive(Debug, Default)]
+struct Tally {
+    algorithms: BTreeMap<String, u64>,
+    protocols: BTreeMap<String, u64>,
+}
+
+impl Tally {
+    fn add(&mut self, algorithm: &str, protocol: &str) {
+        bump(&mut self.algorithms, algorithm_name(algorithm), 1);
+        bump(&mut self.protocols, protocol_name(protocol), 1);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.algorithms.is_empty() && self.protocols.is_empty()
+    }
+}
+
+struct Scanner<'f> {
+    file: &'f str,
+    marker: memmem::Finder<'static>,
+    /// The `host:pid:tid [dev] NCCL INFO ` prefix of the last INFO line.
+    prefix: Vec<u8>,
+    facts: NcclLogFacts,
+    versions: BTreeSet<String>,
+    drivers: BTreeSet<String>,
+    networks: BTreeSet<String>,
+    summaries: BTreeSet<String>,
+    rings: BTreeSet<String>,
+    trees: BTreeSet<String>,
+    channel_counts: BTreeSet<u64>,
+    /// Communicators, and where each (host, pid, comm pointer) last started.
+    communicators: Vec<CommunicatorInfo>,
+    open_comms: HashMap<(String, String, String), usize>,
+    /// `Best tuning, algorithm, X, protocol, Y` (every rank, per decision).
+    best: Tally,
+    /// `[Func: ]N Bytes -> Algo X proto Y ...` (rank 0 only, per planned task).
+    planned: Tally,
+}
+
+impl<'f> Scanner<'f> {
+    fn new(file: &'f str) -> Self {
+        Scanner {
+            file,
+            marker: memmem::Finder::new(MARKER),
+            prefix: Vec::new(),
+            facts: NcclLogFacts::default(),
+            versions: BTreeSet::new(),
+            drivers: BTreeSet::new(),
+            networks: BTreeSet::new(),
+            summaries: BTreeSet::new(),
+            rings: BTreeSet::new(),
+            trees: BTreeSet::new(),
+            channel_counts: BTreeSet::new(),
+            communicators: Vec::new(),
+            open_comms: HashMap::new(),
+            best: Tally::default(),
+            planned: Tally::default(),
+        }
+    }
+
+    fn line(&mut self, raw: &[u8]) {
+        self.facts.lines += 1;
+        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        if !self.prefix.is_empty() && line.starts_with(&self.prefix) {
+            let (prefix, message) = line.split_at(self.prefix.len());
+            return self.info(prefix, message);
+        }
+        let Some(at) = self.marker.find(line) else {
+            if let Some(version) = line.strip_prefix(b"NCCL version ") {
+                insert_first_word(&mut self.versions, version);
+            }
+            return;
+        };
+        let level = line.get(at + MARKER.len()..).unwrap_or_default();
+        if level.starts_with(INFO) {
+            let (prefix, message) = line.split_at(at + MARKER.len() + INFO.len());
+            self.prefix.clear();
+            self.prefix.extend_from_slice(prefix);
+            self.info(prefix, message);
+        } else if level.starts_with(b"WARN") {
+            self.warn(line);
+        }
+    }
+
+    fn info(&mut self, prefix: &[u8], message: &[u8]) {
+        match message.first() {
+            Some(b'A'..=b'Z') => self.upper(message),
+            Some(b'a'..=b'z') => self.lower(prefix, message),
+            Some(b'0'..=b'9') => self.numeric(message),
+            _ => {}
+        }
+    }
+
+    /// COLL calls first (the hot path), then GRAPH/INIT lines starting with a capital.
+    fn upper(&mut self, message: &[u8]) {
+        if self.call_or_planned(message) {
+            return;
+        }
+        let text = lossy(message);
+        let text = text.trim_end();
+        if let Some(rest) = text.strip_prefix("Channel ") {
+            self.channel(rest);
+        } else if let Some(rest) = text.strip_prefix("Ring ") {
+            if let Some((_, order)) = rest.split_once(" : ") {
+                insert_capped(&mut self.rings, order.trim());
+            }
+        } else if let Some(rest) = text.strip_prefix("Trees ") {
+            for tree in rest.split('[').filter_map(|t| t.split_once(']')) {
+                let tree = tree.1.trim();
+                if is_tree_item(tree) {
+                    insert_capped(&mut self.trees, tree);
+                }
+            }
+        } else if let Some(rest) = text.strip_prefix("Tree ") {
+            if let Some((_, tree)) = rest.split_once(" : ") {
+                insert_capped(&mut self.trees, tree.trim());
+            }
+        } else if let Some(rest) = text.strip_prefix("Pattern ") {
+            if let Some(pattern) = parse_pattern(rest) {
+                if !self.facts.graph_patterns.contains(&pattern)
+                    && self.facts.graph_patterns.len() < MAX_DISTINCT
+                {
+                    self.facts.graph_patterns.push(pattern);
+                }
+            }
+        } else if let Some(rest) = text.strip_prefix("NCCL version ") {
+            insert_first_word(&mut self.versions, rest.as_bytes());
+        } else if let Some(rest) = text.strip_prefix("Using network ") {
+            insert_capped(&mut self.networks, rest.trim());
+        } else if let Some(rest) = text.strip_prefix("Best tuning, algorithm, ") {
+            if let [algorithm, "protocol", protocol, ..] = *rest.split(", ").collect::<Vec<_>>() {
+                self.best.add(algorithm, protocol);
+            }
+        }
+    }
+
+    /// `AllReduce: opCount ...` (a COLL call) or `AllReduce: 4096 Bytes -> Algo RING proto
+    /// SIMPLE ...` (a planned task, 2.21+). False for anything else.
+    fn call_or_planned(&mut self, message: &[u8]) -> bool {
+        let head = message.get(..message.len().min(40)).unwrap_or_default();
+        let Some(colon) = memchr::memchr(b':', head) else {
+            return false;
+        };
+        let (name, rest) = message.split_at(colon);
+        if !name.iter().all(u8::is_ascii_alphanumeric) {
+            return false;
+        }
+        let Ok(name) = std::str::from_utf8(name) else {
+            return false;
+        };
+        if rest.starts_with(b": opCount ") {
+            bump(&mut self.facts.collective_calls, name, 1);
+            return true;
+        }
+        match rest.get(2..) {
+            Some(tuning) if tuning.first().is_some_and(u8::is_ascii_digit) => {
+                self.planned_tuning(tuning);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `N Bytes -> Algo X proto Y ...`: names (2.21+) or numbers (2.19-2.20).
+    fn planned_tuning(&mut self, text: &[u8]) {
+        let text = lossy(text);
+        let Some((_, rest)) = text.split_once(" Bytes -> Algo ") else {
+            return;
+        };
+        if let [algorithm, "proto", protocol, ..] = *rest.split_whitespace().collect::<Vec<_>>() {
+            self.planned.add(algorithm, protocol);
+        }
+    }
+
+    /// `Channel 00/64 : 0 1 2` (channel count) or `Channel 00/0 : 0[0] -> 1[1] via P2P/...`.
+    fn channel(&mut self, rest: &str) {
+        if let Some((_, via)) = rest.split_once(" via ") {
+            if let Some(kind) = via.split_whitespace().next() {
+                bump(&mut self.facts.transports, kind, 1);
+            }
+            return;
+        }
+        let Some((label, ranks)) = rest.split_once(" : ") else {
+            return;
+        };
+        if ranks.contains("->") {
+            return;
+        }
+        let total = label
+            .split_once('/')
+            .and_then(|(_, n)| n.trim().parse::<u64>().ok());
+        if let Some(total) = total {
+            insert_capped(&mut self.channel_counts, &total);
+        }
+    }
+
+    fn lower(&mut self, prefix: &[u8], message: &[u8]) {
+        if let Some(rest) = message.strip_prefix(b"cudaDriverVersion ") {
+            insert_first_word(&mut self.drivers, rest);
+        } else if message.starts_with(b"comm ") || message.starts_with(b"nccl") {
+            let message = message.trim_ascii_end();
+            let state = if message.ends_with(b" - Init START") {
+                InitState::Start
+            } else if message.ends_with(b" - Init COMPLETE") {
+                InitState::Complete
+            } else {
+                return;
+            };
+            self.communicator(&lossy(prefix), &lossy(message), state);
+        }
+    }
+
+    /// `64 coll channels, ...` summaries and `N Bytes -> Algo 1 proto 2 time T` (2.19-2.20).
+    fn numeric(&mut self, message: &[u8]) {
+        let text = lossy(message);
+        if text.contains(" coll channels") {
+            insert_capped(&mut self.summaries, text.trim());
+        } else if text.contains(" Bytes -> Algo ") {
+            self.planned_tuning(message);
+        }
+    }
+
+    fn communicator(&mut self, prefix: &str, message: &str, state: InitState) {
+        let Some(fields) = CommFields::parse(message) else {
+            return;
+        };
+        let (host, pid) = host_and_pid(prefix).unwrap_or_default();
+        let key = (host.to_string(), pid.to_string(), fields.pointer.clone());
+        let open = self.open_comms.get(&key).copied();
+        let pending = open.filter(|&i| self.communicators.get(i).is_some_and(|c| !c.init_complete));
+        match (state, pending) {
+            (InitState::Complete, Some(index)) => {
+                if let Some(comm) = self.communicators.get_mut(index) {
+                    fields.fill(comm);
+                    comm.init_complete = true;
+                }
+            }
+            _ => {
+                let mut comm = CommunicatorInfo {
+                    comm_id: String::new(),
+                    rank: fields.rank,
+                    nranks: fields.nranks,
+                    cuda_dev: None,
+                    bus_id: None,
+                    host: Some(host.to_string()).filter(|h| !h.is_empty()),
+                    init_complete: state == InitState::Complete,
+                };
+                fields.fill(&mut comm);
+                self.open_comms.insert(key, self.communicators.len());
+                self.communicators.push(comm);
+            }
+        }
+    }
+
+    fn warn(&mut self, line: &[u8]) {
+        self.facts.warning_count += 1;
+        if self.facts.warnings.len() < MAX_WARNINGS {
+            self.facts.warnings.push(LogLine {
+                file: self.file.to_string(),
+                line: self.facts.lines,
+                text: lossy(line).trim().to_string(),
+            });
+        }
+    }
+
+    fn finish(self, bytes: u64) -> NcclLogFacts {
+        let mut facts = self.facts;
+        facts.bytes = bytes;
+        facts.nccl_versions = self.versions.into_iter().collect();
+        facts.cuda_driver_versions = self.drivers.into_iter().collect();
+        facts.networks = self.networks.into_iter().collect();
+        facts.channel_summaries = self.summaries.into_iter().collect();
+        facts.rings = self.rings.into_iter().collect();
+        facts.trees = self.trees.into_iter().collect();
+        facts.channel_counts = self.channel_counts.into_iter().collect();
+        facts.communicators = self.communicators;
+        facts.communicators.sort();
+        facts.communicators.dedup();
+        sort_patterns(&mut facts.graph_patterns);
+        let tally = if self.best.is_empty() {
+            self.planned
+        } else {
+            self.best
+        };
+        facts.algorithms = tally.algorithms;
+        facts.protocols = tally.protocols;
+        facts
+    }
+}
+
+/// The `key value` pairs of an Init line: `comm 0x.. rank R nranks N cudaDev D nvmlDev M busId B
+/// commId 0x.. - Init COMPLETE` (2.4-2.28 print subsets of these; `nRanks` in some).
+#[derive(Debug, Default)]
+struct CommFields {
+    pointer: String,
+    rank: u64,
+    nranks: u64,
+    cuda_dev: Option<u64>,
+    bus_id: Option<String>,
+    comm_id: Option<String>,
+}
+
+impl CommFields {
+    fn parse(message: &str) -> Option<CommFields> {
+        let mut fields = CommFields::default();
+        let (mut rank, mut nranks) = (None, None);
+        let tokens: Vec<&str> = message
+            .split_whitespace()
+            .take_while(|t| *t != "-")
+            .collect();
+        for pair in tokens.windows(2) {
+            let [key, value] = pair else { continue };
+            match *key {
+                "comm" => fields.pointer = value.to_string(),
+                "rank" => rank = value.parse().ok(),
+                "nranks" | "nRanks" => nranks = value.parse().ok(),
+                "cudaDev" => fields.cuda_dev = value.parse().ok(),
+                "busId" => fields.bus_id = Some(value.to_string()),
+                "commId" => fields.comm_id = Some(value.to_string()),
+                _ => {}
+            }
+        }
+        fields.rank = rank?;
+        fields.nranks = nranks?;
+        Some(fields)
+    }
+
+    fn fill(&self, comm: &mut CommunicatorInfo) {
+        if let Some(comm_id) = &self.comm_id {
+            comm.comm_id = comm_id.clone();
+        }
+        comm.cuda_dev = comm.cuda_dev.or(self.cuda_dev);
+        if comm.bus_id.is_none() {
+            comm.bus_id = self.bus_id.clone();
+        }
+    }
+}
+
+/// `host:pid:tid` from the line prefix: the word before the `[dev]` word (a timestamp or an MPI
+/// tag such as `[1,0]<stdout>:` may come first).
+fn host_and_pid(prefix: &str) -> Option<(&str, &str)> {
+    let words: Vec<&str> = prefix.split_whitespace().collect();
+    let device = words.iter().position(|w| {
+        w.strip_prefix('[')
+            .and_then(|w| w.strip_suffix(']'))
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+    })?;
+    let word = words.get(device.checked_sub(1)?)?;
+    let mut parts = word.rsplitn(3, ':');
+    let _tid = parts.next()?;
+    let pid = parts
+        .next()
+        .filter(|p| p.bytes().all(|b| b.is_ascii_digit()))?;
+    let host = parts.next()?;
+    let host = host
+        .rsplit('>')
+        .next()
+        .unwrap_or(host)
+        .trim_start_matches(':');
+    Some((host, pid))
+}
+
+/// `Pattern 4, crossNic 0, nChannels 32, bw 60.000000/60.000000, type LOC/PIX, sameChannels 1`
+/// (`speed` for `bw` before 2.12).
+fn parse_pattern(text: &str) -> Option<GraphPattern> {
+    let mut parts = text.split(',').map(str::trim);
+    let mut pattern = GraphPattern {
+        pattern: parts.next()?.parse().ok()?,
+        cross_nic: 0,
+        n_channels: 0,
+        bw_intra: 0.0,
+        bw_inter: 0.0,
+        type_intra: String::new(),
+        type_inter: String::new(),
+        same_channels: 0,
+    };
+    for part in parts {
+        let Some((key, value)) = part.split_once(' ') else {
+            continue;
+        };
+        match key {
+            "crossNic" => pattern.cross_nic = value.parse().ok()?,
+            "nChannels" => pattern.n_channels = value.parse().ok()?,
+            "sameChannels" => pattern.same_channels = value.parse().ok()?,
+            "bw" | "speed" => {
+                let (intra, inter) = value.split_once('/')?;
+                pattern.bw_intra = intra.parse().ok()?;
+                pattern.bw_inter = inter.parse().ok()?;
+            }
+            "type" => {
+                let (intra, inter) = value.split_once('/')?;
+                pattern.type_intra = intra.to_string();
+                pattern.type_inter = inter.to_string();
+            }
+            _ => {}
+        }
+    }
+    Some(pattern)
+}
+
+/// One complete `down0/down1/down2->rank->up` item of a `Trees` line (the last item of a long
+/// line is cut by NCCL's 1024-byte line buffer).
+fn is_tree_item(item: &str) -> bool {
+    let parts: Vec<&str> = item.split("->").collect();
+    matches!(parts.as_slice(), [down, rank, up]
+        if down.split('/').count() == 3 && rank.parse::<i64>().is_ok() && up.parse::<i64>().is_ok())
+}
+
+/// NCCL's own names (`ncclAlgoStr`) for the `TREE`/`RING`/... and `0`/`1`/... of TUNING lines.
+fn algorithm_name(raw: &str) -> &str {
+    match raw {
+        "0" | "TREE" | "Tree" => "Tree",
+        "1" | "RING" | "Ring" => "Ring",
+        "2" | "COLLNET_DIRECT" | "CollNetDirect" => "CollNetDirect",
+        "3" | "COLLNET_CHAIN" | "CollNetChain" => "CollNetChain",
+        "4" | "NVLS" => "NVLS",
+        "5" | "NVLS_TREE" | "NVLSTree" => "NVLSTree",
+        "6" | "PAT" => "PAT",
+        other => other,
+    }
+}
+
+/// NCCL's own names (`ncclProtoStr`) for the `SIMPLE`/`LL`/... and `0`/`1`/`2` of TUNING lines.
+fn protocol_name(raw: &str) -> &str {
+    match raw {
+        "0" | "LL" => "LL",
+        "1" | "LL128" => "LL128",
+        "2" | "SIMPLE" | "Simple" => "Simple",
+        other => other,
+    }
+}
+
+fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(bytes)
+}
+
+fn insert_first_word(set: &mut BTreeSet<String>, bytes: &[u8]) {
+    if let Some(word) = lossy(bytes).split_whitespace().next() {
+        insert_capped(set, word);
+    }
+}
+
+/// Adds `value` unless present; when full, keeps the `MAX_DISTINCT` smallest values.
+fn insert_capped<T: Ord + ?Sized + ToOwned<Owned = O>, O: Ord + std::borrow::Borrow<T>>(
+    set: &mut BTreeSet<O>,
+    value: &T,
+) {
+    if set.contains(value) {
+        return;
+    }
+    if set.len() >= MAX_DISTINCT {
+        match set.last() {
+            Some(last) if value < last.borrow() => {
+                set.pop_last();
+            }
+            _ => return,
+        }
+    }
+    set.insert(value.to_owned());
+}
+
+/// Adds `by` to `key`; a new key is only added while the map has room.
+fn bump(map: &mut BTreeMap<String, u64>, key: &str, by: u64) {
+    if let Some(count) = map.get_mut(key) {
+        *count += by;
+    } else if map.len() < MAX_DISTINCT {
+        map.insert(key.to_string(), by);
+    }
+}
+
+fn union<T: Ord + Clone>(into: &mut Vec<T>, other: Vec<T>) {
+    let mut set: BTreeSet<T> = BTreeSet::new();
+    for value in into.drain(..).chain(other) {
+        insert_capped(&mut set, &value);
+    }
+    into.extend(set);
+}
+
+fn sort_patterns(patterns: &mut Vec<GraphPattern>) {
+    patterns.sort_by(pattern_order);
+    patterns.dedup_by(|a, b| pattern_order(a, b) == Ordering::Equal);
+    patterns.truncate(MAX_DISTINCT);
+}
+
+fn pattern_order(a: &GraphPattern, b: &GraphPattern) -> Ordering {
+    (a.pattern, a.cross_nic, a.n_channels, a.same_channels)
+        .cmp(&(b.pattern, b.cross_nic, b.n_channels, b.same_channels))
+        .then(a.bw_intra.total_cmp(&b.bw_intra))
+        .then(a.bw_inter.total_cmp(&b.bw_inter))
+        .then_with(|| (&a.type_intra, &a.type_inter).cmp(&(&b.type_intra, &b.type_inter)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flate2::read::GzDecoder;
+    use std::io::{BufReader, Read};
+
+    const REAL_GZ: &[u8] =
+        include_bytes!("../../tests/data/nccl/nccl_debug_all_reduce_perf.log.gz");
+    const RANK0: &[u8] = include_bytes!("../../tests/data/nccl/rank0_multinode.log");
+    const RANK1: &[u8] = include_bytes!("../../tests/data/nccl/rank1_multinode.log");
+    const OLD: &[u8] = include_bytes!("../../tests/data/nccl/nccl_2_19_tuning.log");
+
+    fn real_log() -> Vec<u8> {
+        let mut text = Vec::new();
+        GzDecoder::new(REAL_GZ)
+            .read_to_end(&mut text)
+            .expect("gzip fixture");
+        text
+    }
+
+    fn scan(bytes: &[u8], file: &str) -> NcclLogFacts {
+        scan_log(bytes, file).expect("in-memory read")
+    }
+
+    #[test]
+    fn real_nccl_2_28_log() {
+        let text = real_log();
+        let facts = scan(&text, "raw/nccl/nccl_tests_g1_vm_1217.log");
+        assert_eq!((facts.lines, facts.bytes), (5357, 948_190));
+        assert_eq!(facts.nccl_versions, ["2.28.9+cuda13.0"]);
+        assert_eq!(facts.cuda_driver_versions, ["13000"]);
+        assert_eq!(facts.networks, ["Socket"]);
+        let comm = CommunicatorInfo {
+            comm_id: "0xc229bbe201f77fd2".to_string(),
+            rank: 0,
+            nranks: 1,
+            cuda_dev: Some(0),
+            bus_id: Some("60".to_string()),
+            host: Some("vm".to_string()),
+            init_complete: true,
+        };
+        assert_eq!(facts.communicators, [comm]);
+        assert_eq!(facts.channel_counts, [64]);
+        assert_eq!(
+            facts.channel_summaries,
+            ["64 coll channels, 64 collnet channels, 0 nvls channels, 64 p2p channels, 64 p2p channels per peer"]
+        );
+        assert_eq!(facts.rings, ["0 -> 0 -> 0"]);
+        assert_eq!(facts.trees, ["-1 -> 0 -> -1/-1/-1", "-1/-1/-1->0->-1"]);
+        let patterns: Vec<_> = facts
+            .graph_patterns
+            .iter()
+            .map(|p| (p.pattern, p.n_channels))
+            .collect();
+        assert_eq!(patterns, [(3, 32), (4, 32)]);
+        let four = &facts.graph_patterns[1];
+        assert_eq!(
+            (four.bw_intra, four.bw_inter, four.same_channels),
+            (60.0, 60.0, 1)
+        );
+        assert_eq!(
+            (four.type_intra.as_str(), four.type_inter.as_str()),
+            ("LOC", "PIX")
+        );
+        assert!(facts.transports.is_empty(), "one GPU: no connections");
+        assert_eq!(
+            facts.collective_calls,
+            BTreeMap::from([("AllReduce".to_string(), 5056)])
+        );
+        assert!(
+            facts.algorithms.is_empty() && facts.protocols.is_empty(),
+            "no TUNING subsystem"
+        );
+        assert_eq!((facts.warning_count, facts.warnings.len()), (0, 0));
+    }
+
+    #[test]
+    fn result_does_not_depend_on_buffer_size() {
+        let text = real_log();
+        let whole = scan(&text, "a.log");
+        for capacity in [61, 190, 4096] {
+            let reader = BufReader::with_capacity(capacity, text.as_slice());
+            assert_eq!(
+                scan_log(reader, "a.log").expect("read"),
+                whole,
+                "capacity {capacity}"
+            );
+        }
+        let small = scan(RANK0, "b.log");
+        for capacity in [1, 2, 3] {
+            let reader = BufReader::with_capacity(capacity, RANK0);
+            assert_eq!(
+                scan_log(reader, "b.log").expect("read"),
+                small,
+                "capacity {capacity}"
+            );
+        }
+    }
+
+    #[test]
+    fn multi_node_rank_logs_and_merge() {
+        let rank0 = scan(RANK0, "raw/nccl/world2_node1_100.log");
+        assert_eq!(rank0.nccl_versions, ["2.22.3+cuda12.6"]);
+        assert_eq!(rank0.networks, ["IB"]);
+        assert_eq!(rank0.channel_counts, [2]);
+        assert_eq!(rank0.rings, ["1 -> 0 -> 1"]);
+        assert_eq!(rank0.trees, ["-1/-1/-1->0->1", "1/-1/-1->0->-1"]);
+        let transports = BTreeMap::from([
+            ("NET/IB/0/GDRDMA".to_string(), 4),
+            ("P2P/CUMEM/read".to_string(), 1),
+        ]);
+        assert_eq!(rank0.transports, transports);
+        assert_eq!(
+            rank0.algorithms,
+            BTreeMap::from([("Ring".to_string(), 2), ("Tree".to_string(), 1)])
+        );
+        assert_eq!(
+            rank0.protocols,
+            BTreeMap::from([("LL".to_string(), 1), ("Simple".to_string(), 2)])
+        );
+        let calls = BTreeMap::from([("AllGather".to_string(), 1), ("AllReduce".to_string(), 3)]);
+        assert_eq!(rank0.collective_calls, calls);
+        assert_eq!(rank0.warning_count, 1);
+        let warn = &rank0.warnings[0];
+        assert_eq!(
+            (warn.file.as_str(), warn.line),
+            ("raw/nccl/world2_node1_100.log", 23)
+        );
+        assert!(warn.text.ends_with(
+            "NCCL WARN NET/IB : Got completion from peer 10.0.0.2<4711> with status=12"
+        ));
+        let comm = &rank0.communicators[0];
+        assert_eq!(
+            (comm.host.as_deref(), comm.rank, comm.nranks),
+            (Some("node1"), 0, 2)
+        );
+        assert!(comm.init_complete);
+
+        let rank1 = scan(RANK1, "raw/nccl/world2_node2_200.log");
+        assert_eq!(
+            rank1.communicators.len(),
+            2,
+            "the second communicator never completed"
+        );
+        assert_eq!(rank1.communicators[0].comm_id, "0x1111", "sorted by comm id");
+        assert!(!rank1.communicators[0].init_complete);
+        assert!(rank1.communicators[1].init_complete);
+        assert_eq!(rank1.warning_count, 25);
+        assert_eq!(rank1.warnings.len(), MAX_WARNINGS);
+        assert_eq!(
+            rank1.nccl_versions,
+            ["2.22.3+cuda12.6"],
+            "host-less VERSION line"
+        );
+
+        let mut merged = rank1.clone();
+        merge(&mut merged, rank0.clone());
+        let mut other_order = rank0.clone();
+        merge(&mut other_order, rank1.clone());
+        assert_eq!(merged, other_order, "merge order does not matter");
+        assert_eq!(merged.communicators.len(), 3);
+        let ranks: Vec<_> = merged
+            .communicators
+            .iter()
+            .map(|c| (c.comm_id.as_str(), c.rank))
+            .collect();
+        assert_eq!(ranks, [("0x1111", 1), ("0x7aa3c9", 0), ("0x7aa3c9", 1)]);
+        assert_eq!(merged.collective_calls.get("AllReduce"), Some(&6));
+        assert_eq!(merged.transports.get("NET/IB/0/GDRDMA"), Some(&8));
+        assert_eq!(merged.warning_count, 26);
+        assert_eq!(merged.warnings.len(), MAX_WARNINGS);
+        assert_eq!(merged.warnings[0].file, "raw/nccl/world2_node1_100.log");
+        assert_eq!(merged.lines, rank0.lines + rank1.lines);
+        assert_eq!(merged.bytes, (RANK0.len() + RANK1.len()) as u64);
+    }
+
+    #[test]
+    fn older_numeric_tuning_lines_and_init_without_comm_id() {
+        let facts = scan(OLD, "old.log");
+        assert_eq!(
+            facts.algorithms,
+            BTreeMap::from([("Ring".to_string(), 2), ("Tree".to_string(), 1)])
+        );
+        assert_eq!(
+            facts.protocols,
+            BTreeMap::from([("LL".to_string(), 1), ("Simple".to_string(), 2)])
+        );
+        assert_eq!(
+            facts.transports,
+            BTreeMap::from([
+                ("P2P/IPC".to_string(), 2),
+                ("SHM/direct/direct".to_string(), 1)
+            ])
+        );
+        assert_eq!(facts.channel_counts, [2]);
+        let pattern = &facts.graph_patterns[0];
+        assert_eq!(
+            (
+                pattern.pattern,
+                pattern.bw_intra,
+                pattern.type_intra.as_str()
+            ),
+            (4, 20.0, "NVL")
+        );
+        let comm = &facts.communicators[0];
+        assert_eq!(
+            (
+                comm.comm_id.as_str(),
+                comm.bus_id.as_deref(),
+                comm.init_complete
+            ),
+            ("", Some("1000"), true)
+        );
+        assert_eq!(facts.collective_calls.get("Broadcast"), Some(&2));
+    }
+
+    #[test]
+    fn caps_and_odd_bytes_never_panic() {
+        let mut log = Vec::new();
+        for i in 0..(MAX_DISTINCT + 10) {
+            log.extend_from_slice(
+                format!("h:1:1 [0] NCCL INFO Ring {i:02} : {i} -> 0 -> 1\n").as_bytes(),
+            );
+            log.extend_from_slice(format!("h:1:1 [0] NCCL INFO Op{i}: opCount 0\n").as_bytes());
+        }
+        log.extend_from_slice(
+            b"h:1:1 [0] NCCL INFO \xff\xfe: opCount\n\xff NCCL WARN \xc3\n NCCL INFO\n NCCL \n",
+        );
+        log.extend_from_slice(b"h:1:1 [0] NCCL INFO comm 0x1 rank x nranks - Init COMPLETE\r\n");
+        let facts = scan(&log, "odd.log");
+        assert_eq!(facts.rings.len(), MAX_DISTINCT);
+        assert_eq!(facts.rings.first().map(String::as_str), Some("0 -> 0 -> 1"));
+        assert_eq!(facts.collective_calls.len(), MAX_DISTINCT);
+        assert_eq!(facts.warning_count, 1);
+        assert_eq!(facts.warnings[0].text, "\u{fffd} NCCL WARN \u{fffd}");
+        assert!(facts.communicators.is_empty());
+        assert_eq!(facts.lines, 2 * (MAX_DISTINCT as u64 + 10) + 5);
+        assert_eq!(scan(b"", "empty.log"), NcclLogFacts::default());
+    }
 }
