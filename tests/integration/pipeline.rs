@@ -13,13 +13,20 @@ fn same_runs_give_byte_identical_sites_whatever_the_thread_count() {
     assert!(build(&runs, &many, &["--jobs", "8"]).status.success());
     let (a, b) = (tree(&one), tree(&many));
     assert!(a.len() > 20, "site too small: {:?}", a.keys().collect::<Vec<_>>());
-    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
-    for (path, bytes) in &a {
-        assert!(bytes == &b[path], "{path} differs between --jobs 1 and --jobs 8");
-    }
-    // A rebuild into the same folder gives the same bytes again.
+    assert_same_tree(&a, &b, "--jobs 1 and --jobs 8");
+    // A rebuild into the same folder (from the cache) gives the same bytes again, and so does
+    // a build without the cache.
     assert!(build(&runs, &one, &["--jobs", "3"]).status.success());
-    assert_eq!(tree(&one), a);
+    assert_same_tree(&a, &tree(&one), "a cold build and a cached rebuild");
+    assert!(build(&runs, &one, &["--jobs", "2", "--no-cache"]).status.success());
+    assert_same_tree(&a, &tree(&one), "a cold build and a --no-cache build");
+}
+
+fn assert_same_tree(a: &std::collections::BTreeMap<String, Vec<u8>>, b: &std::collections::BTreeMap<String, Vec<u8>>, what: &str) {
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>(), "{what}: file lists");
+    for (path, bytes) in a {
+        assert!(bytes == &b[path], "{path} differs between {what}");
+    }
 }
 
 #[test]
@@ -132,7 +139,7 @@ fn symlinks_leading_outside_the_runs_folder_are_not_followed() {
 
 #[test]
 fn a_run_with_only_nccl_tests_is_a_run_with_sections_not_run() {
-    let (dir, runs) = runs_dir(&[]);
+    let (dir, runs) = runs_dir(&["synth-basic"]);
     let source = fs::read_dir(&runs).unwrap().next().unwrap().unwrap().path();
     let only = runs.join("only-nccl-tests");
     fs::create_dir_all(only.join("raw")).unwrap();
