@@ -8,15 +8,14 @@ use std::path::Path;
 /// Values of `attribute` in the tags of `html` (not in escaped text).
 fn attribute_values<'a>(html: &'a str, attribute: &str) -> Vec<&'a str> {
     let needle = format!(" {attribute}=\"");
-    tags(html)
-        .into_iter()
-        .flat_map(|tag| {
-            tag.match_indices(&needle).map(move |(i, _)| {
-                let rest = &tag[i + needle.len()..];
-                &rest[..rest.find('"').unwrap_or(rest.len())]
-            })
-        })
-        .collect()
+    let mut values = Vec::new();
+    for tag in tags(html) {
+        for (i, _) in tag.match_indices(&needle) {
+            let rest = &tag[i + needle.len()..];
+            values.push(&rest[..rest.find('"').unwrap_or(rest.len())]);
+        }
+    }
+    values
 }
 
 fn percent_decode(text: &str) -> String {
