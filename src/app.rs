@@ -3,9 +3,9 @@
 
 use crate::build::BuildOptions;
 use crate::cli::{Cli, Command};
+use crate::collect::{CollectOptions, ImportOptions};
 use crate::publish::PublishOptions;
 use crate::serve::ServeOptions;
-use crate::collect::{CollectOptions, ImportOptions};
 use crate::synth::SynthOptions;
 use std::process::ExitCode;
 
@@ -37,13 +37,19 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Synth(args) => {
             let ids = crate::synth::generate(
                 &args.out,
-                &SynthOptions { count: args.count, seed: args.seed, log_bytes: args.log_bytes, gzip_every: args.gzip_every },
+                &SynthOptions {
+                    count: args.count,
+                    seed: args.seed,
+                    log_bytes: args.log_bytes,
+                    gzip_every: args.gzip_every,
+                },
             )?;
             eprintln!("wrote {} synthetic runs under {}", ids.len(), args.out.display());
             Ok(ExitCode::SUCCESS)
         }
         Command::Build(args) => {
-            let options = BuildOptions { runs: args.runs, out: args.out.clone(), jobs: args.jobs, cache: !args.no_cache };
+            let options =
+                BuildOptions { runs: args.runs, out: args.out.clone(), jobs: args.jobs, cache: !args.no_cache };
             let report = crate::build::build(&options)?;
             for line in report.skipped.iter().chain(&report.problems) {
                 eprintln!("  {line}");
@@ -60,7 +66,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(if had_errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Serve(args) => {
-            let watch = args.watch.then(|| BuildOptions { runs: args.runs.clone(), out: args.out.clone(), jobs: None, cache: true });
+            let watch = args.watch.then(|| BuildOptions {
+                runs: args.runs.clone(),
+                out: args.out.clone(),
+                jobs: None,
+                cache: true,
+            });
             crate::serve::serve(&ServeOptions { out: args.out, port: args.port, watch })?;
             Ok(ExitCode::SUCCESS)
         }

@@ -83,11 +83,15 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     report.input_bytes = runs.iter().map(|r| r.files.total_bytes).sum();
     let site_notes = read_site_notes(options);
     let cache = if options.cache {
-        Some(Cache::open(&options.out, site_notes.as_deref().unwrap_or("").as_bytes()).context("cannot open the build cache")?)
+        Some(
+            Cache::open(&options.out, site_notes.as_deref().unwrap_or("").as_bytes())
+                .context("cannot open the build cache")?,
+        )
     } else {
         None
     };
-    let staging = Staging::begin(&options.out).with_context(|| format!("cannot write the site to {}", options.out.display()))?;
+    let staging =
+        Staging::begin(&options.out).with_context(|| format!("cannot write the site to {}", options.out.display()))?;
     report.stages.push(("find", start.elapsed()));
 
     let clock = StageClock::default();
@@ -187,8 +191,11 @@ fn build_run(
     }
     written.fetch_add(files.len(), Ordering::Relaxed);
     if let (Some(cache), Some((key, stamps))) = (cache, keyed) {
-        let entry = Entry { key, stamps, digest: run_digest.clone(), files: files.into_iter().map(|f| f.path).collect() };
-        cache.store(&run.id, &entry, staging).with_context(|| format!("cannot update the build cache for {}", run.id))?;
+        let entry =
+            Entry { key, stamps, digest: run_digest.clone(), files: files.into_iter().map(|f| f.path).collect() };
+        cache
+            .store(&run.id, &entry, staging)
+            .with_context(|| format!("cannot update the build cache for {}", run.id))?;
     }
     StageClock::add(&clock.write, t);
     Ok(run_digest)
@@ -225,7 +232,10 @@ fn progress_bar(len: u64) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(len);
-    bar.set_style(ProgressStyle::with_template("{spinner} building runs {pos}/{len} {wide_bar} {elapsed}").expect("valid template"));
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} building runs {pos}/{len} {wide_bar} {elapsed}")
+            .expect("valid template"),
+    );
     bar
 }
 

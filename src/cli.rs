@@ -4,7 +4,11 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(name = "nccl-report", version, about = "Turn archived NCCL experiment runs into seed-exact summaries and a static website")]
+#[command(
+    name = "nccl-report",
+    version,
+    about = "Turn archived NCCL experiment runs into seed-exact summaries and a static website"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

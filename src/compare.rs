@@ -11,7 +11,11 @@ pub fn compare(archived: &[(String, Vec<u8>)], recomputed: &[(&str, Vec<u8>)]) -
     let mut out = Vec::new();
     for (name, old) in archived {
         let Some((_, new)) = recomputed.iter().find(|(n, _)| n == name) else {
-            out.push(Diagnostic::warning(name, None, "archived seed output has no recomputed counterpart (section missing or unreadable)"));
+            out.push(Diagnostic::warning(
+                name,
+                None,
+                "archived seed output has no recomputed counterpart (section missing or unreadable)",
+            ));
             continue;
         };
         let difference = if name.ends_with(".md") { compare_md(old, new) } else { compare_csv(old, new) };

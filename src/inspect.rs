@@ -23,13 +23,25 @@ pub fn inspect(path: &Path) -> anyhow::Result<(Value, bool)> {
     let bytes = input::read_all(path).with_context(|| format!("cannot read {label}"))?;
     let document = if let Some((rank, section)) = section_file_name(&name) {
         match parse::section_csv::parse_section(section, &bytes) {
-            Ok(rows) => json!({"file": label, "kind": "section_csv", "section": section, "rank": rank, "rows": rows_json(&rows)}),
-            Err(e) => return Ok((json!({"file": label, "kind": "section_csv", "section": section, "error": {"line": e.line, "message": e.message}}), true)),
+            Ok(rows) => {
+                json!({"file": label, "kind": "section_csv", "section": section, "rank": rank, "rows": rows_json(&rows)})
+            }
+            Err(e) => {
+                return Ok((
+                    json!({"file": label, "kind": "section_csv", "section": section, "error": {"line": e.line, "message": e.message}}),
+                    true,
+                ))
+            }
         }
     } else if name == "manifest.txt" {
         match parse::manifest::parse_manifest(&bytes) {
             Ok(m) => json!({"file": label, "kind": "manifest", "entries": m.entries, "commands": m.commands}),
-            Err(e) => return Ok((json!({"file": label, "kind": "manifest", "error": {"line": e.line, "message": e.message}}), true)),
+            Err(e) => {
+                return Ok((
+                    json!({"file": label, "kind": "manifest", "error": {"line": e.line, "message": e.message}}),
+                    true,
+                ))
+            }
         }
     } else if name == "nvidia_smi_query.txt" {
         json!({"file": label, "kind": "nvidia_smi_query", "gpus": parse::artifacts::parse_gpu_query(&String::from_utf8_lossy(&bytes))})
@@ -38,7 +50,12 @@ pub fn inspect(path: &Path) -> anyhow::Result<(Value, bool)> {
     } else if name.ends_with(".json") {
         match parse::nccl_tests_json::parse_json(&bytes) {
             Ok(out) => json!({"file": label, "kind": "nccl_tests", "output": out}),
-            Err(e) => return Ok((json!({"file": label, "kind": "nccl_tests", "error": {"line": e.line, "message": e.message}}), true)),
+            Err(e) => {
+                return Ok((
+                    json!({"file": label, "kind": "nccl_tests", "error": {"line": e.line, "message": e.message}}),
+                    true,
+                ))
+            }
         }
     } else {
         let out = parse::nccl_tests::parse_text(&bytes);
@@ -51,7 +68,7 @@ fn rows_json(rows: &SectionRows) -> Value {
     match rows {
         SectionRows::Contracts(r) => json!(r
             .iter()
-            .map(|(line, row, fields)| json!({"line": line, "correct": row.correct, "fields": fields}))
+            .map(|r| json!({"line": r.line, "correct": r.row.correct, "fields": r.fields}))
             .collect::<Vec<_>>()),
         SectionRows::Async(r) => json!(r),
         SectionRows::Decomposition(r) => json!(r),

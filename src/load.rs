@@ -71,12 +71,9 @@ fn load_sections(run: &RunDir, raw: &mut RawRun) {
     let mut broken = BTreeSet::new();
     for (sf, result) in run.files.sections.iter().zip(parsed) {
         match result {
-            Ok(rows) => raw.sections.push(SectionData {
-                case: sf.case.clone(),
-                rank: sf.rank,
-                file: sf.file.rel.clone(),
-                rows,
-            }),
+            Ok(rows) => {
+                raw.sections.push(SectionData { case: sf.case.clone(), rank: sf.rank, file: sf.file.rel.clone(), rows })
+            }
             Err(diag) => {
                 raw.diagnostics.push(diag);
                 broken.insert((sf.case.clone(), sf.section));

@@ -38,7 +38,9 @@ pub fn publish(options: &PublishOptions) -> anyhow::Result<String> {
     }
     let site = options.out.canonicalize().with_context(|| format!("cannot resolve {}", options.out.display()))?;
     let cwd = std::env::current_dir()?;
-    let top = PathBuf::from(git(&cwd, &["rev-parse", "--show-toplevel"], &[]).context("publish must run inside a git repository")?);
+    let top = PathBuf::from(
+        git(&cwd, &["rev-parse", "--show-toplevel"], &[]).context("publish must run inside a git repository")?,
+    );
     let index_dir = tempfile::tempdir()?;
     let index = index_dir.path().join("index");
     let env = [("GIT_INDEX_FILE", index.as_path()), ("GIT_WORK_TREE", site.as_path())];

@@ -183,7 +183,10 @@ mod tests {
     fn rejects_escaping_paths() {
         let dir = tempfile::tempdir().unwrap();
         for bad in ["../x", "/etc/x", "a/../../x", ""] {
-            assert!(matches!(write_site(&dir.path().join("s"), &[OutputFile::new(bad, "")]), Err(WriteError::BadPath(_))));
+            assert!(matches!(
+                write_site(&dir.path().join("s"), &[OutputFile::new(bad, "")]),
+                Err(WriteError::BadPath(_))
+            ));
         }
         assert!(!dir.path().join("s").exists());
     }

@@ -12,16 +12,9 @@ fn make_run(parent: &Path, id: &str, tag: &str) -> PathBuf {
     let results = run.join("raw/results/world4_full");
     fs::create_dir_all(&results).unwrap();
     fs::create_dir_all(run.join("artifacts")).unwrap();
-    fs::write(
-        run.join("manifest.txt"),
-        format!("experiment=interview_details\nrun_id={id}\ncommands:\n torchrun x\n"),
-    )
-    .unwrap();
-    fs::write(
-        results.join("rank0_contracts.csv"),
-        format!("correct,tag\nTrue,{tag}\n"),
-    )
-    .unwrap();
+    fs::write(run.join("manifest.txt"), format!("experiment=interview_details\nrun_id={id}\ncommands:\n torchrun x\n"))
+        .unwrap();
+    fs::write(results.join("rank0_contracts.csv"), format!("correct,tag\nTrue,{tag}\n")).unwrap();
     fs::write(run.join("raw/world4_full.stdout"), "ok\n").unwrap();
     fs::write(
         run.join("artifacts/nvidia_smi_query.txt"),
@@ -32,14 +25,8 @@ fn make_run(parent: &Path, id: &str, tag: &str) -> PathBuf {
 }
 
 fn import(runs: &Path, args: &[&str]) -> (bool, String, String) {
-    let output = Command::cargo_bin("nccl-report")
-        .unwrap()
-        .arg("import")
-        .arg("--runs")
-        .arg(runs)
-        .args(args)
-        .output()
-        .unwrap();
+    let output =
+        Command::cargo_bin("nccl-report").unwrap().arg("import").arg("--runs").arg(runs).args(args).output().unwrap();
     (
         output.status.success(),
         String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -54,9 +41,7 @@ fn hash(path: &Path) -> u128 {
 /// Names in the runs folder, dot-folders included.
 fn listing(runs: &Path) -> Vec<String> {
     let mut names: Vec<String> = match fs::read_dir(runs) {
-        Ok(entries) => entries
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect(),
+        Ok(entries) => entries.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect(),
         Err(_) => Vec::new(),
     };
     names.sort();
@@ -75,10 +60,7 @@ fn imports_one_run_and_leaves_the_source_unchanged() {
     let runs = tmp.path().join("runs");
     let (ok, out, err) = import(&runs, &[s(&src)]);
     assert!(ok, "{out}{err}");
-    assert!(
-        out.starts_with("imported         20250101T000000Z <- "),
-        "{out}"
-    );
+    assert!(out.starts_with("imported         20250101T000000Z <- "), "{out}");
     assert_eq!(hash(&runs.join("20250101T000000Z")), before);
     assert_eq!(hash(&src), before);
     assert_eq!(listing(&runs), ["20250101T000000Z"]);
@@ -108,21 +90,12 @@ fn reimport_is_a_noop_that_says_so() {
     let src = make_run(&tmp.path().join("src"), "r1", "a");
     let runs = tmp.path().join("runs");
     assert!(import(&runs, &[s(&src)]).0);
-    let modified = fs::metadata(runs.join("r1/manifest.txt"))
-        .unwrap()
-        .modified()
-        .unwrap();
+    let modified = fs::metadata(runs.join("r1/manifest.txt")).unwrap().modified().unwrap();
     let (ok, out, err) = import(&runs, &[s(&src)]);
     assert!(ok, "{out}{err}");
     assert!(out.starts_with("already present  r1 <- "), "{out}");
     assert!(out.contains("nothing to do"), "{out}");
-    assert_eq!(
-        fs::metadata(runs.join("r1/manifest.txt"))
-            .unwrap()
-            .modified()
-            .unwrap(),
-        modified
-    );
+    assert_eq!(fs::metadata(runs.join("r1/manifest.txt")).unwrap().modified().unwrap(), modified);
     assert_eq!(listing(&runs), ["r1"]);
 }
 
@@ -136,10 +109,7 @@ fn conflicting_id_is_refused_and_nothing_is_overwritten() {
     let (ok, out, err) = import(&runs, &[s(&second)]);
     assert!(!ok);
     assert!(out.starts_with("refused          r1 <- "), "{out}");
-    assert!(
-        out.contains(s(&runs.join("r1"))) && out.contains(s(&second)),
-        "both paths named: {out}"
-    );
+    assert!(out.contains(s(&runs.join("r1"))) && out.contains(s(&second)), "both paths named: {out}");
     assert!(out.contains("--rename"), "{out}");
     assert!(err.contains("1 of 1 runs or sources refused"), "{err}");
     assert_eq!(hash(&runs.join("r1")), hash(&first));
@@ -159,20 +129,9 @@ fn rename_imports_under_a_new_id() {
     assert_eq!(hash(&runs.join("r1-retry")), hash(&second));
     assert_eq!(hash(&runs.join("r1")), hash(&first));
 
-    let (ok, _, err) = import(
-        &runs,
-        &[
-            s(&tmp.path().join("one")),
-            s(&tmp.path().join("two")),
-            "--rename",
-            "z",
-        ],
-    );
+    let (ok, _, err) = import(&runs, &[s(&tmp.path().join("one")), s(&tmp.path().join("two")), "--rename", "z"]);
     assert!(!ok);
-    assert!(
-        err.contains("--rename needs exactly one run, but the sources hold 2"),
-        "{err}"
-    );
+    assert!(err.contains("--rename needs exactly one run, but the sources hold 2"), "{err}");
     assert_eq!(listing(&runs), ["r1", "r1-retry"]);
 }
 
@@ -202,10 +161,7 @@ fn bad_ids_are_refused_by_the_cli() {
     let odd = make_run(&tmp.path().join("src"), "bell\u{7}id", "b");
     let (ok, out, _) = import(&runs, &[s(&odd)]);
     assert!(!ok);
-    assert!(
-        out.contains("is not a valid run id") && out.contains("use --rename"),
-        "{out}"
-    );
+    assert!(out.contains("is not a valid run id") && out.contains("use --rename"), "{out}");
     assert_eq!(listing(&runs), Vec::<String>::new());
 }
 
@@ -215,29 +171,15 @@ fn interrupted_copy_leaves_nothing() {
     let src = make_run(&tmp.path().join("src"), "r1", "a");
     // Sorted after manifest.txt and raw/results: the copy has begun when it meets the FIFO.
     let fifo = src.join("raw/zz.fifo");
-    assert!(std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     let before = hash_without_fifo(&src);
     let runs = tmp.path().join("runs");
     fs::create_dir_all(runs.join(".import-r0-999999999")).unwrap();
     let (ok, out, err) = import(&runs, &[s(&src)]);
     assert!(!ok);
-    assert!(
-        out.contains("refused          r1") && out.contains("special file"),
-        "{out}"
-    );
-    assert!(
-        err.contains("removed") && err.contains(".import-r0-999999999"),
-        "leftover cleaned: {err}"
-    );
-    assert_eq!(
-        listing(&runs),
-        Vec::<String>::new(),
-        "no run and no temporary folder"
-    );
+    assert!(out.contains("refused          r1") && out.contains("special file"), "{out}");
+    assert!(err.contains("removed") && err.contains(".import-r0-999999999"), "leftover cleaned: {err}");
+    assert_eq!(listing(&runs), Vec::<String>::new(), "no run and no temporary folder");
     fs::remove_file(&fifo).unwrap();
     assert_eq!(hash(&src), before);
 }
@@ -268,10 +210,7 @@ fn symlinks_stay_inside_or_the_run_is_refused() {
     let (ok, out, _) = import(&runs, &[s(&inside), s(&outside)]);
     assert!(!ok);
     assert!(out.contains("imported         inside"), "{out}");
-    assert!(
-        out.contains("refused          outside") && out.contains("does not resolve inside the run"),
-        "{out}"
-    );
+    assert!(out.contains("refused          outside") && out.contains("does not resolve inside the run"), "{out}");
     let link = runs.join("inside/raw/manifest_link");
     assert_eq!(fs::read_link(&link).unwrap(), Path::new("../manifest.txt"));
     assert_eq!(listing(&runs), ["inside"]);
@@ -288,14 +227,8 @@ fn a_run_without_manifest_gets_a_derived_one() {
     assert!(ok, "{out}{err}");
     assert!(err.contains("has no manifest.txt"), "{err}");
     let manifest = fs::read_to_string(runs.join("bare/manifest.txt")).unwrap();
-    assert!(
-        manifest.contains("run_id=bare\n") && manifest.contains("gpu=1x NVIDIA H200\n"),
-        "{manifest}"
-    );
-    assert!(
-        manifest.contains("manifest=derived by nccl-report import"),
-        "{manifest}"
-    );
+    assert!(manifest.contains("run_id=bare\n") && manifest.contains("gpu=1x NVIDIA H200\n"), "{manifest}");
+    assert!(manifest.contains("manifest=derived by nccl-report import"), "{manifest}");
     assert_eq!(hash(&src), before, "the source is never modified");
     let (ok, out, _) = import(&runs, &[s(&src)]);
     assert!(ok && out.starts_with("already present  bare"), "{out}");

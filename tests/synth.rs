@@ -3,9 +3,7 @@
 //! never overwritten, and gzip logs decompress to about the requested size.
 
 use flate2::read::GzDecoder;
-use nccl_report::synth::{
-    fixtures, generate, generate_with, write_fixture, RunShape, SynthOptions,
-};
+use nccl_report::synth::{fixtures, generate, generate_with, write_fixture, RunShape, SynthOptions};
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Read;
@@ -22,12 +20,7 @@ fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
     for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
         let entry = entry.unwrap();
         if entry.file_type().is_file() {
-            let relative = entry
-                .path()
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
+            let relative = entry.path().strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
             files.insert(relative, read_maybe_gz(entry.path()));
         }
     }
@@ -38,9 +31,7 @@ fn read_maybe_gz(path: &Path) -> Vec<u8> {
     let bytes = fs::read(path).unwrap();
     if path.extension().is_some_and(|e| e == "gz") {
         let mut text = Vec::new();
-        GzDecoder::new(bytes.as_slice())
-            .read_to_end(&mut text)
-            .unwrap();
+        GzDecoder::new(bytes.as_slice()).read_to_end(&mut text).unwrap();
         text
     } else {
         bytes
@@ -49,28 +40,14 @@ fn read_maybe_gz(path: &Path) -> Vec<u8> {
 
 fn assert_same_tree(expected: &Path, actual: &Path) {
     let (want, got) = (tree(expected), tree(actual));
-    assert_eq!(
-        want.keys().collect::<Vec<_>>(),
-        got.keys().collect::<Vec<_>>(),
-        "{}",
-        expected.display()
-    );
+    assert_eq!(want.keys().collect::<Vec<_>>(), got.keys().collect::<Vec<_>>(), "{}", expected.display());
     for (path, bytes) in &want {
-        assert!(
-            bytes == &got[path],
-            "{} differs from a fresh generation",
-            expected.join(path).display()
-        );
+        assert!(bytes == &got[path], "{} differs from a fresh generation", expected.join(path).display());
     }
 }
 
 fn options(count: usize, seed: u64, log_bytes: u64, gzip_every: usize) -> SynthOptions {
-    SynthOptions {
-        count,
-        seed,
-        log_bytes,
-        gzip_every,
-    }
+    SynthOptions { count, seed, log_bytes, gzip_every }
 }
 
 #[test]
@@ -82,17 +59,12 @@ fn fixtures_regenerate_byte_for_byte() {
         assert_same_tree(&committed.join(fixture.id), &fresh);
     }
     let listed: Vec<String> = fixtures().iter().map(|f| f.id.to_string()).collect();
-    let mut on_disk: Vec<String> = fs::read_dir(&committed)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut on_disk: Vec<String> =
+        fs::read_dir(&committed).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     on_disk.sort();
     let mut listed_sorted = listed.clone();
     listed_sorted.sort();
-    assert_eq!(
-        on_disk, listed_sorted,
-        "tests/fixtures/runs holds exactly the listed fixtures"
-    );
+    assert_eq!(on_disk, listed_sorted, "tests/fixtures/runs holds exactly the listed fixtures");
 }
 
 #[test]
@@ -106,36 +78,19 @@ fn goldens_agree_with_each_fixture() {
         match fixture.expect_error {
             None => {
                 assert_eq!(status["status"], "ok", "{}", fixture.id);
-                assert!(
-                    golden.join("summary.md").is_file() && golden.join("summary.csv").is_file()
-                );
+                assert!(golden.join("summary.md").is_file() && golden.join("summary.csv").is_file());
             }
             Some(text) => {
                 assert_eq!(status["status"], "error", "{}", fixture.id);
-                assert!(
-                    status["error"].as_str().unwrap().contains(text),
-                    "{}: {}",
-                    fixture.id,
-                    status["error"]
-                );
+                assert!(status["error"].as_str().unwrap().contains(text), "{}: {}", fixture.id, status["error"]);
             }
         }
-        assert!(
-            !golden.join("manifest.txt").exists(),
-            "the oracle's manifest holds its clock and host"
-        );
+        assert!(!golden.join("manifest.txt").exists(), "the oracle's manifest holds its clock and host");
         for (name, bytes) in tree(&golden) {
             let text = String::from_utf8(bytes).unwrap();
-            assert!(
-                !text.contains("File \"/") && !text.contains("seed_oracle_"),
-                "{name} holds a local path"
-            );
+            assert!(!text.contains("File \"/") && !text.contains("seed_oracle_"), "{name} holds a local path");
         }
-        assert!(
-            readme.contains(fixture.id),
-            "tests/fixtures/README.md describes {}",
-            fixture.id
-        );
+        assert!(readme.contains(fixture.id), "tests/fixtures/README.md describes {}", fixture.id);
     }
 }
 
@@ -160,18 +115,11 @@ fn generate_is_deterministic_and_refuses_non_empty_run_folders() {
     assert_ne!(ids[0], ids[1]);
 
     fs::create_dir_all(second.join(&ids[0])).unwrap();
-    assert_eq!(
-        generate(&second, &options(2, 42, 20_000, 2)).unwrap(),
-        ids,
-        "an empty run folder is fine"
-    );
+    assert_eq!(generate(&second, &options(2, 42, 20_000, 2)).unwrap(), ids, "an empty run folder is fine");
     assert_same_tree(&first, &second);
 
     let prefix = temp.path().join("c");
-    assert_eq!(
-        generate(&prefix, &options(1, 42, 20_000, 2)).unwrap(),
-        ids[..1]
-    );
+    assert_eq!(generate(&prefix, &options(1, 42, 20_000, 2)).unwrap(), ids[..1]);
     assert_same_tree(&first.join(&ids[0]), &prefix.join(&ids[0]));
     let other = generate(&temp.path().join("d"), &options(1, 43, 0, 0)).unwrap();
     assert_ne!(other[0], ids[0]);
@@ -179,49 +127,26 @@ fn generate_is_deterministic_and_refuses_non_empty_run_folders() {
     let untouched = tree(&first);
     let error = generate(&first, &options(2, 42, 20_000, 2)).unwrap_err();
     assert!(error.to_string().contains("non-empty"), "{error}");
-    assert!(
-        untouched == tree(&first),
-        "a refused generation writes nothing"
-    );
+    assert!(untouched == tree(&first), "a refused generation writes nothing");
 }
 
 #[test]
 fn other_world_sizes_follow_the_layout() {
     let temp = tempfile::tempdir().unwrap();
-    let shape = |ranks| RunShape {
-        cycles: 2,
-        ranks,
-        ..RunShape::default()
-    };
+    let shape = |ranks| RunShape { cycles: 2, ranks, ..RunShape::default() };
     let eight = generate_with(temp.path(), &options(1, 5, 0, 0), &shape(8)).unwrap();
     let run = temp.path().join(&eight[0]);
-    assert!(run
-        .join("raw/results/world8_full/rank7_numerics.csv")
-        .is_file());
+    assert!(run.join("raw/results/world8_full/rank7_numerics.csv").is_file());
     assert!(run.join("raw/nccl_tests_g8.stdout").is_file());
-    let numerics =
-        fs::read_to_string(run.join("raw/results/world8_full/rank0_numerics.csv")).unwrap();
-    assert_eq!(
-        numerics.lines().count(),
-        1 + 3 * 24,
-        "permutations are capped at 24"
-    );
+    let numerics = fs::read_to_string(run.join("raw/results/world8_full/rank0_numerics.csv")).unwrap();
+    assert_eq!(numerics.lines().count(), 1 + 3 * 24, "permutations are capped at 24");
 
     let two = generate_with(&temp.path().join("two"), &options(1, 5, 0, 0), &shape(2)).unwrap();
     let raw = temp.path().join("two").join(&two[0]).join("raw");
     assert!(raw.join("results/world2_full/rank1_async.csv").is_file());
     assert!(!raw.join("nccl_tests_g4.stdout").exists());
 
-    for bad in [
-        RunShape {
-            ranks: 9,
-            ..RunShape::default()
-        },
-        RunShape {
-            cycles: 0,
-            ..RunShape::default()
-        },
-    ] {
+    for bad in [RunShape { ranks: 9, ..RunShape::default() }, RunShape { cycles: 0, ..RunShape::default() }] {
         assert!(generate_with(&temp.path().join("bad"), &options(1, 5, 0, 0), &bad).is_err());
     }
 }
@@ -233,16 +158,9 @@ fn gzip_logs_decompress_to_about_the_requested_size() {
     let ids = generate(temp.path(), &options(2, 7, LOG_BYTES, 2)).unwrap();
     for (index, id) in ids.iter().enumerate() {
         let nccl = temp.path().join(id).join("raw/nccl");
-        let mut names: Vec<PathBuf> = fs::read_dir(&nccl)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
+        let mut names: Vec<PathBuf> = fs::read_dir(&nccl).unwrap().map(|e| e.unwrap().path()).collect();
         names.sort();
-        assert_eq!(
-            names.len(),
-            4 + 2 + 2,
-            "one log per torchrun rank and per nccl-tests process"
-        );
+        assert_eq!(names.len(), 4 + 2 + 2, "one log per torchrun rank and per nccl-tests process");
         let gzipped = index == 1;
         for path in names {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -250,15 +168,9 @@ fn gzip_logs_decompress_to_about_the_requested_size() {
             assert!(gzipped || name.ends_with(".log"), "{name}");
             let text = String::from_utf8(read_maybe_gz(&path)).unwrap();
             let size = text.len() as u64;
-            assert!(
-                (LOG_BYTES..LOG_BYTES + 4_096).contains(&size),
-                "{name}: {size} bytes"
-            );
+            assert!((LOG_BYTES..LOG_BYTES + 4_096).contains(&size), "{name}: {size} bytes");
             assert!(text.contains("NCCL INFO Using network Socket"), "{name}");
-            assert!(
-                text.contains("- Init COMPLETE") && text.contains("- Destroy COMPLETE"),
-                "{name}"
-            );
+            assert!(text.contains("- Init COMPLETE") && text.contains("- Destroy COMPLETE"), "{name}");
             assert!(text.contains("NCCL INFO AllReduce: opCount "), "{name}");
         }
     }

@@ -74,9 +74,7 @@ mod tests {
     use std::time::Duration;
 
     fn at(secs: u64, micros: u32) -> UtcTime {
-        UtcTime::from_system(
-            UNIX_EPOCH + Duration::from_secs(secs) + Duration::from_micros(micros.into()),
-        )
+        UtcTime::from_system(UNIX_EPOCH + Duration::from_secs(secs) + Duration::from_micros(micros.into()))
     }
 
     #[test]
@@ -84,10 +82,7 @@ mod tests {
         assert_eq!(at(0, 0).run_id(), "19700101T000000Z");
         assert_eq!(at(951_782_400, 0).run_id(), "20000229T000000Z");
         assert_eq!(at(1_735_689_599, 0).run_id(), "20241231T235959Z");
-        assert_eq!(
-            at(1_767_225_600, 5).iso8601(),
-            "2026-01-01T00:00:00.000005+00:00"
-        );
+        assert_eq!(at(1_767_225_600, 5).iso8601(), "2026-01-01T00:00:00.000005+00:00");
         assert_eq!(at(4_107_542_400, 0).run_id(), "21000301T000000Z");
     }
 }

@@ -78,11 +78,7 @@ fn rename_single(candidates: &mut [Candidate], new_id: &str) -> Result<()> {
         bail!(
             "--rename needs exactly one run, but the sources hold {}: {}",
             candidates.len(),
-            candidates
-                .iter()
-                .map(|c| c.path.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            candidates.iter().map(|c| c.path.display().to_string()).collect::<Vec<_>>().join(", ")
         );
     }
     run_id::validate(new_id).map_err(|e| anyhow!("--rename {new_id:?}: {e}"))?;
@@ -112,12 +108,7 @@ fn print_outcome(candidate: &Candidate, runs: &Path, outcome: &Outcome) {
 /// The run folders a source names: itself, or its run sub-folders.
 fn find_runs(source: &Path) -> Result<Vec<Candidate>, String> {
     if !source.is_dir() {
-        return Err(if source.exists() {
-            "not a folder"
-        } else {
-            "does not exist"
-        }
-        .to_string());
+        return Err(if source.exists() { "not a folder" } else { "does not exist" }.to_string());
     }
     if is_run_folder(source) {
         return Ok(vec![candidate(source)]);
@@ -144,21 +135,13 @@ fn child_run(child: &Path) -> Option<Candidate> {
     if name.starts_with('.') || !child.is_dir() {
         return None;
     }
-    let is_link = child
-        .symlink_metadata()
-        .is_ok_and(|m| m.file_type().is_symlink());
+    let is_link = child.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink());
     if is_link {
-        println!(
-            "skipped          {}: a symlink (import its target instead)",
-            child.display()
-        );
+        println!("skipped          {}: a symlink (import its target instead)", child.display());
         return None;
     }
     if !is_run_folder(child) {
-        println!(
-            "skipped          {}: not a run folder (no manifest.txt or raw/)",
-            child.display()
-        );
+        println!("skipped          {}: not a run folder (no manifest.txt or raw/)", child.display());
         return None;
     }
     Some(candidate(child))
@@ -174,20 +157,13 @@ fn candidate(path: &Path) -> Candidate {
             .map(|()| name.clone())
             .map_err(|e| format!("{name:?} is not a valid run id: {e}; use --rename ID"))
     });
-    Candidate {
-        path: path.to_path_buf(),
-        id,
-    }
+    Candidate { path: path.to_path_buf(), id }
 }
 
 fn folder_name(path: &Path) -> Result<String, String> {
     let canonical = fs::canonicalize(path).map_err(|e| format!("cannot resolve: {e}"))?;
-    let name = canonical
-        .file_name()
-        .ok_or("has no folder name; use --rename ID")?;
-    name.to_str()
-        .map(str::to_string)
-        .ok_or_else(|| format!("folder name {name:?} is not UTF-8; use --rename ID"))
+    let name = canonical.file_name().ok_or("has no folder name; use --rename ID")?;
+    name.to_str().map(str::to_string).ok_or_else(|| format!("folder name {name:?} is not UTF-8; use --rename ID"))
 }
 
 fn import_one(source: &Path, id: &str, runs: &Path) -> Outcome {
@@ -209,23 +185,18 @@ fn try_import(source: &Path, id: &str, runs: &Path) -> Result<Outcome> {
     let stats = copy_into_temp(source, &extra, &temp)?;
     if dest.symlink_metadata().is_ok() {
         remove_temp(&temp);
-        bail!(
-            "{} appeared while copying; nothing was overwritten",
-            dest.display()
-        );
+        bail!("{} appeared while copying; nothing was overwritten", dest.display());
     }
     if let Err(error) = fs::rename(&temp, &dest) {
         remove_temp(&temp);
-        return Err(error)
-            .with_context(|| format!("cannot rename {} to {}", temp.display(), dest.display()));
+        return Err(error).with_context(|| format!("cannot rename {} to {}", temp.display(), dest.display()));
     }
     Ok(Outcome::Imported(stats))
 }
 
 fn compare_existing(source: &Path, extra: &[ExtraFile], dest: &Path) -> Result<Outcome> {
     let ours = tree::hash(source, extra)?;
-    let theirs = tree::hash(dest, &[])
-        .with_context(|| format!("cannot read the existing {}", dest.display()))?;
+    let theirs = tree::hash(dest, &[]).with_context(|| format!("cannot read the existing {}", dest.display()))?;
     if ours.hash == theirs.hash {
         return Ok(Outcome::AlreadyPresent(ours));
     }
@@ -241,8 +212,7 @@ fn compare_existing(source: &Path, extra: &[ExtraFile], dest: &Path) -> Result<O
 
 fn copy_into_temp(source: &Path, extra: &[ExtraFile], temp: &Path) -> Result<TreeStats> {
     if temp.symlink_metadata().is_ok() {
-        fs::remove_dir_all(temp)
-            .with_context(|| format!("cannot remove the stale {}", temp.display()))?;
+        fs::remove_dir_all(temp).with_context(|| format!("cannot remove the stale {}", temp.display()))?;
     }
     fs::create_dir(temp).with_context(|| format!("cannot create {}", temp.display()))?;
     tree::copy(source, temp, extra).inspect_err(|_| remove_temp(temp))
@@ -256,15 +226,10 @@ fn remove_temp(temp: &Path) {
 
 /// Refuses a source that contains the runs folder (the copy would copy itself).
 fn refuse_runs_inside(source: &Path, runs: &Path) -> Result<()> {
-    let source =
-        fs::canonicalize(source).with_context(|| format!("cannot resolve {}", source.display()))?;
-    let runs_canonical =
-        fs::canonicalize(runs).with_context(|| format!("cannot resolve {}", runs.display()))?;
+    let source = fs::canonicalize(source).with_context(|| format!("cannot resolve {}", source.display()))?;
+    let runs_canonical = fs::canonicalize(runs).with_context(|| format!("cannot resolve {}", runs.display()))?;
     if runs_canonical.starts_with(&source) {
-        bail!(
-            "the runs folder {} is inside this run; import into another --runs",
-            runs.display()
-        );
+        bail!("the runs folder {} is inside this run; import into another --runs", runs.display());
     }
     Ok(())
 }
@@ -273,19 +238,16 @@ fn refuse_runs_inside(source: &Path, runs: &Path) -> Result<()> {
 fn manifest_extra(source: &Path, id: &str) -> Result<Vec<ExtraFile>> {
     let path = source.join("manifest.txt");
     if path.symlink_metadata().is_err() {
-        eprintln!(
-            "note: {} has no manifest.txt; run {id} gets a minimal derived one",
-            source.display()
-        );
-        return Ok(vec![ExtraFile {
-            rel: "manifest.txt".into(),
-            bytes: derived_manifest(source, id).into_bytes(),
-        }]);
+        eprintln!("note: {} has no manifest.txt; run {id} gets a minimal derived one", source.display());
+        return Ok(vec![ExtraFile { rel: "manifest.txt".into(), bytes: derived_manifest(source, id).into_bytes() }]);
     }
     let bytes = fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let manifest = parse_manifest(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     if let Some(recorded) = manifest.get("run_id").filter(|r| *r != id) {
-        eprintln!("note: {} records run_id={recorded}; imported as {id} (the folder name, or --rename, is the run id)", path.display());
+        eprintln!(
+            "note: {} records run_id={recorded}; imported as {id} (the folder name, or --rename, is the run id)",
+            path.display()
+        );
     }
     Ok(Vec::new())
 }
@@ -296,10 +258,7 @@ fn derived_manifest(source: &Path, id: &str) -> String {
     let mut entries = vec![
         ("experiment".to_string(), "interview_details".to_string()),
         ("run_id".to_string(), id.to_string()),
-        (
-            "manifest".to_string(),
-            "derived by nccl-report import: the source had no manifest.txt".to_string(),
-        ),
+        ("manifest".to_string(), "derived by nccl-report import: the source had no manifest.txt".to_string()),
     ];
     let artifacts = source.join("artifacts");
     let read = |name: &str| fs::read_to_string(artifacts.join(name)).unwrap_or_default();
@@ -326,22 +285,14 @@ fn clean_leftovers(runs: &Path) -> Result<()> {
             continue;
         }
         let path = entry.path();
-        fs::remove_dir_all(&path)
-            .with_context(|| format!("cannot remove the leftover {}", path.display()))?;
-        eprintln!(
-            "note: removed {}, left by an interrupted import",
-            path.display()
-        );
+        fs::remove_dir_all(&path).with_context(|| format!("cannot remove the leftover {}", path.display()))?;
+        eprintln!("note: removed {}, left by an interrupted import", path.display());
     }
     Ok(())
 }
 
 fn leftover_pid(name: &str) -> Option<u32> {
-    name.strip_prefix(".import-")?
-        .rsplit_once('-')?
-        .1
-        .parse()
-        .ok()
+    name.strip_prefix(".import-")?.rsplit_once('-')?.1.parse().ok()
 }
 
 /// Whether `pid` runs, per `/proc`; without `/proc` every other import counts as running.

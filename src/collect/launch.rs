@@ -57,21 +57,13 @@ pub fn collect(options: &CollectOptions) -> Result<()> {
     for note in &plan.notes {
         eprintln!("note: {note}");
     }
-    let context = ManifestContext {
-        id: &id,
-        started,
-        machine: &machine,
-        plan: &plan,
-    };
+    let context = ManifestContext { id: &id, started, machine: &machine, plan: &plan };
     assemble_and_land(&folders, &context)
 }
 
 fn check_counts(options: &CollectOptions) -> Result<()> {
     if options.world_sizes.is_empty() || options.world_sizes.contains(&0) {
-        bail!(
-            "--world-sizes needs one or more sizes of at least 1, got {:?}",
-            options.world_sizes
-        );
+        bail!("--world-sizes needs one or more sizes of at least 1, got {:?}", options.world_sizes);
     }
     if options.cycles == 0 {
         bail!("--cycles must be at least 1");
@@ -99,10 +91,7 @@ impl Folders {
 
     fn check_free(&self) -> Result<()> {
         if self.landed.symlink_metadata().is_ok() {
-            bail!(
-                "{} already exists; choose another --run-id",
-                self.landed.display()
-            );
+            bail!("{} already exists; choose another --run-id", self.landed.display());
         }
         if self.assembly.symlink_metadata().is_ok() {
             bail!(
@@ -115,21 +104,15 @@ impl Folders {
 
     /// Moves the assembly folder to `.failed/<id>` (or `<id>-2`, ...); returns where.
     fn move_to_failed(&self) -> Result<PathBuf> {
-        fs::create_dir_all(&self.failed)
-            .with_context(|| format!("cannot create {}", self.failed.display()))?;
+        fs::create_dir_all(&self.failed).with_context(|| format!("cannot create {}", self.failed.display()))?;
         let mut target = self.failed.join(&self.id);
         let mut n = 2;
         while target.symlink_metadata().is_ok() {
             target = self.failed.join(format!("{}-{n}", self.id));
             n += 1;
         }
-        fs::rename(&self.assembly, &target).with_context(|| {
-            format!(
-                "cannot move {} to {}",
-                self.assembly.display(),
-                target.display()
-            )
-        })?;
+        fs::rename(&self.assembly, &target)
+            .with_context(|| format!("cannot move {} to {}", self.assembly.display(), target.display()))?;
         Ok(target)
     }
 }
@@ -145,8 +128,9 @@ struct Machine {
 
 impl Machine {
     fn probe() -> Result<Self> {
-        let gpus = probe::probe_gpus()
-            .map_err(|why| anyhow!("collect needs NVIDIA GPUs: {why}; nothing was created (--dry-run shows the commands)"))?;
+        let gpus = probe::probe_gpus().map_err(|why| {
+            anyhow!("collect needs NVIDIA GPUs: {why}; nothing was created (--dry-run shows the commands)")
+        })?;
         if probe::find_on_path("torchrun").is_none() {
             bail!("collect needs torchrun, which is not on PATH (install PyTorch or activate its environment); nothing was created");
         }
@@ -166,35 +150,23 @@ impl Machine {
 fn hostname() -> String {
     ["/proc/sys/kernel/hostname", "/etc/hostname"]
         .iter()
-        .find_map(|p| {
-            fs::read_to_string(p)
-                .ok()
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-        })
+        .find_map(|p| fs::read_to_string(p).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()))
         .or_else(|| std::env::var("HOSTNAME").ok())
         .unwrap_or_else(|| "unknown".to_string())
 }
 
 /// `--worker`, or `suite/worker.py` beside the runs folder.
 fn worker_path(options: &CollectOptions) -> PathBuf {
-    options.worker.clone().unwrap_or_else(|| {
-        options
-            .runs
-            .parent()
-            .unwrap_or(Path::new(""))
-            .join("suite")
-            .join("worker.py")
-    })
+    options
+        .worker
+        .clone()
+        .unwrap_or_else(|| options.runs.parent().unwrap_or(Path::new("")).join("suite").join("worker.py"))
 }
 
 fn existing_worker(options: &CollectOptions) -> Result<PathBuf> {
     let worker = worker_path(options);
     if !worker.is_file() {
-        bail!(
-            "the worker {} does not exist (give --worker PATH); nothing was created",
-            worker.display()
-        );
+        bail!("the worker {} does not exist (give --worker PATH); nothing was created", worker.display());
     }
     fs::canonicalize(&worker).with_context(|| format!("cannot resolve {}", worker.display()))
 }
@@ -228,36 +200,20 @@ impl Plan {
             decode_collectives: options.decode_collectives,
             cpu_affinity,
         };
-        let mut steps: Vec<Step> = plan::cases(&world_sizes.sizes)
-            .iter()
-            .map(|case| plan::torch_step(case, &settings))
-            .collect();
+        let mut steps: Vec<Step> =
+            plan::cases(&world_sizes.sizes).iter().map(|case| plan::torch_step(case, &settings)).collect();
         let mut notes: Vec<String> = world_sizes.note.iter().cloned().collect();
-        let (control, nccl_tests, note) = nccl_tests_steps(
-            options.nccl_tests.as_deref(),
-            &world_sizes.sizes,
-            options.cycles,
-        );
+        let (control, nccl_tests, note) =
+            nccl_tests_steps(options.nccl_tests.as_deref(), &world_sizes.sizes, options.cycles);
         steps.extend(control);
         notes.extend(note);
-        Ok(Plan {
-            requested: options.world_sizes.clone(),
-            world_sizes,
-            settings,
-            nccl_tests,
-            steps,
-            notes,
-        })
+        Ok(Plan { requested: options.world_sizes.clone(), world_sizes, settings, nccl_tests, steps, notes })
     }
 }
 
 /// The nccl-tests control, one step per world size (ascending, as the seed), with the
 /// manifest's `nccl_tests=` value and a note for the user.
-fn nccl_tests_steps(
-    option: Option<&Path>,
-    world_sizes: &[u32],
-    cycles: u32,
-) -> (Vec<Step>, String, Option<String>) {
+fn nccl_tests_steps(option: Option<&Path>, world_sizes: &[u32], cycles: u32) -> (Vec<Step>, String, Option<String>) {
     let binary = match nccl_tests_binary(option) {
         Ok(binary) => binary,
         Err(why) => {
@@ -269,10 +225,7 @@ fn nccl_tests_steps(
     let name = binary.display().to_string();
     let mut ascending = world_sizes.to_vec();
     ascending.sort_unstable();
-    let steps = ascending
-        .iter()
-        .map(|&n| plan::nccl_tests_step(&name, n, cycles, json))
-        .collect();
+    let steps = ascending.iter().map(|&n| plan::nccl_tests_step(&name, n, cycles, json)).collect();
     let note = (!json).then(|| format!("{name} -h lists no -J: nccl-tests JSON is not recorded"));
     (steps, name, note)
 }
@@ -290,22 +243,11 @@ fn nccl_tests_binary(option: Option<&Path>) -> Result<PathBuf, String> {
 fn dry_run(options: &CollectOptions, folders: &Folders) -> Result<()> {
     let worker = worker_path(options);
     let gpus = probe::probe_gpus();
-    let plan = Plan::new(
-        options,
-        gpus.as_ref().ok().map(|g| g.count),
-        absolute(&worker),
-    )?;
+    let plan = Plan::new(options, gpus.as_ref().ok().map(|g| g.count), absolute(&worker))?;
     println!("# nccl-report collect --dry-run: nothing is run or created");
-    println!(
-        "# run folder: {} (assembled in {})",
-        folders.landed.display(),
-        folders.assembly.display()
-    );
+    println!("# run folder: {} (assembled in {})", folders.landed.display(), folders.assembly.display());
     match &gpus {
-        Ok(g) => println!(
-            "# GPUs probed: {}",
-            gpu_summary(&g.query).unwrap_or_default()
-        ),
+        Ok(g) => println!("# GPUs probed: {}", gpu_summary(&g.query).unwrap_or_default()),
         Err(why) => println!(
             "# GPUs not probed ({why}): world sizes {} are used as requested, not clamped",
             plan::join(&options.world_sizes)
@@ -342,22 +284,10 @@ fn dry_run_warnings(folders: &Folders, worker: &Path) -> Vec<String> {
 fn artifact_commands() -> Vec<(Vec<String>, &'static str)> {
     let quoted = |c: &[&str]| c.iter().map(|s| plan::shell_quote(s)).collect::<Vec<_>>();
     vec![
-        (
-            quoted(&probe::GPU_QUERY),
-            "> artifacts/nvidia_smi_query.txt",
-        ),
-        (
-            quoted(&probe::TOPOLOGY),
-            "> artifacts/nvidia_smi_topo.txt 2>&1",
-        ),
-        (
-            quoted(&probe::IB_DEVICES),
-            "> artifacts/ibv_devinfo.txt 2>&1",
-        ),
-        (
-            quoted(&["python3", "-c", probe::VERSIONS_SCRIPT]),
-            "> artifacts/versions.txt",
-        ),
+        (quoted(&probe::GPU_QUERY), "> artifacts/nvidia_smi_query.txt"),
+        (quoted(&probe::TOPOLOGY), "> artifacts/nvidia_smi_topo.txt 2>&1"),
+        (quoted(&probe::IB_DEVICES), "> artifacts/ibv_devinfo.txt 2>&1"),
+        (quoted(&["python3", "-c", probe::VERSIONS_SCRIPT]), "> artifacts/versions.txt"),
     ]
 }
 
@@ -390,11 +320,8 @@ fn assemble_and_land(folders: &Folders, context: &ManifestContext) -> Result<()>
         Err(error) => Err(format!("{error:#}")),
     };
     let manifest = manifest_entries(context, &status);
-    let written = fs::write(
-        dir.join("manifest.txt"),
-        manifest_text(&manifest, &commands),
-    )
-    .with_context(|| format!("cannot write {}", dir.join("manifest.txt").display()));
+    let written = fs::write(dir.join("manifest.txt"), manifest_text(&manifest, &commands))
+        .with_context(|| format!("cannot write {}", dir.join("manifest.txt").display()));
     match result.and(written) {
         Ok(()) => land(folders),
         Err(error) => fail(folders, error),
@@ -407,11 +334,7 @@ fn assemble(dir: &Path, context: &ManifestContext, commands: &mut Vec<String>) -
     for (i, step) in context.plan.steps.iter().enumerate() {
         commands.push(step.command_line());
         run_step(dir, step, &format!("[{}/{total}]", i + 1))?;
-        for json in step
-            .outputs
-            .iter()
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        {
+        for json in step.outputs.iter().filter(|p| p.extension().is_some_and(|x| x == "json")) {
             keep_json_without_secrets(&dir.join(json));
         }
     }
@@ -426,10 +349,7 @@ fn assemble(dir: &Path, context: &ManifestContext, commands: &mut Vec<String>) -
 /// rather than kept with the whole environment (the text table in stdout stays).
 fn keep_json_without_secrets(path: &Path) {
     match filter_json_env(path) {
-        Ok(dropped) => eprintln!(
-            "{}: dropped {dropped} environment variable(s) from env",
-            path.display()
-        ),
+        Ok(dropped) => eprintln!("{}: dropped {dropped} environment variable(s) from env", path.display()),
         Err(error) => {
             eprintln!("warning: {error:#}; removing it so its environment copy cannot leak");
             if let Err(error) = fs::remove_file(path) {
@@ -441,8 +361,7 @@ fn keep_json_without_secrets(path: &Path) {
 
 fn write_artifacts(dir: &Path, machine: &Machine) -> Result<()> {
     let artifacts = dir.join("artifacts");
-    fs::create_dir_all(&artifacts)
-        .with_context(|| format!("cannot create {}", artifacts.display()))?;
+    fs::create_dir_all(&artifacts).with_context(|| format!("cannot create {}", artifacts.display()))?;
     for (name, text) in [
         ("nvidia_smi_query.txt", &machine.gpus.query),
         ("nvidia_smi_topo.txt", &machine.topology),
@@ -457,18 +376,10 @@ fn write_artifacts(dir: &Path, machine: &Machine) -> Result<()> {
 
 fn land(folders: &Folders) -> Result<()> {
     if folders.landed.symlink_metadata().is_ok() {
-        return fail(
-            folders,
-            anyhow!("{} appeared during the collect", folders.landed.display()),
-        );
+        return fail(folders, anyhow!("{} appeared during the collect", folders.landed.display()));
     }
-    fs::rename(&folders.assembly, &folders.landed).with_context(|| {
-        format!(
-            "cannot rename {} to {}",
-            folders.assembly.display(),
-            folders.landed.display()
-        )
-    })?;
+    fs::rename(&folders.assembly, &folders.landed)
+        .with_context(|| format!("cannot rename {} to {}", folders.assembly.display(), folders.landed.display()))?;
     eprintln!("collected {}", folders.landed.display());
     println!("run_dir={}", folders.landed.display());
     Ok(())
@@ -486,33 +397,18 @@ fn fail(folders: &Folders, error: anyhow::Error) -> Result<()> {
     }
 }
 
-fn manifest_entries(
-    context: &ManifestContext,
-    status: &Result<(), String>,
-) -> Vec<(String, String)> {
-    let ManifestContext {
-        id,
-        started,
-        machine,
-        plan,
-    } = context;
+fn manifest_entries(context: &ManifestContext, status: &Result<(), String>) -> Vec<(String, String)> {
+    let ManifestContext { id, started, machine, plan } = context;
     let versions = &machine.versions;
-    let worker_sha = fs::read(&plan.settings.worker)
-        .map(|b| sha256_hex(&b))
-        .unwrap_or_else(|e| format!("unavailable ({e})"));
+    let worker_sha =
+        fs::read(&plan.settings.worker).map(|b| sha256_hex(&b)).unwrap_or_else(|e| format!("unavailable ({e})"));
     let mut entries: Vec<(&str, String)> = vec![
         ("experiment", "interview_details".into()),
         ("run_id", id.to_string()),
         ("timestamp_utc", started.iso8601()),
         ("hostname", machine.hostname.clone()),
-        (
-            "gpu",
-            gpu_summary(&machine.gpus.query).unwrap_or_else(|| "unknown".into()),
-        ),
-        (
-            "topology",
-            topology_summary(&machine.topology).unwrap_or_else(|| "unknown".into()),
-        ),
+        ("gpu", gpu_summary(&machine.gpus.query).unwrap_or_else(|| "unknown".into())),
+        ("topology", topology_summary(&machine.topology).unwrap_or_else(|| "unknown".into())),
         ("torch", versions.torch.clone()),
         ("cuda_runtime", versions.cuda_runtime.clone()),
         ("nccl_runtime", versions.nccl_runtime.clone()),
@@ -520,14 +416,8 @@ fn manifest_entries(
         ("worker_sha256", worker_sha),
         ("cycles", plan.settings.cycles.to_string()),
         ("warmups", plan.settings.warmups.to_string()),
-        (
-            "decode_collectives",
-            plan.settings.decode_collectives.to_string(),
-        ),
-        (
-            "cpu_affinity",
-            format!("{} (local rank i uses entry i)", plan.settings.cpu_affinity),
-        ),
+        ("decode_collectives", plan.settings.decode_collectives.to_string()),
+        ("cpu_affinity", format!("{} (local rank i uses entry i)", plan.settings.cpu_affinity)),
         ("nccl_tests", plan.nccl_tests.clone()),
         ("dtype", DTYPE.into()),
         ("critical_path_summary", CRITICAL_PATH.into()),
@@ -539,35 +429,15 @@ fn manifest_entries(
         ("world_sizes", plan::join(&plan.world_sizes.sizes)),
         ("requested_world_sizes", plan::join(&plan.requested)),
         ("gpu_count", machine.gpus.count.to_string()),
-        (
-            "nccl_logs",
-            if status.is_ok() { "gzip" } else { "plain" }.into(),
-        ),
-        (
-            "collected_by",
-            format!("nccl-report {}", env!("CARGO_PKG_VERSION")),
-        ),
+        ("nccl_logs", if status.is_ok() { "gzip" } else { "plain" }.into()),
+        ("collected_by", format!("nccl-report {}", env!("CARGO_PKG_VERSION"))),
     ]);
-    if plan
-        .steps
-        .iter()
-        .flat_map(|s| &s.outputs)
-        .any(|p| p.extension().is_some_and(|x| x == "json"))
-    {
+    if plan.steps.iter().flat_map(|s| &s.outputs).any(|p| p.extension().is_some_and(|x| x == "json")) {
         let kept: Vec<String> = KEPT_ENV_PREFIXES.iter().map(|p| format!("{p}*")).collect();
-        entries.push((
-            "nccl_tests_json_env",
-            format!("only {} kept (may hold secrets otherwise)", kept.join(", ")),
-        ));
+        entries.push(("nccl_tests_json_env", format!("only {} kept (may hold secrets otherwise)", kept.join(", "))));
     }
     if let Err(why) = status {
-        entries.push((
-            "status",
-            format!("failed: {}", why.lines().next().unwrap_or("")),
-        ));
+        entries.push(("status", format!("failed: {}", why.lines().next().unwrap_or(""))));
     }
-    entries
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect()
+    entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }

@@ -15,17 +15,11 @@ pub const DECODE_SECTIONS: &str = "decode";
 
 /// Set in every child's environment, whatever the parent's: NVLink multicast (NVLS) can take
 /// the host's GPUs out of service.
-pub const SAFETY_ENV: [(&str, &str); 3] = [
-    ("NCCL_NVLS_ENABLE", "0"),
-    ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"),
-    ("NVSHMEM_DISABLE_NVLS", "1"),
-];
+pub const SAFETY_ENV: [(&str, &str); 3] =
+    [("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"), ("NVSHMEM_DISABLE_NVLS", "1")];
 
 /// The seed's NCCL logging, set for torchrun and nccl-tests (with `NCCL_DEBUG_FILE`).
-pub const DEBUG_ENV: [(&str, &str); 2] = [
-    ("NCCL_DEBUG", "INFO"),
-    ("NCCL_DEBUG_SUBSYS", "INIT,GRAPH,COLL"),
-];
+pub const DEBUG_ENV: [(&str, &str); 2] = [("NCCL_DEBUG", "INFO"), ("NCCL_DEBUG_SUBSYS", "INIT,GRAPH,COLL")];
 
 /// One torchrun launch of the worker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,9 +36,7 @@ impl Case {
         let sections: Vec<&str> = self.sections.split(',').chain(["contracts"]).collect();
         (0..self.world_size)
             .flat_map(|rank| {
-                sections.iter().map(move |s| {
-                    PathBuf::from(format!("raw/results/{}/rank{rank}_{s}.csv", self.name))
-                })
+                sections.iter().map(move |s| PathBuf::from(format!("raw/results/{}/rank{rank}_{s}.csv", self.name)))
             })
             .collect()
     }
@@ -56,16 +48,8 @@ pub fn cases(world_sizes: &[u32]) -> Vec<Case> {
         .iter()
         .enumerate()
         .map(|(i, &n)| {
-            let (suffix, sections) = if i == 0 {
-                ("full", FULL_SECTIONS)
-            } else {
-                ("decode", DECODE_SECTIONS)
-            };
-            Case {
-                name: format!("world{n}_{suffix}"),
-                world_size: n,
-                sections,
-            }
+            let (suffix, sections) = if i == 0 { ("full", FULL_SECTIONS) } else { ("decode", DECODE_SECTIONS) };
+            Case { name: format!("world{n}_{suffix}"), world_size: n, sections }
         })
         .collect()
 }
@@ -87,16 +71,10 @@ pub fn clamp_world_sizes(requested: &[u32], gpus: Option<u32>) -> WorldSizes {
         }
     }
     let note = (sizes != requested).then(|| match gpus {
-        Some(g) => format!(
-            "world sizes {} clamped to the {g} GPU(s) present: running {}",
-            join(requested),
-            join(&sizes)
-        ),
-        None => format!(
-            "world sizes {} repeat: running {}",
-            join(requested),
-            join(&sizes)
-        ),
+        Some(g) => {
+            format!("world sizes {} clamped to the {g} GPU(s) present: running {}", join(requested), join(&sizes))
+        }
+        None => format!("world sizes {} repeat: running {}", join(requested), join(&sizes)),
     });
     WorldSizes { sizes, note }
 }
@@ -112,9 +90,7 @@ pub fn default_cpu_affinity(max_world_size: u32) -> String {
 pub fn check_cpu_affinity(list: &str, max_world_size: u32) -> Result<(), String> {
     let entries: Vec<&str> = list.split(',').map(str::trim).collect();
     if let Some(bad) = entries.iter().find(|e| e.parse::<u32>().is_err()) {
-        return Err(format!(
-            "--cpu-affinity {list:?}: {bad:?} is not a CPU number"
-        ));
+        return Err(format!("--cpu-affinity {list:?}: {bad:?} is not a CPU number"));
     }
     if entries.len() < max_world_size as usize {
         return Err(format!(
@@ -126,11 +102,7 @@ pub fn check_cpu_affinity(list: &str, max_world_size: u32) -> Result<(), String>
 }
 
 pub fn join(values: &[u32]) -> String {
-    values
-        .iter()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join(",")
+    values.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
 }
 
 /// One command `collect` runs, with the file its combined stdout and stderr go to.
@@ -155,11 +127,7 @@ impl Step {
     /// needed: the manifest's `commands:` lines and the dry run's output.
     pub fn command_line(&self) -> String {
         let mut line = String::new();
-        let all_env = self
-            .env
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .chain(SAFETY_ENV);
+        let all_env = self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).chain(SAFETY_ENV);
         for (key, value) in all_env {
             let _ = write!(line, "{key}={} ", shell_quote(value));
         }
@@ -183,14 +151,8 @@ pub struct WorkerSettings {
 }
 
 fn debug_env(log_name: &str) -> Vec<(String, String)> {
-    let mut env: Vec<(String, String)> = DEBUG_ENV
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    env.push((
-        "NCCL_DEBUG_FILE".to_string(),
-        format!("raw/nccl/{log_name}_%h_%p.log"),
-    ));
+    let mut env: Vec<(String, String)> = DEBUG_ENV.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    env.push(("NCCL_DEBUG_FILE".to_string(), format!("raw/nccl/{log_name}_%h_%p.log")));
     env
 }
 
@@ -319,13 +281,7 @@ mod tests {
         assert_eq!(one.sizes, vec![1]);
         assert!(one.note.unwrap().contains("clamped to the 1 GPU(s)"));
         assert_eq!(clamp_world_sizes(&[4, 2], Some(3)).sizes, vec![3, 2]);
-        assert_eq!(
-            clamp_world_sizes(&[4, 2], Some(8)),
-            WorldSizes {
-                sizes: vec![4, 2],
-                note: None
-            }
-        );
+        assert_eq!(clamp_world_sizes(&[4, 2], Some(8)), WorldSizes { sizes: vec![4, 2], note: None });
         assert_eq!(clamp_world_sizes(&[4, 2], None).note, None);
         assert_eq!(clamp_world_sizes(&[2, 2], None).sizes, vec![2]);
     }
@@ -335,12 +291,8 @@ mod tests {
         assert_eq!(default_cpu_affinity(4), "0,2,4,6");
         assert_eq!(default_cpu_affinity(1), "0");
         assert!(check_cpu_affinity("0,2,4,6", 4).is_ok());
-        assert!(check_cpu_affinity("0,2", 4)
-            .unwrap_err()
-            .contains("needs one per local rank"));
-        assert!(check_cpu_affinity("0,x", 2)
-            .unwrap_err()
-            .contains("\"x\" is not a CPU number"));
+        assert!(check_cpu_affinity("0,2", 4).unwrap_err().contains("needs one per local rank"));
+        assert!(check_cpu_affinity("0,x", 2).unwrap_err().contains("\"x\" is not a CPU number"));
     }
 
     #[test]
@@ -359,16 +311,10 @@ mod tests {
     #[test]
     fn nccl_tests_arguments() {
         let step = nccl_tests_step("/opt/nccl-tests/all_reduce_perf", 2, 10, false);
-        assert_eq!(
-            step.args.join(" "),
-            "-b 8K -e 1M -f 2 -g 2 -w 20 -n 100 -N 10 -c 1 -d half -a 3"
-        );
+        assert_eq!(step.args.join(" "), "-b 8K -e 1M -f 2 -g 2 -w 20 -n 100 -N 10 -c 1 -d half -a 3");
         assert!(step.outputs.is_empty());
         let json = nccl_tests_step("all_reduce_perf", 1, 3, true);
-        assert_eq!(
-            json.args[json.args.len() - 2..],
-            ["-J", "raw/nccl_tests_g1.json"]
-        );
+        assert_eq!(json.args[json.args.len() - 2..], ["-J", "raw/nccl_tests_g1.json"]);
         assert_eq!(json.outputs, vec![PathBuf::from("raw/nccl_tests_g1.json")]);
     }
 

@@ -15,11 +15,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 /// The GPU query the seed records as `artifacts/nvidia_smi_query.txt`.
-pub const GPU_QUERY: [&str; 3] = [
-    "nvidia-smi",
-    "--query-gpu=index,name,uuid,driver_version,memory.total,pci.bus_id",
-    "--format=csv,noheader",
-];
+pub const GPU_QUERY: [&str; 3] =
+    ["nvidia-smi", "--query-gpu=index,name,uuid,driver_version,memory.total,pci.bus_id", "--format=csv,noheader"];
 pub const TOPOLOGY: [&str; 3] = ["nvidia-smi", "topo", "-m"];
 pub const IB_DEVICES: [&str; 1] = ["ibv_devinfo"];
 
@@ -38,17 +35,14 @@ pub fn child(program: impl AsRef<OsStr>) -> Command {
 /// The first executable `name` on `PATH`.
 pub fn find_on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|p| is_executable(p))
+    std::env::split_paths(&path).map(|dir| dir.join(name)).find(|p| is_executable(p))
 }
 
 fn is_executable(path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        path.metadata()
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     }
     #[cfg(not(unix))]
     {
@@ -65,10 +59,7 @@ pub struct Gpus {
 
 /// Runs the GPU query; `Err` says why this machine has no usable GPU.
 pub fn probe_gpus() -> Result<Gpus, String> {
-    let output = child(GPU_QUERY[0])
-        .args(&GPU_QUERY[1..])
-        .stdin(Stdio::null())
-        .output();
+    let output = child(GPU_QUERY[0]).args(&GPU_QUERY[1..]).stdin(Stdio::null()).output();
     let output = match output {
         Ok(output) => output,
         Err(e) if e.kind() == ErrorKind::NotFound => {
@@ -77,15 +68,7 @@ pub fn probe_gpus() -> Result<Gpus, String> {
         Err(e) => return Err(format!("cannot run nvidia-smi: {e}")),
     };
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let said = || {
-        format!(
-            "{} {}",
-            stdout.trim(),
-            String::from_utf8_lossy(&output.stderr).trim()
-        )
-        .trim()
-        .to_string()
-    };
+    let said = || format!("{} {}", stdout.trim(), String::from_utf8_lossy(&output.stderr).trim()).trim().to_string();
     if !output.status.success() {
         return Err(format!("nvidia-smi failed ({}): {}", output.status, said()));
     }
@@ -93,19 +76,13 @@ pub fn probe_gpus() -> Result<Gpus, String> {
     if count == 0 {
         return Err(format!("nvidia-smi lists no GPU: {:?}", said()));
     }
-    Ok(Gpus {
-        query: stdout,
-        count,
-    })
+    Ok(Gpus { query: stdout, count })
 }
 
 /// The combined output of an artifact command; a missing tool or a failure is recorded as
 /// its error text, never fatal (as the seed, which stores whatever the command printed).
 pub fn capture_artifact(command: &[&str]) -> String {
-    let output = child(command[0])
-        .args(&command[1..])
-        .stdin(Stdio::null())
-        .output();
+    let output = child(command[0]).args(&command[1..]).stdin(Stdio::null()).output();
     match output {
         Ok(output) => {
             let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
@@ -134,23 +111,12 @@ pub fn probe_versions() -> Result<Versions, String> {
         .output()
         .map_err(|e| format!("cannot run python3: {e}"))?;
     let text = String::from_utf8_lossy(&output.stdout).into_owned();
-    let value = |key: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
-            .map(|v| v.trim().to_string())
-    };
-    match (
-        output.status.success(),
-        value("torch"),
-        value("cuda_runtime"),
-        value("nccl_runtime"),
-    ) {
-        (true, Some(torch), Some(cuda_runtime), Some(nccl_runtime)) => Ok(Versions {
-            text,
-            torch,
-            cuda_runtime,
-            nccl_runtime,
-        }),
+    let value =
+        |key: &str| text.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix('=')).map(|v| v.trim().to_string());
+    match (output.status.success(), value("torch"), value("cuda_runtime"), value("nccl_runtime")) {
+        (true, Some(torch), Some(cuda_runtime), Some(nccl_runtime)) => {
+            Ok(Versions { text, torch, cuda_runtime, nccl_runtime })
+        }
         _ => Err(format!(
             "python3 could not report torch / CUDA / NCCL versions ({}): {}{}",
             output.status,
@@ -162,12 +128,8 @@ pub fn probe_versions() -> Result<Versions, String> {
 
 /// Whether `binary -h` lists `-J` (JSON output, nccl-tests 2.17.3+). Runs at most 10 s.
 pub fn nccl_tests_supports_json(binary: &Path) -> bool {
-    let Ok(mut process) = child(binary)
-        .arg("-h")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
+    let Ok(mut process) =
+        child(binary).arg("-h").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn()
     else {
         return false;
     };

@@ -16,10 +16,7 @@ pub fn gpu_summary(query: &str) -> Option<String> {
     for GpuInfo { name, .. } in &gpus {
         *counts.entry(name.as_str()).or_default() += 1;
     }
-    let parts: Vec<String> = counts
-        .iter()
-        .map(|(name, n)| format!("{n}x {name}"))
-        .collect();
+    let parts: Vec<String> = counts.iter().map(|(name, n)| format!("{n}x {name}")).collect();
     Some(parts.join(", "))
 }
 
@@ -28,11 +25,8 @@ pub fn gpu_summary(query: &str) -> Option<String> {
 pub fn topology_summary(topo: &str) -> Option<String> {
     let matrix = parse_topology(topo);
     let gpu_columns = matrix.header.iter().take_while(|h| is_gpu_label(h)).count();
-    let gpu_rows: Vec<&Vec<String>> = matrix
-        .rows
-        .iter()
-        .filter(|row| row.first().is_some_and(|c| is_gpu_label(c)))
-        .collect();
+    let gpu_rows: Vec<&Vec<String>> =
+        matrix.rows.iter().filter(|row| row.first().is_some_and(|c| is_gpu_label(c))).collect();
     match gpu_rows.len() {
         0 => None,
         1 => Some("single GPU".to_string()),
@@ -41,8 +35,7 @@ pub fn topology_summary(topo: &str) -> Option<String> {
 }
 
 fn is_gpu_label(cell: &str) -> bool {
-    cell.strip_prefix("GPU")
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    cell.strip_prefix("GPU").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Link kind of every GPU pair (i < j), counted.
@@ -59,15 +52,9 @@ fn pair_links(rows: &[&Vec<String>], gpu_columns: usize) -> BTreeMap<String, usi
 fn describe_pairs(counts: &BTreeMap<String, usize>) -> String {
     match counts.len() {
         0 => "unknown".to_string(),
-        1 => format!(
-            "all GPU pairs {}",
-            counts.keys().next().map_or("", String::as_str)
-        ),
+        1 => format!("all GPU pairs {}", counts.keys().next().map_or("", String::as_str)),
         _ => {
-            let parts: Vec<String> = counts
-                .iter()
-                .map(|(kind, n)| format!("{n}x {kind}"))
-                .collect();
+            let parts: Vec<String> = counts.iter().map(|(kind, n)| format!("{n}x {kind}")).collect();
             format!("GPU pairs: {}", parts.join(", "))
         }
     }
@@ -91,20 +78,14 @@ pub fn manifest_text(entries: &[(String, String)], commands: &[String]) -> Strin
 mod tests {
     use super::*;
 
-    const H200_QUERY: &str =
-        "0, NVIDIA H200, GPU-c471cf4d, 580.159.04, 143771 MiB, 00000000:00:06.0\n";
+    const H200_QUERY: &str = "0, NVIDIA H200, GPU-c471cf4d, 580.159.04, 143771 MiB, 00000000:00:06.0\n";
     const H200_TOPO: &str = "\t\u{1b}[4mGPU0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\u{1b}[0m\nGPU0\t X \t0-15\t0\t\tN/A\n\nLegend:\n\n  X    = Self\n";
 
     #[test]
     fn gpu_from_real_query() {
         assert_eq!(gpu_summary(H200_QUERY).as_deref(), Some("1x NVIDIA H200"));
-        let four = (0..4)
-            .map(|i| format!("{i}, Tesla V100-SXM2-32GB, u, d, m, p\n"))
-            .collect::<String>();
-        assert_eq!(
-            gpu_summary(&four).as_deref(),
-            Some("4x Tesla V100-SXM2-32GB")
-        );
+        let four = (0..4).map(|i| format!("{i}, Tesla V100-SXM2-32GB, u, d, m, p\n")).collect::<String>();
+        assert_eq!(gpu_summary(&four).as_deref(), Some("4x Tesla V100-SXM2-32GB"));
         assert_eq!(gpu_summary("nvidia-smi: command not found\n"), None);
     }
 
@@ -112,15 +93,9 @@ mod tests {
     fn topology_from_real_matrix() {
         assert_eq!(topology_summary(H200_TOPO).as_deref(), Some("single GPU"));
         let uniform = "\tGPU0\tGPU1\tGPU2\tCPU Affinity\nGPU0\t X \tNV18\tNV18\t0-15\nGPU1\tNV18\t X \tNV18\t0-15\nGPU2\tNV18\tNV18\t X \t0-15\n";
-        assert_eq!(
-            topology_summary(uniform).as_deref(),
-            Some("all GPU pairs NV18")
-        );
+        assert_eq!(topology_summary(uniform).as_deref(), Some("all GPU pairs NV18"));
         let mixed = "\tGPU0\tGPU1\tGPU2\tNIC0\tCPU Affinity\nGPU0\t X \tNV2\tSYS\tPIX\t0-15\nGPU1\tNV2\t X \tSYS\tPIX\t0-15\nGPU2\tSYS\tSYS\t X \tPIX\t0-15\nNIC0\tPIX\tPIX\tPIX\t X \n";
-        assert_eq!(
-            topology_summary(mixed).as_deref(),
-            Some("GPU pairs: 1x NV2, 2x SYS")
-        );
+        assert_eq!(topology_summary(mixed).as_deref(), Some("GPU pairs: 1x NV2, 2x SYS"));
         assert_eq!(topology_summary("nvidia-smi: command not found\n"), None);
     }
 

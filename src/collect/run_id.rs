@@ -69,14 +69,7 @@ mod tests {
 
     #[test]
     fn accepts_seed_and_free_form_ids() {
-        for id in [
-            "20250101T000000Z",
-            "h200-1gpu",
-            "run 2 (retry)",
-            "ü",
-            "a..b",
-            "x.",
-        ] {
+        for id in ["20250101T000000Z", "h200-1gpu", "run 2 (retry)", "ü", "a..b", "x."] {
             assert_eq!(validate(id), Ok(()), "{id:?}");
         }
         assert_eq!(validate(&"a".repeat(MAX_LEN)), Ok(()));
@@ -85,10 +78,7 @@ mod tests {
     #[test]
     fn refuses_what_could_escape() {
         assert_eq!(validate(""), Err(RunIdError::Empty));
-        assert_eq!(
-            validate(&"a".repeat(MAX_LEN + 1)),
-            Err(RunIdError::TooLong(129))
-        );
+        assert_eq!(validate(&"a".repeat(MAX_LEN + 1)), Err(RunIdError::TooLong(129)));
         assert_eq!(validate(".."), Err(RunIdError::ParentDir));
         assert_eq!(validate("."), Err(RunIdError::LeadingDot));
         assert_eq!(validate(".hidden"), Err(RunIdError::LeadingDot));

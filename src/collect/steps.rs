@@ -26,11 +26,8 @@ pub fn run_step(dir: &Path, step: &Step, position: &str) -> Result<()> {
         fs::create_dir_all(&path).with_context(|| format!("cannot create {}", path.display()))?;
     }
     let out_path = dir.join(&step.stdout);
-    let out =
-        File::create(&out_path).with_context(|| format!("cannot create {}", out_path.display()))?;
-    let err = out
-        .try_clone()
-        .with_context(|| format!("cannot share {}", out_path.display()))?;
+    let out = File::create(&out_path).with_context(|| format!("cannot create {}", out_path.display()))?;
+    let err = out.try_clone().with_context(|| format!("cannot share {}", out_path.display()))?;
     eprintln!("{position} {}: starting {}", step.label, step.program);
     let started = Instant::now();
     let mut process = child(&step.program)
@@ -44,11 +41,7 @@ pub fn run_step(dir: &Path, step: &Step, position: &str) -> Result<()> {
         .with_context(|| format!("{}: cannot start {}", step.label, step.program))?;
     let status = wait_with_spinner(&mut process, &out_path, &step.label)?;
     check_step(dir, step, status)?;
-    eprintln!(
-        "{position} {}: done in {:.1} s",
-        step.label,
-        started.elapsed().as_secs_f64()
-    );
+    eprintln!("{position} {}: done in {:.1} s", step.label, started.elapsed().as_secs_f64());
     Ok(())
 }
 
@@ -61,10 +54,7 @@ fn wait_with_spinner(process: &mut Child, out_path: &Path, label: &str) -> Resul
     bar.set_prefix(label.to_string());
     bar.enable_steady_tick(Duration::from_millis(120));
     let status = loop {
-        if let Some(status) = process
-            .try_wait()
-            .context("cannot wait for the child process")?
-        {
+        if let Some(status) = process.try_wait().context("cannot wait for the child process")? {
             break status;
         }
         bar.set_message(last_line(out_path));
@@ -84,12 +74,7 @@ fn last_line(path: &Path) -> String {
         let _ = file.read_to_end(&mut bytes);
         text = String::from_utf8_lossy(&bytes).into_owned();
     }
-    text.lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
-        .to_string()
+    text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string()
 }
 
 fn check_step(dir: &Path, step: &Step, status: ExitStatus) -> Result<()> {
@@ -104,12 +89,8 @@ fn check_step(dir: &Path, step: &Step, status: ExitStatus) -> Result<()> {
             step.stdout.display()
         );
     }
-    let missing: Vec<String> = step
-        .outputs
-        .iter()
-        .filter(|p| !dir.join(p).is_file())
-        .map(|p| p.display().to_string())
-        .collect();
+    let missing: Vec<String> =
+        step.outputs.iter().filter(|p| !dir.join(p).is_file()).map(|p| p.display().to_string()).collect();
     if !missing.is_empty() {
         bail!(
             "{} exited 0 but did not write {}\ncommand: {}\noutput ({}), last lines:\n{quoted}",
@@ -144,14 +125,10 @@ fn gzip_file(path: &Path) -> Result<()> {
     name.push(".gz");
     let target = PathBuf::from(name);
     let mut input = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let output =
-        File::create(&target).with_context(|| format!("cannot create {}", target.display()))?;
+    let output = File::create(&target).with_context(|| format!("cannot create {}", target.display()))?;
     let mut encoder = GzEncoder::new(output, Compression::default());
-    io::copy(&mut input, &mut encoder)
-        .with_context(|| format!("cannot compress {}", path.display()))?;
-    encoder
-        .finish()
-        .with_context(|| format!("cannot write {}", target.display()))?;
+    io::copy(&mut input, &mut encoder).with_context(|| format!("cannot compress {}", path.display()))?;
+    encoder.finish().with_context(|| format!("cannot write {}", target.display()))?;
     fs::remove_file(path).with_context(|| format!("cannot remove {}", path.display()))
 }
 
@@ -163,17 +140,13 @@ pub const KEPT_ENV_PREFIXES: [&str; 4] = ["NCCL_", "CUDA_", "NVSHMEM_", "TORCH_"
 /// list; returns how many were dropped. The JSON is re-serialized (same values; keys sorted).
 pub fn filter_json_env(path: &Path) -> Result<usize> {
     let bytes = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut json: serde_json::Value = serde_json::from_slice(&bytes)
-        .with_context(|| format!("{} is not JSON", path.display()))?;
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&bytes).with_context(|| format!("{} is not JSON", path.display()))?;
     let Some(env) = json.get_mut("env").and_then(|e| e.as_array_mut()) else {
         return Ok(0);
     };
     let before = env.len();
-    env.retain(|entry| {
-        entry
-            .as_str()
-            .is_some_and(|var| KEPT_ENV_PREFIXES.iter().any(|p| var.starts_with(p)))
-    });
+    env.retain(|entry| entry.as_str().is_some_and(|var| KEPT_ENV_PREFIXES.iter().any(|p| var.starts_with(p))));
     let dropped = before - env.len();
     let text = serde_json::to_vec_pretty(&json)?;
     fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
@@ -195,9 +168,7 @@ mod tests {
         assert_eq!(gzip_logs(dir.path()).unwrap(), 1);
         assert!(!logs.join("world1_full_host_1.log").exists());
         let mut text = String::new();
-        GzDecoder::new(File::open(logs.join("world1_full_host_1.log.gz")).unwrap())
-            .read_to_string(&mut text)
-            .unwrap();
+        GzDecoder::new(File::open(logs.join("world1_full_host_1.log.gz")).unwrap()).read_to_string(&mut text).unwrap();
         assert_eq!(text, "NCCL INFO x\n");
         assert!(logs.join("notes.txt").exists());
     }
@@ -213,10 +184,7 @@ mod tests {
         .unwrap();
         assert_eq!(filter_json_env(&path).unwrap(), 1);
         let json: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
-        assert_eq!(
-            json["env"],
-            serde_json::json!(["NCCL_DEBUG=INFO", "CUDA_VISIBLE_DEVICES=0"])
-        );
+        assert_eq!(json["env"], serde_json::json!(["NCCL_DEBUG=INFO", "CUDA_VISIBLE_DEVICES=0"]));
         assert_eq!(json["results"][0]["size"], 8192);
         fs::write(&path, "{ truncated").unwrap();
         assert!(filter_json_env(&path).is_err());

@@ -55,13 +55,9 @@ pub fn copy(root: &Path, dest: &Path, extra: &[ExtraFile]) -> Result<TreeStats> 
 }
 
 fn walk(root: &Path, dest: Option<&Path>, extra: &[ExtraFile]) -> Result<TreeStats> {
-    let canonical_root =
-        fs::canonicalize(root).with_context(|| format!("cannot resolve {}", root.display()))?;
+    let canonical_root = fs::canonicalize(root).with_context(|| format!("cannot resolve {}", root.display()))?;
     let mut leaves = Vec::new();
-    for entry in WalkDir::new(&canonical_root)
-        .min_depth(1)
-        .sort_by_file_name()
-    {
+    for entry in WalkDir::new(&canonical_root).min_depth(1).sort_by_file_name() {
         let entry = entry.with_context(|| format!("cannot walk {}", root.display()))?;
         let rel = entry.path().strip_prefix(&canonical_root)?.to_path_buf();
         let target = dest.map(|d| d.join(&rel));
@@ -90,38 +86,27 @@ fn visit_dir(rel: &Path, target: Option<&Path>) -> Result<Leaf> {
     if let Some(target) = target {
         fs::create_dir(target).with_context(|| format!("cannot create {}", target.display()))?;
     }
-    Ok(Leaf {
-        rel: rel_bytes(rel),
-        kind: b'd',
-        len: 0,
-        hash: 0,
-    })
+    Ok(Leaf { rel: rel_bytes(rel), kind: b'd', len: 0, hash: 0 })
 }
 
 fn visit_file(path: &Path, rel: &Path, target: Option<&Path>) -> Result<Leaf> {
     let mut input = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut output = match target {
-        Some(target) => Some(
-            File::create(target).with_context(|| format!("cannot create {}", target.display()))?,
-        ),
+        Some(target) => Some(File::create(target).with_context(|| format!("cannot create {}", target.display()))?),
         None => None,
     };
     let mut hasher = Xxh3Default::new();
     let mut buffer = vec![0u8; 1 << 16];
     let mut len = 0u64;
     loop {
-        let n = input
-            .read(&mut buffer)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let n = input.read(&mut buffer).with_context(|| format!("cannot read {}", path.display()))?;
         if n == 0 {
             break;
         }
         hasher.update(&buffer[..n]);
         len += n as u64;
         if let (Some(output), Some(target)) = (output.as_mut(), target) {
-            output
-                .write_all(&buffer[..n])
-                .with_context(|| format!("cannot write {}", target.display()))?;
+            output.write_all(&buffer[..n]).with_context(|| format!("cannot write {}", target.display()))?;
         }
     }
     if let Some(target) = target {
@@ -129,22 +114,11 @@ fn visit_file(path: &Path, rel: &Path, target: Option<&Path>) -> Result<Leaf> {
         fs::set_permissions(target, permissions)
             .with_context(|| format!("cannot set permissions of {}", target.display()))?;
     }
-    Ok(Leaf {
-        rel: rel_bytes(rel),
-        kind: b'f',
-        len,
-        hash: hasher.digest128(),
-    })
+    Ok(Leaf { rel: rel_bytes(rel), kind: b'f', len, hash: hasher.digest128() })
 }
 
-fn visit_symlink(
-    path: &Path,
-    canonical_root: &Path,
-    rel: &Path,
-    target: Option<&Path>,
-) -> Result<Leaf> {
-    let link =
-        fs::read_link(path).with_context(|| format!("cannot read link {}", path.display()))?;
+fn visit_symlink(path: &Path, canonical_root: &Path, rel: &Path, target: Option<&Path>) -> Result<Leaf> {
+    let link = fs::read_link(path).with_context(|| format!("cannot read link {}", path.display()))?;
     let resolved = fs::canonicalize(path).ok();
     let inside = resolved.is_some_and(|r| r.starts_with(canonical_root));
     if link.is_absolute() || !inside {
@@ -159,59 +133,37 @@ fn visit_symlink(
         make_symlink(&link, target)?;
     }
     let link_bytes = link.as_os_str().as_encoded_bytes();
-    Ok(Leaf {
-        rel: rel_bytes(rel),
-        kind: b'l',
-        len: link_bytes.len() as u64,
-        hash: xxh3_128(link_bytes),
-    })
+    Ok(Leaf { rel: rel_bytes(rel), kind: b'l', len: link_bytes.len() as u64, hash: xxh3_128(link_bytes) })
 }
 
 fn visit_extra(file: &ExtraFile, dest: Option<&Path>) -> Result<Leaf> {
     if let Some(dest) = dest {
         let target = dest.join(&file.rel);
-        fs::write(&target, &file.bytes)
-            .with_context(|| format!("cannot write {}", target.display()))?;
+        fs::write(&target, &file.bytes).with_context(|| format!("cannot write {}", target.display()))?;
     }
-    Ok(Leaf {
-        rel: rel_bytes(&file.rel),
-        kind: b'f',
-        len: file.bytes.len() as u64,
-        hash: xxh3_128(&file.bytes),
-    })
+    Ok(Leaf { rel: rel_bytes(&file.rel), kind: b'f', len: file.bytes.len() as u64, hash: xxh3_128(&file.bytes) })
 }
 
 #[cfg(unix)]
 fn make_symlink(link: &Path, target: &Path) -> Result<()> {
-    std::os::unix::fs::symlink(link, target)
-        .with_context(|| format!("cannot create symlink {}", target.display()))
+    std::os::unix::fs::symlink(link, target).with_context(|| format!("cannot create symlink {}", target.display()))
 }
 
 #[cfg(not(unix))]
 fn make_symlink(_link: &Path, target: &Path) -> Result<()> {
-    bail!(
-        "cannot create symlink {}: symlinks are copied on Unix only",
-        target.display()
-    )
+    bail!("cannot create symlink {}: symlinks are copied on Unix only", target.display())
 }
 
 /// `/`-separated relative path bytes, the same on every platform.
 fn rel_bytes(rel: &Path) -> Vec<u8> {
-    let parts: Vec<&[u8]> = rel
-        .components()
-        .map(|c| c.as_os_str().as_encoded_bytes())
-        .collect();
+    let parts: Vec<&[u8]> = rel.components().map(|c| c.as_os_str().as_encoded_bytes()).collect();
     parts.join(&b'/')
 }
 
 fn finish(mut leaves: Vec<Leaf>) -> TreeStats {
     leaves.sort_by(|a, b| a.rel.cmp(&b.rel));
     let mut hasher = Xxh3Default::new();
-    let mut stats = TreeStats {
-        hash: 0,
-        files: 0,
-        bytes: 0,
-    };
+    let mut stats = TreeStats { hash: 0, files: 0, bytes: 0 };
     for leaf in &leaves {
         hasher.update(&(leaf.rel.len() as u64).to_le_bytes());
         hasher.update(&leaf.rel);
@@ -258,22 +210,13 @@ mod tests {
     fn extra_file_hashes_like_a_real_one() {
         let real = tree(&[("manifest.txt", "m\n"), ("raw/a.csv", "1\n")]);
         let virt = tree(&[("raw/a.csv", "1\n")]);
-        let extra = [ExtraFile {
-            rel: "manifest.txt".into(),
-            bytes: b"m\n".to_vec(),
-        }];
-        assert_eq!(
-            hash(real.path(), &[]).unwrap(),
-            hash(virt.path(), &extra).unwrap()
-        );
+        let extra = [ExtraFile { rel: "manifest.txt".into(), bytes: b"m\n".to_vec() }];
+        assert_eq!(hash(real.path(), &[]).unwrap(), hash(virt.path(), &extra).unwrap());
     }
 
     #[test]
     fn copy_reproduces_the_tree() {
-        let src = tree(&[
-            ("manifest.txt", "m\n"),
-            ("raw/results/c/rank0_x.csv", "a,b\n"),
-        ]);
+        let src = tree(&[("manifest.txt", "m\n"), ("raw/results/c/rank0_x.csv", "a,b\n")]);
         #[cfg(unix)]
         std::os::unix::fs::symlink("../manifest.txt", src.path().join("raw/link")).unwrap();
         let dest = tempfile::tempdir().unwrap();
@@ -290,8 +233,7 @@ mod tests {
         let err = hash(src.path(), &[]).unwrap_err().to_string();
         assert!(err.contains("does not resolve inside the run"), "{err}");
         fs::remove_file(src.path().join("up")).unwrap();
-        std::os::unix::fs::symlink(src.path().join("manifest.txt"), src.path().join("abs"))
-            .unwrap();
+        std::os::unix::fs::symlink(src.path().join("manifest.txt"), src.path().join("abs")).unwrap();
         let err = hash(src.path(), &[]).unwrap_err().to_string();
         assert!(err.contains("is an absolute path"), "{err}");
     }

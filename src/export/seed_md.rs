@@ -170,7 +170,10 @@ pub fn render(run: &RunSummary) -> Vec<u8> {
         "- Decode replay contains communication only; it excludes GEMM, scheduling, CUDA Graph, and Custom AllReduce.",
     );
     line(out, "- FP16 counterexamples prove that callers cannot assume implicit FP32 accumulation; they do not specify every GPU architecture's internal instruction sequence.");
-    line(out, "- Exact performance percentages are valid only for the recorded hardware, software, and message matrix.");
+    line(
+        out,
+        "- Exact performance percentages are valid only for the recorded hardware, software, and message matrix.",
+    );
     md.into_bytes()
 }
 

@@ -71,9 +71,7 @@ pub fn parse_py_float(text: &str) -> Option<f64> {
 /// An integer the way Python's `int()` reads it (surrounding spaces allowed).
 pub fn py_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
     let text = String::deserialize(deserializer)?;
-    text.trim()
-        .parse::<i64>()
-        .map_err(|_| serde::de::Error::custom(format!("{text:?} is not an integer")))
+    text.trim().parse::<i64>().map_err(|_| serde::de::Error::custom(format!("{text:?} is not an integer")))
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -179,16 +177,21 @@ fn opt_py_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>,
     if text.trim().is_empty() {
         return Ok(None);
     }
-    text.trim()
-        .parse::<i64>()
-        .map(Some)
-        .map_err(|_| serde::de::Error::custom(format!("{text:?} is not an integer")))
+    text.trim().parse::<i64>().map(Some).map_err(|_| serde::de::Error::custom(format!("{text:?} is not an integer")))
 }
 
-/// All rows of one section file, with the 1-based line of each row.
+/// A contract row with its 1-based line and every field as written (for failure reports).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContractRecord {
+    pub line: u64,
+    pub row: ContractRow,
+    pub fields: Vec<(String, String)>,
+}
+
+/// All rows of one section file.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SectionRows {
-    Contracts(Vec<(u64, ContractRow, Vec<(String, String)>)>),
+    Contracts(Vec<ContractRecord>),
     Async(Vec<AsyncRow>),
     Decomposition(Vec<DecompositionRow>),
     Fragmentation(Vec<FragmentationRow>),

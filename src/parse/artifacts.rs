@@ -36,7 +36,8 @@ pub fn parse_topology(text: &str) -> TopologyMatrix {
     if !header_line.starts_with('\t') && !header_line.trim_start().starts_with("GPU0") {
         return TopologyMatrix::default();
     }
-    let header: Vec<String> = header_line.split('\t').map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect();
+    let header: Vec<String> =
+        header_line.split('\t').map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect();
     let mut rows = Vec::new();
     let mut links = BTreeSet::new();
     for line in lines {

@@ -43,7 +43,10 @@ mod tests {
 
     #[test]
     fn reads_keys_and_commands() {
-        let m = parse_manifest(b"run_id=x\ncycles=10\ncpu_affinity=0,2 (local rank i uses entry i)\ncommands:\n torchrun a\n b=c\n").unwrap();
+        let m = parse_manifest(
+            b"run_id=x\ncycles=10\ncpu_affinity=0,2 (local rank i uses entry i)\ncommands:\n torchrun a\n b=c\n",
+        )
+        .unwrap();
         assert_eq!(m.get("cycles"), Some("10"));
         assert_eq!(m.get("cpu_affinity"), Some("0,2 (local rank i uses entry i)"));
         assert_eq!(m.commands, vec!["torchrun a", "b=c"]);

@@ -57,8 +57,7 @@ pub fn merge(into: &mut NcclLogFacts, other: NcclLogFacts) {
         }
     }
     into.warnings.extend(other.warnings);
-    into.warnings
-        .sort_by(|a, b| (&a.file, a.line, &a.text).cmp(&(&b.file, b.line, &b.text)));
+    into.warnings.sort_by(|a, b| (&a.file, a.line, &a.text).cmp(&(&b.file, b.line, &b.text)));
     into.warnings.truncate(MAX_WARNINGS);
     into.warning_count += other.warning_count;
     into.lines += other.lines;
@@ -229,9 +228,7 @@ impl<'f> Scanner<'f> {
             }
         } else if let Some(rest) = text.strip_prefix("Pattern ") {
             if let Some(pattern) = parse_pattern(rest) {
-                if !self.facts.graph_patterns.contains(&pattern)
-                    && self.facts.graph_patterns.len() < MAX_DISTINCT
-                {
+                if !self.facts.graph_patterns.contains(&pattern) && self.facts.graph_patterns.len() < MAX_DISTINCT {
                     self.facts.graph_patterns.push(pattern);
                 }
             }
@@ -298,9 +295,7 @@ impl<'f> Scanner<'f> {
         if ranks.contains("->") {
             return;
         }
-        let total = label
-            .split_once('/')
-            .and_then(|(_, n)| n.trim().parse::<u64>().ok());
+        let total = label.split_once('/').and_then(|(_, n)| n.trim().parse::<u64>().ok());
         if let Some(total) = total {
             insert_capped(&mut self.channel_counts, &total);
         }
@@ -389,11 +384,7 @@ impl<'f> Scanner<'f> {
         facts.communicators.sort();
         facts.communicators.dedup();
         sort_patterns(&mut facts.graph_patterns);
-        let tally = if self.best.is_empty() {
-            self.planned
-        } else {
-            self.best
-        };
+        let tally = if self.best.is_empty() { self.planned } else { self.best };
         facts.algorithms = tally.algorithms;
         facts.protocols = tally.protocols;
         facts
@@ -416,10 +407,7 @@ impl CommFields {
     fn parse(message: &str) -> Option<CommFields> {
         let mut fields = CommFields::default();
         let (mut rank, mut nranks) = (None, None);
-        let tokens: Vec<&str> = message
-            .split_whitespace()
-            .take_while(|t| *t != "-")
-            .collect();
+        let tokens: Vec<&str> = message.split_whitespace().take_while(|t| *t != "-").collect();
         for pair in tokens.windows(2) {
             let [key, value] = pair else { continue };
             match *key {
@@ -460,15 +448,9 @@ fn host_and_pid(prefix: &str) -> Option<(&str, &str)> {
     let word = words.get(device.checked_sub(1)?)?;
     let mut parts = word.rsplitn(3, ':');
     let _tid = parts.next()?;
-    let pid = parts
-        .next()
-        .filter(|p| p.bytes().all(|b| b.is_ascii_digit()))?;
+    let pid = parts.next().filter(|p| p.bytes().all(|b| b.is_ascii_digit()))?;
     let host = parts.next()?;
-    let host = host
-        .rsplit('>')
-        .next()
-        .unwrap_or(host)
-        .trim_start_matches(':');
+    let host = host.rsplit('>').next().unwrap_or(host).trim_start_matches(':');
     Some((host, pid))
 }
 
@@ -608,17 +590,14 @@ mod tests {
     use flate2::read::GzDecoder;
     use std::io::{BufReader, Read};
 
-    const REAL_GZ: &[u8] =
-        include_bytes!("../../tests/data/nccl/nccl_debug_all_reduce_perf.log.gz");
+    const REAL_GZ: &[u8] = include_bytes!("../../tests/data/nccl/nccl_debug_all_reduce_perf.log.gz");
     const RANK0: &[u8] = include_bytes!("../../tests/data/nccl/rank0_multinode.log");
     const RANK1: &[u8] = include_bytes!("../../tests/data/nccl/rank1_multinode.log");
     const OLD: &[u8] = include_bytes!("../../tests/data/nccl/nccl_2_19_tuning.log");
 
     fn real_log() -> Vec<u8> {
         let mut text = Vec::new();
-        GzDecoder::new(REAL_GZ)
-            .read_to_end(&mut text)
-            .expect("gzip fixture");
+        GzDecoder::new(REAL_GZ).read_to_end(&mut text).expect("gzip fixture");
         text
     }
 
@@ -651,30 +630,14 @@ mod tests {
         );
         assert_eq!(facts.rings, ["0 -> 0 -> 0"]);
         assert_eq!(facts.trees, ["-1 -> 0 -> -1/-1/-1", "-1/-1/-1->0->-1"]);
-        let patterns: Vec<_> = facts
-            .graph_patterns
-            .iter()
-            .map(|p| (p.pattern, p.n_channels))
-            .collect();
+        let patterns: Vec<_> = facts.graph_patterns.iter().map(|p| (p.pattern, p.n_channels)).collect();
         assert_eq!(patterns, [(3, 32), (4, 32)]);
         let four = &facts.graph_patterns[1];
-        assert_eq!(
-            (four.bw_intra, four.bw_inter, four.same_channels),
-            (60.0, 60.0, 1)
-        );
-        assert_eq!(
-            (four.type_intra.as_str(), four.type_inter.as_str()),
-            ("LOC", "PIX")
-        );
+        assert_eq!((four.bw_intra, four.bw_inter, four.same_channels), (60.0, 60.0, 1));
+        assert_eq!((four.type_intra.as_str(), four.type_inter.as_str()), ("LOC", "PIX"));
         assert!(facts.transports.is_empty(), "one GPU: no connections");
-        assert_eq!(
-            facts.collective_calls,
-            BTreeMap::from([("AllReduce".to_string(), 5056)])
-        );
-        assert!(
-            facts.algorithms.is_empty() && facts.protocols.is_empty(),
-            "no TUNING subsystem"
-        );
+        assert_eq!(facts.collective_calls, BTreeMap::from([("AllReduce".to_string(), 5056)]));
+        assert!(facts.algorithms.is_empty() && facts.protocols.is_empty(), "no TUNING subsystem");
         assert_eq!((facts.warning_count, facts.warnings.len()), (0, 0));
     }
 
@@ -684,20 +647,12 @@ mod tests {
         let whole = scan(&text, "a.log");
         for capacity in [61, 190, 4096] {
             let reader = BufReader::with_capacity(capacity, text.as_slice());
-            assert_eq!(
-                scan_log(reader, "a.log").expect("read"),
-                whole,
-                "capacity {capacity}"
-            );
+            assert_eq!(scan_log(reader, "a.log").expect("read"), whole, "capacity {capacity}");
         }
         let small = scan(RANK0, "b.log");
         for capacity in [1, 2, 3] {
             let reader = BufReader::with_capacity(capacity, RANK0);
-            assert_eq!(
-                scan_log(reader, "b.log").expect("read"),
-                small,
-                "capacity {capacity}"
-            );
+            assert_eq!(scan_log(reader, "b.log").expect("read"), small, "capacity {capacity}");
         }
     }
 
@@ -709,53 +664,28 @@ mod tests {
         assert_eq!(rank0.channel_counts, [2]);
         assert_eq!(rank0.rings, ["1 -> 0 -> 1"]);
         assert_eq!(rank0.trees, ["-1/-1/-1->0->1", "1/-1/-1->0->-1"]);
-        let transports = BTreeMap::from([
-            ("NET/IB/0/GDRDMA".to_string(), 4),
-            ("P2P/CUMEM/read".to_string(), 1),
-        ]);
+        let transports = BTreeMap::from([("NET/IB/0/GDRDMA".to_string(), 4), ("P2P/CUMEM/read".to_string(), 1)]);
         assert_eq!(rank0.transports, transports);
-        assert_eq!(
-            rank0.algorithms,
-            BTreeMap::from([("Ring".to_string(), 2), ("Tree".to_string(), 1)])
-        );
-        assert_eq!(
-            rank0.protocols,
-            BTreeMap::from([("LL".to_string(), 1), ("Simple".to_string(), 2)])
-        );
+        assert_eq!(rank0.algorithms, BTreeMap::from([("Ring".to_string(), 2), ("Tree".to_string(), 1)]));
+        assert_eq!(rank0.protocols, BTreeMap::from([("LL".to_string(), 1), ("Simple".to_string(), 2)]));
         let calls = BTreeMap::from([("AllGather".to_string(), 1), ("AllReduce".to_string(), 3)]);
         assert_eq!(rank0.collective_calls, calls);
         assert_eq!(rank0.warning_count, 1);
         let warn = &rank0.warnings[0];
-        assert_eq!(
-            (warn.file.as_str(), warn.line),
-            ("raw/nccl/world2_node1_100.log", 23)
-        );
-        assert!(warn.text.ends_with(
-            "NCCL WARN NET/IB : Got completion from peer 10.0.0.2<4711> with status=12"
-        ));
+        assert_eq!((warn.file.as_str(), warn.line), ("raw/nccl/world2_node1_100.log", 23));
+        assert!(warn.text.ends_with("NCCL WARN NET/IB : Got completion from peer 10.0.0.2<4711> with status=12"));
         let comm = &rank0.communicators[0];
-        assert_eq!(
-            (comm.host.as_deref(), comm.rank, comm.nranks),
-            (Some("node1"), 0, 2)
-        );
+        assert_eq!((comm.host.as_deref(), comm.rank, comm.nranks), (Some("node1"), 0, 2));
         assert!(comm.init_complete);
 
         let rank1 = scan(RANK1, "raw/nccl/world2_node2_200.log");
-        assert_eq!(
-            rank1.communicators.len(),
-            2,
-            "the second communicator never completed"
-        );
+        assert_eq!(rank1.communicators.len(), 2, "the second communicator never completed");
         assert_eq!(rank1.communicators[0].comm_id, "0x1111", "sorted by comm id");
         assert!(!rank1.communicators[0].init_complete);
         assert!(rank1.communicators[1].init_complete);
         assert_eq!(rank1.warning_count, 25);
         assert_eq!(rank1.warnings.len(), MAX_WARNINGS);
-        assert_eq!(
-            rank1.nccl_versions,
-            ["2.22.3+cuda12.6"],
-            "host-less VERSION line"
-        );
+        assert_eq!(rank1.nccl_versions, ["2.22.3+cuda12.6"], "host-less VERSION line");
 
         let mut merged = rank1.clone();
         merge(&mut merged, rank0.clone());
@@ -763,11 +693,7 @@ mod tests {
         merge(&mut other_order, rank1.clone());
         assert_eq!(merged, other_order, "merge order does not matter");
         assert_eq!(merged.communicators.len(), 3);
-        let ranks: Vec<_> = merged
-            .communicators
-            .iter()
-            .map(|c| (c.comm_id.as_str(), c.rank))
-            .collect();
+        let ranks: Vec<_> = merged.communicators.iter().map(|c| (c.comm_id.as_str(), c.rank)).collect();
         assert_eq!(ranks, [("0x1111", 1), ("0x7aa3c9", 0), ("0x7aa3c9", 1)]);
         assert_eq!(merged.collective_calls.get("AllReduce"), Some(&6));
         assert_eq!(merged.transports.get("NET/IB/0/GDRDMA"), Some(&8));
@@ -781,40 +707,17 @@ mod tests {
     #[test]
     fn older_numeric_tuning_lines_and_init_without_comm_id() {
         let facts = scan(OLD, "old.log");
-        assert_eq!(
-            facts.algorithms,
-            BTreeMap::from([("Ring".to_string(), 2), ("Tree".to_string(), 1)])
-        );
-        assert_eq!(
-            facts.protocols,
-            BTreeMap::from([("LL".to_string(), 1), ("Simple".to_string(), 2)])
-        );
+        assert_eq!(facts.algorithms, BTreeMap::from([("Ring".to_string(), 2), ("Tree".to_string(), 1)]));
+        assert_eq!(facts.protocols, BTreeMap::from([("LL".to_string(), 1), ("Simple".to_string(), 2)]));
         assert_eq!(
             facts.transports,
-            BTreeMap::from([
-                ("P2P/IPC".to_string(), 2),
-                ("SHM/direct/direct".to_string(), 1)
-            ])
+            BTreeMap::from([("P2P/IPC".to_string(), 2), ("SHM/direct/direct".to_string(), 1)])
         );
         assert_eq!(facts.channel_counts, [2]);
         let pattern = &facts.graph_patterns[0];
-        assert_eq!(
-            (
-                pattern.pattern,
-                pattern.bw_intra,
-                pattern.type_intra.as_str()
-            ),
-            (4, 20.0, "NVL")
-        );
+        assert_eq!((pattern.pattern, pattern.bw_intra, pattern.type_intra.as_str()), (4, 20.0, "NVL"));
         let comm = &facts.communicators[0];
-        assert_eq!(
-            (
-                comm.comm_id.as_str(),
-                comm.bus_id.as_deref(),
-                comm.init_complete
-            ),
-            ("", Some("1000"), true)
-        );
+        assert_eq!((comm.comm_id.as_str(), comm.bus_id.as_deref(), comm.init_complete), ("", Some("1000"), true));
         assert_eq!(facts.collective_calls.get("Broadcast"), Some(&2));
     }
 
@@ -822,14 +725,10 @@ mod tests {
     fn caps_and_odd_bytes_never_panic() {
         let mut log = Vec::new();
         for i in 0..(MAX_DISTINCT + 10) {
-            log.extend_from_slice(
-                format!("h:1:1 [0] NCCL INFO Ring {i:02} : {i} -> 0 -> 1\n").as_bytes(),
-            );
+            log.extend_from_slice(format!("h:1:1 [0] NCCL INFO Ring {i:02} : {i} -> 0 -> 1\n").as_bytes());
             log.extend_from_slice(format!("h:1:1 [0] NCCL INFO Op{i}: opCount 0\n").as_bytes());
         }
-        log.extend_from_slice(
-            b"h:1:1 [0] NCCL INFO \xff\xfe: opCount\n\xff NCCL WARN \xc3\n NCCL INFO\n NCCL \n",
-        );
+        log.extend_from_slice(b"h:1:1 [0] NCCL INFO \xff\xfe: opCount\n\xff NCCL WARN \xc3\n NCCL INFO\n NCCL \n");
         log.extend_from_slice(b"h:1:1 [0] NCCL INFO comm 0x1 rank x nranks - Init COMPLETE\r\n");
         let facts = scan(&log, "odd.log");
         assert_eq!(facts.rings.len(), MAX_DISTINCT);

@@ -9,8 +9,8 @@
 //! as `[1,0]<stdout>:`, `srun --label` prefixes). Pure: bytes in, model out; uses `model` only.
 
 use crate::model::nccl_tests::{
-    DeviceLine, IterStats, LineWarning, NcclTestsFormat, NcclTestsOutput, NcclTestsRow,
-    NcclTestsTable, Placement, TestConfig, TimeUnit,
+    DeviceLine, IterStats, LineWarning, NcclTestsFormat, NcclTestsOutput, NcclTestsRow, NcclTestsTable, Placement,
+    TestConfig, TimeUnit,
 };
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -35,19 +35,8 @@ pub(crate) struct CycleCounter {
 type RowKey = (u64, Option<String>, Option<String>, Option<i64>);
 
 impl CycleCounter {
-    pub(crate) fn next(
-        &mut self,
-        size: u64,
-        dtype: Option<&str>,
-        redop: Option<&str>,
-        root: Option<i64>,
-    ) -> u64 {
-        let key = (
-            size,
-            dtype.map(str::to_owned),
-            redop.map(str::to_owned),
-            root,
-        );
+    pub(crate) fn next(&mut self, size: u64, dtype: Option<&str>, redop: Option<&str>, root: Option<i64>) -> u64 {
+        let key = (size, dtype.map(str::to_owned), redop.map(str::to_owned), root);
         let slot = self.seen.entry(key).or_insert(0);
         let cycle = *slot;
         *slot += 1;
@@ -67,10 +56,8 @@ pub(crate) fn parse_count(token: &str) -> Option<u64> {
 }
 
 /// The 2.13+ header: the layout assumed for rows met before any header.
-const V213_COLUMNS: [&str; 13] = [
-    "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
-    "busbw", "#wrong",
-];
+const V213_COLUMNS: [&str; 13] =
+    ["size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"];
 
 /// One column of a table header, in the order printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,25 +145,14 @@ impl Schema {
                 times += 1;
             }
             let column = if times > 2 { Column::Skipped } else { column };
-            slots.push(Slot {
-                column,
-                block: times.saturating_sub(1).min(1),
-            });
+            slots.push(Slot { column, block: times.saturating_sub(1).min(1) });
         }
         let has = |wanted: Column| slots.iter().any(|s| s.column == wanted);
         if !(has(Column::Size) && has(Column::Time) && has(Column::AlgBw) && has(Column::BusBw)) {
             return Err("column header without size, time, algbw and busbw".to_string());
         }
-        let unit = if names.first() == Some(&"bytes") {
-            TimeUnit::Ms
-        } else {
-            TimeUnit::Us
-        };
-        Ok(Schema {
-            slots,
-            unit,
-            placements: times.min(2),
-        })
+        let unit = if names.first() == Some(&"bytes") { TimeUnit::Ms } else { TimeUnit::Us };
+        Ok(Schema { slots, unit, placements: times.min(2) })
     }
 
     /// The 2.13+ layout, for rows met before any header.
@@ -204,10 +180,7 @@ impl Schema {
     fn read(&self, tokens: &[&str]) -> Result<RowValues, String> {
         let expected = self.fields();
         if tokens.len() != expected {
-            return Err(format!(
-                "expected {expected} fields, found {}",
-                tokens.len()
-            ));
+            return Err(format!("expected {expected} fields, found {}", tokens.len()));
         }
         let mut row = RowValues::default();
         let mut rest = tokens;
@@ -221,10 +194,7 @@ impl Schema {
 
     fn store(&self, row: &mut RowValues, slot: Slot, value: &[&str]) -> Result<(), String> {
         let token = value.first().copied().unwrap_or_default();
-        let block = row
-            .blocks
-            .get_mut(slot.block)
-            .ok_or("placement out of range")?;
+        let block = row.blocks.get_mut(slot.block).ok_or("placement out of range")?;
         match slot.column {
             Column::Size => row.size = Some(count_field(token, "size")?),
             Column::Count => row.count = Some(count_field(token, "count")?),
@@ -294,12 +264,9 @@ struct BlockValues {
 impl BlockValues {
     fn placement(&self) -> Option<Placement> {
         let iter_stats = match self.iter {
-            [Some(min_us), Some(max_us), Some(p99_us), Some(cv_percent)] => Some(IterStats {
-                min_us,
-                max_us,
-                p99_us,
-                cv_percent,
-            }),
+            [Some(min_us), Some(max_us), Some(p99_us), Some(cv_percent)] => {
+                Some(IterStats { min_us, max_us, p99_us, cv_percent })
+            }
             _ => None,
         };
         Some(Placement {
@@ -386,10 +353,7 @@ impl Default for TextParser {
 
 impl TextParser {
     fn warn(&mut self, line: u64, message: impl Into<String>) {
-        self.out.warnings.push(LineWarning {
-            line,
-            message: message.into(),
-        });
+        self.out.warnings.push(LineWarning { line, message: message.into() });
     }
 
     fn line(&mut self, number: u64, raw: &[u8]) {
@@ -436,9 +400,7 @@ impl TextParser {
             self.out.version = tokens.next().map(str::to_owned);
         }
         if self.out.nccl_library.is_none() {
-            self.out.nccl_library = tokens
-                .find_map(|t| t.strip_prefix("nccl-library="))
-                .map(str::to_owned);
+            self.out.nccl_library = tokens.find_map(|t| t.strip_prefix("nccl-library=")).map(str::to_owned);
         }
     }
 
@@ -518,9 +480,7 @@ impl TextParser {
             self.close();
         }
         let names = names.into_iter().map(str::to_owned).collect();
-        self.open
-            .get_or_insert_with(OpenTable::new)
-            .set_schema(names, schema);
+        self.open.get_or_insert_with(OpenTable::new).set_schema(names, schema);
     }
 
     fn row(&mut self, number: u64, line: &str) {
@@ -535,10 +495,7 @@ impl TextParser {
             });
         }
         open.last_line = number;
-        let read = open
-            .schema
-            .as_ref()
-            .map(|schema| (schema.read(&tokens), schema.placements));
+        let read = open.schema.as_ref().map(|schema| (schema.read(&tokens), schema.placements));
         let message = match read {
             Some((Ok(values), placements)) => match build_row(number, values, placements, open) {
                 Some(row) => return open.table.rows.push(row),
@@ -558,10 +515,7 @@ impl TextParser {
         let mut table = open.table;
         table.truncated = !open.footer && (open.schema.is_some() || !table.rows.is_empty());
         if table.truncated {
-            self.warn(
-                open.last_line,
-                "table ends without its footer (output cut?)",
-            );
+            self.warn(open.last_line, "table ends without its footer (output cut?)");
         }
         self.out.tables.push(table);
     }
@@ -572,26 +526,12 @@ impl TextParser {
     }
 }
 
-fn build_row(
-    line: u64,
-    values: RowValues,
-    placements: usize,
-    open: &mut OpenTable,
-) -> Option<NcclTestsRow> {
+fn build_row(line: u64, values: RowValues, placements: usize, open: &mut OpenTable) -> Option<NcclTestsRow> {
     let size_bytes = values.size?;
     let [out_block, in_block] = &values.blocks;
     let out_of_place = out_block.placement()?;
-    let in_place = if placements > 1 {
-        Some(in_block.placement()?)
-    } else {
-        None
-    };
-    let cycle = open.cycles.next(
-        size_bytes,
-        values.dtype.as_deref(),
-        values.redop.as_deref(),
-        values.root,
-    );
+    let in_place = if placements > 1 { Some(in_block.placement()?) } else { None };
+    let cycle = open.cycles.next(size_bytes, values.dtype.as_deref(), values.redop.as_deref(), values.root);
     Some(NcclTestsRow {
         line,
         cycle,
@@ -731,9 +671,7 @@ mod tests {
 
     #[test]
     fn seed_args_capture_has_three_cycles_of_eight_sizes() {
-        let out = parse(include_bytes!(
-            "../../tests/data/nccl/all_reduce_perf_seed_args.stdout"
-        ));
+        let out = parse(include_bytes!("../../tests/data/nccl/all_reduce_perf_seed_args.stdout"));
         assert_eq!(out.version.as_deref(), Some("2.19.6"));
         assert_eq!(out.nccl_library.as_deref(), Some("22809"));
         assert_eq!(out.tables.len(), 1);
@@ -758,25 +696,16 @@ mod tests {
             assert_eq!(row.root, Some(-1));
         }
         let last = &table.rows[23];
-        assert_eq!(
-            (last.size_bytes, last.count, last.line),
-            (1048576, Some(524288), 34)
-        );
+        assert_eq!((last.size_bytes, last.count, last.line), (1048576, Some(524288), 34));
         assert_eq!(last.out_of_place.time_us, 9.37);
         assert_eq!(last.in_place.as_ref().map(|p| p.algbw_gbs), Some(341.41));
         let config = table.config.as_ref().expect("config line");
-        assert_eq!(
-            (config.n_thread, config.n_gpus, config.iters),
-            (Some(1), Some(1), Some(100))
-        );
+        assert_eq!((config.n_thread, config.n_gpus, config.iters), (Some(1), Some(1), Some(100)));
         assert_eq!((config.warmup_iters, config.agg_iters), (Some(20), Some(1)));
         assert_eq!(config.step.as_deref(), Some("2(factor)"));
         assert_eq!(out.devices.len(), 1);
         let device = &out.devices[0];
-        assert_eq!(
-            (device.rank, device.group, device.pid),
-            (0, Some(0), Some(1217))
-        );
+        assert_eq!((device.rank, device.group, device.pid), (0, Some(0), Some(1217)));
         assert_eq!((device.host.as_str(), device.device), ("vm", Some(0)));
         assert_eq!(device.pci.as_deref(), Some("0000:00:06"));
         assert_eq!(device.name, "NVIDIA H200");
@@ -785,24 +714,12 @@ mod tests {
 
     #[test]
     fn other_collectives_capture_reads_every_row_of_five_tests() {
-        let out = parse(include_bytes!(
-            "../../tests/data/nccl/other_collectives.stdout"
-        ));
+        let out = parse(include_bytes!("../../tests/data/nccl/other_collectives.stdout"));
         assert!(out.warnings.is_empty(), "{:?}", out.warnings);
-        let names: Vec<_> = out
-            .tables
-            .iter()
-            .filter_map(|t| t.collective.as_deref())
-            .collect();
+        let names: Vec<_> = out.tables.iter().filter_map(|t| t.collective.as_deref()).collect();
         assert_eq!(
             names,
-            [
-                "all_gather_perf",
-                "reduce_scatter_perf",
-                "broadcast_perf",
-                "alltoall_perf",
-                "sendrecv_perf"
-            ]
+            ["all_gather_perf", "reduce_scatter_perf", "broadcast_perf", "alltoall_perf", "sendrecv_perf"]
         );
         let counts: Vec<_> = out.tables.iter().map(|t| t.rows.len()).collect();
         assert_eq!(counts, [7, 7, 7, 7, 4]);
@@ -817,15 +734,8 @@ mod tests {
         assert_eq!(broadcast.avg_bus_bandwidth, Some(2843.41));
         let alltoall = &out.tables[3].rows[0];
         assert_eq!(alltoall.out_of_place.wrong, Some(0));
-        assert_eq!(
-            alltoall.in_place.as_ref().map(|p| p.wrong),
-            Some(None),
-            "N/A is unchecked"
-        );
-        assert!(out
-            .tables
-            .iter()
-            .all(|t| !t.truncated && t.out_of_bounds == Some(0)));
+        assert_eq!(alltoall.in_place.as_ref().map(|p| p.wrong), Some(None), "N/A is unchecked");
+        assert!(out.tables.iter().all(|t| !t.truncated && t.out_of_bounds == Some(0)));
         assert!(out.rows().all(|r| r.cycle == 0));
     }
 
@@ -839,23 +749,14 @@ mod tests {
         assert_eq!(table.rows.len(), 4);
         let row = &table.rows[3];
         assert_eq!((row.size_bytes, row.count), (1048576, Some(262144)));
-        assert_eq!(
-            (row.dtype.as_deref(), row.redop.as_deref(), row.root),
-            (Some("float"), Some("sum"), None)
-        );
+        assert_eq!((row.dtype.as_deref(), row.redop.as_deref(), row.root), (Some("float"), Some("sum"), None));
         assert!((row.out_of_place.time_us - 95.0).abs() < 1e-9);
         assert_eq!(row.out_of_place.wrong, None);
         assert_eq!(row.out_of_place.error, Some(0.0));
         assert_eq!(row.in_place.as_ref().and_then(|p| p.error), Some(2e-07));
-        assert_eq!(
-            (table.out_of_bounds, table.avg_bus_bandwidth),
-            (Some(0), Some(7.12))
-        );
+        assert_eq!((table.out_of_bounds, table.avg_bus_bandwidth), (Some(0), Some(7.12)));
         assert_eq!(out.devices.len(), 2);
-        assert_eq!(
-            (out.devices[1].host.as_str(), out.devices[1].pid),
-            ("node1", None)
-        );
+        assert_eq!((out.devices[1].host.as_str(), out.devices[1].pid), ("node1", None));
         assert_eq!(out.devices[1].name, "Tesla P100-SXM2-16GB");
     }
 
@@ -868,10 +769,7 @@ mod tests {
         assert_eq!(reduce.columns[3], "redop");
         let row = &reduce.rows[1];
         assert_eq!((row.redop.as_deref(), row.root), (Some("sum"), None));
-        assert_eq!(
-            (row.out_of_place.wrong, row.out_of_place.error),
-            (None, Some(0.0))
-        );
+        assert_eq!((row.out_of_place.wrong, row.out_of_place.error), (None, Some(0.0)));
         assert_eq!(row.in_place.as_ref().and_then(|p| p.error), Some(1e-06));
         assert_eq!(row.out_of_place.time_us, 42.5);
         let broadcast = &out.tables[1];
@@ -895,10 +793,7 @@ mod tests {
         }
         let v2 = parse(include_bytes!("../../tests/data/nccl/v2_c0_na.stdout"));
         let row = &v2.tables[0].rows[0];
-        assert_eq!(
-            (row.out_of_place.wrong, row.out_of_place.error),
-            (None, None)
-        );
+        assert_eq!((row.out_of_place.wrong, row.out_of_place.error), (None, None));
     }
 
     #[test]
@@ -909,21 +804,11 @@ mod tests {
         assert_eq!(table.columns.len(), 21);
         assert_eq!(table.rows.len(), 2);
         let row = &table.rows[1];
-        let stats = row
-            .out_of_place
-            .iter_stats
-            .as_ref()
-            .expect("out-of-place stats");
-        assert_eq!(
-            (stats.min_us, stats.max_us, stats.p99_us, stats.cv_percent),
-            (30.1, 45.9, 44.7, 8.25)
-        );
+        let stats = row.out_of_place.iter_stats.as_ref().expect("out-of-place stats");
+        assert_eq!((stats.min_us, stats.max_us, stats.p99_us, stats.cv_percent), (30.1, 45.9, 44.7, 8.25));
         let in_place = row.in_place.as_ref().expect("in-place");
         assert_eq!(in_place.wrong, Some(0));
-        assert_eq!(
-            in_place.iter_stats.as_ref().map(|s| s.cv_percent),
-            Some(3.5)
-        );
+        assert_eq!(in_place.iter_stats.as_ref().map(|s| s.cv_percent), Some(3.5));
         assert_eq!(in_place.busbw_gbs, 58.12);
     }
 
@@ -957,10 +842,7 @@ mod tests {
         assert!(out.warnings.is_empty(), "{:?}", out.warnings);
         let rows = &out.tables[0].rows;
         assert_eq!(rows.len(), 8);
-        let keys: Vec<_> = rows
-            .iter()
-            .map(|r| (r.dtype.as_deref().unwrap_or(""), r.cycle))
-            .collect();
+        let keys: Vec<_> = rows.iter().map(|r| (r.dtype.as_deref().unwrap_or(""), r.cycle)).collect();
         assert_eq!(
             keys,
             [
@@ -977,10 +859,7 @@ mod tests {
         let ops = parse(include_bytes!("../../tests/data/nccl/o_all.stdout"));
         let rows = &ops.tables[0].rows;
         assert_eq!(rows.len(), 4);
-        assert!(
-            rows.iter().all(|r| r.cycle == 0),
-            "sum and max of one size are not cycles"
-        );
+        assert!(rows.iter().all(|r| r.cycle == 0), "sum and max of one size are not cycles");
     }
 
     #[test]
@@ -998,17 +877,12 @@ mod tests {
 
     #[test]
     fn crlf_and_invalid_utf8_warn_and_go_on() {
-        let out = parse(include_bytes!(
-            "../../tests/data/nccl/crlf_invalid_utf8.stdout"
-        ));
+        let out = parse(include_bytes!("../../tests/data/nccl/crlf_invalid_utf8.stdout"));
         assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
         assert_eq!(out.warnings[0].line, 6);
         let table = &out.tables[0];
         assert_eq!(table.rows.len(), 2);
-        assert_eq!(
-            table.rows[1].in_place.as_ref().and_then(|p| p.wrong),
-            Some(0)
-        );
+        assert_eq!(table.rows[1].in_place.as_ref().and_then(|p| p.wrong), Some(0));
         assert_eq!(out.devices[0].name, "NVIDIA H100 \u{fffd}");
         assert!(!table.truncated);
     }
@@ -1022,9 +896,7 @@ mod tests {
         assert_eq!(table.out_of_bounds, None);
         let lines: Vec<u64> = out.warnings.iter().map(|w| w.line).collect();
         assert_eq!(lines, [14, 14], "{:?}", out.warnings);
-        assert!(out.warnings[0]
-            .message
-            .contains("expected 13 fields, found 7"));
+        assert!(out.warnings[0].message.contains("expected 13 fields, found 7"));
     }
 
     #[test]

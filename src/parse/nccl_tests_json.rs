@@ -9,8 +9,8 @@
 //! names nccl-tests would print for the same data. Pure: bytes in, model out; uses `model` only.
 
 use crate::model::nccl_tests::{
-    DeviceLine, IterStats, LineWarning, NcclTestsFormat, NcclTestsOutput, NcclTestsRow,
-    NcclTestsTable, Placement, TestConfig, TimeUnit,
+    DeviceLine, IterStats, LineWarning, NcclTestsFormat, NcclTestsOutput, NcclTestsRow, NcclTestsTable, Placement,
+    TestConfig, TimeUnit,
 };
 use crate::parse::nccl_tests::{parse_count, CycleCounter};
 use crate::parse::ParseError;
@@ -35,16 +35,8 @@ pub fn parse_json(bytes: &[u8]) -> Result<NcclTestsOutput, ParseError> {
             }),
         }
     }
-    for error in doc
-        .errors
-        .iter()
-        .filter_map(Leaf::text)
-        .filter(|e| !e.is_empty())
-    {
-        warnings.push(LineWarning {
-            line: 0,
-            message: format!("nccl-tests error: {error}"),
-        });
+    for error in doc.errors.iter().filter_map(Leaf::text).filter(|e| !e.is_empty()) {
+        warnings.push(LineWarning { line: 0, message: format!("nccl-tests error: {error}") });
     }
     let has_iter_stats = rows.iter().any(|r| r.out_of_place.iter_stats.is_some());
     let table = NcclTestsTable {
@@ -53,14 +45,8 @@ pub fn parse_json(bytes: &[u8]) -> Result<NcclTestsOutput, ParseError> {
         columns: column_names(has_iter_stats),
         time_unit: TimeUnit::Us,
         rows,
-        out_of_bounds: doc
-            .out_of_bounds
-            .as_ref()
-            .and_then(|s| s.count.as_ref()?.u64()),
-        avg_bus_bandwidth: doc
-            .average_bus_bandwidth
-            .as_ref()
-            .and_then(|s| s.bandwidth.as_ref()?.f64()),
+        out_of_bounds: doc.out_of_bounds.as_ref().and_then(|s| s.count.as_ref()?.u64()),
+        avg_bus_bandwidth: doc.average_bus_bandwidth.as_ref().and_then(|s| s.bandwidth.as_ref()?.f64()),
         truncated: doc.out_of_bounds.is_none() && doc.average_bus_bandwidth.is_none(),
     };
     Ok(NcclTestsOutput {
@@ -81,29 +67,19 @@ fn json_error(error: &serde_json::Error) -> ParseError {
         Category::Eof => "unexpected end of file (output cut?)",
         Category::Data => "unexpected structure",
     };
-    let message = format!(
-        "invalid nccl-tests JSON: {what} at column {}",
-        error.column()
-    );
+    let message = format!("invalid nccl-tests JSON: {what} at column {}", error.column());
     ParseError::new(Some(error.line() as u64), message)
 }
 
 /// The names nccl-tests prints in a text header for the same data.
 fn column_names(iter_stats: bool) -> Vec<String> {
     let placement: &[&str] = if iter_stats {
-        &[
-            "time", "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%",
-        ]
+        &["time", "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%"]
     } else {
         &["time", "algbw", "busbw", "#wrong"]
     };
     let leading = ["size", "count", "type", "redop", "root"];
-    leading
-        .iter()
-        .chain(placement)
-        .chain(placement)
-        .map(|n| n.to_string())
-        .collect()
+    leading.iter().chain(placement).chain(placement).map(|n| n.to_string()).collect()
 }
 
 /// A scalar as nccl-tests writes it: a number, or a string holding a number, `nan` or a
@@ -250,18 +226,10 @@ impl Device {
             rank: u64_of(&self.rank)?,
             group: u64_of(&self.group),
             pid: u64_of(&self.pid),
-            host: self
-                .hostname
-                .as_ref()
-                .and_then(Leaf::text)
-                .unwrap_or_default(),
+            host: self.hostname.as_ref().and_then(Leaf::text).unwrap_or_default(),
             device: u64_of(&self.device),
             pci: self.device_hex.as_ref().and_then(Leaf::text),
-            name: self
-                .device_info
-                .as_ref()
-                .and_then(Leaf::text)
-                .unwrap_or_default(),
+            name: self.device_info.as_ref().and_then(Leaf::text).unwrap_or_default(),
         })
     }
 }
@@ -283,10 +251,7 @@ struct Entry {
 impl Entry {
     fn row(&self, cycles: &mut CycleCounter) -> Option<NcclTestsRow> {
         let size_bytes = u64_of(&self.size)?;
-        let out_of_place = self
-            .out_of_place
-            .as_ref()?
-            .placement(&self.out_of_place_per_iter)?;
+        let out_of_place = self.out_of_place.as_ref()?.placement(&self.out_of_place_per_iter)?;
         let in_place = match self.in_place.as_ref() {
             Some(measure) => Some(measure.placement(&self.in_place_per_iter)?),
             None => None,
@@ -363,57 +328,32 @@ mod tests {
     fn current_schema_with_env_secrets() {
         let out = parse_json(CURRENT).expect("valid JSON");
         assert_eq!(out.format, NcclTestsFormat::Json);
-        assert_eq!(
-            (out.version.as_deref(), out.nccl_library.as_deref()),
-            (None, Some("22809"))
-        );
+        assert_eq!((out.version.as_deref(), out.nccl_library.as_deref()), (None, Some("22809")));
         assert!(out.warnings.is_empty(), "{:?}", out.warnings);
         let table = &out.tables[0];
         assert_eq!(table.collective.as_deref(), Some("all_reduce_perf"));
-        assert_eq!(
-            (table.out_of_bounds, table.avg_bus_bandwidth),
-            (Some(0), Some(61.06))
-        );
+        assert_eq!((table.out_of_bounds, table.avg_bus_bandwidth), (Some(0), Some(61.06)));
         assert!(!table.truncated);
         assert_eq!(table.columns.len(), 21);
         assert_eq!(table.rows.len(), 4);
         let cycles: Vec<u64> = table.rows.iter().map(|r| r.cycle).collect();
         assert_eq!(cycles, [0, 0, 1, 1]);
         let row = &table.rows[1];
-        assert_eq!(
-            (row.size_bytes, row.count, row.root),
-            (2097152, Some(524288), Some(-1))
-        );
-        assert_eq!(
-            (row.dtype.as_deref(), row.redop.as_deref()),
-            (Some("float"), Some("sum"))
-        );
+        assert_eq!((row.size_bytes, row.count, row.root), (2097152, Some(524288), Some(-1)));
+        assert_eq!((row.dtype.as_deref(), row.redop.as_deref()), (Some("float"), Some("sum")));
         assert_eq!(row.out_of_place.busbw_gbs, 104.26);
         assert_eq!(row.out_of_place.wrong, Some(0));
-        let stats = row
-            .out_of_place
-            .iter_stats
-            .as_ref()
-            .expect("per-iteration stats");
-        assert_eq!(
-            (stats.min_us, stats.p99_us, stats.cv_percent),
-            (30.1, 44.7, 8.25)
-        );
+        let stats = row.out_of_place.iter_stats.as_ref().expect("per-iteration stats");
+        assert_eq!((stats.min_us, stats.p99_us, stats.cv_percent), (30.1, 44.7, 8.25));
         assert_eq!(row.in_place.as_ref().map(|p| p.time_us), Some(63.15));
         let config = table.config.as_ref().expect("config");
-        assert_eq!(
-            (config.n_gpus, config.iters, config.validation),
-            (Some(1), Some(20), Some(1))
-        );
+        assert_eq!((config.n_gpus, config.iters, config.validation), (Some(1), Some(20), Some(1)));
         assert_eq!(config.step.as_deref(), Some("2(factor)"));
         assert_eq!(out.devices.len(), 1);
         assert_eq!(out.devices[0].pci.as_deref(), Some("0000:18:00"));
         assert_eq!(out.devices[0].name, "NVIDIA H100 80GB HBM3");
         let json = serde_json::to_string(&out).expect("serializable");
-        assert!(
-            SECRETS.iter().all(|s| !json.contains(s)),
-            "env leaked: {json}"
-        );
+        assert!(SECRETS.iter().all(|s| !json.contains(s)), "env leaked: {json}");
     }
 
     #[test]
@@ -421,11 +361,7 @@ mod tests {
         let out = parse_json(OLD).expect("valid JSON");
         let table = &out.tables[0];
         assert_eq!(table.collective.as_deref(), Some("broadcast_perf"));
-        assert_eq!(
-            table.avg_bus_bandwidth,
-            Some(12.5),
-            "average_bus_bandwidith/bandwidith"
-        );
+        assert_eq!(table.avg_bus_bandwidth, Some(12.5), "average_bus_bandwidith/bandwidith");
         assert_eq!(table.out_of_bounds, Some(0));
         assert_eq!(table.columns.len(), 13);
         assert_eq!(table.rows.len(), 2);
@@ -433,10 +369,7 @@ mod tests {
         assert_eq!((row.root, row.redop.as_deref()), (Some(0), Some("none")));
         assert_eq!(row.out_of_place.wrong, None, "null nwrong is unchecked");
         assert_eq!(row.in_place.as_ref().map(|p| p.wrong), Some(None));
-        assert!(table.rows[1]
-            .in_place
-            .as_ref()
-            .is_some_and(|p| p.algbw_gbs.is_nan()));
+        assert!(table.rows[1].in_place.as_ref().is_some_and(|p| p.algbw_gbs.is_nan()));
         assert_eq!(out.devices.len(), 2);
         assert_eq!(out.devices[1].host, "node1");
         assert_eq!(out.warnings.len(), 2, "{:?}", out.warnings);
@@ -451,16 +384,10 @@ mod tests {
         assert_eq!(error.line, Some(1));
         assert!(error.message.contains("unexpected end"), "{error}");
         let mut swapped = CURRENT.to_vec();
-        let at = swapped
-            .windows(6)
-            .position(|w| w == b"\"env\":")
-            .expect("env key");
+        let at = swapped.windows(6).position(|w| w == b"\"env\":").expect("env key");
         swapped.splice(at + 6..at + 7, *b"{");
         let error = parse_json(&swapped).expect_err("env turned into an invalid object");
-        assert!(
-            SECRETS.iter().all(|s| !error.message.contains(s)),
-            "{error}"
-        );
+        assert!(SECRETS.iter().all(|s| !error.message.contains(s)), "{error}");
         let error = parse_json(b"{\"version\": 3}").expect_err("no results");
         assert!(error.message.contains("results"));
         assert!(parse_json(b"[1, 2]").is_err());

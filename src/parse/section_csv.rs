@@ -3,7 +3,8 @@
 //! invalid UTF-8 is a `ParseError` naming the line and the column.
 
 use crate::model::sections::{
-    AsyncRow, ContractRow, DecodeRow, DecompositionRow, FragmentationRow, NumericsRow, Section, SectionRows,
+    AsyncRow, ContractRecord, ContractRow, DecodeRow, DecompositionRow, FragmentationRow, NumericsRow, Section,
+    SectionRows,
 };
 use crate::parse::ParseError;
 use serde::de::DeserializeOwned;
@@ -52,7 +53,7 @@ fn parse_rows<T: DeserializeOwned>(bytes: &[u8]) -> Result<Vec<T>, ParseError> {
     Ok(rows)
 }
 
-fn parse_contracts(bytes: &[u8]) -> Result<Vec<(u64, ContractRow, Vec<(String, String)>)>, ParseError> {
+fn parse_contracts(bytes: &[u8]) -> Result<Vec<ContractRecord>, ParseError> {
     let mut reader = reader(bytes);
     let header = headers(&mut reader)?;
     let mut rows = Vec::new();
@@ -69,7 +70,7 @@ fn parse_contracts(bytes: &[u8]) -> Result<Vec<(u64, ContractRow, Vec<(String, S
             .map_err(|e| with_line(csv_error(&e, Some(&header)), Some(line)))
             .map_err(|e| name_column(e, &header, &record))?;
         let fields = header.iter().zip(record.iter()).map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        rows.push((line, row, fields));
+        rows.push(ContractRecord { line, row, fields });
     }
     Ok(rows)
 }
@@ -80,10 +81,8 @@ fn name_column(mut error: ParseError, header: &csv::StringRecord, record: &csv::
     if error.message.starts_with("column ") || error.message.starts_with("missing column") {
         return error;
     }
-    if let Some(column) = record
-        .iter()
-        .position(|value| error.message.starts_with(&format!("{value:?} ")))
-        .and_then(|i| header.get(i))
+    if let Some(column) =
+        record.iter().position(|value| error.message.starts_with(&format!("{value:?} "))).and_then(|i| header.get(i))
     {
         error.message = format!("column {column}: {}", error.message);
     }
@@ -167,8 +166,9 @@ mod tests {
         let err = parse_section(Section::Async, b"").unwrap_err();
         assert!(err.message.contains("empty file"));
 
-        let err = parse_section(Section::Decomposition, b"world_size,size_bytes,mode,cycle,duration_us\n4,1,\xff,0,1\n")
-            .unwrap_err();
+        let err =
+            parse_section(Section::Decomposition, b"world_size,size_bytes,mode,cycle,duration_us\n4,1,\xff,0,1\n")
+                .unwrap_err();
         assert_eq!(err.line, Some(2));
         assert!(err.message.contains("invalid UTF-8"), "{}", err.message);
     }
@@ -177,10 +177,10 @@ mod tests {
     fn python_booleans() {
         let text = b"correct,detail\nTrue,a\nfalse,b\n";
         let SectionRows::Contracts(rows) = parse_section(Section::Contracts, text).unwrap() else { panic!() };
-        assert!(rows[0].1.correct);
-        assert!(!rows[1].1.correct);
-        assert_eq!(rows[1].0, 3);
-        assert_eq!(rows[1].2[1], ("detail".to_string(), "b".to_string()));
+        assert!(rows[0].row.correct);
+        assert!(!rows[1].row.correct);
+        assert_eq!(rows[1].line, 3);
+        assert_eq!(rows[1].fields[1], ("detail".to_string(), "b".to_string()));
         let err = parse_section(Section::Contracts, b"correct\nyes\n").unwrap_err();
         assert!(err.message.contains("not True or False"), "{}", err.message);
     }

@@ -36,7 +36,7 @@ pub fn to_html(markdown: &str) -> String {
 /// `http:`, `https:`, `mailto:` or a relative reference (no scheme at all).
 fn safe_url(url: &CowStr) -> bool {
     let url = url.trim();
-    let scheme_end = url.find(|c: char| matches!(c, ':' | '/' | '?' | '#'));
+    let scheme_end = url.find([':', '/', '?', '#']);
     match scheme_end {
         Some(i) if url[i..].starts_with(':') => {
             let scheme = url[..i].to_ascii_lowercase();

@@ -1,10 +1,10 @@
 //! The index: every run in one table, newest first, with headline figures.
 
-use crate::site::format::url_segment;
+use crate::site::digest::RunDigest;
 use crate::site::format::num3;
+use crate::site::format::url_segment;
 use crate::site::sections::SECTIONS;
 use crate::site::view::{Cell, IndexPage, Link, Table};
-use crate::site::digest::RunDigest;
 use crate::summarize::RunStatus;
 
 /// Newest first (by the manifest's timestamp), then by id; runs without a date last.
@@ -38,7 +38,12 @@ pub fn build(runs: &[RunDigest], notes: Option<&str>) -> IndexPage {
         let ranks: Vec<String> = f.world_sizes.iter().map(|w| w.to_string()).collect();
         table.push(vec![
             Cell::link(run.id.clone(), format!("runs/{}/index.html", url_segment(&run.id))),
-            Cell::text(f.timestamp_utc.clone().map(|t| t.chars().take(19).collect::<String>().replace('T', " ")).unwrap_or_default()),
+            Cell::text(
+                f.timestamp_utc
+                    .clone()
+                    .map(|t| t.chars().take(19).collect::<String>().replace('T', " "))
+                    .unwrap_or_default(),
+            ),
             Cell::text(f.gpu.clone().unwrap_or_default()),
             Cell::text(ranks.join(", ")),
             Cell::text(f.nccl_version.clone().unwrap_or_default()),

@@ -148,7 +148,13 @@ fn nccl_tests_files(run: &RunSummary) -> Table {
                 Cell::text(file.output.version.clone().unwrap_or_default()),
                 Cell::text(file.world_size.map(|w| w.to_string()).unwrap_or_default()),
                 Cell::text(t.rows.len().to_string()),
-                Cell::text(t.out_of_bounds.map(|n| n.to_string()).unwrap_or_else(|| if t.truncated { "cut".into() } else { String::new() })),
+                Cell::text(t.out_of_bounds.map(|n| n.to_string()).unwrap_or_else(|| {
+                    if t.truncated {
+                        "cut".into()
+                    } else {
+                        String::new()
+                    }
+                })),
                 Cell::text(t.avg_bus_bandwidth.map(num3).unwrap_or_default()),
             ]);
         }
@@ -165,12 +171,8 @@ fn counts_table(caption: &str, key: &str, counts: &std::collections::BTreeMap<St
 }
 
 fn nccl_log_block(facts: &NcclLogFacts, files: &[String]) -> Block {
-    let mut intro = vec![format!(
-        "{} NCCL_DEBUG log file(s), {} lines ({}).",
-        files.len(),
-        facts.lines,
-        bytes(facts.bytes as i64)
-    )];
+    let mut intro =
+        vec![format!("{} NCCL_DEBUG log file(s), {} lines ({}).", files.len(), facts.lines, bytes(facts.bytes as i64))];
     let list = |label: &str, v: &[String]| {
         if v.is_empty() {
             None
@@ -187,7 +189,15 @@ fn nccl_log_block(facts: &NcclLogFacts, files: &[String]) -> Block {
     let mut tables = Vec::new();
     let mut comms = Table::new(
         "Communicators (Init lines)",
-        &[("comm id", false), ("rank", true), ("nranks", true), ("cudaDev", true), ("busId", false), ("host", false), ("init complete", false)],
+        &[
+            ("comm id", false),
+            ("rank", true),
+            ("nranks", true),
+            ("cudaDev", true),
+            ("busId", false),
+            ("host", false),
+            ("init complete", false),
+        ],
     );
     for c in &facts.communicators {
         comms.push(vec![
@@ -203,7 +213,14 @@ fn nccl_log_block(facts: &NcclLogFacts, files: &[String]) -> Block {
     tables.push(comms);
     let mut patterns = Table::new(
         "Graph search results",
-        &[("pattern", true), ("crossNic", true), ("channels", true), ("bw intra/inter (GB/s)", false), ("type intra/inter", false), ("sameChannels", true)],
+        &[
+            ("pattern", true),
+            ("crossNic", true),
+            ("channels", true),
+            ("bw intra/inter (GB/s)", false),
+            ("type intra/inter", false),
+            ("sameChannels", true),
+        ],
     );
     for p in &facts.graph_patterns {
         patterns.push(vec![
@@ -221,7 +238,7 @@ fn nccl_log_block(facts: &NcclLogFacts, files: &[String]) -> Block {
     tables.push(counts_table("Algorithms chosen (where logged)", "algorithm", &facts.algorithms));
     tables.push(counts_table("Protocols chosen (where logged)", "protocol", &facts.protocols));
     let mut warnings = Table::new(
-        &format!("NCCL WARN lines ({} in all)", facts.warning_count),
+        format!("NCCL WARN lines ({} in all)", facts.warning_count),
         &[("file", false), ("line", true), ("text", false)],
     );
     for w in &facts.warnings {
@@ -258,7 +275,11 @@ fn manifest_block(run: &RunSummary) -> Block {
         intro: Vec::new(),
         tables: vec![table],
         figures: Vec::new(),
-        pre: if manifest.commands.is_empty() { Vec::new() } else { vec![("Commands".into(), manifest.commands.join("\n"))] },
+        pre: if manifest.commands.is_empty() {
+            Vec::new()
+        } else {
+            vec![("Commands".into(), manifest.commands.join("\n"))]
+        },
     }
 }
 
@@ -267,7 +288,14 @@ fn artifacts_block(run: &RunSummary) -> Block {
     if !run.raw.gpus.is_empty() {
         let mut gpus = Table::new(
             "nvidia-smi --query-gpu",
-            &[("index", true), ("name", false), ("UUID", false), ("driver", false), ("memory", true), ("PCI bus", false)],
+            &[
+                ("index", true),
+                ("name", false),
+                ("UUID", false),
+                ("driver", false),
+                ("memory", true),
+                ("PCI bus", false),
+            ],
         );
         for g in &run.raw.gpus {
             gpus.push(vec![

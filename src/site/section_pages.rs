@@ -1,12 +1,12 @@
 //! Cross-run section pages: the same cases side by side for every run that has the section,
 //! one table and overlaid charts (the newest runs, capped so charts stay readable).
 
-use crate::site::format::url_segment;
+use crate::site::digest::RunDigest;
 use crate::site::evidence::section_scope;
+use crate::site::format::url_segment;
 use crate::site::index_page::order;
 use crate::site::sections::{self, SECTIONS};
 use crate::site::view::{Block, Evidence, Figure, SectionPage};
-use crate::site::digest::RunDigest;
 
 /// How many runs a cross-run chart overlays (the newest); tables list every run.
 pub const MAX_CHART_RUNS: usize = 8;
@@ -70,7 +70,9 @@ pub fn build(runs: &[RunDigest], site_notes: Option<&str>) -> Vec<SectionPage> {
                 blocks,
                 evidence: Evidence {
                     statements,
-                    notes: site_notes.map(|n| vec![("All runs (runs/NOTES.md)".to_string(), n.to_string())]).unwrap_or_default(),
+                    notes: site_notes
+                        .map(|n| vec![("All runs (runs/NOTES.md)".to_string(), n.to_string())])
+                        .unwrap_or_default(),
                 },
             }
         })

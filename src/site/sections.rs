@@ -3,10 +3,10 @@
 
 use crate::model::summary::*;
 use crate::site::chart::{ChartSpec, Scale, Series};
+use crate::site::digest::RunDigest;
 use crate::site::format::{bytes, num3, pct2, rate, yes_no};
 use crate::site::spread::{plain, point};
 use crate::site::view::{Cell, Table};
-use crate::site::digest::RunDigest;
 
 /// The sections with pages, in page order: (slug, title).
 pub const SECTIONS: [(&str, &str); 6] = [
@@ -249,23 +249,25 @@ pub fn charts(runs: &[(&RunDigest, String)], slug: &str, id_prefix: &str) -> Vec
             what
         }
     };
-    let spec = |id: &str, title: &str, x: &str, y: &str, xs: Scale, ys: Scale, series: Vec<Series>, desc: &str| ChartSpec {
-        id: format!("{id_prefix}{id}"),
-        title: title.to_string(),
-        x_label: x.to_string(),
-        y_label: y.to_string(),
-        x_scale: xs,
-        y_scale: ys,
-        series,
-        description: desc.to_string(),
-    };
+    let spec =
+        |id: &str, title: &str, x: &str, y: &str, xs: Scale, ys: Scale, series: Vec<Series>, desc: &str| ChartSpec {
+            id: format!("{id_prefix}{id}"),
+            title: title.to_string(),
+            x_label: x.to_string(),
+            y_label: y.to_string(),
+            x_scale: xs,
+            y_scale: ys,
+            series,
+            description: desc.to_string(),
+        };
     let spread_note = "Lines join the medians over cycles; whiskers span the fastest cycle to P95; dots are individual cycles (each the slowest rank's value).";
     match slug {
         "async" => {
             let mut series = Vec::new();
             for (run, _) in runs {
                 for ws in world_sizes(run.async_rows.iter().flatten().map(|r| r.world_size)) {
-                    let rows: Vec<&AsyncSummary> = run.async_rows.iter().flatten().filter(|r| r.world_size == ws).collect();
+                    let rows: Vec<&AsyncSummary> =
+                        run.async_rows.iter().flatten().filter(|r| r.world_size == ws).collect();
                     let mk = |name: &str, f: fn(&AsyncSummary) -> &Vec<f64>| Series {
                         name: label(run, format!("{name}, {ws} ranks")),
                         points: rows.iter().map(|r| point(r.size_bytes as f64, f(r), 1.0)).collect(),
@@ -295,7 +297,8 @@ pub fn charts(runs: &[(&RunDigest, String)], slug: &str, id_prefix: &str) -> Vec
                 keys.sort();
                 keys.dedup();
                 for (ws, mode) in keys {
-                    let of_mode: Vec<&&DecompositionSummary> = rows.iter().filter(|r| r.world_size == ws && r.mode == mode).collect();
+                    let of_mode: Vec<&&DecompositionSummary> =
+                        rows.iter().filter(|r| r.world_size == ws && r.mode == mode).collect();
                     times.push(Series {
                         name: label(run, format!("{mode}, {ws} ranks")),
                         points: of_mode.iter().map(|r| point(r.size_bytes as f64, &r.cycle_values, 1.0)).collect(),
@@ -382,7 +385,8 @@ pub fn charts(runs: &[(&RunDigest, String)], slug: &str, id_prefix: &str) -> Vec
             let mut series = Vec::new();
             for (run, _) in runs {
                 for ws in world_sizes(run.decode.iter().flatten().map(|r| r.world_size)) {
-                    let rows: Vec<&DecodeSummary> = run.decode.iter().flatten().filter(|r| r.world_size == ws).collect();
+                    let rows: Vec<&DecodeSummary> =
+                        run.decode.iter().flatten().filter(|r| r.world_size == ws).collect();
                     series.push(Series {
                         name: label(run, format!("TP={ws}")),
                         points: rows
@@ -412,7 +416,8 @@ pub fn charts(runs: &[(&RunDigest, String)], slug: &str, id_prefix: &str) -> Vec
                 keys.sort();
                 keys.dedup();
                 for ws in keys {
-                    let mut sizes: Vec<u64> = raw.clone().filter(|r| r.world_size == ws).map(|r| r.size_bytes).collect();
+                    let mut sizes: Vec<u64> =
+                        raw.clone().filter(|r| r.world_size == ws).map(|r| r.size_bytes).collect();
                     sizes.sort();
                     sizes.dedup();
                     let name = label(run, format!("{ws} ranks"));
@@ -438,7 +443,9 @@ pub fn charts(runs: &[(&RunDigest, String)], slug: &str, id_prefix: &str) -> Vec
                     Scale::Log2,
                     Scale::Log10,
                     times,
-                    &format!("nccl-tests time per size (each value is nccl-tests' mean over its iterations). {spread_note}"),
+                    &format!(
+                        "nccl-tests time per size (each value is nccl-tests' mean over its iterations). {spread_note}"
+                    ),
                 ),
                 spec(
                     "nccl-tests-busbw",

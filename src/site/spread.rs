@@ -10,13 +10,7 @@ pub fn point(x: f64, cycles: &[f64], scale: f64) -> Point {
     if samples.is_empty() {
         return Point { x, y: f64::NAN, low: None, high: None, samples };
     }
-    Point {
-        x,
-        y: median(&samples),
-        low: Some(py_min(&samples)),
-        high: Some(percentile(&samples, 0.95)),
-        samples,
-    }
+    Point { x, y: median(&samples), low: Some(py_min(&samples)), high: Some(percentile(&samples, 0.95)), samples }
 }
 
 /// A point for a value that is not a statistic over cycles.

@@ -29,7 +29,10 @@ impl Table {
     pub fn new(caption: impl Into<String>, columns: &[(&str, bool)]) -> Self {
         Table {
             caption: caption.into(),
-            columns: columns.iter().map(|(label, numeric)| Column { label: label.to_string(), numeric: *numeric }).collect(),
+            columns: columns
+                .iter()
+                .map(|(label, numeric)| Column { label: label.to_string(), numeric: *numeric })
+                .collect(),
             rows: Vec::new(),
         }
     }

@@ -12,10 +12,15 @@ pub fn summarize(sections: &[SectionData], diagnostics: &mut Vec<Diagnostic>) ->
         let SectionRows::Contracts(rows) = &data.rows else { continue };
         any = true;
         summary.total += rows.len();
-        for (line, row, fields) in rows {
-            if !row.correct {
+        for record in rows {
+            let (line, fields) = (&record.line, &record.fields);
+            if !record.row.correct {
                 let text: Vec<String> = fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                diagnostics.push(Diagnostic::failure(&data.file, Some(*line), format!("contract failed: {}", text.join(", "))));
+                diagnostics.push(Diagnostic::failure(
+                    &data.file,
+                    Some(*line),
+                    format!("contract failed: {}", text.join(", ")),
+                ));
                 summary.failures.push(ContractFailure { file: data.file.clone(), line: *line, fields: fields.clone() });
             }
         }

@@ -51,7 +51,10 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
                 diagnostics.push(Diagnostic::warning(
                     "manifest.txt",
                     None,
-                    format!("manifest says gpu={claimed:?} but nvidia-smi lists {:?}; the site shows nvidia-smi", facts.gpu.as_deref().unwrap_or("")),
+                    format!(
+                        "manifest says gpu={claimed:?} but nvidia-smi lists {:?}; the site shows nvidia-smi",
+                        facts.gpu.as_deref().unwrap_or("")
+                    ),
                 ));
             }
         }

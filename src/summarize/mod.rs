@@ -112,7 +112,10 @@ pub fn summarize(raw: RawRun) -> RunSummary {
     };
     summary.unified = unified::rows(&summary);
     summary.raw.diagnostics.extend(diagnostics);
-    summary.raw.diagnostics.sort_by(|a, b| (&a.file, a.line, a.severity, &a.message).cmp(&(&b.file, b.line, b.severity, &b.message)));
+    summary
+        .raw
+        .diagnostics
+        .sort_by(|a, b| (&a.file, a.line, a.severity, &a.message).cmp(&(&b.file, b.line, b.severity, &b.message)));
     summary.raw.diagnostics.dedup();
     summary.status = RunStatus::from_diagnostics(&summary.raw.diagnostics);
     summary
@@ -120,12 +123,8 @@ pub fn summarize(raw: RawRun) -> RunSummary {
 
 /// Decode per case folder, folders in sorted order, as the seed's `for directory in (world2, world4)`.
 fn summarize_decode(raw: &RawRun) -> Option<Vec<DecodeSummary>> {
-    let mut cases: Vec<&str> = raw
-        .sections
-        .iter()
-        .filter(|d| matches!(d.rows, SectionRows::Decode(_)))
-        .map(|d| d.case.as_str())
-        .collect();
+    let mut cases: Vec<&str> =
+        raw.sections.iter().filter(|d| matches!(d.rows, SectionRows::Decode(_))).map(|d| d.case.as_str()).collect();
     cases.dedup();
     if cases.is_empty() {
         return None;

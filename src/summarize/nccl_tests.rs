@@ -20,9 +20,7 @@ pub const SELECTED_SIZES: [u64; 4] = [8192, 65536, 262144, 1048576];
 pub fn control_files(files: &[NcclTestsFile]) -> Vec<&NcclTestsFile> {
     let mut chosen: Vec<&NcclTestsFile> = files
         .iter()
-        .filter(|f| {
-            !f.file.contains(".json") || !files.iter().any(|o| o.name == f.name && !o.file.contains(".json"))
-        })
+        .filter(|f| !f.file.contains(".json") || !files.iter().any(|o| o.name == f.name && !o.file.contains(".json")))
         .collect();
     chosen.sort_by(|a, b| (a.world_size, &a.name, &a.file).cmp(&(b.world_size, &b.name, &b.file)));
     chosen
@@ -36,7 +34,11 @@ pub fn raw_rows(files: &[NcclTestsFile], diagnostics: &mut Vec<Diagnostic>) -> V
     let mut rows = Vec::new();
     for file in control_files(files) {
         let Some(world_size) = file.world_size else {
-            diagnostics.push(Diagnostic::warning(&file.file, None, "world size unknown (no g<N> name, no device lines); not summarized"));
+            diagnostics.push(Diagnostic::warning(
+                &file.file,
+                None,
+                "world size unknown (no g<N> name, no device lines); not summarized",
+            ));
             continue;
         };
         for table in &file.output.tables {
@@ -81,7 +83,11 @@ fn check_table_failures(
         }
     }
     if let Some(count) = table.out_of_bounds.filter(|&n| n > 0) {
-        diagnostics.push(Diagnostic::failure(&file.file, None, format!("nccl-tests reports {count} out-of-bounds values")));
+        diagnostics.push(Diagnostic::failure(
+            &file.file,
+            None,
+            format!("nccl-tests reports {count} out-of-bounds values"),
+        ));
     }
 }
 

@@ -40,11 +40,7 @@ pub fn manifest(run: &Run) -> String {
         "NCCL_DEBUG_SUBSYS=INIT,GRAPH,COLL".to_string(),
         "commands:".to_string(),
     ];
-    lines.extend(
-        commands(run)
-            .into_iter()
-            .map(|command| format!(" {command}")),
-    );
+    lines.extend(commands(run).into_iter().map(|command| format!(" {command}")));
     lines.join("\n") + "\n"
 }
 
@@ -83,15 +79,8 @@ fn commands(run: &Run) -> Vec<String> {
 /// torchrun's stdout for case `case`: its OMP_NUM_THREADS warning, then the workers' lines.
 pub fn torchrun_stdout(run: &Run, case: usize) -> String {
     let spec = &run.cases[case];
-    let when = run
-        .spec
-        .start
-        .plus_micros(1_500_000 + 90_000_000 * case as u64)
-        .glog();
-    let prefix = format!(
-        "W{when} {} torch/distributed/run.py:803] ",
-        run.launcher_pid(case)
-    );
+    let when = run.spec.start.plus_micros(1_500_000 + 90_000_000 * case as u64).glog();
+    let prefix = format!("W{when} {} torch/distributed/run.py:803] ", run.launcher_pid(case));
     let mut text = String::new();
     for message in [
         "",
@@ -134,9 +123,7 @@ fn gpu_query(run: &Run) -> String {
         .enumerate()
         .map(|(index, bus)| {
             let uuid = [8, 4, 4, 4, 12].map(|digits| rng.hex(digits)).join("-");
-            format!(
-                "{index}, {GPU_NAME}, GPU-{uuid}, {DRIVER}, 143771 MiB, 00000000:{bus:02X}:00.0\n"
-            )
+            format!("{index}, {GPU_NAME}, GPU-{uuid}, {DRIVER}, 143771 MiB, 00000000:{bus:02X}:00.0\n")
         })
         .collect()
 }
@@ -144,22 +131,12 @@ fn gpu_query(run: &Run) -> String {
 /// `nvidia-smi topo -m`: every GPU pair on NVSwitch (NV18), half the GPUs per NUMA node.
 fn topology(gpus: usize) -> String {
     let names: Vec<String> = (0..gpus).map(|i| format!("GPU{i}")).collect();
-    let mut text = format!(
-        "\t\u{1b}[4m{}\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\u{1b}[0m\n",
-        names.join("\t")
-    );
+    let mut text = format!("\t\u{1b}[4m{}\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\u{1b}[0m\n", names.join("\t"));
     let per_node = gpus.div_ceil(2).max(4);
     for (row, name) in names.iter().enumerate() {
-        let links: Vec<&str> = (0..gpus)
-            .map(|col| if col == row { " X " } else { "NV18" })
-            .collect();
+        let links: Vec<&str> = (0..gpus).map(|col| if col == row { " X " } else { "NV18" }).collect();
         let node = row / per_node;
-        text.push_str(&format!(
-            "{name}\t{}\t{}-{}\t{node}\t\tN/A\n",
-            links.join("\t"),
-            node * 48,
-            node * 48 + 47
-        ));
+        text.push_str(&format!("{name}\t{}\t{}-{}\t{node}\t\tN/A\n", links.join("\t"), node * 48, node * 48 + 47));
     }
     text.push_str(TOPOLOGY_LEGEND);
     text

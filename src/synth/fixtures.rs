@@ -23,19 +23,8 @@ pub struct Fixture {
 impl Fixture {
     /// A fixture of the seed's suite with `cycles` cycles, no logs, accepted by the seed.
     fn new(id: &'static str, seed: u64, cycles: usize, variant: SynthVariant) -> Self {
-        let shape = RunShape {
-            cycles,
-            variant,
-            ..RunShape::default()
-        };
-        Fixture {
-            id,
-            seed,
-            shape,
-            log_bytes: 0,
-            gzip_logs: false,
-            expect_error: None,
-        }
+        let shape = RunShape { cycles, variant, ..RunShape::default() };
+        Fixture { id, seed, shape, log_bytes: 0, gzip_logs: false, expect_error: None }
     }
 }
 
@@ -47,14 +36,7 @@ pub fn fixtures() -> Vec<Fixture> {
         // Realistic noise; P95 nearest rank is the max.
         Fixture::new("synth-basic", 1, 10, Healthy),
         // Median of the two middle values; decode calls and warmups read from the manifest.
-        Fixture {
-            shape: RunShape {
-                decode_collectives: 48,
-                warmups: 1,
-                ..even.shape.clone()
-            },
-            ..even
-        },
+        Fixture { shape: RunShape { decode_collectives: 48, warmups: 1, ..even.shape.clone() }, ..even },
         // One sample per case: CV 0.
         Fixture::new("synth-one-cycle", 3, 1, Healthy),
         // P95 nearest rank below the max.
@@ -69,11 +51,7 @@ pub fn fixtures() -> Vec<Fixture> {
             expect_error: Some("nccl-tests correctness failure"),
             ..Fixture::new("synth-nccl-wrong", 7, 3, NcclWrong)
         },
-        Fixture {
-            log_bytes: 16_384,
-            gzip_logs: true,
-            ..Fixture::new("synth-gzip-logs", 8, 2, Healthy)
-        },
+        Fixture { log_bytes: 16_384, gzip_logs: true, ..Fixture::new("synth-gzip-logs", 8, 2, Healthy) },
     ]
 }
 

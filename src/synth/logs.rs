@@ -10,8 +10,7 @@ use super::numerics;
 use super::rng::Rng;
 use super::run::Run;
 use super::sections::{
-    decode_message_bytes, ASYNC_SIZES, DECODE_TOKENS, DECOMPOSITION_SIZES, FRAGMENT_COUNTS,
-    FRAGMENT_TOTAL_BYTES,
+    decode_message_bytes, ASYNC_SIZES, DECODE_TOKENS, DECOMPOSITION_SIZES, FRAGMENT_COUNTS, FRAGMENT_TOTAL_BYTES,
 };
 use crate::model::sections::Section;
 use anyhow::Context;
@@ -59,17 +58,9 @@ struct Process {
 pub fn write_logs(dir: &Path, run: &Run) -> anyhow::Result<()> {
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     for process in processes(run) {
-        let suffix = if run.spec.gzip_logs {
-            ".log.gz"
-        } else {
-            ".log"
-        };
-        let path = dir.join(format!(
-            "{}_{}_{}{suffix}",
-            process.file_prefix, run.host, process.pid
-        ));
-        write_log_file(&path, run, &process)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        let suffix = if run.spec.gzip_logs { ".log.gz" } else { ".log" };
+        let path = dir.join(format!("{}_{}_{}{suffix}", process.file_prefix, run.host, process.pid));
+        write_log_file(&path, run, &process).with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(())
 }
@@ -81,11 +72,7 @@ fn write_log_file(path: &Path, run: &Run, process: &Process) -> io::Result<()> {
         let gzip = GzEncoder::new(file, Compression::fast());
         let mut log = LogWriter::new(BufWriter::with_capacity(BUFFER, gzip), run, process.pid);
         log.process(run, process)?;
-        log.out
-            .inner
-            .into_inner()
-            .map_err(io::IntoInnerError::into_error)?
-            .finish()?;
+        log.out.inner.into_inner().map_err(io::IntoInnerError::into_error)?.finish()?;
         Ok(())
     } else {
         let mut log = LogWriter::new(BufWriter::with_capacity(BUFFER, file), run, process.pid);
@@ -137,12 +124,7 @@ fn comm(rng: &mut Rng, rank: usize) -> Comm {
 
 /// One cycle of the worker's collectives, section by section, as `sections.rs` measures them.
 fn worker_round(run: &Run, sections: &[Section], world: usize) -> Vec<Call> {
-    let all_reduce = |count, datatype| Call {
-        kind: "AllReduce",
-        count,
-        datatype,
-        in_place: true,
-    };
+    let all_reduce = |count, datatype| Call { kind: "AllReduce", count, datatype, in_place: true };
     let mut calls = Vec::new();
     for section in sections {
         match section {
@@ -151,18 +133,8 @@ fn worker_round(run: &Run, sections: &[Section], world: usize) -> Vec<Call> {
                 for size in DECOMPOSITION_SIZES {
                     let shard = size / 4 / world as u64;
                     calls.push(all_reduce(size / 4, FLOAT32));
-                    calls.push(Call {
-                        kind: "ReduceScatter",
-                        count: shard,
-                        datatype: FLOAT32,
-                        in_place: false,
-                    });
-                    calls.push(Call {
-                        kind: "AllGather",
-                        count: shard,
-                        datatype: FLOAT32,
-                        in_place: false,
-                    });
+                    calls.push(Call { kind: "ReduceScatter", count: shard, datatype: FLOAT32, in_place: false });
+                    calls.push(Call { kind: "AllGather", count: shard, datatype: FLOAT32, in_place: false });
                 }
             }
             Section::Fragmentation => {
@@ -178,10 +150,7 @@ fn worker_round(run: &Run, sections: &[Section], world: usize) -> Vec<Call> {
                 }
             }
             Section::Numerics => {
-                let permutations: usize = numerics::scenarios(world)
-                    .iter()
-                    .map(|s| numerics::outcomes(s).len())
-                    .sum();
+                let permutations: usize = numerics::scenarios(world).iter().map(|s| numerics::outcomes(s).len()).sum();
                 for _ in 0..permutations {
                     calls.push(all_reduce(1, FLOAT16));
                     calls.push(all_reduce(1, FLOAT32));
@@ -198,12 +167,7 @@ fn nccl_tests_round() -> Vec<Call> {
     let mut calls = Vec::new();
     for size in nccl_tests::SIZES {
         for in_place in [false, true] {
-            let call = Call {
-                kind: "AllReduce",
-                count: size / 2,
-                datatype: FLOAT16,
-                in_place,
-            };
+            let call = Call { kind: "AllReduce", count: size / 2, datatype: FLOAT16, in_place };
             calls.extend(std::iter::repeat_n(call, 100));
         }
     }
@@ -237,22 +201,11 @@ struct LogWriter<'a, W: Write> {
 
 impl<'a, W: Write> LogWriter<'a, W> {
     fn new(out: W, run: &'a Run, pid: u32) -> Self {
-        LogWriter {
-            out: Counting {
-                inner: out,
-                bytes: 0,
-            },
-            host: &run.host,
-            pid,
-        }
+        LogWriter { out: Counting { inner: out, bytes: 0 }, host: &run.host, pid }
     }
 
     fn info(&mut self, device: usize, args: std::fmt::Arguments) -> io::Result<()> {
-        write!(
-            self.out,
-            "{}:{}:{} [{device}] NCCL INFO ",
-            self.host, self.pid, self.pid
-        )?;
+        write!(self.out, "{}:{}:{} [{device}] NCCL INFO ", self.host, self.pid, self.pid)?;
         self.out.write_fmt(args)?;
         self.out.write_all(b"\n")
     }
@@ -308,17 +261,11 @@ impl<'a, W: Write> LogWriter<'a, W> {
         self.graph(nranks, device)?;
         self.topology(nranks, rank, device)?;
         self.info(device, format_args!("P2P Chunksize set to 524288"))?;
-        self.info(
-            device,
-            format_args!("Check P2P Type isAllDirectP2p 1 directMode 0 isAllCudaP2p 1"),
-        )?;
+        self.info(device, format_args!("Check P2P Type isAllDirectP2p 1 directMode 0 isAllCudaP2p 1"))?;
         let next = (rank + 1) % nranks;
         for channel in 0..2 * GRAPH_CHANNELS {
             let route = format!("{rank}[{device}] -> {next}[{next}]");
-            self.info(
-                device,
-                format_args!("Channel {channel:02}/0 : {route} via P2P/CUMEM/read"),
-            )?;
+            self.info(device, format_args!("Channel {channel:02}/0 : {route} via P2P/CUMEM/read"))?;
         }
         let total = 2 * GRAPH_CHANNELS;
         for line in [
@@ -343,9 +290,7 @@ impl<'a, W: Write> LogWriter<'a, W> {
 
     /// Graph search results: ring (pattern 4) and tree (pattern 1) over all GPUs.
     fn graph(&mut self, nranks: usize, device: usize) -> io::Result<()> {
-        let gpus: Vec<String> = (0..nranks)
-            .map(|d| format!("GPU/0-{}", bus_id(d)))
-            .collect();
+        let gpus: Vec<String> = (0..nranks).map(|d| format!("GPU/0-{}", bus_id(d))).collect();
         let gpus = gpus.join(" ");
         for pattern in [4, 1] {
             self.info(
@@ -366,37 +311,22 @@ impl<'a, W: Write> LogWriter<'a, W> {
     fn topology(&mut self, nranks: usize, rank: usize, device: usize) -> io::Result<()> {
         let total = 2 * GRAPH_CHANNELS;
         let parent = if rank == 0 { -1 } else { rank as i64 - 1 };
-        let child = if rank + 1 == nranks {
-            -1
-        } else {
-            rank as i64 + 1
-        };
+        let child = if rank + 1 == nranks { -1 } else { rank as i64 + 1 };
         for channel in 0..GRAPH_CHANNELS {
             for tree in [channel, channel + GRAPH_CHANNELS] {
-                self.info(
-                    device,
-                    format_args!("Tree {tree} : {parent} -> {rank} -> {child}/-1/-1"),
-                )?;
+                self.info(device, format_args!("Tree {tree} : {parent} -> {rank} -> {child}/-1/-1"))?;
             }
         }
         let order: Vec<String> = (0..nranks).map(|r| r.to_string()).collect();
         let order = order.join(" ");
         for channel in 0..total {
-            self.info(
-                device,
-                format_args!("Channel {channel:02}/{total} : {order}"),
-            )?;
+            self.info(device, format_args!("Channel {channel:02}/{total} : {order}"))?;
         }
         let (prev, next) = ((rank + nranks - 1) % nranks, (rank + 1) % nranks);
         for channel in 0..total {
-            self.info(
-                device,
-                format_args!("Ring {channel:02} : {prev} -> {rank} -> {next}"),
-            )?;
+            self.info(device, format_args!("Ring {channel:02} : {prev} -> {rank} -> {next}"))?;
         }
-        let trees: Vec<String> = (0..total)
-            .map(|c| format!("[{c}] {child}/-1/-1->{rank}->{parent}"))
-            .collect();
+        let trees: Vec<String> = (0..total).map(|c| format!("[{c}] {child}/-1/-1->{rank}->{parent}")).collect();
         self.info(device, format_args!("Trees {}", trees.join(" ")))
     }
 
@@ -408,11 +338,7 @@ impl<'a, W: Write> LogWriter<'a, W> {
             }
             for comm in &process.comms {
                 let send = comm.buffers + ((op_count as u64 % 16) << 13);
-                let recv = if call.in_place {
-                    send
-                } else {
-                    send + 0x0400_0000
-                };
+                let recv = if call.in_place { send } else { send + 0x0400_0000 };
                 self.info(
                     comm.device,
                     format_args!(

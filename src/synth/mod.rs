@@ -43,28 +43,15 @@ pub struct RunShape {
 
 impl Default for RunShape {
     fn default() -> Self {
-        RunShape {
-            cycles: 10,
-            ranks: 4,
-            warmups: 3,
-            decode_collectives: 160,
-            variant: SynthVariant::Healthy,
-        }
+        RunShape { cycles: 10, ranks: 4, warmups: 3, decode_collectives: 160, variant: SynthVariant::Healthy }
     }
 }
 
 impl RunShape {
     fn validate(&self) -> anyhow::Result<()> {
         anyhow::ensure!(self.cycles >= 1, "cycles must be at least 1");
-        anyhow::ensure!(
-            (2..=8).contains(&self.ranks),
-            "ranks must be between 2 and 8, not {}",
-            self.ranks
-        );
-        anyhow::ensure!(
-            self.decode_collectives >= 1,
-            "decode_collectives must be at least 1"
-        );
+        anyhow::ensure!((2..=8).contains(&self.ranks), "ranks must be between 2 and 8, not {}", self.ranks);
+        anyhow::ensure!(self.decode_collectives >= 1, "decode_collectives must be at least 1");
         Ok(())
     }
 }
@@ -93,20 +80,13 @@ pub fn generate(out: &Path, options: &SynthOptions) -> anyhow::Result<Vec<String
 /// [`generate`] with every run shaped by `shape`. Run ids are start times
 /// (`%Y%m%dT%H%M%SZ`, as the seed names runs), hours apart; run `i` does not depend on
 /// `count`. Refuses, before writing anything, when a run folder exists and is not empty.
-pub fn generate_with(
-    out: &Path,
-    options: &SynthOptions,
-    shape: &RunShape,
-) -> anyhow::Result<Vec<String>> {
+pub fn generate_with(out: &Path, options: &SynthOptions, shape: &RunShape) -> anyhow::Result<Vec<String>> {
     shape.validate()?;
-    let specs: Vec<run::RunSpec> = (0..options.count)
-        .map(|index| run::RunSpec::corpus(options, shape, index))
-        .collect();
+    let specs: Vec<run::RunSpec> =
+        (0..options.count).map(|index| run::RunSpec::corpus(options, shape, index)).collect();
     for spec in &specs {
         run::ensure_empty(&out.join(&spec.id))?;
     }
-    specs
-        .par_iter()
-        .try_for_each(|spec| run::write_run(&out.join(&spec.id), spec))?;
+    specs.par_iter().try_for_each(|spec| run::write_run(&out.join(&spec.id), spec))?;
     Ok(specs.into_iter().map(|spec| spec.id).collect())
 }

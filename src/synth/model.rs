@@ -18,31 +18,17 @@ pub struct Noise {
 
 impl Noise {
     pub fn realistic() -> Self {
-        Noise {
-            cycle_sigma: 0.025,
-            rank_sigma: 0.012,
-            spike_chance: 0.01,
-            quantum: None,
-        }
+        Noise { cycle_sigma: 0.025, rank_sigma: 0.012, spike_chance: 0.01, quantum: None }
     }
 
     /// Almost no noise, whole microseconds: many samples repeat exactly.
     pub fn ties() -> Self {
-        Noise {
-            cycle_sigma: 0.005,
-            rank_sigma: 0.003,
-            spike_chance: 0.0,
-            quantum: Some(1.0),
-        }
+        Noise { cycle_sigma: 0.005, rank_sigma: 0.003, spike_chance: 0.0, quantum: Some(1.0) }
     }
 
     /// The same noise with every spread scaled by `factor` (host timings jitter more).
     pub fn scaled(&self, factor: f64) -> Self {
-        Noise {
-            cycle_sigma: self.cycle_sigma * factor,
-            rank_sigma: self.rank_sigma * factor,
-            ..self.clone()
-        }
+        Noise { cycle_sigma: self.cycle_sigma * factor, rank_sigma: self.rank_sigma * factor, ..self.clone() }
     }
 }
 
@@ -67,9 +53,7 @@ impl Machine {
             bus_gbs: rng.range(340.0, 390.0),
             latency_us: rng.range(6.5, 8.0),
             half_bytes: rng.range(200_000.0, 320_000.0),
-            rank_bias: (0..ranks)
-                .map(|_| if biased { rng.range(0.0, 0.02) } else { 0.0 })
-                .collect(),
+            rank_bias: (0..ranks).map(|_| if biased { rng.range(0.0, 0.02) } else { 0.0 }).collect(),
             noise,
         }
     }
@@ -99,14 +83,7 @@ impl Machine {
     }
 
     /// Samples `[cycle][rank]` around `base_us` for the first `world` ranks.
-    pub fn samples(
-        &self,
-        rng: &mut Rng,
-        base_us: f64,
-        cycles: usize,
-        world: usize,
-        noise: &Noise,
-    ) -> Matrix {
+    pub fn samples(&self, rng: &mut Rng, base_us: f64, cycles: usize, world: usize, noise: &Noise) -> Matrix {
         (0..cycles)
             .map(|_| {
                 let cycle = (1.0 + noise.cycle_sigma * rng.normal()).max(0.8);
@@ -121,11 +98,7 @@ impl Machine {
     /// One sample around `base_us`: jitter, a rare spike, then the quantum.
     pub fn sample(&self, rng: &mut Rng, base_us: f64, noise: &Noise) -> f64 {
         let jitter = (1.0 + noise.rank_sigma * rng.normal()).max(0.9);
-        let spike = if rng.chance(noise.spike_chance) {
-            rng.range(1.1, 1.6)
-        } else {
-            1.0
-        };
+        let spike = if rng.chance(noise.spike_chance) { rng.range(1.1, 1.6) } else { 1.0 };
         let value = base_us * jitter * spike;
         noise.quantum.map_or(value, |q| (value / q).round() * q)
     }

@@ -9,9 +9,7 @@ use super::run::Run;
 use super::SynthVariant;
 
 /// The swept message sizes, 8 KiB to 1 MiB by factors of two.
-pub const SIZES: [u64; 8] = [
-    8192, 16_384, 32_768, 65_536, 131_072, 262_144, 524_288, 1_048_576,
-];
+pub const SIZES: [u64; 8] = [8192, 16_384, 32_768, 65_536, 131_072, 262_144, 524_288, 1_048_576];
 pub const GPU_NAME: &str = "NVIDIA H200";
 /// PCI buses of the GPUs of an HGX H200 board, in device order.
 pub const PCI_BUSES: [u32; 8] = [0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb];
@@ -36,23 +34,9 @@ pub fn stdout(run: &Run, world: usize) -> String {
     for cycle in 0..cycles {
         for (index, &size) in SIZES.iter().enumerate() {
             let base = 1.08 * run.machine.allreduce_us(size, world) + 1.0;
-            let wrong = if is_wrong_row(run, world, cycle, index) {
-                WRONG_COUNT
-            } else {
-                0
-            };
-            let out_of_place = Placement::new(
-                size,
-                world,
-                run.machine.sample(&mut rng, base, &noise),
-                wrong,
-            );
-            let in_place = Placement::new(
-                size,
-                world,
-                run.machine.sample(&mut rng, 0.98 * base, &noise),
-                0,
-            );
+            let wrong = if is_wrong_row(run, world, cycle, index) { WRONG_COUNT } else { 0 };
+            let out_of_place = Placement::new(size, world, run.machine.sample(&mut rng, base, &noise), wrong);
+            let in_place = Placement::new(size, world, run.machine.sample(&mut rng, 0.98 * base, &noise), 0);
             busbw_sum += out_of_place.busbw + in_place.busbw;
             wrong_total += wrong;
             text.push_str(&format!(
@@ -115,22 +99,11 @@ impl Placement {
     fn new(size: u64, world: usize, time_us: f64, wrong: u64) -> Self {
         let algbw = size as f64 / time_us / 1e3;
         let n = world as f64;
-        Placement {
-            time_us,
-            algbw,
-            busbw: algbw * 2.0 * (n - 1.0) / n,
-            wrong,
-        }
+        Placement { time_us, algbw, busbw: algbw * 2.0 * (n - 1.0) / n, wrong }
     }
 
     fn columns(&self) -> String {
-        format!(
-            "  {:>7}  {:>6.2}  {:>6.2}  {:>6}",
-            time_text(self.time_us),
-            self.algbw,
-            self.busbw,
-            self.wrong
-        )
+        format!("  {:>7}  {:>6.2}  {:>6.2}  {:>6}", time_text(self.time_us), self.algbw, self.busbw, self.wrong)
     }
 }
 
@@ -151,25 +124,9 @@ mod tests {
 
     #[test]
     fn columns_line_up_with_the_real_capture() {
-        let placement = Placement {
-            time_us: 7.86,
-            algbw: 1.04,
-            busbw: 0.0,
-            wrong: 0,
-        };
-        let line = format!(
-            "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}{}",
-            8192,
-            4096,
-            "half",
-            "sum",
-            -1,
-            placement.columns()
-        );
-        assert_eq!(
-            line,
-            "        8192          4096      half     sum      -1     7.86    1.04    0.00       0"
-        );
+        let placement = Placement { time_us: 7.86, algbw: 1.04, busbw: 0.0, wrong: 0 };
+        let line = format!("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}{}", 8192, 4096, "half", "sum", -1, placement.columns());
+        assert_eq!(line, "        8192          4096      half     sum      -1     7.86    1.04    0.00       0");
         assert_eq!(time_text(123.456), "123.5");
         assert_eq!(time_text(12_345.6), "12346");
     }

@@ -25,19 +25,11 @@ const MAX_PERMUTATIONS: usize = 24;
 pub fn scenarios(ranks: usize) -> Vec<Scenario> {
     let take = |pool: &[f64]| pool.iter().cycle().take(ranks).copied().collect();
     vec![
-        Scenario {
-            name: "absorption",
-            values: take(&[2048.0, 1.0, 0.75, 0.25, 0.5, 0.5, 0.125, 0.125]),
-        },
-        Scenario {
-            name: "control",
-            values: take(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]),
-        },
+        Scenario { name: "absorption", values: take(&[2048.0, 1.0, 0.75, 0.25, 0.5, 0.5, 0.125, 0.125]) },
+        Scenario { name: "control", values: take(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]) },
         Scenario {
             name: "overflow",
-            values: take(&[
-                60000.0, 30000.0, -60000.0, -30000.0, 20000.0, -20000.0, 10000.0, -10000.0,
-            ]),
+            values: take(&[60000.0, 30000.0, -60000.0, -30000.0, 20000.0, -20000.0, 10000.0, -10000.0]),
         },
     ]
 }
@@ -70,17 +62,10 @@ fn permutations(n: usize, limit: usize) -> Vec<Vec<usize>> {
 }
 
 fn next_permutation(items: &mut [usize]) -> bool {
-    let Some(pivot) = (1..items.len())
-        .rev()
-        .find(|&i| items[i - 1] < items[i])
-        .map(|i| i - 1)
-    else {
+    let Some(pivot) = (1..items.len()).rev().find(|&i| items[i - 1] < items[i]).map(|i| i - 1) else {
         return false;
     };
-    let successor = (pivot + 1..items.len())
-        .rev()
-        .find(|&i| items[i] > items[pivot])
-        .unwrap_or(pivot);
+    let successor = (pivot + 1..items.len()).rev().find(|&i| items[i] > items[pivot]).unwrap_or(pivot);
     items.swap(pivot, successor);
     items[pivot + 1..].reverse();
     true
@@ -101,11 +86,7 @@ pub fn round_f16(value: f64) -> f64 {
     }
     let ulp = binade / 1024.0;
     let rounded = (magnitude / ulp).round_ties_even() * ulp;
-    let rounded = if rounded > 65504.0 {
-        f64::INFINITY
-    } else {
-        rounded
-    };
+    let rounded = if rounded > 65504.0 { f64::INFINITY } else { rounded };
     rounded.copysign(value)
 }
 
@@ -141,8 +122,6 @@ mod tests {
         let results = outcomes(overflow);
         assert!(results.iter().any(|o| o.fp16_result.is_infinite()));
         assert!(results.iter().any(|o| o.fp16_result == 0.0));
-        assert!(results
-            .iter()
-            .all(|o| o.fp32_result == o.real_sum && !o.fp16_result.is_nan()));
+        assert!(results.iter().all(|o| o.fp32_result == o.real_sum && !o.fp16_result.is_nan()));
     }
 }

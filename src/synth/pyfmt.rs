@@ -13,9 +13,7 @@ pub fn py_float(value: f64) -> String {
     let debug = format!("{value:?}");
     match debug.split_once('e') {
         Some((mantissa, exponent)) => {
-            let (sign, digits) = exponent
-                .strip_prefix('-')
-                .map_or(("+", exponent), |d| ("-", d));
+            let (sign, digits) = exponent.strip_prefix('-').map_or(("+", exponent), |d| ("-", d));
             format!("{mantissa}e{sign}{digits:0>2}")
         }
         None => debug,
@@ -70,9 +68,7 @@ pub fn c_general(value: f64) -> String {
 /// The exponent of `value` in scientific notation after rounding to six digits.
 fn decimal_exponent(value: f64) -> i32 {
     let text = format!("{value:.5e}");
-    text.split_once('e')
-        .and_then(|(_, e)| e.parse().ok())
-        .unwrap_or(0)
+    text.split_once('e').and_then(|(_, e)| e.parse().ok()).unwrap_or(0)
 }
 
 fn trim_zeros(text: &str) -> &str {

@@ -68,9 +68,7 @@ pub fn mix(value: u64) -> u64 {
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xCBF2_9CE4_8422_2325, |hash, &b| {
-        (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
-    })
+    bytes.iter().fold(0xCBF2_9CE4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3))
 }
 
 #[cfg(test)]
@@ -81,13 +79,8 @@ mod tests {
     fn streams_are_reproducible_and_distinct() {
         let first: Vec<u64> = (0..3).map(|_| Rng::derive(7, "a").next_u64()).collect();
         assert!(first.windows(2).all(|w| w[0] == w[1]));
-        assert_ne!(
-            Rng::derive(7, "a").next_u64(),
-            Rng::derive(7, "b").next_u64()
-        );
+        assert_ne!(Rng::derive(7, "a").next_u64(), Rng::derive(7, "b").next_u64());
         let mut rng = Rng::new(1);
-        assert!((0..1000)
-            .map(|_| rng.uniform())
-            .all(|u| (0.0..1.0).contains(&u)));
+        assert!((0..1000).map(|_| rng.uniform()).all(|u| (0.0..1.0).contains(&u)));
     }
 }

@@ -30,11 +30,8 @@ impl RunSpec {
     /// start time as the seed names runs (`%Y%m%dT%H%M%SZ`).
     pub fn corpus(options: &SynthOptions, shape: &RunShape, index: usize) -> Self {
         let seed = mix(options.seed ^ mix(index as u64 + 1));
-        let origin =
-            CORPUS_EPOCH.plus_micros(Rng::derive(options.seed, "origin").below(180 * 24) * HOUR_US);
-        let start = origin.plus_micros(
-            index as u64 * 6 * HOUR_US + Rng::derive(seed, "start").below(5 * HOUR_US),
-        );
+        let origin = CORPUS_EPOCH.plus_micros(Rng::derive(options.seed, "origin").below(180 * 24) * HOUR_US);
+        let start = origin.plus_micros(index as u64 * 6 * HOUR_US + Rng::derive(seed, "start").below(5 * HOUR_US));
         RunSpec {
             id: start.run_id(),
             seed,
@@ -82,11 +79,7 @@ impl Run {
     pub fn new(spec: RunSpec) -> Self {
         let mut rng = Rng::derive(spec.seed, "run");
         let ranks = spec.shape.ranks;
-        let noise = if spec.shape.variant == SynthVariant::Ties {
-            Noise::ties()
-        } else {
-            Noise::realistic()
-        };
+        let noise = if spec.shape.variant == SynthVariant::Ties { Noise::ties() } else { Noise::realistic() };
         let full = Case {
             name: format!("world{ranks}_full"),
             world: ranks,
@@ -98,11 +91,7 @@ impl Run {
                 Section::Numerics,
             ],
         };
-        let decode = Case {
-            name: "world2_decode".into(),
-            world: 2,
-            sections: vec![Section::Decode],
-        };
+        let decode = Case { name: "world2_decode".into(), world: 2, sections: vec![Section::Decode] };
         let mut nccl_tests_worlds = vec![2, ranks];
         nccl_tests_worlds.dedup();
         Run {
@@ -132,9 +121,7 @@ impl Run {
 
     /// The CPU list of `--cpu-affinity`: local rank i uses entry i.
     pub fn cpu_affinity(&self) -> String {
-        let cpus: Vec<String> = (0..self.spec.shape.ranks)
-            .map(|i| (2 * i).to_string())
-            .collect();
+        let cpus: Vec<String> = (0..self.spec.shape.ranks).map(|i| (2 * i).to_string()).collect();
         cpus.join(",")
     }
 }
@@ -143,11 +130,7 @@ impl Run {
 pub fn ensure_empty(dir: &Path) -> anyhow::Result<()> {
     match fs::read_dir(dir) {
         Ok(mut entries) => {
-            anyhow::ensure!(
-                entries.next().is_none(),
-                "refusing to write into non-empty run folder {}",
-                dir.display()
-            );
+            anyhow::ensure!(entries.next().is_none(), "refusing to write into non-empty run folder {}", dir.display());
             Ok(())
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
@@ -161,28 +144,20 @@ pub fn write_run(dir: &Path, spec: &RunSpec) -> anyhow::Result<()> {
     let raw = dir.join("raw");
     for (index, case) in run.cases.iter().enumerate() {
         let results = raw.join("results").join(&case.name);
-        fs::create_dir_all(&results)
-            .with_context(|| format!("cannot create {}", results.display()))?;
+        fs::create_dir_all(&results).with_context(|| format!("cannot create {}", results.display()))?;
         for (name, text) in sections::case_files(&run, case) {
             write(&results.join(name), &text)?;
         }
-        write(
-            &raw.join(format!("{}.stdout", case.name)),
-            &artifacts::torchrun_stdout(&run, index),
-        )?;
+        write(&raw.join(format!("{}.stdout", case.name)), &artifacts::torchrun_stdout(&run, index))?;
     }
     for &world in &run.nccl_tests_worlds {
-        write(
-            &raw.join(format!("nccl_tests_g{world}.stdout")),
-            &nccl_tests::stdout(&run, world),
-        )?;
+        write(&raw.join(format!("nccl_tests_g{world}.stdout")), &nccl_tests::stdout(&run, world))?;
     }
     if spec.log_bytes > 0 {
         logs::write_logs(&raw.join("nccl"), &run)?;
     }
     let artifact_dir = dir.join("artifacts");
-    fs::create_dir_all(&artifact_dir)
-        .with_context(|| format!("cannot create {}", artifact_dir.display()))?;
+    fs::create_dir_all(&artifact_dir).with_context(|| format!("cannot create {}", artifact_dir.display()))?;
     for (name, text) in artifacts::machine_artifacts(&run) {
         write(&artifact_dir.join(name), &text)?;
     }

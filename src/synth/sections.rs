@@ -34,26 +34,14 @@ impl Ctx<'_> {
     }
 
     /// Samples for every key, `[key][cycle][rank]`, around `base_us(key)`.
-    fn matrices(
-        &mut self,
-        keys: usize,
-        noise: &Noise,
-        base_us: impl Fn(&Machine, usize) -> f64,
-    ) -> Vec<Matrix> {
+    fn matrices(&mut self, keys: usize, noise: &Noise, base_us: impl Fn(&Machine, usize) -> f64) -> Vec<Matrix> {
         let (cycles, world) = (self.cycles(), self.case.world);
         let machine = &self.run.machine;
-        (0..keys)
-            .map(|key| machine.samples(&mut self.rng, base_us(machine, key), cycles, world, noise))
-            .collect()
+        (0..keys).map(|key| machine.samples(&mut self.rng, base_us(machine, key), cycles, world, noise)).collect()
     }
 
     /// One CSV per rank: the header, then for every cycle and key `row(rank, cycle, key)`.
-    fn per_rank(
-        &self,
-        header: &[&str],
-        keys: usize,
-        row: impl Fn(usize, usize, usize) -> Vec<String>,
-    ) -> Vec<String> {
+    fn per_rank(&self, header: &[&str], keys: usize, row: impl Fn(usize, usize, usize) -> Vec<String>) -> Vec<String> {
         (0..self.case.world)
             .map(|rank| {
                 let mut text = String::new();
@@ -91,14 +79,7 @@ pub fn case_files(run: &Run, case: &Case) -> Vec<(String, String)> {
 }
 
 fn contracts(ctx: &Ctx) -> Vec<String> {
-    let header = [
-        "world_size",
-        "rank",
-        "section",
-        "check",
-        "correct",
-        "detail",
-    ];
+    let header = ["world_size", "rank", "section", "check", "correct", "detail"];
     let world = ctx.case.world;
     (0..world)
         .map(|rank| {
@@ -106,22 +87,8 @@ fn contracts(ctx: &Ctx) -> Vec<String> {
             csv_row(&mut text, &header);
             for (section, check, detail) in contract_checks(ctx, rank) {
                 let failed = is_failing_contract(ctx, rank, check);
-                let detail = if failed {
-                    "max_abs_diff=0.0625, tolerance=0.0".to_string()
-                } else {
-                    detail
-                };
-                csv_row(
-                    &mut text,
-                    &[
-                        &world.to_string(),
-                        &rank.to_string(),
-                        section,
-                        check,
-                        py_bool(!failed),
-                        &detail,
-                    ],
-                );
+                let detail = if failed { "max_abs_diff=0.0625, tolerance=0.0".to_string() } else { detail };
+                csv_row(&mut text, &[&world.to_string(), &rank.to_string(), section, check, py_bool(!failed), &detail]);
             }
             text
         })
@@ -132,48 +99,23 @@ fn contracts(ctx: &Ctx) -> Vec<String> {
 fn contract_checks(ctx: &Ctx, rank: usize) -> Vec<(&'static str, &'static str, String)> {
     let world = ctx.case.world;
     let mut checks = vec![
-        (
-            "setup",
-            "world_size",
-            format!("expected={world} got={world}"),
-        ),
-        (
-            "setup",
-            "rank_device",
-            format!("rank {rank} -> cuda:{rank}"),
-        ),
+        ("setup", "world_size", format!("expected={world} got={world}")),
+        ("setup", "rank_device", format!("rank {rank} -> cuda:{rank}")),
         ("setup", "cpu_affinity", format!("cpu {}", 2 * rank)),
     ];
     for section in &ctx.case.sections {
         let check = match section {
-            Section::Async => (
-                "async",
-                "wait_orders_consumer_stream",
-                "consumer stream saw the reduced tensor".into(),
-            ),
-            Section::Decomposition => (
-                "decomposition",
-                "reduce_scatter_all_gather_matches_all_reduce",
-                "max_abs_diff=0.0".into(),
-            ),
-            Section::Fragmentation => (
-                "fragmentation",
-                "fragments_match_single_call",
-                "max_abs_diff=0.0".into(),
-            ),
+            Section::Async => ("async", "wait_orders_consumer_stream", "consumer stream saw the reduced tensor".into()),
+            Section::Decomposition => {
+                ("decomposition", "reduce_scatter_all_gather_matches_all_reduce", "max_abs_diff=0.0".into())
+            }
+            Section::Fragmentation => ("fragmentation", "fragments_match_single_call", "max_abs_diff=0.0".into()),
             Section::Decode => (
                 "decode",
                 "replay_result_matches",
-                format!(
-                    "calls={}, max_abs_diff=0.0",
-                    ctx.run.spec.shape.decode_collectives
-                ),
+                format!("calls={}, max_abs_diff=0.0", ctx.run.spec.shape.decode_collectives),
             ),
-            Section::Numerics => (
-                "numerics",
-                "fp32_reference_matches_real_sum",
-                "scenarios=3".into(),
-            ),
+            Section::Numerics => ("numerics", "fp32_reference_matches_real_sum", "scenarios=3".into()),
             Section::Contracts => continue,
         };
         checks.push(check);
@@ -208,9 +150,7 @@ fn async_completion(ctx: &mut Ctx) -> Vec<String> {
     let noise = &ctx.run.machine.noise;
     let enqueue = ctx.matrices(keys, &noise.scaled(4.0), |_, _| 12.0 + world as f64);
     let wait = ctx.matrices(keys, &noise.scaled(6.0), |_, _| 4.0);
-    let mut gpu = ctx.matrices(keys, noise, |m, key| {
-        m.allreduce_us(ASYNC_SIZES[key], world) + 2.5
-    });
+    let mut gpu = ctx.matrices(keys, noise, |m, key| m.allreduce_us(ASYNC_SIZES[key], world) + 2.5);
     if ctx.ties() {
         make_constant(&mut gpu[0]);
     }
@@ -235,16 +175,7 @@ fn async_completion(ctx: &mut Ctx) -> Vec<String> {
 }
 
 fn decomposition(ctx: &mut Ctx) -> Vec<String> {
-    let header = [
-        "world_size",
-        "rank",
-        "cycle",
-        "dtype",
-        "size_bytes",
-        "mode",
-        "duration_us",
-        "correct",
-    ];
+    let header = ["world_size", "rank", "cycle", "dtype", "size_bytes", "mode", "duration_us", "correct"];
     let world = ctx.case.world;
     let modes = DECOMPOSITION_MODES.len();
     let keys = DECOMPOSITION_SIZES.len() * modes;

@@ -23,20 +23,13 @@ impl Timestamp {
     /// The seed's default run id, e.g. `20260105T102345Z`.
     pub fn run_id(self) -> String {
         let c = self.civil();
-        format!(
-            "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
-            c.year, c.month, c.day, c.hour, c.minute, c.second
-        )
+        format!("{:04}{:02}{:02}T{:02}{:02}{:02}Z", c.year, c.month, c.day, c.hour, c.minute, c.second)
     }
 
     /// Python's `datetime.now(timezone.utc).isoformat()` (microseconds only when non-zero).
     pub fn iso(self) -> String {
         let c = self.civil();
-        let fraction = if c.micro == 0 {
-            String::new()
-        } else {
-            format!(".{:06}", c.micro)
-        };
+        let fraction = if c.micro == 0 { String::new() } else { format!(".{:06}", c.micro) };
         format!(
             "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}{fraction}+00:00",
             c.year, c.month, c.day, c.hour, c.minute, c.second
@@ -46,10 +39,7 @@ impl Timestamp {
     /// glog's `MMDD hh:mm:ss.uuuuuu`, as in torchrun's warnings.
     pub fn glog(self) -> String {
         let c = self.civil();
-        format!(
-            "{:02}{:02} {:02}:{:02}:{:02}.{:06}",
-            c.month, c.day, c.hour, c.minute, c.second, c.micro
-        )
+        format!("{:02}{:02} {:02}:{:02}:{:02}.{:06}", c.month, c.day, c.hour, c.minute, c.second, c.micro)
     }
 
     fn civil(self) -> Civil {
@@ -93,9 +83,6 @@ mod tests {
         assert_eq!(t.run_id(), "20260105T102345Z");
         assert_eq!(t.iso(), "2026-01-05T10:23:45.000123+00:00");
         assert_eq!(t.glog(), "0105 10:23:45.000123");
-        assert_eq!(
-            Timestamp(951_782_400_000_000).iso(),
-            "2000-02-29T00:00:00+00:00"
-        );
+        assert_eq!(Timestamp(951_782_400_000_000).iso(), "2000-02-29T00:00:00+00:00");
     }
 }

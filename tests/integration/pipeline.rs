@@ -22,7 +22,11 @@ fn same_runs_give_byte_identical_sites_whatever_the_thread_count() {
     assert_same_tree(&a, &tree(&one), "a cold build and a --no-cache build");
 }
 
-fn assert_same_tree(a: &std::collections::BTreeMap<String, Vec<u8>>, b: &std::collections::BTreeMap<String, Vec<u8>>, what: &str) {
+fn assert_same_tree(
+    a: &std::collections::BTreeMap<String, Vec<u8>>,
+    b: &std::collections::BTreeMap<String, Vec<u8>>,
+    what: &str,
+) {
     assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>(), "{what}: file lists");
     for (path, bytes) in a {
         assert!(bytes == &b[path], "{path} differs between {what}");

@@ -35,7 +35,11 @@ fn percent_decode(text: &str) -> String {
 }
 
 fn unescape(text: &str) -> String {
-    text.replace("&#38;", "&").replace("&amp;", "&").replace("&#39;", "'").replace("&quot;", "\"").replace("&#34;", "\"")
+    text.replace("&#38;", "&")
+        .replace("&amp;", "&")
+        .replace("&#39;", "'")
+        .replace("&quot;", "\"")
+        .replace("&#34;", "\"")
 }
 
 /// Checks that every href/src of every page is relative and names a file of the site.
@@ -61,7 +65,9 @@ fn assert_links_resolve(site: &Path) {
             let mut resolved = page_dir.clone();
             for part in percent_decode(target).split('/') {
                 match part {
-                    ".." => assert!(resolved.pop() || resolved.as_os_str().is_empty(), "{path}: {link} leaves the site"),
+                    ".." => {
+                        assert!(resolved.pop() || resolved.as_os_str().is_empty(), "{path}: {link} leaves the site")
+                    }
                     "." | "" => {}
                     other => resolved.push(other),
                 }
@@ -108,7 +114,9 @@ fn tags(html: &str) -> Vec<&str> {
     html.match_indices('<')
         .filter_map(|(i, _)| {
             let rest = &html[i..];
-            rest[1..].starts_with(|c: char| c.is_ascii_alphabetic()).then(|| &rest[..rest.find('>').unwrap_or(rest.len())])
+            rest[1..]
+                .starts_with(|c: char| c.is_ascii_alphabetic())
+                .then(|| &rest[..rest.find('>').unwrap_or(rest.len())])
         })
         .collect()
 }
@@ -160,7 +168,10 @@ fn hostile_run_ids_notes_and_manifest_values_are_escaped() {
     assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "the hostile text is shown, escaped");
     assert!(page.contains("href=\"https://example.org\""));
     let index = fs::read_to_string(out.join("index.html")).unwrap();
-    assert!(index.contains("runs/x%3Cscript%3Ealert%281%29%3Cscript%3E%22%27%26/index.html"), "run id is URL-encoded in links");
+    assert!(
+        index.contains("runs/x%3Cscript%3Ealert%281%29%3Cscript%3E%22%27%26/index.html"),
+        "run id is URL-encoded in links"
+    );
     assert_links_resolve(&out);
 }
 
@@ -228,7 +239,12 @@ fn publish_commits_the_site_to_a_branch_and_pushes_it() {
 
     let empty = dir.path().join("empty");
     fs::create_dir(&empty).unwrap();
-    let output = assert_cmd::Command::cargo_bin("nccl-report").unwrap().current_dir(&repo).args(["publish", "--out", empty.to_str().unwrap()]).output().unwrap();
+    let output = assert_cmd::Command::cargo_bin("nccl-report")
+        .unwrap()
+        .current_dir(&repo)
+        .args(["publish", "--out", empty.to_str().unwrap()])
+        .output()
+        .unwrap();
     assert!(!output.status.success());
     assert!(text(&output).contains("not a site built by nccl-report"), "{}", text(&output));
 }

@@ -40,20 +40,9 @@ impl Axis {
             let t = transform(scale, *v);
             lo <= t && t <= hi && (scale != Scale::Linear || extent.0 < 0.0 || *v >= 0.0)
         };
-        let major = ticks
-            .major
-            .into_iter()
-            .filter(in_view)
-            .map(|v| (v, tick_label(v, units, ticks.step)))
-            .collect();
+        let major = ticks.major.into_iter().filter(in_view).map(|v| (v, tick_label(v, units, ticks.step))).collect();
         let minor = ticks.minor.into_iter().filter(in_view).collect();
-        Axis {
-            scale,
-            lo,
-            hi,
-            major,
-            minor,
-        }
+        Axis { scale, lo, hi, major, minor }
     }
 
     pub(super) fn labels(&self) -> impl Iterator<Item = &str> {
@@ -67,11 +56,7 @@ impl Ranged for Axis {
 
     fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
         let t = transform(self.scale, *value);
-        let fraction = if t.is_finite() {
-            (t - self.lo) / (self.hi - self.lo)
-        } else {
-            0.0
-        };
+        let fraction = if t.is_finite() { (t - self.lo) / (self.hi - self.lo) } else { 0.0 };
         (f64::from(limit.0) + fraction * f64::from(limit.1 - limit.0)).round() as i32
     }
 
@@ -90,11 +75,7 @@ impl Ranged for Axis {
 
 impl ValueFormatter<f64> for Axis {
     fn format_ext(&self, value: &f64) -> String {
-        self.major
-            .iter()
-            .find(|(v, _)| v == value)
-            .map(|(_, label)| label.clone())
-            .unwrap_or_default()
+        self.major.iter().find(|(v, _)| v == value).map(|(_, label)| label.clone()).unwrap_or_default()
     }
 }
 
@@ -145,34 +126,20 @@ fn choose_ticks(scale: Scale, units: Units, min: f64, max: f64) -> Ticks {
 /// Multiples of a round step: 1, 2 or 5 times a power of ten (a power of two for bytes).
 fn linear_ticks(units: Units, min: f64, max: f64) -> Ticks {
     let raw = (max - min) / LINEAR_INTERVALS;
-    let step = if units == Units::Bytes {
-        raw.log2().ceil().exp2()
-    } else {
-        nice_step(raw)
-    };
+    let step = if units == Units::Bytes { raw.log2().ceil().exp2() } else { nice_step(raw) };
     if !(step.is_finite() && step > 0.0) {
-        return Ticks {
-            major: Vec::new(),
-            step: None,
-            minor: Vec::new(),
-        };
+        return Ticks { major: Vec::new(), step: None, minor: Vec::new() };
     }
     let first = (min / step).ceil() as i64;
     let last = (max / step).floor() as i64;
-    Ticks {
-        major: (first..=last).map(|k| k as f64 * step).collect(),
-        step: Some(step),
-        minor: Vec::new(),
-    }
+    Ticks { major: (first..=last).map(|k| k as f64 * step).collect(), step: Some(step), minor: Vec::new() }
 }
 
 fn nice_step(raw: f64) -> f64 {
     let magnitude = 10f64.powf(raw.log10().floor());
     let mantissa = raw / magnitude;
-    let nice = [(1.5, 1.0), (3.0, 2.0), (7.0, 5.0)]
-        .into_iter()
-        .find(|&(below, _)| mantissa < below)
-        .map_or(10.0, |(_, m)| m);
+    let nice =
+        [(1.5, 1.0), (3.0, 2.0), (7.0, 5.0)].into_iter().find(|&(below, _)| mantissa < below).map_or(10.0, |(_, m)| m);
     nice * magnitude
 }
 
@@ -183,23 +150,13 @@ fn power_ticks(base: f64, min: f64, max: f64) -> Ticks {
     let last = (max.log(base) + 1e-9).floor() as i64;
     let stride = power_stride(last - first + 1);
     let power = |e: i64| base.powi(e as i32);
-    let major = (first..=last)
-        .filter(|e| e % stride == 0)
-        .map(power)
-        .collect();
+    let major = (first..=last).filter(|e| e % stride == 0).map(power).collect();
     let minor = if stride > 1 && last - first < 64 {
-        (first..=last)
-            .filter(|e| e % stride != 0)
-            .map(power)
-            .collect()
+        (first..=last).filter(|e| e % stride != 0).map(power).collect()
     } else {
         Vec::new()
     };
-    Ticks {
-        major,
-        step: None,
-        minor,
-    }
+    Ticks { major, step: None, minor }
 }
 
 /// Smallest of 1, 2, 5, 10, 20, 50... that leaves at most `MAX_POWER_TICKS` of `count`.
@@ -220,11 +177,7 @@ fn power_stride(count: i64) -> i64 {
 fn decimal_log_ticks(min: f64, max: f64) -> Ticks {
     let decades = power_ticks(10.0, min, max);
     if decades.major.len() < 3 {
-        return Ticks {
-            major: mantissa_ticks(&[1.0, 2.0, 5.0], min, max),
-            step: None,
-            minor: Vec::new(),
-        };
+        return Ticks { major: mantissa_ticks(&[1.0, 2.0, 5.0], min, max), step: None, minor: Vec::new() };
     }
     // No light lines from `power_ticks` and under ten decades: every decade is labelled.
     if decades.minor.is_empty() && max / min < 1e10 {
@@ -255,15 +208,9 @@ mod tests {
     #[test]
     fn log2_bytes_ticks_are_binary_units() {
         let axis = Axis::new(Scale::Log2, Units::Bytes, (8.0 * 1024.0, 64.0 * 1048576.0));
-        assert_eq!(
-            labels(&axis),
-            ["16 KiB", "64 KiB", "256 KiB", "1 MiB", "4 MiB", "16 MiB", "64 MiB"]
-        );
+        assert_eq!(labels(&axis), ["16 KiB", "64 KiB", "256 KiB", "1 MiB", "4 MiB", "16 MiB", "64 MiB"]);
         let wide = Axis::new(Scale::Log2, Units::Bytes, (1.0, 4.0 * 1073741824.0));
-        assert_eq!(
-            labels(&wide),
-            ["1 B", "32 B", "1 KiB", "32 KiB", "1 MiB", "32 MiB", "1 GiB"]
-        );
+        assert_eq!(labels(&wide), ["1 B", "32 B", "1 KiB", "32 KiB", "1 MiB", "32 MiB", "1 GiB"]);
     }
 
     #[test]
@@ -278,10 +225,7 @@ mod tests {
     #[test]
     fn linear_ticks_are_round() {
         let axis = Axis::new(Scale::Linear, Units::Number, (0.0, 1234.0));
-        assert_eq!(
-            labels(&axis),
-            ["0", "200", "400", "600", "800", "1k", "1.2k"]
-        );
+        assert_eq!(labels(&axis), ["0", "200", "400", "600", "800", "1k", "1.2k"]);
         let single = Axis::new(Scale::Linear, Units::Number, (12.5, 12.5));
         assert_eq!(labels(&single), ["11.5", "12", "12.5", "13", "13.5"]);
     }

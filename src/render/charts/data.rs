@@ -30,11 +30,7 @@ pub(super) fn drawable(spec: &ChartSpec) -> Vec<DrawnSeries> {
         .map(|(index, series)| DrawnSeries {
             index,
             name: series.name.clone(),
-            points: series
-                .points
-                .iter()
-                .filter_map(|p| drawable_point(p, spec.x_scale, spec.y_scale))
-                .collect(),
+            points: series.points.iter().filter_map(|p| drawable_point(p, spec.x_scale, spec.y_scale)).collect(),
         })
         .filter(|series| !series.points.is_empty())
         .collect()
@@ -49,12 +45,7 @@ fn drawable_point(p: &Point, x_scale: Scale, y_scale: Scale) -> Option<DrawnPoin
         y: p.y,
         low: p.low.filter(|&v| usable(v, y_scale)),
         high: p.high.filter(|&v| usable(v, y_scale)),
-        samples: p
-            .samples
-            .iter()
-            .copied()
-            .filter(|&v| usable(v, y_scale))
-            .collect(),
+        samples: p.samples.iter().copied().filter(|&v| usable(v, y_scale)).collect(),
     })
 }
 
@@ -70,12 +61,10 @@ pub(super) fn x_extent(series: &[DrawnSeries]) -> Option<(f64, f64)> {
 
 /// Smallest and largest y over medians, whiskers and samples.
 pub(super) fn y_extent(series: &[DrawnSeries]) -> Option<(f64, f64)> {
-    let values = series.iter().flat_map(|s| &s.points).flat_map(|p| {
-        [Some(p.y), p.low, p.high]
-            .into_iter()
-            .flatten()
-            .chain(p.samples.iter().copied())
-    });
+    let values = series
+        .iter()
+        .flat_map(|s| &s.points)
+        .flat_map(|p| [Some(p.y), p.low, p.high].into_iter().flatten().chain(p.samples.iter().copied()));
     extent(values)
 }
 
@@ -92,13 +81,7 @@ mod tests {
     use crate::site::chart::Series;
 
     fn point(x: f64, y: f64, samples: Vec<f64>) -> Point {
-        Point {
-            x,
-            y,
-            low: Some(-1.0),
-            high: Some(f64::INFINITY),
-            samples,
-        }
+        Point { x, y, low: Some(-1.0), high: Some(f64::INFINITY), samples }
     }
 
     #[test]
@@ -111,14 +94,8 @@ mod tests {
             x_scale: Scale::Log2,
             y_scale: Scale::Log10,
             series: vec![
-                Series {
-                    name: "empty".into(),
-                    points: vec![point(0.0, 1.0, vec![]), point(f64::NAN, 1.0, vec![])],
-                },
-                Series {
-                    name: "kept".into(),
-                    points: vec![point(8.0, 2.0, vec![f64::NAN, 0.0, 3.0])],
-                },
+                Series { name: "empty".into(), points: vec![point(0.0, 1.0, vec![]), point(f64::NAN, 1.0, vec![])] },
+                Series { name: "kept".into(), points: vec![point(8.0, 2.0, vec![f64::NAN, 0.0, 3.0])] },
             ],
             description: String::new(),
         };
@@ -126,10 +103,7 @@ mod tests {
         assert_eq!(drawn.len(), 1);
         assert_eq!(drawn[0].index, 1);
         let p = &drawn[0].points[0];
-        assert_eq!(
-            (p.low, p.high, p.samples.as_slice()),
-            (None, None, &[3.0][..])
-        );
+        assert_eq!((p.low, p.high, p.samples.as_slice()), (None, None, &[3.0][..]));
         assert_eq!(y_extent(&drawn), Some((2.0, 3.0)));
         assert_eq!(x_extent(&drawn), Some((8.0, 8.0)));
     }

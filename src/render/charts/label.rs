@@ -14,13 +14,8 @@ pub(super) enum Units {
 }
 
 const MAX_DECIMALS: usize = 9;
-const BYTE_UNITS: [(f64, &str); 5] = [
-    (1125899906842624.0, "PiB"),
-    (1099511627776.0, "TiB"),
-    (1073741824.0, "GiB"),
-    (1048576.0, "MiB"),
-    (1024.0, "KiB"),
-];
+const BYTE_UNITS: [(f64, &str); 5] =
+    [(1125899906842624.0, "PiB"), (1099511627776.0, "TiB"), (1073741824.0, "GiB"), (1048576.0, "MiB"), (1024.0, "KiB")];
 const DECIMAL_UNITS: [(f64, &str); 4] = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
 
 /// The label of tick `value`. `step` is the tick spacing on evenly spaced ticks: the label
@@ -82,11 +77,7 @@ fn significant_decimals(value: f64, digits: i32) -> usize {
 }
 
 fn trim(number: String) -> String {
-    let trimmed = if number.contains('.') {
-        number.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        &number
-    };
+    let trimmed = if number.contains('.') { number.trim_end_matches('0').trim_end_matches('.') } else { &number };
     match trimmed {
         "-0" => "0".to_string(),
         other => other.to_string(),
@@ -124,19 +115,11 @@ mod tests {
 
     #[test]
     fn evenly_spaced_ticks_get_the_decimals_of_the_step() {
-        let labels: Vec<_> = [1000.0, 1000.5, 1001.0]
-            .iter()
-            .map(|&v| tick_label(v, Units::Number, Some(0.5)))
-            .collect();
+        let labels: Vec<_> =
+            [1000.0, 1000.5, 1001.0].iter().map(|&v| tick_label(v, Units::Number, Some(0.5))).collect();
         assert_eq!(labels, ["1000", "1000.5", "1001"]);
         assert_eq!(tick_label(1500.0, Units::Number, Some(500.0)), "1.5k");
-        assert_eq!(
-            tick_label(0.30000000000000004, Units::Number, Some(0.1)),
-            "0.3"
-        );
-        assert_eq!(
-            tick_label(1.25 * 1048576.0, Units::Bytes, Some(262144.0)),
-            "1.25 MiB"
-        );
+        assert_eq!(tick_label(0.30000000000000004, Units::Number, Some(0.1)), "0.3");
+        assert_eq!(tick_label(1.25 * 1048576.0, Units::Bytes, Some(262144.0)), "1.25 MiB");
     }
 }

@@ -27,8 +27,7 @@ pub fn render_svg(spec: &ChartSpec) -> Vec<u8> {
         Some((x_extent, y_extent)) => {
             let x = Axis::new(spec.x_scale, units(&spec.x_label, spec.x_scale), x_extent);
             let y = Axis::new(spec.y_scale, units(&spec.y_label, spec.y_scale), y_extent);
-            plot::draw(spec, &series, x, y)
-                .unwrap_or_else(|_| svg::message(&spec.title, "chart could not be drawn"))
+            plot::draw(spec, &series, x, y).unwrap_or_else(|_| svg::message(&spec.title, "chart could not be drawn"))
         }
     };
     svg::with_alt_text(&body, &spec.title, &spec.description).into_bytes()

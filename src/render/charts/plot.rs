@@ -56,12 +56,7 @@ type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<Axis, Axis>>;
 type DrawResult = Result<(), Box<dyn Error>>;
 
 /// The whole chart as an SVG document (without `<title>`/`<desc>`).
-pub(super) fn draw(
-    spec: &ChartSpec,
-    series: &[DrawnSeries],
-    x: Axis,
-    y: Axis,
-) -> Result<String, Box<dyn Error>> {
+pub(super) fn draw(spec: &ChartSpec, series: &[DrawnSeries], x: Axis, y: Axis) -> Result<String, Box<dyn Error>> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
@@ -104,10 +99,8 @@ struct LegendEntry {
 
 impl Legend {
     fn new(root: &Area, series: &[DrawnSeries]) -> Result<Legend, Box<dyn Error>> {
-        let mut names: Vec<(Option<usize>, String)> = series
-            .iter()
-            .map(|s| (Some(s.index), clean(&s.name, LEGEND_NAME_CHARS)))
-            .collect();
+        let mut names: Vec<(Option<usize>, String)> =
+            series.iter().map(|s| (Some(s.index), clean(&s.name, LEGEND_NAME_CHARS))).collect();
         loop {
             let widths = entry_widths(root, &names)?;
             let placed = layout_rows(&widths, WIDTH as i32 - 2 * LEGEND_INSET);
@@ -116,12 +109,7 @@ impl Legend {
                 let entries = names
                     .into_iter()
                     .zip(placed)
-                    .map(|((series, name), (x, row))| LegendEntry {
-                        series,
-                        name,
-                        x: x + LEGEND_INSET,
-                        row,
-                    })
+                    .map(|((series, name), (x, row))| LegendEntry { series, name, x: x + LEGEND_INSET, row })
                     .collect();
                 return Ok(Legend { entries, rows });
             }
@@ -152,18 +140,12 @@ impl Legend {
 
 fn draw_swatch(band: &Area, index: usize, (x, y): (i32, i32)) -> DrawResult {
     let color = PALETTE[index % PALETTE.len()];
-    band.draw(&PathElement::new(
-        vec![(x, y), (x + 20, y)],
-        color.stroke_width(2),
-    ))?;
+    band.draw(&PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)))?;
     band.draw(&marker(index, (x + 10, y), color.filled()))?;
     Ok(())
 }
 
-fn entry_widths(
-    root: &Area,
-    names: &[(Option<usize>, String)],
-) -> Result<Vec<i32>, Box<dyn Error>> {
+fn entry_widths(root: &Area, names: &[(Option<usize>, String)]) -> Result<Vec<i32>, Box<dyn Error>> {
     let style = text_style(LEGEND_SIZE, &TEXT);
     names
         .iter()
@@ -223,13 +205,7 @@ fn marker<DB: DrawingBackend, C: Clone + 'static>(
     }
 }
 
-fn draw_plot(
-    plot: &Area,
-    spec: &ChartSpec,
-    series: &[DrawnSeries],
-    x: Axis,
-    y: Axis,
-) -> DrawResult {
+fn draw_plot(plot: &Area, spec: &ChartSpec, series: &[DrawnSeries], x: Axis, y: Axis) -> DrawResult {
     let label_style = text_style(LABEL_SIZE, &MUTED);
     let widest_y_label = y
         .labels()
@@ -274,9 +250,7 @@ fn draw_series(chart: &mut Chart<'_, '_>, series: &DrawnSeries) -> DrawResult {
 
 fn draw_samples(chart: &mut Chart<'_, '_>, points: &[DrawnPoint], color: RGBColor) -> DrawResult {
     let style = color.mix(0.3).filled();
-    let dots = points
-        .iter()
-        .flat_map(|p| p.samples.iter().map(|&s| Circle::new((p.x, s), 2, style)));
+    let dots = points.iter().flat_map(|p| p.samples.iter().map(|&s| Circle::new((p.x, s), 2, style)));
     chart.draw_series(dots)?;
     Ok(())
 }
@@ -285,13 +259,10 @@ fn draw_samples(chart: &mut Chart<'_, '_>, points: &[DrawnPoint], color: RGBColo
 fn draw_whiskers(chart: &mut Chart<'_, '_>, points: &[DrawnPoint], color: RGBColor) -> DrawResult {
     let style = color.mix(0.8).stroke_width(1);
     let whiskers: Vec<(f64, f64, f64)> = points.iter().filter_map(whisker).collect();
-    let lines = whiskers
-        .iter()
-        .map(|&(x, low, high)| PathElement::new(vec![(x, low), (x, high)], style));
+    let lines = whiskers.iter().map(|&(x, low, high)| PathElement::new(vec![(x, low), (x, high)], style));
     chart.draw_series(lines)?;
     let caps = whiskers.iter().flat_map(|&(x, low, high)| {
-        [low, high]
-            .map(|y| EmptyElement::at((x, y)) + PathElement::new(vec![(-4, 0), (4, 0)], style))
+        [low, high].map(|y| EmptyElement::at((x, y)) + PathElement::new(vec![(-4, 0), (4, 0)], style))
     });
     chart.draw_series(caps)?;
     Ok(())

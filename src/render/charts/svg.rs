@@ -63,10 +63,7 @@ mod tests {
     #[test]
     fn alt_text_goes_right_after_the_svg_tag() {
         let svg = with_alt_text("<svg a=\"1\">\n<rect/>\n</svg>\n", "T<", "D&");
-        assert_eq!(
-            svg,
-            "<svg a=\"1\">\n<title>T&lt;</title>\n<desc>D&amp;</desc>\n<rect/>\n</svg>\n"
-        );
+        assert_eq!(svg, "<svg a=\"1\">\n<title>T&lt;</title>\n<desc>D&amp;</desc>\n<rect/>\n</svg>\n");
     }
 
     #[test]

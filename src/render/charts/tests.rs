@@ -2,13 +2,7 @@ use super::*;
 use crate::site::chart::{Point, Series};
 
 fn point(x: f64, y: f64) -> Point {
-    Point {
-        x,
-        y,
-        low: Some(y * 0.9),
-        high: Some(y * 1.2),
-        samples: vec![y * 0.95, y, y * 1.1],
-    }
+    Point { x, y, low: Some(y * 0.9), high: Some(y * 1.2), samples: vec![y * 0.95, y, y * 1.1] }
 }
 
 fn series(name: &str, factor: f64) -> Series {
@@ -56,10 +50,7 @@ fn assert_well_formed(svg: &str) {
     assert!(open.is_empty(), "unclosed {open:?}");
     for (at, _) in svg.match_indices('&') {
         let entity = ["&amp;", "&lt;", "&gt;", "&quot;", "&apos;"];
-        assert!(
-            entity.iter().any(|e| svg[at..].starts_with(e)),
-            "bare & at {at}"
-        );
+        assert!(entity.iter().any(|e| svg[at..].starts_with(e)), "bare & at {at}");
     }
     for word in ["NaN", "inf"] {
         assert!(!svg.contains(word), "{word} in output");
@@ -83,28 +74,20 @@ fn svg_has_alt_text_axis_labels_legend_and_background() {
     assert!(svg.contains(">\nmessage size (bytes)\n</text>"));
     assert!(svg.contains(">\ntime (µs)\n</text>"));
     assert!(svg.contains(">\nring\n</text>") && svg.contains(">\ntree\n</text>"));
-    assert!(svg.contains(
-        "<rect x=\"0\" y=\"0\" width=\"720\" height=\"420\" opacity=\"1\" fill=\"#FFFFFF\""
-    ));
+    assert!(svg.contains("<rect x=\"0\" y=\"0\" width=\"720\" height=\"420\" opacity=\"1\" fill=\"#FFFFFF\""));
 }
 
 #[test]
 fn log2_bytes_axis_shows_binary_unit_ticks() {
     let svg = svg_text(&spec(vec![series("ring", 1.0)]));
     for tick in ["16 KiB", "256 KiB", "1 MiB", "64 MiB"] {
-        assert!(
-            svg.contains(&format!(">\n{tick}\n</text>")),
-            "missing {tick}"
-        );
+        assert!(svg.contains(&format!(">\n{tick}\n</text>")), "missing {tick}");
     }
 }
 
 #[test]
 fn hostile_names_are_escaped() {
-    let mut spec = spec(vec![
-        series("<script>alert(1)</script>", 1.0),
-        series("a&b\"c'd", 2.0),
-    ]);
+    let mut spec = spec(vec![series("<script>alert(1)</script>", 1.0), series("a&b\"c'd", 2.0)]);
     spec.title = "<img src=x onerror=alert(1)>".into();
     spec.description = "</desc><script>".into();
     spec.x_label = "size & <bytes>".into();
@@ -123,27 +106,9 @@ fn non_finite_and_non_positive_values_are_skipped() {
     let bad = Series {
         name: "bad".into(),
         points: vec![
-            Point {
-                x: 0.0,
-                y: 5.0,
-                low: None,
-                high: None,
-                samples: vec![],
-            },
-            Point {
-                x: -8.0,
-                y: 5.0,
-                low: None,
-                high: None,
-                samples: vec![],
-            },
-            Point {
-                x: 1024.0,
-                y: f64::NAN,
-                low: None,
-                high: None,
-                samples: vec![],
-            },
+            Point { x: 0.0, y: 5.0, low: None, high: None, samples: vec![] },
+            Point { x: -8.0, y: 5.0, low: None, high: None, samples: vec![] },
+            Point { x: 1024.0, y: f64::NAN, low: None, high: None, samples: vec![] },
             Point {
                 x: 2048.0,
                 y: 3.0,
@@ -151,13 +116,7 @@ fn non_finite_and_non_positive_values_are_skipped() {
                 high: Some(f64::INFINITY),
                 samples: vec![f64::NAN, 0.0, f64::NEG_INFINITY, 4.0],
             },
-            Point {
-                x: f64::INFINITY,
-                y: 3.0,
-                low: None,
-                high: None,
-                samples: vec![],
-            },
+            Point { x: f64::INFINITY, y: 3.0, low: None, high: None, samples: vec![] },
         ],
     };
     let spec = spec(vec![bad]);
@@ -165,24 +124,13 @@ fn non_finite_and_non_positive_values_are_skipped() {
     assert_well_formed(&svg);
     assert!(!svg.contains("no data"));
     let csv = String::from_utf8(render_csv(&spec)).expect("UTF-8");
-    assert_eq!(
-        csv,
-        "series,x,y,low,high,samples\nbad,0,5,,,\nbad,-8,5,,,\nbad,2048,3,-1,,0;4\n"
-    );
+    assert_eq!(csv, "series,x,y,low,high,samples\nbad,0,5,,,\nbad,-8,5,,,\nbad,2048,3,-1,,0;4\n");
 }
 
 #[test]
 fn empty_or_undrawable_specs_say_no_data() {
-    let nothing_positive = Series {
-        name: "zeros".into(),
-        points: vec![Point {
-            x: 0.0,
-            y: 0.0,
-            low: None,
-            high: None,
-            samples: vec![],
-        }],
-    };
+    let nothing_positive =
+        Series { name: "zeros".into(), points: vec![Point { x: 0.0, y: 0.0, low: None, high: None, samples: vec![] }] };
     for spec in [spec(vec![]), spec(vec![nothing_positive])] {
         let svg = svg_text(&spec);
         assert_well_formed(&svg);
@@ -193,22 +141,12 @@ fn empty_or_undrawable_specs_say_no_data() {
 
 #[test]
 fn extreme_values_and_many_series_draw_without_panicking() {
-    let extremes = [
-        f64::MAX,
-        f64::MIN_POSITIVE,
-        5e-324,
-        1e100,
-        1e-100,
-        1.0,
-        1.0 + f64::EPSILON,
-    ];
+    let extremes = [f64::MAX, f64::MIN_POSITIVE, 5e-324, 1e100, 1e-100, 1.0, 1.0 + f64::EPSILON];
     let odd = |name: &str, values: &[f64]| Series {
         name: name.into(),
         points: values.iter().map(|&v| point(v, v)).collect(),
     };
-    let many: Vec<Series> = (0..40u32)
-        .map(|i| series(&"long name ".repeat(i as usize % 7), f64::from(i)))
-        .collect();
+    let many: Vec<Series> = (0..40u32).map(|i| series(&"long name ".repeat(i as usize % 7), f64::from(i))).collect();
     for scale in [Scale::Linear, Scale::Log2, Scale::Log10] {
         for values in [&extremes[..], &[-3.0, -3.0], &[0.0], &[1e-12, 2e-12]] {
             let mut spec = spec(vec![odd("odd", values)]);
@@ -227,31 +165,13 @@ fn csv_for_two_series_is_exact() {
         Series {
             name: "ring".into(),
             points: vec![
-                Point {
-                    x: 8192.0,
-                    y: 12.5,
-                    low: Some(12.0),
-                    high: Some(13.25),
-                    samples: vec![12.0, 12.5, 13.25],
-                },
-                Point {
-                    x: 16384.0,
-                    y: 0.1,
-                    low: None,
-                    high: None,
-                    samples: vec![],
-                },
+                Point { x: 8192.0, y: 12.5, low: Some(12.0), high: Some(13.25), samples: vec![12.0, 12.5, 13.25] },
+                Point { x: 16384.0, y: 0.1, low: None, high: None, samples: vec![] },
             ],
         },
         Series {
             name: "tree, \"2 nodes\"".into(),
-            points: vec![Point {
-                x: 8192.0,
-                y: 1e21,
-                low: None,
-                high: Some(2e21),
-                samples: vec![1e21],
-            }],
+            points: vec![Point { x: 8192.0, y: 1e21, low: None, high: Some(2e21), samples: vec![1e21] }],
         },
     ]);
     let csv = String::from_utf8(render_csv(&spec)).expect("UTF-8");

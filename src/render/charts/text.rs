@@ -12,10 +12,7 @@ pub(super) fn clean(text: &str, max_chars: usize) -> String {
     if collapsed.chars().count() <= max_chars {
         return collapsed;
     }
-    let kept: String = collapsed
-        .chars()
-        .take(max_chars.saturating_sub(1))
-        .collect();
+    let kept: String = collapsed.chars().take(max_chars.saturating_sub(1)).collect();
     format!("{}…", kept.trim_end())
 }
 
@@ -49,9 +46,6 @@ mod tests {
 
     #[test]
     fn escape_xml_escapes_all_five() {
-        assert_eq!(
-            escape_xml(r#"<a href='x'>&"#),
-            "&lt;a href=&apos;x&apos;&gt;&amp;"
-        );
+        assert_eq!(escape_xml(r#"<a href='x'>&"#), "&lt;a href=&apos;x&apos;&gt;&amp;");
     }
 }
