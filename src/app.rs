@@ -55,6 +55,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 eprintln!("  {line}");
             }
             eprintln!("{}", report.summary_line(&args.out));
+            if args.timings {
+                eprintln!("{}", report.timings_json());
+            }
             if args.strict && report.failed + report.invalid > 0 {
                 return Ok(ExitCode::from(1));
             }

@@ -51,6 +51,7 @@ pub struct BuildReport {
 #[derive(Default)]
 struct StageClock {
     parse: AtomicU64,
+    logs: AtomicU64,
     summarize: AtomicU64,
     render: AtomicU64,
     write: AtomicU64,
@@ -110,7 +111,8 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     progress.finish_and_clear();
     report.stages.push(("runs (wall)", per_run.elapsed()));
     for (name, counter) in [
-        ("parse (thread time)", &clock.parse),
+        ("parse tables (thread time)", &clock.parse),
+        ("scan NCCL logs (thread time)", &clock.logs),
         ("summarize (thread time)", &clock.summarize),
         ("render (thread time)", &clock.render),
         ("write (thread time)", &clock.write),
@@ -176,8 +178,10 @@ fn build_run(
         }
     }
     let t = Instant::now();
-    let raw = load::load_run(run);
+    let mut raw = load::load_tables(run);
     let t = StageClock::add(&clock.parse, t);
+    load::load_logs(run, &mut raw);
+    let t = StageClock::add(&clock.logs, t);
     let (summary, seed_files) = summarize_run(raw);
     let t = StageClock::add(&clock.summarize, t);
     let names: Vec<&str> = seed_files.iter().map(|(n, _)| *n).collect();
@@ -240,6 +244,22 @@ fn progress_bar(len: u64) -> ProgressBar {
 }
 
 impl BuildReport {
+    /// Stage times (seconds), totals and the peak resident memory, for the benchmark.
+    pub fn timings_json(&self) -> String {
+        let stages: serde_json::Map<String, serde_json::Value> =
+            self.stages.iter().map(|(name, d)| (name.to_string(), d.as_secs_f64().into())).collect();
+        serde_json::json!({
+            "runs": self.ok + self.failed + self.invalid,
+            "cached_runs": self.cached_runs,
+            "files": self.files,
+            "input_bytes": self.input_bytes,
+            "total_seconds": self.total.as_secs_f64(),
+            "stages": stages,
+            "peak_rss_kib": peak_rss_kib(),
+        })
+        .to_string()
+    }
+
     pub fn summary_line(&self, out: &std::path::Path) -> String {
         format!(
             "built {}: {} runs ({} ok, {} failed, {} invalid; {} from cache), {} pages, {} files, {:.1} MB of runs, in {:.2} s",
@@ -255,4 +275,11 @@ impl BuildReport {
             self.total.as_secs_f64()
         )
     }
+}
+
+/// Peak resident set size of this process (Linux `VmHWM`), when the system says.
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }

@@ -49,6 +49,9 @@ pub struct BuildArgs {
     /// Ignore the build cache and recompute everything.
     #[arg(long)]
     pub no_cache: bool,
+    /// Print the time of each stage and the peak memory as JSON on stderr.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 #[derive(Debug, Args)]

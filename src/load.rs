@@ -1,6 +1,7 @@
 //! Reading and parsing one run: `RunDir` -> `RawRun`. Files are read through `input` (gzip
 //! transparent) and parsed by `parse`; every failure becomes a diagnostic naming the file
-//! and line, and the rest of the run is still read. Files of a run are parsed in parallel.
+//! and line, and the rest of the run is still read. Files of one run are read one after
+//! another: the build runs many runs in parallel, and per-stage timings stay per run.
 
 use crate::diag::Diagnostic;
 use crate::find::{FileRef, RunDir};
@@ -8,10 +9,10 @@ use crate::input;
 use crate::model::nccl_log::NcclLogFacts;
 use crate::model::run::{NcclTestsFile, RawRun, SectionData};
 use crate::parse::{self, ParseError};
-use rayon::prelude::*;
 use std::collections::BTreeSet;
 
-pub fn load_run(run: &RunDir) -> RawRun {
+/// Reads and parses everything but the NCCL logs.
+pub fn load_tables(run: &RunDir) -> RawRun {
     let files = &run.files;
     let mut raw = RawRun { id: run.id.clone(), diagnostics: run.diagnostics.clone(), ..RawRun::default() };
     raw.total_bytes = files.total_bytes;
@@ -51,7 +52,6 @@ pub fn load_run(run: &RunDir) -> RawRun {
 
     load_sections(run, &mut raw);
     load_nccl_tests(run, &mut raw);
-    load_logs(run, &mut raw);
 
     raw.files = all_files(files);
     raw
@@ -61,7 +61,7 @@ fn load_sections(run: &RunDir, raw: &mut RawRun) {
     let parsed: Vec<_> = run
         .files
         .sections
-        .par_iter()
+        .iter()
         .map(|sf| {
             let bytes = input::read_all(&sf.file.path)
                 .map_err(|e| Diagnostic::error(&sf.file.rel, None, format!("cannot read: {e}")))?;
@@ -88,7 +88,7 @@ fn load_nccl_tests(run: &RunDir, raw: &mut RawRun) {
     let parsed: Vec<_> = run
         .files
         .nccl_tests
-        .par_iter()
+        .iter()
         .map(|(name, file)| {
             let bytes = input::read_all(&file.path)
                 .map_err(|e| Diagnostic::error(&file.rel, None, format!("cannot read: {e}")))?;
@@ -115,14 +115,15 @@ fn load_nccl_tests(run: &RunDir, raw: &mut RawRun) {
     }
 }
 
-fn load_logs(run: &RunDir, raw: &mut RawRun) {
+/// Scans the run's NCCL_DEBUG logs (streamed) into `raw.nccl_log`.
+pub fn load_logs(run: &RunDir, raw: &mut RawRun) {
     if run.files.nccl_logs.is_empty() {
         return;
     }
     let scanned: Vec<_> = run
         .files
         .nccl_logs
-        .par_iter()
+        .iter()
         .map(|file| {
             input::open(&file.path)
                 .and_then(|reader| parse::nccl_log::scan_log(reader, &file.rel))

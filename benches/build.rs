@@ -1,0 +1,152 @@
+//! `cargo bench --bench build`: how fast `nccl-report build` is on corpora of N synthetic
+//! runs (seed layout, 4 ranks, 10 cycles, all sections, nccl-tests stdout, NCCL_DEBUG logs
+//! with INIT/GRAPH/COLL lines, every 4th run's logs gzip-compressed), against two yardsticks
+//! measured in the same process run: reading every input byte, and the seed's own
+//! summarization (`benches/seed_summarize.py`, module loaded once, only summarizing timed).
+//!
+//! Settings (environment): `BENCH_SIZES` (default `10,100,1000`), `BENCH_LOG_BYTES` per log
+//! file (default 2 MiB), `BENCH_DIR` (default `target/bench`), `SEED_DIR` (default
+//! `../shared/seed`; the seed yardstick is skipped when absent), `BENCH_SEED_RUNS` (how many
+//! runs the seed summarizes per corpus, default 100; its time is reported per run).
+//! Prints a markdown table; BENCHMARKS.md holds the figures of the last full run.
+
+use nccl_report::synth::{generate, SynthOptions};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+fn env_or(name: &str, default: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| default.to_string())
+}
+
+fn main() {
+    let sizes: Vec<usize> = env_or("BENCH_SIZES", "10,100,1000").split(',').map(|s| s.trim().parse().unwrap()).collect();
+    let log_bytes: u64 = env_or("BENCH_LOG_BYTES", "2097152").parse().unwrap();
+    let root = PathBuf::from(env_or("BENCH_DIR", "target/bench"));
+    let seed_dir = PathBuf::from(env_or("SEED_DIR", "../shared/seed"));
+    let seed_runs: usize = env_or("BENCH_SEED_RUNS", "100").parse().unwrap();
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_nccl-report"));
+    println!("| runs | input | read bytes | cold build | runs/s | MB/s | no-change rebuild | +1 run rebuild | peak RSS | seed summarize (per run) | parse+summarize (tables, per run) |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for n in sizes {
+        let corpus = root.join(format!("corpus-{n}-{log_bytes}"));
+        ensure_corpus(&corpus, n, log_bytes);
+        let bytes = read_all(&corpus.join("runs"));
+        let read = time_read(&corpus.join("runs"));
+        let out = corpus.join("site");
+        let _ = std::fs::remove_dir_all(&out);
+        let _ = std::fs::remove_dir_all(corpus.join(".nccl-report-cache"));
+        let cold = build(&binary, &corpus.join("runs"), &out);
+        let again = build(&binary, &corpus.join("runs"), &out);
+        let extra = corpus.join("runs").join(add_one_run(&corpus));
+        let added = build(&binary, &corpus.join("runs"), &out);
+        std::fs::remove_dir_all(&extra).unwrap();
+        let cold_s = cold["total_seconds"].as_f64().unwrap();
+        let stages = &cold["stages"];
+        let tables = stages["parse tables (thread time)"].as_f64().unwrap() + stages["summarize (thread time)"].as_f64().unwrap();
+        let seed = seed_dir
+            .join("seed_runner.py")
+            .is_file()
+            .then(|| seed_per_run(&seed_dir, &corpus.join("runs"), seed_runs))
+            .flatten();
+        println!(
+            "| {n} | {:.1} MB | {:.3} s | {:.3} s | {:.0} | {:.0} | {:.3} s ({:.1} %) | {:.3} s ({:.1} %) | {:.0} MiB | {} | {:.3} ms |",
+            bytes as f64 / 1e6,
+            read,
+            cold_s,
+            n as f64 / cold_s,
+            bytes as f64 / 1e6 / cold_s,
+            again["total_seconds"].as_f64().unwrap(),
+            100.0 * again["total_seconds"].as_f64().unwrap() / cold_s,
+            added["total_seconds"].as_f64().unwrap(),
+            100.0 * added["total_seconds"].as_f64().unwrap() / cold_s,
+            cold["peak_rss_kib"].as_f64().unwrap_or(0.0) / 1024.0,
+            seed.map_or("n/a".to_string(), |s| format!("{:.3} ms", s * 1e3)),
+            tables / n as f64 * 1e3,
+        );
+        println!("  stages of the cold build (N={n}): {stages}");
+        println!("  cached runs: no-change {} / {n}, +1 run {} / {}", again["cached_runs"], added["cached_runs"], n + 1);
+    }
+}
+
+fn ensure_corpus(corpus: &Path, n: usize, log_bytes: u64) {
+    let runs = corpus.join("runs");
+    let done = corpus.join("complete");
+    if done.is_file() {
+        return;
+    }
+    let _ = std::fs::remove_dir_all(corpus);
+    std::fs::create_dir_all(&runs).unwrap();
+    let start = Instant::now();
+    generate(&runs, &SynthOptions { count: n, seed: 7, log_bytes, gzip_every: 4 }).unwrap();
+    std::fs::write(&done, "").unwrap();
+    eprintln!("generated {n} runs in {:.1} s", start.elapsed().as_secs_f64());
+}
+
+/// Adds one run (another seed, so another id and other values) and returns its id.
+fn add_one_run(corpus: &Path) -> String {
+    let staging = corpus.join("extra");
+    let _ = std::fs::remove_dir_all(&staging);
+    let ids = generate(&staging, &SynthOptions { count: 1, seed: 99, log_bytes: 1 << 20, gzip_every: 0 }).unwrap();
+    let id = format!("added-{}", ids[0]);
+    std::fs::rename(staging.join(&ids[0]), corpus.join("runs").join(&id)).unwrap();
+    std::fs::remove_dir_all(&staging).unwrap();
+    id
+}
+
+fn files(root: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(root).into_iter().map(Result::unwrap).filter(|e| e.file_type().is_file()).map(|e| e.into_path()).collect()
+}
+
+fn read_all(root: &Path) -> u64 {
+    files(root).iter().map(|p| std::fs::metadata(p).unwrap().len()).sum()
+}
+
+/// The yardstick: the time to read every input byte (after one warm-up pass, like the builds).
+fn time_read(root: &Path) -> f64 {
+    let paths = files(root);
+    let mut buffer = vec![0u8; 1 << 17];
+    let mut pass = || {
+        let start = Instant::now();
+        let mut total = 0u64;
+        for path in &paths {
+            let mut file = std::fs::File::open(path).unwrap();
+            loop {
+                let n = std::io::Read::read(&mut file, &mut buffer).unwrap();
+                if n == 0 {
+                    break;
+                }
+                total += n as u64;
+            }
+        }
+        std::hint::black_box(total);
+        start.elapsed().as_secs_f64()
+    };
+    pass();
+    pass()
+}
+
+fn build(binary: &Path, runs: &Path, out: &Path) -> Value {
+    let output = Command::new(binary)
+        .args(["build", "--timings", "--runs", runs.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    serde_json::from_str(stderr.lines().last().unwrap()).unwrap()
+}
+
+fn seed_per_run(seed_dir: &Path, runs: &Path, limit: usize) -> Option<f64> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/seed_summarize.py");
+    let output = Command::new("python3")
+        .args([script.to_str()?, "--seed-dir", seed_dir.to_str()?, "--runs", runs.to_str()?, "--limit", &limit.to_string()])
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        eprintln!("seed yardstick failed: {}", String::from_utf8_lossy(&output.stderr));
+        return None;
+    }
+    let value: Value = serde_json::from_slice(&output.stdout).ok()?;
+    value["seconds_per_run"].as_f64()
+}
