@@ -1029,6 +1029,8 @@ mod tests {
 
     #[test]
     fn rows_without_header_and_garbage_never_panic() {
+        let huge = parse(b"# nThread 99999999999 nGpus 99999999999 minBytes 1\n");
+        assert_eq!(huge.ranks(), None, "overflowing rank count");
         let out = parse(b"  8192 2048 float sum -1 1.0 2.0 3.0 0 1.0 2.0 3.0 0\n 77 x\n\xff\xfe\n#\n# size time\n");
         assert_eq!(out.tables.len(), 1);
         assert_eq!(out.tables[0].rows.len(), 1);
