@@ -319,7 +319,9 @@ struct OpenTable {
     table: NcclTestsTable,
     schema: Option<Schema>,
     cycles: CycleCounter,
+    /// An out-of-bounds or average bus bandwidth line was read.
     footer: bool,
+    /// The last line read while this table was open.
     last_line: u64,
 }
 
@@ -407,10 +409,12 @@ impl TextParser {
         }
         if let Some(body) = line.strip_prefix('#') {
             self.comment(number, body.trim());
-        } else if self.footer(line) {
-            // v1 printed its footer without `#`.
-        } else if line.starts_with(|c: char| c.is_ascii_digit()) {
+        } else if !self.footer(line) && line.starts_with(|c: char| c.is_ascii_digit()) {
+            // (v1 printed its footer without `#`.)
             self.row(number, line);
+        }
+        if let Some(open) = self.open.as_mut() {
+            open.last_line = number;
         }
     }
 
@@ -534,20 +538,23 @@ impl TextParser {
                 message: "row before any column header: read with the 2.13+ layout".to_string(),
             });
         }
-        open.last_line = number;
-        let read = open
-            .schema
-            .as_ref()
-            .map(|schema| (schema.read(&tokens), schema.placements));
-        let message = match read {
-            Some((Ok(values), placements)) => match build_row(number, values, placements, open) {
-                Some(row) => return open.table.rows.push(row),
-                None => "row without size, time, algbw or busbw".to_string(),
-            },
-            Some((Err(message), _)) => message,
-            None => "no column layout".to_string(),
+        let OpenTable {
+            schema: Some(schema),
+            cycles,
+            table,
+            ..
+        } = open
+        else {
+            return;
         };
-        self.warn(number, format!("unreadable table row ({message})"));
+        let row = schema.read(&tokens).and_then(|values| {
+            build_row(number, values, schema.placements, cycles)
+                .ok_or_else(|| "no size, time, algbw or busbw".to_string())
+        });
+        match row {
+            Ok(row) => table.rows.push(row),
+            Err(message) => self.warn(number, format!("unreadable table row ({message})")),
+        }
     }
 
     fn close(&mut self) {
@@ -572,11 +579,12 @@ impl TextParser {
     }
 }
 
+/// A row from its values; `cycles` numbers its key's repeats.
 fn build_row(
     line: u64,
     values: RowValues,
     placements: usize,
-    open: &mut OpenTable,
+    cycles: &mut CycleCounter,
 ) -> Option<NcclTestsRow> {
     let size_bytes = values.size?;
     let [out_block, in_block] = &values.blocks;
@@ -586,7 +594,7 @@ fn build_row(
     } else {
         None
     };
-    let cycle = open.cycles.next(
+    let cycle = cycles.next(
         size_bytes,
         values.dtype.as_deref(),
         values.redop.as_deref(),

@@ -35,12 +35,8 @@ pub fn parse_json(bytes: &[u8]) -> Result<NcclTestsOutput, ParseError> {
             }),
         }
     }
-    for error in doc
-        .errors
-        .iter()
-        .filter_map(Leaf::text)
-        .filter(|e| !e.is_empty())
-    {
+    let errors = doc.errors.iter().flatten().filter_map(Leaf::text);
+    for error in errors.filter(|e| !e.is_empty()) {
         warnings.push(LineWarning {
             line: 0,
             message: format!("nccl-tests error: {error}"),
@@ -168,8 +164,7 @@ struct Document {
     out_of_bounds: Option<Summary>,
     #[serde(alias = "average_bus_bandwidith")]
     average_bus_bandwidth: Option<Summary>,
-    #[serde(default)]
-    errors: Vec<Leaf>,
+    errors: Option<Vec<Leaf>>,
 }
 
 impl Document {
@@ -202,8 +197,7 @@ struct Config {
     validation: Option<Leaf>,
     graph: Option<Leaf>,
     unalign: Option<Leaf>,
-    #[serde(default)]
-    devices: Vec<Device>,
+    devices: Option<Vec<Device>>,
 }
 
 impl Config {
@@ -229,7 +223,11 @@ impl Config {
     }
 
     fn devices(&self) -> Vec<DeviceLine> {
-        self.devices.iter().filter_map(Device::line).collect()
+        self.devices
+            .iter()
+            .flatten()
+            .filter_map(Device::line)
+            .collect()
     }
 }
 
@@ -461,6 +459,9 @@ mod tests {
             SECRETS.iter().all(|s| !error.message.contains(s)),
             "{error}"
         );
+        let nulls = br#"{"results": [], "errors": null, "config": {"devices": null}}"#;
+        let nulls = parse_json(nulls).expect("nulls where lists are expected");
+        assert!(nulls.tables[0].rows.is_empty() && nulls.devices.is_empty());
         let error = parse_json(b"{\"version\": 3}").expect_err("no results");
         assert!(error.message.contains("results"));
         assert!(parse_json(b"[1, 2]").is_err());
