@@ -21,7 +21,8 @@ fn env_or(name: &str, default: &str) -> String {
 }
 
 fn main() {
-    let sizes: Vec<usize> = env_or("BENCH_SIZES", "10,100,1000").split(',').map(|s| s.trim().parse().unwrap()).collect();
+    let sizes: Vec<usize> =
+        env_or("BENCH_SIZES", "10,100,1000").split(',').map(|s| s.trim().parse().unwrap()).collect();
     let log_bytes: u64 = env_or("BENCH_LOG_BYTES", "2097152").parse().unwrap();
     let root = PathBuf::from(env_or("BENCH_DIR", "target/bench"));
     let seed_dir = PathBuf::from(env_or("SEED_DIR", "../shared/seed"));
@@ -44,7 +45,8 @@ fn main() {
         std::fs::remove_dir_all(&extra).unwrap();
         let cold_s = cold["total_seconds"].as_f64().unwrap();
         let stages = &cold["stages"];
-        let tables = stages["parse tables (thread time)"].as_f64().unwrap() + stages["summarize (thread time)"].as_f64().unwrap();
+        let tables = stages["parse tables (thread time)"].as_f64().unwrap()
+            + stages["summarize (thread time)"].as_f64().unwrap();
         let seed = seed_dir
             .join("seed_runner.py")
             .is_file()
@@ -66,7 +68,12 @@ fn main() {
             tables / n as f64 * 1e3,
         );
         println!("  stages of the cold build (N={n}): {stages}");
-        println!("  cached runs: no-change {} / {n}, +1 run {} / {}", again["cached_runs"], added["cached_runs"], n + 1);
+        println!(
+            "  cached runs: no-change {} / {n}, +1 run {} / {}",
+            again["cached_runs"],
+            added["cached_runs"],
+            n + 1
+        );
     }
 }
 
@@ -96,7 +103,12 @@ fn add_one_run(corpus: &Path) -> String {
 }
 
 fn files(root: &Path) -> Vec<PathBuf> {
-    walkdir::WalkDir::new(root).into_iter().map(Result::unwrap).filter(|e| e.file_type().is_file()).map(|e| e.into_path()).collect()
+    walkdir::WalkDir::new(root)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect()
 }
 
 fn read_all(root: &Path) -> u64 {
@@ -140,7 +152,15 @@ fn build(binary: &Path, runs: &Path, out: &Path) -> Value {
 fn seed_per_run(seed_dir: &Path, runs: &Path, limit: usize) -> Option<f64> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/seed_summarize.py");
     let output = Command::new("python3")
-        .args([script.to_str()?, "--seed-dir", seed_dir.to_str()?, "--runs", runs.to_str()?, "--limit", &limit.to_string()])
+        .args([
+            script.to_str()?,
+            "--seed-dir",
+            seed_dir.to_str()?,
+            "--runs",
+            runs.to_str()?,
+            "--limit",
+            &limit.to_string(),
+        ])
         .output()
         .ok()?;
     if !output.status.success() {

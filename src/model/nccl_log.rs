@@ -11,6 +11,7 @@ pub struct NcclLogFacts {
     /// `cudaDriverVersion 13000`.
     pub cuda_driver_versions: Vec<String>,
     /// Communicators from `Init START` / `Init COMPLETE` lines, sorted by (comm id, rank).
+    /// A START with no COMPLETE in the same process stays `init_complete: false`.
     pub communicators: Vec<CommunicatorInfo>,
     /// `Using network Socket|IB` (distinct values).
     pub networks: Vec<String>,
@@ -18,21 +19,32 @@ pub struct NcclLogFacts {
     pub channel_counts: Vec<u64>,
     /// `64 coll channels, 64 collnet channels, 0 nvls channels, 64 p2p channels, ...` lines.
     pub channel_summaries: Vec<String>,
-    /// Distinct ring orders from `Ring NN : a -> b -> c` (the part after the colon).
+    /// Distinct ring orders from `Ring NN : a -> b -> c` (the part after the colon), sorted.
+    /// Like every list and map here, capped at `parse::nccl_log::MAX_DISTINCT` (256) values:
+    /// lists keep the smallest in sort order, maps stop taking new keys.
     pub rings: Vec<String>,
-    /// Distinct `Tree NN : ...` / `Trees [0] ...` descriptions (capped).
+    /// Distinct trees, as printed: `-1 -> 0 -> 1/-1/-1` from `Tree N : ...` (parent -> rank ->
+    /// children) and `1/-1/-1->0->-1` per channel of `Trees [0] ...` (children->rank->parent;
+    /// the last item cut by NCCL's 1024-byte line buffer is dropped).
     pub trees: Vec<String>,
-    /// Graph search results (`Pattern P, crossNic C, nChannels N, bw X/Y, type T/U, sameChannels S`).
+    /// Graph search results (`Pattern P, crossNic C, nChannels N, bw X/Y, type T/U, sameChannels S`;
+    /// `speed` for `bw` before 2.12), distinct, sorted by pattern then the other fields.
     pub graph_patterns: Vec<GraphPattern>,
-    /// Transport of each connection (`via P2P/CUMEM/read`, `via SHM`, `via NET/IB/0`): count per kind.
+    /// Transport of each connection line (`Channel .. : a[x] -> b[y] [send] via NET/IB/0/GDRDMA`):
+    /// count per word after `via`, as printed (`P2P/CUMEM/read`, `SHM/direct/direct`, ...).
     pub transports: BTreeMap<String, u64>,
     /// Collective calls logged with SUBSYS=COLL: count per kind (`AllReduce`, `AllGather`...).
     pub collective_calls: BTreeMap<String, u64>,
-    /// Algorithm counts where the log says which (TUNING lines), e.g. `Ring`, `Tree`, `NVLS`.
+    /// Algorithm counts where the log says which (SUBSYS=TUNING), in NCCL's `ncclAlgoStr` names
+    /// (`Tree`, `Ring`, `CollNetDirect`, `CollNetChain`, `NVLS`, `NVLSTree`, `PAT`). Counted
+    /// from `Best tuning, algorithm, X, protocol, Y` lines (every rank, one per decision) when a
+    /// file has them, else from `[Func: ]N Bytes -> Algo X proto Y` lines (rank 0 only, one
+    /// per planned task; numeric codes before 2.21).
     pub algorithms: BTreeMap<String, u64>,
-    /// Protocol counts where the log says which, e.g. `LL`, `LL128`, `Simple`.
+    /// Protocol counts from the same lines, in `ncclProtoStr` names (`LL`, `LL128`, `Simple`).
     pub protocols: BTreeMap<String, u64>,
-    /// `NCCL WARN` lines (first few, with file-relative line numbers), and their total.
+    /// `NCCL WARN` lines (the first 20 in (file, line) order, 1-based line numbers), and their
+    /// total.
     pub warnings: Vec<LogLine>,
     pub warning_count: u64,
     /// Lines and bytes read.
@@ -42,11 +54,14 @@ pub struct NcclLogFacts {
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct CommunicatorInfo {
+    /// `commId 0x..` (2.17+); empty when the log does not print it.
     pub comm_id: String,
     pub rank: u64,
     pub nranks: u64,
     pub cuda_dev: Option<u64>,
+    /// `busId` as printed (hex without `0x`, e.g. `60`, `18000`).
     pub bus_id: Option<String>,
+    /// From the line prefix `host:pid:tid [dev]`.
     pub host: Option<String>,
     pub init_complete: bool,
 }

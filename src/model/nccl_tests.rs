@@ -18,7 +18,7 @@ pub struct NcclTestsOutput {
     pub format: NcclTestsFormat,
     /// `2.19.6` from `# nccl-tests version 2.19.6 ...` (absent before 2.17.4).
     pub version: Option<String>,
-    /// `nccl-library=22809` from the version line, or the JSON `nccl_version`.
+    /// `22809` from the version line's `nccl-library=22809`, or the JSON `nccl_version`.
     pub nccl_library: Option<String>,
     /// One entry per `# Rank N Group G Pid P on HOST device D [PCI] NAME` line (first test only).
     pub devices: Vec<DeviceLine>,
@@ -34,7 +34,11 @@ impl NcclTestsOutput {
         if !self.devices.is_empty() {
             return Some(self.devices.len() as u64);
         }
-        self.tables.iter().find_map(|t| t.config.as_ref().and_then(|c| Some(c.n_thread? * c.n_gpus?)))
+        self.tables.iter().find_map(|t| {
+            t.config
+                .as_ref()
+                .and_then(|c| c.n_thread?.checked_mul(c.n_gpus?))
+        })
     }
 
     /// All rows of all tables, in file order.
@@ -84,7 +88,8 @@ pub struct NcclTestsTable {
     /// `all_reduce_perf` etc. from `# Collective test starting:` (None when absent).
     pub collective: Option<String>,
     pub config: Option<TestConfig>,
-    /// Column names as found in the header, left to right.
+    /// Column names as found in the header, left to right (for JSON: the names nccl-tests
+    /// prints for the same data).
     pub columns: Vec<String>,
     pub time_unit: TimeUnit,
     pub rows: Vec<NcclTestsRow>,
@@ -92,7 +97,8 @@ pub struct NcclTestsTable {
     pub out_of_bounds: Option<u64>,
     /// `# Avg bus bandwidth : X`.
     pub avg_bus_bandwidth: Option<f64>,
-    /// True when the table ended without its footer (cut output).
+    /// True when the table ended without its footer (cut output; for JSON: no
+    /// `out_of_bounds` nor average bus bandwidth).
     pub truncated: bool,
 }
 

@@ -1,10 +1,11 @@
 //! NCCL_DEBUG logs -> `NcclLogFacts`, streamed line by line (logs can be hundreds of MB).
 //!
-//! Lines are cut with `memchr` straight out of the reader's buffer. Each line is searched once
-//! for ` NCCL ` (`memmem`; skipped when the line starts with the same `host:pid:tid [dev] NCCL
-//! INFO ` prefix as the line before) and the following `INFO ` / `WARN` plus the first bytes of
-//! the message pick the reader. COLL lines (one per collective call, most of a big log) are
-//! counted by kind with no allocation; the rarer INIT/GRAPH/TUNING lines may allocate.
+//! The reader is read in 256 KiB blocks and lines are cut with `memchr` straight out of them.
+//! Each line is searched once for ` NCCL ` (`memmem`; skipped when ` NCCL INFO ` sits where it
+//! sat in the line before, as it does for every line of a thread) and the following `INFO ` /
+//! `WARN` plus the first bytes of the message pick the reader. COLL lines (one per collective
+//! call, most of a big log) are counted by kind with a 16-byte compare and no allocation; the
+//! rarer INIT/GRAPH/TUNING lines are converted to text (lossy) and may allocate.
 //! Formats follow NCCL's own `INFO(...)` strings from 2.4 to 2.28. Distinct-value lists and
 //! count maps keep at most `MAX_DISTINCT` entries (lists keep the smallest in sort order, so the
 //! result does not depend on file or merge order). Pure: reads the given `BufRead`, touches no
@@ -15,19 +16,24 @@ use memchr::memmem;
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, BufReader};
 
 /// Most distinct values kept per list or map (rings, trees, transports, ...).
 pub const MAX_DISTINCT: usize = 256;
 /// `NCCL WARN` lines kept verbatim (all are counted).
 pub const MAX_WARNINGS: usize = 20;
 
+/// Bytes asked of the reader at a time: a caller's small `BufReader` is bypassed for reads this
+/// large, which saves most of the system calls on a big file.
+const READ_SIZE: usize = 256 * 1024;
+
 const MARKER: &[u8] = b" NCCL ";
-const INFO: &[u8] = b"INFO ";
+const INFO_MARKER: &[u8; 11] = b" NCCL INFO ";
 
 /// Scans one log. `file` is the run-relative name used in `LogLine`s.
 pub fn scan_log<R: BufRead>(reader: R, file: &str) -> io::Result<NcclLogFacts> {
     let mut scanner = Scanner::new(file);
+    let reader = BufReader::with_capacity(READ_SIZE, reader);
     let bytes = for_each_line(reader, |line| scanner.line(line))?;
     Ok(scanner.finish(bytes))
 }
@@ -59,9 +65,9 @@ pub fn merge(into: &mut NcclLogFacts, other: NcclLogFacts) {
     into.warnings.extend(other.warnings);
     into.warnings.sort_by(|a, b| (&a.file, a.line, &a.text).cmp(&(&b.file, b.line, &b.text)));
     into.warnings.truncate(MAX_WARNINGS);
-    into.warning_count += other.warning_count;
-    into.lines += other.lines;
-    into.bytes += other.bytes;
+    into.warning_count = into.warning_count.saturating_add(other.warning_count);
+    into.lines = into.lines.saturating_add(other.lines);
+    into.bytes = into.bytes.saturating_add(other.bytes);
 }
 
 /// Calls `f` with every line (without its `\n`), cut from the reader's own buffer; only a line
@@ -108,6 +114,32 @@ enum InitState {
     Complete,
 }
 
+/// One kind of COLL call: its name (ASCII letters and digits), the name as `name_word` gives
+/// it (`None` over 16 bytes), and how many calls.
+#[derive(Debug)]
+struct CallKind {
+    name: Vec<u8>,
+    word: Option<u128>,
+    count: u64,
+}
+
+/// A name of at most 16 bytes as one number (zero-padded); `None` for a longer name.
+fn name_word(name: &[u8]) -> Option<u128> {
+    let mut bytes = [0u8; 16];
+    bytes.get_mut(..name.len())?.copy_from_slice(name);
+    Some(u128::from_le_bytes(bytes))
+}
+
+/// The first `length` (at most 16) bytes of `message` as `name_word` gives a name; `None` when
+/// `message` is shorter than 16 bytes.
+fn head_word(message: &[u8], length: usize) -> Option<u128> {
+    let word = u128::from_le_bytes(*message.first_chunk::<16>()?);
+    let mask = 1u128
+        .checked_shl(8 * length as u32)
+        .map_or(u128::MAX, |bit| bit - 1);
+    Some(word & mask)
+}
+
 /// Algorithm and protocol counts from one kind of TUNING line.
 #[derive(Debug, Default)]
 struct Tally {
@@ -129,8 +161,9 @@ impl Tally {
 struct Scanner<'f> {
     file: &'f str,
     marker: memmem::Finder<'static>,
-    /// The `host:pid:tid [dev] NCCL INFO ` prefix of the last INFO line.
-    prefix: Vec<u8>,
+    /// Where ` NCCL INFO ` was in the last INFO line: the next line of the same thread has it
+    /// at the same place, which a fixed-size compare confirms without a search.
+    info_at: usize,
     facts: NcclLogFacts,
     versions: BTreeSet<String>,
     drivers: BTreeSet<String>,
@@ -142,6 +175,8 @@ struct Scanner<'f> {
     /// Communicators, and where each (host, pid, comm pointer) last started.
     communicators: Vec<CommunicatorInfo>,
     open_comms: HashMap<(String, String, String), usize>,
+    /// COLL calls per kind (flushed into `collective_calls` at the end).
+    calls: Vec<CallKind>,
     /// `Best tuning, algorithm, X, protocol, Y` (every rank, per decision).
     best: Tally,
     /// `[Func: ]N Bytes -> Algo X proto Y ...` (rank 0 only, per planned task).
@@ -153,7 +188,7 @@ impl<'f> Scanner<'f> {
         Scanner {
             file,
             marker: memmem::Finder::new(MARKER),
-            prefix: Vec::new(),
+            info_at: usize::MAX,
             facts: NcclLogFacts::default(),
             versions: BTreeSet::new(),
             drivers: BTreeSet::new(),
@@ -164,6 +199,7 @@ impl<'f> Scanner<'f> {
             channel_counts: BTreeSet::new(),
             communicators: Vec::new(),
             open_comms: HashMap::new(),
+            calls: Vec::new(),
             best: Tally::default(),
             planned: Tally::default(),
         }
@@ -172,8 +208,9 @@ impl<'f> Scanner<'f> {
     fn line(&mut self, raw: &[u8]) {
         self.facts.lines += 1;
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        if !self.prefix.is_empty() && line.starts_with(&self.prefix) {
-            let (prefix, message) = line.split_at(self.prefix.len());
+        let at_last = line.get(self.info_at..).and_then(<[u8]>::first_chunk);
+        if at_last == Some(INFO_MARKER) {
+            let (prefix, message) = line.split_at(self.info_at + INFO_MARKER.len());
             return self.info(prefix, message);
         }
         let Some(at) = self.marker.find(line) else {
@@ -183,10 +220,9 @@ impl<'f> Scanner<'f> {
             return;
         };
         let level = line.get(at + MARKER.len()..).unwrap_or_default();
-        if level.starts_with(INFO) {
-            let (prefix, message) = line.split_at(at + MARKER.len() + INFO.len());
-            self.prefix.clear();
-            self.prefix.extend_from_slice(prefix);
+        if level.starts_with(b"INFO ") {
+            self.info_at = at;
+            let (prefix, message) = line.split_at(at + INFO_MARKER.len());
             self.info(prefix, message);
         } else if level.starts_with(b"WARN") {
             self.warn(line);
@@ -202,19 +238,53 @@ impl<'f> Scanner<'f> {
         }
     }
 
-    /// COLL calls first (the hot path), then GRAPH/INIT lines starting with a capital.
+    /// COLL calls first (the hot path), then GRAPH/INIT lines, picked by their first word
+    /// before any text conversion.
     fn upper(&mut self, message: &[u8]) {
         if self.call_or_planned(message) {
             return;
         }
-        let text = lossy(message);
-        let text = text.trim_end();
-        if let Some(rest) = text.strip_prefix("Channel ") {
-            self.channel(rest);
-        } else if let Some(rest) = text.strip_prefix("Ring ") {
-            if let Some((_, order)) = rest.split_once(" : ") {
-                insert_capped(&mut self.rings, order.trim());
+        let Some(space) = memchr::memchr(b' ', message) else {
+            return;
+        };
+        let (word, rest) = message.split_at(space);
+        let handler: fn(&mut Self, &str) = match word {
+            b"Channel" => Self::channel,
+            b"Ring" => Self::ring,
+            b"Tree" => Self::tree,
+            b"Trees" => Self::trees,
+            b"Pattern" => Self::pattern,
+            b"NCCL" => Self::version,
+            b"Using" => Self::network,
+            b"Best" => Self::best_tuning,
+            _ => return,
+        };
+        let rest = lossy(rest);
+        handler(self, rest.trim());
+    }
+
+    /// `Ring 00 : 7 -> 0 -> 1` (previous -> this rank -> next).
+    fn ring(&mut self, rest: &str) {
+        if let Some((_, order)) = rest.split_once(':') {
+            insert_capped(&mut self.rings, order.trim());
+        }
+    }
+
+    /// `Tree 0 : -1 -> 0 -> 1/-1/-1` (parent -> this rank -> children).
+    fn tree(&mut self, rest: &str) {
+        if let Some((_, tree)) = rest.split_once(':') {
+            insert_capped(&mut self.trees, tree.trim());
+        }
+    }
+
+    /// `Trees [0] 1/-1/-1->0->-1 [1] ...` (children->this rank->parent, every channel).
+    fn trees(&mut self, rest: &str) {
+        for tree in rest.split('[').filter_map(|t| t.split_once(']')) {
+            let tree = tree.1.trim();
+            if is_tree_item(tree) {
+                insert_capped(&mut self.trees, tree);
             }
+<<<<<<< HEAD
         } else if let Some(rest) = text.strip_prefix("Trees ") {
             for tree in rest.split('[').filter_map(|t| t.split_once(']')) {
                 let tree = tree.1.trim();
@@ -239,26 +309,61 @@ impl<'f> Scanner<'f> {
         } else if let Some(rest) = text.strip_prefix("Best tuning, algorithm, ") {
             if let [algorithm, "protocol", protocol, ..] = *rest.split(", ").collect::<Vec<_>>() {
                 self.best.add(algorithm, protocol);
+=======
+        }
+    }
+
+    fn pattern(&mut self, rest: &str) {
+        let patterns = &mut self.facts.graph_patterns;
+        if let Some(pattern) = parse_pattern(rest) {
+            if !patterns.contains(&pattern) && patterns.len() < MAX_DISTINCT {
+                patterns.push(pattern);
+>>>>>>> wip-parsers
             }
+        }
+    }
+
+    /// `NCCL version 2.28.9+cuda13.0`.
+    fn version(&mut self, rest: &str) {
+        if let Some(version) = rest.strip_prefix("version ") {
+            insert_first_word(&mut self.versions, version.as_bytes());
+        }
+    }
+
+    /// `Using network IB`.
+    fn network(&mut self, rest: &str) {
+        if let Some(network) = rest.strip_prefix("network ") {
+            insert_capped(&mut self.networks, network.trim());
+        }
+    }
+
+    /// `Best tuning, algorithm, RING, protocol, SIMPLE`.
+    fn best_tuning(&mut self, rest: &str) {
+        let Some(rest) = rest.strip_prefix("tuning, algorithm, ") else {
+            return;
+        };
+        if let [algorithm, "protocol", protocol, ..] = *rest.split(", ").collect::<Vec<_>>() {
+            self.best.add(algorithm, protocol);
         }
     }
 
     /// `AllReduce: opCount ...` (a COLL call) or `AllReduce: 4096 Bytes -> Algo RING proto
     /// SIMPLE ...` (a planned task, 2.21+). False for anything else.
     fn call_or_planned(&mut self, message: &[u8]) -> bool {
-        let head = message.get(..message.len().min(40)).unwrap_or_default();
-        let Some(colon) = memchr::memchr(b':', head) else {
-            return false;
-        };
-        let (name, rest) = message.split_at(colon);
-        if !name.iter().all(u8::is_ascii_alphanumeric) {
+        if self.known_call(message) {
+            return true;
+        }
+        let name_length = message
+            .iter()
+            .take(40)
+            .take_while(|b| b.is_ascii_alphanumeric())
+            .count();
+        let (name, rest) = message.split_at(name_length);
+        if name.is_empty() || rest.first() != Some(&b':') {
             return false;
         }
-        let Ok(name) = std::str::from_utf8(name) else {
-            return false;
-        };
         if rest.starts_with(b": opCount ") {
-            bump(&mut self.facts.collective_calls, name, 1);
+            self.new_call(name);
             return true;
         }
         match rest.get(2..) {
@@ -267,6 +372,39 @@ impl<'f> Scanner<'f> {
                 true
             }
             _ => false,
+        }
+    }
+
+    /// Counts `message` when it is a call of a kind already seen: one masked 16-byte compare
+    /// per kind (logs hold few) instead of a scan and a lookup.
+    fn known_call(&mut self, message: &[u8]) -> bool {
+        for kind in &mut self.calls {
+            let Some(word) = kind.word else { continue };
+            let length = kind.name.len();
+            if head_word(message, length) == Some(word)
+                && message
+                    .get(length..)
+                    .is_some_and(|r| r.starts_with(b": opCount "))
+            {
+                kind.count += 1;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The first call of a kind, or one `known_call` cannot match (a name over 16 bytes, a
+    /// message under 16).
+    fn new_call(&mut self, name: &[u8]) {
+        if let Some(kind) = self.calls.iter_mut().find(|k| k.name == name) {
+            kind.count += 1;
+        } else if self.calls.len() < MAX_DISTINCT {
+            let word = name_word(name);
+            self.calls.push(CallKind {
+                name: name.to_vec(),
+                word,
+                count: 1,
+            });
         }
     }
 
@@ -283,21 +421,28 @@ impl<'f> Scanner<'f> {
 
     /// `Channel 00/64 : 0 1 2` (channel count) or `Channel 00/0 : 0[0] -> 1[1] via P2P/...`.
     fn channel(&mut self, rest: &str) {
-        if let Some((_, via)) = rest.split_once(" via ") {
-            if let Some(kind) = via.split_whitespace().next() {
-                bump(&mut self.facts.transports, kind, 1);
-            }
-            return;
-        }
-        let Some((label, ranks)) = rest.split_once(" : ") else {
+        let Some((label, peers)) = rest.split_once(':') else {
             return;
         };
+<<<<<<< HEAD
         if ranks.contains("->") {
             return;
         }
         let total = label.split_once('/').and_then(|(_, n)| n.trim().parse::<u64>().ok());
         if let Some(total) = total {
             insert_capped(&mut self.channel_counts, &total);
+=======
+        let mut words = peers.split_whitespace().skip_while(|w| *w != "via");
+        if let Some(kind) = words.nth(1) {
+            bump(&mut self.facts.transports, kind, 1);
+        } else if !peers.contains('>') {
+            let total = label
+                .split_once('/')
+                .and_then(|(_, n)| n.trim().parse::<u64>().ok());
+            if let Some(total) = total {
+                insert_capped(&mut self.channel_counts, &total);
+            }
+>>>>>>> wip-parsers
         }
     }
 
@@ -384,7 +529,18 @@ impl<'f> Scanner<'f> {
         facts.communicators.sort();
         facts.communicators.dedup();
         sort_patterns(&mut facts.graph_patterns);
+<<<<<<< HEAD
         let tally = if self.best.is_empty() { self.planned } else { self.best };
+=======
+        for kind in self.calls {
+            bump(&mut facts.collective_calls, &lossy(&kind.name), kind.count);
+        }
+        let tally = if self.best.is_empty() {
+            self.planned
+        } else {
+            self.best
+        };
+>>>>>>> wip-parsers
         facts.algorithms = tally.algorithms;
         facts.protocols = tally.protocols;
         facts
@@ -556,7 +712,7 @@ fn insert_capped<T: Ord + ?Sized + ToOwned<Owned = O>, O: Ord + std::borrow::Bor
 /// Adds `by` to `key`; a new key is only added while the map has room.
 fn bump(map: &mut BTreeMap<String, u64>, key: &str, by: u64) {
     if let Some(count) = map.get_mut(key) {
-        *count += by;
+        *count = count.saturating_add(by);
     } else if map.len() < MAX_DISTINCT {
         map.insert(key.to_string(), by);
     }
@@ -679,8 +835,20 @@ mod tests {
         assert!(comm.init_complete);
 
         let rank1 = scan(RANK1, "raw/nccl/world2_node2_200.log");
+<<<<<<< HEAD
         assert_eq!(rank1.communicators.len(), 2, "the second communicator never completed");
         assert_eq!(rank1.communicators[0].comm_id, "0x1111", "sorted by comm id");
+=======
+        assert_eq!(
+            rank1.communicators.len(),
+            2,
+            "the second communicator never completed"
+        );
+        assert_eq!(
+            rank1.communicators[0].comm_id, "0x1111",
+            "sorted by comm id"
+        );
+>>>>>>> wip-parsers
         assert!(!rank1.communicators[0].init_complete);
         assert!(rank1.communicators[1].init_complete);
         assert_eq!(rank1.warning_count, 25);

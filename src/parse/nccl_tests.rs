@@ -286,7 +286,9 @@ struct OpenTable {
     table: NcclTestsTable,
     schema: Option<Schema>,
     cycles: CycleCounter,
+    /// An out-of-bounds or average bus bandwidth line was read.
     footer: bool,
+    /// The last line read while this table was open.
     last_line: u64,
 }
 
@@ -371,10 +373,12 @@ impl TextParser {
         }
         if let Some(body) = line.strip_prefix('#') {
             self.comment(number, body.trim());
-        } else if self.footer(line) {
-            // v1 printed its footer without `#`.
-        } else if line.starts_with(|c: char| c.is_ascii_digit()) {
+        } else if !self.footer(line) && line.starts_with(|c: char| c.is_ascii_digit()) {
+            // (v1 printed its footer without `#`.)
             self.row(number, line);
+        }
+        if let Some(open) = self.open.as_mut() {
+            open.last_line = number;
         }
     }
 
@@ -494,6 +498,7 @@ impl TextParser {
                 message: "row before any column header: read with the 2.13+ layout".to_string(),
             });
         }
+<<<<<<< HEAD
         open.last_line = number;
         let read = open.schema.as_ref().map(|schema| (schema.read(&tokens), schema.placements));
         let message = match read {
@@ -503,8 +508,25 @@ impl TextParser {
             },
             Some((Err(message), _)) => message,
             None => "no column layout".to_string(),
+=======
+        let OpenTable {
+            schema: Some(schema),
+            cycles,
+            table,
+            ..
+        } = open
+        else {
+            return;
+>>>>>>> wip-parsers
         };
-        self.warn(number, format!("unreadable table row ({message})"));
+        let row = schema.read(&tokens).and_then(|values| {
+            build_row(number, values, schema.placements, cycles)
+                .ok_or_else(|| "no size, time, algbw or busbw".to_string())
+        });
+        match row {
+            Ok(row) => table.rows.push(row),
+            Err(message) => self.warn(number, format!("unreadable table row ({message})")),
+        }
     }
 
     fn close(&mut self) {
@@ -526,12 +548,36 @@ impl TextParser {
     }
 }
 
+<<<<<<< HEAD
 fn build_row(line: u64, values: RowValues, placements: usize, open: &mut OpenTable) -> Option<NcclTestsRow> {
     let size_bytes = values.size?;
     let [out_block, in_block] = &values.blocks;
     let out_of_place = out_block.placement()?;
     let in_place = if placements > 1 { Some(in_block.placement()?) } else { None };
     let cycle = open.cycles.next(size_bytes, values.dtype.as_deref(), values.redop.as_deref(), values.root);
+=======
+/// A row from its values; `cycles` numbers its key's repeats.
+fn build_row(
+    line: u64,
+    values: RowValues,
+    placements: usize,
+    cycles: &mut CycleCounter,
+) -> Option<NcclTestsRow> {
+    let size_bytes = values.size?;
+    let [out_block, in_block] = &values.blocks;
+    let out_of_place = out_block.placement()?;
+    let in_place = if placements > 1 {
+        Some(in_block.placement()?)
+    } else {
+        None
+    };
+    let cycle = cycles.next(
+        size_bytes,
+        values.dtype.as_deref(),
+        values.redop.as_deref(),
+        values.root,
+    );
+>>>>>>> wip-parsers
     Some(NcclTestsRow {
         line,
         cycle,
@@ -901,6 +947,8 @@ mod tests {
 
     #[test]
     fn rows_without_header_and_garbage_never_panic() {
+        let huge = parse(b"# nThread 99999999999 nGpus 99999999999 minBytes 1\n");
+        assert_eq!(huge.ranks(), None, "overflowing rank count");
         let out = parse(b"  8192 2048 float sum -1 1.0 2.0 3.0 0 1.0 2.0 3.0 0\n 77 x\n\xff\xfe\n#\n# size time\n");
         assert_eq!(out.tables.len(), 1);
         assert_eq!(out.tables[0].rows.len(), 1);
