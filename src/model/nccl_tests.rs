@@ -34,11 +34,7 @@ impl NcclTestsOutput {
         if !self.devices.is_empty() {
             return Some(self.devices.len() as u64);
         }
-        self.tables.iter().find_map(|t| {
-            t.config
-                .as_ref()
-                .and_then(|c| c.n_thread?.checked_mul(c.n_gpus?))
-        })
+        self.tables.iter().find_map(|t| t.config.as_ref().and_then(|c| c.n_thread?.checked_mul(c.n_gpus?)))
     }
 
     /// All rows of all tables, in file order.

@@ -134,9 +134,7 @@ fn name_word(name: &[u8]) -> Option<u128> {
 /// `message` is shorter than 16 bytes.
 fn head_word(message: &[u8], length: usize) -> Option<u128> {
     let word = u128::from_le_bytes(*message.first_chunk::<16>()?);
-    let mask = 1u128
-        .checked_shl(8 * length as u32)
-        .map_or(u128::MAX, |bit| bit - 1);
+    let mask = 1u128.checked_shl(8 * length as u32).map_or(u128::MAX, |bit| bit - 1);
     Some(word & mask)
 }
 
@@ -284,32 +282,6 @@ impl<'f> Scanner<'f> {
             if is_tree_item(tree) {
                 insert_capped(&mut self.trees, tree);
             }
-<<<<<<< HEAD
-        } else if let Some(rest) = text.strip_prefix("Trees ") {
-            for tree in rest.split('[').filter_map(|t| t.split_once(']')) {
-                let tree = tree.1.trim();
-                if is_tree_item(tree) {
-                    insert_capped(&mut self.trees, tree);
-                }
-            }
-        } else if let Some(rest) = text.strip_prefix("Tree ") {
-            if let Some((_, tree)) = rest.split_once(" : ") {
-                insert_capped(&mut self.trees, tree.trim());
-            }
-        } else if let Some(rest) = text.strip_prefix("Pattern ") {
-            if let Some(pattern) = parse_pattern(rest) {
-                if !self.facts.graph_patterns.contains(&pattern) && self.facts.graph_patterns.len() < MAX_DISTINCT {
-                    self.facts.graph_patterns.push(pattern);
-                }
-            }
-        } else if let Some(rest) = text.strip_prefix("NCCL version ") {
-            insert_first_word(&mut self.versions, rest.as_bytes());
-        } else if let Some(rest) = text.strip_prefix("Using network ") {
-            insert_capped(&mut self.networks, rest.trim());
-        } else if let Some(rest) = text.strip_prefix("Best tuning, algorithm, ") {
-            if let [algorithm, "protocol", protocol, ..] = *rest.split(", ").collect::<Vec<_>>() {
-                self.best.add(algorithm, protocol);
-=======
         }
     }
 
@@ -318,7 +290,6 @@ impl<'f> Scanner<'f> {
         if let Some(pattern) = parse_pattern(rest) {
             if !patterns.contains(&pattern) && patterns.len() < MAX_DISTINCT {
                 patterns.push(pattern);
->>>>>>> wip-parsers
             }
         }
     }
@@ -353,11 +324,7 @@ impl<'f> Scanner<'f> {
         if self.known_call(message) {
             return true;
         }
-        let name_length = message
-            .iter()
-            .take(40)
-            .take_while(|b| b.is_ascii_alphanumeric())
-            .count();
+        let name_length = message.iter().take(40).take_while(|b| b.is_ascii_alphanumeric()).count();
         let (name, rest) = message.split_at(name_length);
         if name.is_empty() || rest.first() != Some(&b':') {
             return false;
@@ -382,9 +349,7 @@ impl<'f> Scanner<'f> {
             let Some(word) = kind.word else { continue };
             let length = kind.name.len();
             if head_word(message, length) == Some(word)
-                && message
-                    .get(length..)
-                    .is_some_and(|r| r.starts_with(b": opCount "))
+                && message.get(length..).is_some_and(|r| r.starts_with(b": opCount "))
             {
                 kind.count += 1;
                 return true;
@@ -400,11 +365,7 @@ impl<'f> Scanner<'f> {
             kind.count += 1;
         } else if self.calls.len() < MAX_DISTINCT {
             let word = name_word(name);
-            self.calls.push(CallKind {
-                name: name.to_vec(),
-                word,
-                count: 1,
-            });
+            self.calls.push(CallKind { name: name.to_vec(), word, count: 1 });
         }
     }
 
@@ -424,25 +385,14 @@ impl<'f> Scanner<'f> {
         let Some((label, peers)) = rest.split_once(':') else {
             return;
         };
-<<<<<<< HEAD
-        if ranks.contains("->") {
-            return;
-        }
-        let total = label.split_once('/').and_then(|(_, n)| n.trim().parse::<u64>().ok());
-        if let Some(total) = total {
-            insert_capped(&mut self.channel_counts, &total);
-=======
         let mut words = peers.split_whitespace().skip_while(|w| *w != "via");
         if let Some(kind) = words.nth(1) {
             bump(&mut self.facts.transports, kind, 1);
         } else if !peers.contains('>') {
-            let total = label
-                .split_once('/')
-                .and_then(|(_, n)| n.trim().parse::<u64>().ok());
+            let total = label.split_once('/').and_then(|(_, n)| n.trim().parse::<u64>().ok());
             if let Some(total) = total {
                 insert_capped(&mut self.channel_counts, &total);
             }
->>>>>>> wip-parsers
         }
     }
 
@@ -529,18 +479,10 @@ impl<'f> Scanner<'f> {
         facts.communicators.sort();
         facts.communicators.dedup();
         sort_patterns(&mut facts.graph_patterns);
-<<<<<<< HEAD
-        let tally = if self.best.is_empty() { self.planned } else { self.best };
-=======
         for kind in self.calls {
             bump(&mut facts.collective_calls, &lossy(&kind.name), kind.count);
         }
-        let tally = if self.best.is_empty() {
-            self.planned
-        } else {
-            self.best
-        };
->>>>>>> wip-parsers
+        let tally = if self.best.is_empty() { self.planned } else { self.best };
         facts.algorithms = tally.algorithms;
         facts.protocols = tally.protocols;
         facts
@@ -835,20 +777,8 @@ mod tests {
         assert!(comm.init_complete);
 
         let rank1 = scan(RANK1, "raw/nccl/world2_node2_200.log");
-<<<<<<< HEAD
         assert_eq!(rank1.communicators.len(), 2, "the second communicator never completed");
         assert_eq!(rank1.communicators[0].comm_id, "0x1111", "sorted by comm id");
-=======
-        assert_eq!(
-            rank1.communicators.len(),
-            2,
-            "the second communicator never completed"
-        );
-        assert_eq!(
-            rank1.communicators[0].comm_id, "0x1111",
-            "sorted by comm id"
-        );
->>>>>>> wip-parsers
         assert!(!rank1.communicators[0].init_complete);
         assert!(rank1.communicators[1].init_complete);
         assert_eq!(rank1.warning_count, 25);

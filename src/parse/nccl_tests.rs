@@ -498,26 +498,8 @@ impl TextParser {
                 message: "row before any column header: read with the 2.13+ layout".to_string(),
             });
         }
-<<<<<<< HEAD
-        open.last_line = number;
-        let read = open.schema.as_ref().map(|schema| (schema.read(&tokens), schema.placements));
-        let message = match read {
-            Some((Ok(values), placements)) => match build_row(number, values, placements, open) {
-                Some(row) => return open.table.rows.push(row),
-                None => "row without size, time, algbw or busbw".to_string(),
-            },
-            Some((Err(message), _)) => message,
-            None => "no column layout".to_string(),
-=======
-        let OpenTable {
-            schema: Some(schema),
-            cycles,
-            table,
-            ..
-        } = open
-        else {
+        let OpenTable { schema: Some(schema), cycles, table, .. } = open else {
             return;
->>>>>>> wip-parsers
         };
         let row = schema.read(&tokens).and_then(|values| {
             build_row(number, values, schema.placements, cycles)
@@ -548,36 +530,13 @@ impl TextParser {
     }
 }
 
-<<<<<<< HEAD
-fn build_row(line: u64, values: RowValues, placements: usize, open: &mut OpenTable) -> Option<NcclTestsRow> {
+/// A row from its values; `cycles` numbers its key's repeats.
+fn build_row(line: u64, values: RowValues, placements: usize, cycles: &mut CycleCounter) -> Option<NcclTestsRow> {
     let size_bytes = values.size?;
     let [out_block, in_block] = &values.blocks;
     let out_of_place = out_block.placement()?;
     let in_place = if placements > 1 { Some(in_block.placement()?) } else { None };
-    let cycle = open.cycles.next(size_bytes, values.dtype.as_deref(), values.redop.as_deref(), values.root);
-=======
-/// A row from its values; `cycles` numbers its key's repeats.
-fn build_row(
-    line: u64,
-    values: RowValues,
-    placements: usize,
-    cycles: &mut CycleCounter,
-) -> Option<NcclTestsRow> {
-    let size_bytes = values.size?;
-    let [out_block, in_block] = &values.blocks;
-    let out_of_place = out_block.placement()?;
-    let in_place = if placements > 1 {
-        Some(in_block.placement()?)
-    } else {
-        None
-    };
-    let cycle = cycles.next(
-        size_bytes,
-        values.dtype.as_deref(),
-        values.redop.as_deref(),
-        values.root,
-    );
->>>>>>> wip-parsers
+    let cycle = cycles.next(size_bytes, values.dtype.as_deref(), values.redop.as_deref(), values.root);
     Some(NcclTestsRow {
         line,
         cycle,

@@ -35,17 +35,9 @@ pub fn parse_json(bytes: &[u8]) -> Result<NcclTestsOutput, ParseError> {
             }),
         }
     }
-<<<<<<< HEAD
-    for error in doc.errors.iter().filter_map(Leaf::text).filter(|e| !e.is_empty()) {
-        warnings.push(LineWarning { line: 0, message: format!("nccl-tests error: {error}") });
-=======
     let errors = doc.errors.iter().flatten().filter_map(Leaf::text);
     for error in errors.filter(|e| !e.is_empty()) {
-        warnings.push(LineWarning {
-            line: 0,
-            message: format!("nccl-tests error: {error}"),
-        });
->>>>>>> wip-parsers
+        warnings.push(LineWarning { line: 0, message: format!("nccl-tests error: {error}") });
     }
     let has_iter_stats = rows.iter().any(|r| r.out_of_place.iter_stats.is_some());
     let table = NcclTestsTable {
@@ -212,11 +204,7 @@ impl Config {
     }
 
     fn devices(&self) -> Vec<DeviceLine> {
-        self.devices
-            .iter()
-            .flatten()
-            .filter_map(Device::line)
-            .collect()
+        self.devices.iter().flatten().filter_map(Device::line).collect()
     }
 }
 
@@ -398,17 +386,10 @@ mod tests {
         let at = swapped.windows(6).position(|w| w == b"\"env\":").expect("env key");
         swapped.splice(at + 6..at + 7, *b"{");
         let error = parse_json(&swapped).expect_err("env turned into an invalid object");
-<<<<<<< HEAD
         assert!(SECRETS.iter().all(|s| !error.message.contains(s)), "{error}");
-=======
-        assert!(
-            SECRETS.iter().all(|s| !error.message.contains(s)),
-            "{error}"
-        );
         let nulls = br#"{"results": [], "errors": null, "config": {"devices": null}}"#;
         let nulls = parse_json(nulls).expect("nulls where lists are expected");
         assert!(nulls.tables[0].rows.is_empty() && nulls.devices.is_empty());
->>>>>>> wip-parsers
         let error = parse_json(b"{\"version\": 3}").expect_err("no results");
         assert!(error.message.contains("results"));
         assert!(parse_json(b"[1, 2]").is_err());
