@@ -53,6 +53,7 @@ struct StageClock {
     parse: AtomicU64,
     logs: AtomicU64,
     summarize: AtomicU64,
+    export: AtomicU64,
     render: AtomicU64,
     write: AtomicU64,
 }
@@ -114,6 +115,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         ("parse tables (thread time)", &clock.parse),
         ("scan NCCL logs (thread time)", &clock.logs),
         ("summarize (thread time)", &clock.summarize),
+        ("export seed files (thread time)", &clock.export),
         ("render (thread time)", &clock.render),
         ("write (thread time)", &clock.write),
     ] {
@@ -182,8 +184,10 @@ fn build_run(
     let t = StageClock::add(&clock.parse, t);
     load::load_logs(run, &mut raw);
     let t = StageClock::add(&clock.logs, t);
-    let (summary, seed_files) = summarize_run(raw);
+    let summary = summarize::summarize(raw);
     let t = StageClock::add(&clock.summarize, t);
+    let (summary, seed_files) = export_run(summary);
+    let t = StageClock::add(&clock.export, t);
     let names: Vec<&str> = seed_files.iter().map(|(n, _)| *n).collect();
     let run_digest = digest(&summary, &names);
     let page = site::run_page::build(&summary, &run_digest, site_notes);
@@ -205,9 +209,8 @@ fn build_run(
     Ok(run_digest)
 }
 
-/// Summarizes one run, exports the seed's files and compares them with any archived copies.
-pub fn summarize_run(raw: crate::model::run::RawRun) -> (RunSummary, Vec<(&'static str, Vec<u8>)>) {
-    let mut summary = summarize::summarize(raw);
+/// Exports the seed's files of a summarized run and compares them with any archived copies.
+pub fn export_run(mut summary: RunSummary) -> (RunSummary, Vec<(&'static str, Vec<u8>)>) {
     let seed_files = export::seed_files(&summary);
     let differences = compare::compare(&summary.raw.archived_outputs, &seed_files);
     if !differences.is_empty() {

@@ -1,8 +1,8 @@
 //! The seed's statistics, exactly: Python's `statistics.median`, `fmean` (over `math.fsum`),
 //! `pstdev`, nearest-rank percentile, `max`/`min` and the critical path.
-//! Uses std only. Every function takes a non-empty slice unless it says otherwise.
+//! Uses std (and a fast hash map) only. Every function takes a non-empty slice unless it says otherwise.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::hash::Hash;
 
 /// Python's `sorted()` for floats (NaN, which Python cannot order, goes last).
@@ -136,7 +136,7 @@ where
     K: Eq + Hash + Clone,
     C: Eq + Hash,
 {
-    let mut cycle_index: HashMap<(K, C), usize> = HashMap::new();
+    let mut cycle_index: FxHashMap<(K, C), usize> = FxHashMap::default();
     let mut per_cycle: Vec<(K, Vec<f64>)> = Vec::new();
     for row in rows {
         let k = key(row);
@@ -146,7 +146,7 @@ where
         });
         per_cycle[index].1.push(metric(row));
     }
-    let mut group_index: HashMap<K, usize> = HashMap::new();
+    let mut group_index: FxHashMap<K, usize> = FxHashMap::default();
     let mut grouped: Vec<(K, Vec<f64>)> = Vec::new();
     for (k, rank_values) in per_cycle {
         let critical = py_max(&rank_values);

@@ -44,7 +44,7 @@ impl Section {
 /// Python's `str(bool)`: the seed tests `value.lower() == "true"`. nccl-report accepts
 /// `true`/`false` in any case and rejects anything else, so a typo is an error, not `False`.
 pub fn py_bool<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-    let text = String::deserialize(deserializer)?;
+    let text = <&str>::deserialize(deserializer)?;
     if text.eq_ignore_ascii_case("true") {
         Ok(true)
     } else if text.eq_ignore_ascii_case("false") {
@@ -56,8 +56,8 @@ pub fn py_bool<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Er
 
 /// A float the way Python's `float()` reads it (surrounding spaces allowed, `nan`, `inf`).
 pub fn py_float<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
-    let text = String::deserialize(deserializer)?;
-    parse_py_float(&text).ok_or_else(|| serde::de::Error::custom(format!("{text:?} is not a number")))
+    let text = <&str>::deserialize(deserializer)?;
+    parse_py_float(text).ok_or_else(|| serde::de::Error::custom(format!("{text:?} is not a number")))
 }
 
 pub fn parse_py_float(text: &str) -> Option<f64> {
@@ -70,7 +70,7 @@ pub fn parse_py_float(text: &str) -> Option<f64> {
 
 /// An integer the way Python's `int()` reads it (surrounding spaces allowed).
 pub fn py_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
-    let text = String::deserialize(deserializer)?;
+    let text = <&str>::deserialize(deserializer)?;
     text.trim().parse::<i64>().map_err(|_| serde::de::Error::custom(format!("{text:?} is not an integer")))
 }
 
@@ -165,19 +165,65 @@ pub struct NumericsRow {
 }
 
 fn py_float_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-    let text = String::deserialize(deserializer)?;
-    match parse_py_float(&text) {
-        Some(_) => Ok(text),
+    let text = <&str>::deserialize(deserializer)?;
+    match parse_py_float(text) {
+        Some(_) => Ok(text.to_string()),
         None => Err(serde::de::Error::custom(format!("{text:?} is not a number"))),
     }
 }
 
 fn opt_py_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
-    let text = String::deserialize(deserializer)?;
+    let text = <&str>::deserialize(deserializer)?;
     if text.trim().is_empty() {
         return Ok(None);
     }
     text.trim().parse::<i64>().map(Some).map_err(|_| serde::de::Error::custom(format!("{text:?} is not an integer")))
+}
+
+/// The columns a row type reads, in the order of its fields: the CSV reader projects each
+/// row onto them once per file and deserializes by position, not by name per row.
+pub trait Columns {
+    const COLUMNS: &'static [&'static str];
+    /// Columns that may be absent from a file (read as an empty value).
+    const OPTIONAL: &'static [&'static str] = &[];
+}
+
+impl Columns for ContractRow {
+    const COLUMNS: &'static [&'static str] = &["correct"];
+}
+
+impl Columns for AsyncRow {
+    const COLUMNS: &'static [&'static str] = &[
+        "world_size",
+        "size_bytes",
+        "cycle",
+        "host_enqueue_us",
+        "host_wait_us",
+        "gpu_dependency_us",
+        "work_completed_after_return",
+        "event_ready_after_wait",
+        "correct",
+    ];
+}
+
+impl Columns for DecompositionRow {
+    const COLUMNS: &'static [&'static str] = &["world_size", "size_bytes", "mode", "cycle", "duration_us"];
+}
+
+impl Columns for FragmentationRow {
+    const COLUMNS: &'static [&'static str] =
+        &["world_size", "total_bytes", "fragment_count", "fragment_bytes", "cycle", "duration_us"];
+}
+
+impl Columns for DecodeRow {
+    const COLUMNS: &'static [&'static str] =
+        &["world_size", "tokens", "message_bytes", "collectives", "cycle", "duration_us"];
+}
+
+impl Columns for NumericsRow {
+    const COLUMNS: &'static [&'static str] =
+        &["rank", "world_size", "scenario", "fp16_matches_real_sum", "fp32_matches_real_sum", "fp16_result"];
+    const OPTIONAL: &'static [&'static str] = &["world_size"];
 }
 
 /// A contract row with its 1-based line and every field as written (for failure reports).

@@ -2,6 +2,7 @@
 //! Knows `model` and `diag` only.
 
 pub mod artifacts;
+pub mod fields;
 pub mod manifest;
 pub mod nccl_log;
 pub mod nccl_tests;

@@ -1,13 +1,16 @@
-//! Per-rank section CSVs -> typed rows, with csv + serde. Required columns are those the
+//! Per-rank section CSVs -> typed rows, with csv (csv_core for quoted files) + serde. Required columns are those the
 //! seed reads; extra columns are ignored; a missing column, a non-number, a short row or
 //! invalid UTF-8 is a `ParseError` naming the line and the column.
 
 use crate::model::sections::{
-    AsyncRow, ContractRecord, ContractRow, DecodeRow, DecompositionRow, FragmentationRow, NumericsRow, Section,
-    SectionRows,
+    AsyncRow, Columns, ContractRecord, ContractRow, DecodeRow, DecompositionRow, FragmentationRow, NumericsRow,
+    Section, SectionRows,
 };
+use crate::parse::fields::{from_fields, FieldError};
 use crate::parse::ParseError;
+use csv_core::ReadRecordResult;
 use serde::de::DeserializeOwned;
+use std::cell::RefCell;
 
 /// Parses one `rank<N>_<section>.csv`.
 pub fn parse_section(section: Section, bytes: &[u8]) -> Result<SectionRows, ParseError> {
@@ -24,104 +27,183 @@ pub fn parse_section(section: Section, bytes: &[u8]) -> Result<SectionRows, Pars
     })
 }
 
-fn reader(bytes: &[u8]) -> csv::Reader<&[u8]> {
-    csv::ReaderBuilder::new().has_headers(true).from_reader(bytes)
+/// A record could not be read: invalid UTF-8 in field `field` (0-based), or another error.
+enum RecordError {
+    Utf8 { line: u64, field: usize },
+    Other(ParseError),
 }
 
-fn headers(reader: &mut csv::Reader<&[u8]>) -> Result<csv::StringRecord, ParseError> {
-    reader.headers().cloned().map_err(|e| csv_error(&e, None))
-}
-
-fn parse_rows<T: DeserializeOwned>(bytes: &[u8]) -> Result<Vec<T>, ParseError> {
-    let mut reader = reader(bytes);
-    let header = headers(&mut reader)?;
-    let mut rows = Vec::new();
-    let mut record = csv::StringRecord::new();
-    loop {
-        match reader.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => return Err(csv_error(&e, Some(&header))),
-        }
-        let line = record.position().map(|p| p.line());
-        let row = record
-            .deserialize::<T>(Some(&header))
-            .map_err(|e| with_line(csv_error(&e, Some(&header)), line))
-            .map_err(|e| name_column(e, &header, &record))?;
-        rows.push(row);
+impl From<ParseError> for RecordError {
+    fn from(error: ParseError) -> Self {
+        RecordError::Other(error)
     }
+}
+
+type Each<'f> = dyn FnMut(u64, &[&str]) -> Result<(), RecordError> + 'f;
+
+/// Calls `each` with every record (header first) as text fields, with the 1-based line it
+/// starts on; blank lines are skipped. Files without quotes (what workers write) are split on
+/// `\n` and `,` with memchr; a file with any `"` goes through csv_core, which handles quoted
+/// fields, embedded separators and newlines.
+fn for_each_record(bytes: &[u8], each: &mut Each) -> Result<(), RecordError> {
+    if memchr::memchr(b'"', bytes).is_some() {
+        return quoted_records(bytes, each);
+    }
+    let mut fields: Vec<&str> = Vec::with_capacity(32);
+    let mut line = 0u64;
+    for raw in bytes.split(|&b| b == b'\n') {
+        line += 1;
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        if raw.is_empty() {
+            continue;
+        }
+        let text = std::str::from_utf8(raw).map_err(|e| RecordError::Utf8 {
+            line,
+            field: memchr::memchr_iter(b',', &raw[..e.valid_up_to()]).count(),
+        })?;
+        fields.clear();
+        fields.extend(text.split(','));
+        each(line, &fields)?;
+    }
+    Ok(())
+}
+
+thread_local! {
+    /// csv_core builds a sizeable DFA per reader; one per thread is reset for every file.
+    static CORE: RefCell<csv_core::Reader> = RefCell::new(csv_core::Reader::new());
+}
+
+fn quoted_records(bytes: &[u8], each: &mut Each) -> Result<(), RecordError> {
+    CORE.with(|core| {
+        let mut core = core.borrow_mut();
+        core.reset();
+        let (mut out, mut ends) = (vec![0u8; 1024], vec![0usize; 32]);
+        let (mut consumed, mut line, mut counted) = (0usize, 1u64, 0usize);
+        loop {
+            let start = consumed + bytes[consumed..].iter().take_while(|b| matches!(b, b'\r' | b'\n')).count();
+            line += memchr::memchr_iter(b'\n', &bytes[counted..start]).count() as u64;
+            counted = start;
+            let (mut out_len, mut ends_len) = (0, 0);
+            loop {
+                let (result, nin, nout, nend) =
+                    core.read_record(&bytes[consumed..], &mut out[out_len..], &mut ends[ends_len..]);
+                consumed += nin;
+                out_len += nout;
+                ends_len += nend;
+                match result {
+                    ReadRecordResult::InputEmpty => {}
+                    ReadRecordResult::OutputFull => out.resize(out.len() * 2, 0),
+                    ReadRecordResult::OutputEndsFull => ends.resize(ends.len() * 2, 0),
+                    ReadRecordResult::Record => break,
+                    ReadRecordResult::End => return Ok(()),
+                }
+            }
+            let mut fields = Vec::with_capacity(ends_len);
+            let mut field_start = 0;
+            for (index, &field_end) in ends[..ends_len].iter().enumerate() {
+                let text = std::str::from_utf8(&out[field_start..field_end])
+                    .map_err(|_| RecordError::Utf8 { line, field: index })?;
+                fields.push(text);
+                field_start = field_end;
+            }
+            each(line, &fields)?;
+        }
+    })
+}
+
+/// Reads the header, then calls `each` with every row that has the header's number of fields.
+fn for_each_row(
+    bytes: &[u8],
+    mut each: impl FnMut(u64, &[&str], &[String]) -> Result<(), ParseError>,
+) -> Result<(), ParseError> {
+    let mut header: Option<Vec<String>> = None;
+    let result = for_each_record(bytes, &mut |line, fields| {
+        let Some(header) = &header else {
+            header = Some(fields.iter().map(|f| f.to_string()).collect());
+            return Ok(());
+        };
+        if fields.len() != header.len() {
+            return Err(ParseError::new(
+                Some(line),
+                format!(
+                    "expected {} fields as in the header, found {} (truncated or malformed row)",
+                    header.len(),
+                    fields.len()
+                ),
+            )
+            .into());
+        }
+        Ok(each(line, fields, header)?)
+    });
+    match result {
+        Err(RecordError::Other(error)) => Err(error),
+        Err(RecordError::Utf8 { line, field }) => {
+            let column = header.as_ref().and_then(|h| h.get(field)).map_or("header", String::as_str);
+            Err(ParseError::new(Some(line), format!("column {column}: invalid UTF-8")))
+        }
+        Ok(()) if header.is_none() => Err(ParseError::new(Some(1), "empty file: expected a header row")),
+        Ok(()) => Ok(()),
+    }
+}
+
+/// Where each of `T`'s columns sits in the header (`None`: an optional column that is absent).
+fn projection<T: Columns>(header: &[String]) -> Result<Vec<Option<usize>>, ParseError> {
+    T::COLUMNS
+        .iter()
+        .map(|name| match header.iter().position(|h| h == name) {
+            Some(i) => Ok(Some(i)),
+            None if T::OPTIONAL.contains(name) => Ok(None),
+            None => Err(ParseError::new(Some(1), format!("missing column `{name}`"))),
+        })
+        .collect()
+}
+
+/// The most columns any row type reads.
+const MAX_COLUMNS: usize = 16;
+
+/// Rows of `T`: each row projected onto `T`'s columns and deserialized by position (serde).
+fn parse_rows<T: DeserializeOwned + Columns>(bytes: &[u8]) -> Result<Vec<T>, ParseError> {
+    let mut rows = Vec::new();
+    let mut order: Option<Vec<Option<usize>>> = None;
+    for_each_row(bytes, |line, fields, header| {
+        let order = match &order {
+            Some(order) => order,
+            None => order.insert(projection::<T>(header)?),
+        };
+        let mut projected = [""; MAX_COLUMNS];
+        for (slot, column) in projected.iter_mut().zip(order) {
+            *slot = column.and_then(|i| fields.get(i).copied()).unwrap_or("");
+        }
+        let row = from_fields::<T>(&projected[..order.len()]).map_err(|e| typed_error::<T>(e, line))?;
+        rows.push(row);
+        Ok(())
+    })?;
     Ok(rows)
 }
 
 fn parse_contracts(bytes: &[u8]) -> Result<Vec<ContractRecord>, ParseError> {
-    let mut reader = reader(bytes);
-    let header = headers(&mut reader)?;
+    let mut correct: Option<usize> = None;
     let mut rows = Vec::new();
-    let mut record = csv::StringRecord::new();
-    loop {
-        match reader.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => return Err(csv_error(&e, Some(&header))),
-        }
-        let line = record.position().map_or(0, |p| p.line());
-        let row = record
-            .deserialize::<ContractRow>(Some(&header))
-            .map_err(|e| with_line(csv_error(&e, Some(&header)), Some(line)))
-            .map_err(|e| name_column(e, &header, &record))?;
-        let fields = header.iter().zip(record.iter()).map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    for_each_row(bytes, |line, fields, header| {
+        let column = match correct {
+            Some(column) => column,
+            None => *correct.insert(projection::<ContractRow>(header)?[0].unwrap_or(0)),
+        };
+        let value = [fields.get(column).copied().unwrap_or("")];
+        let row = from_fields::<ContractRow>(&value).map_err(|e| typed_error::<ContractRow>(e, line))?;
+        let fields = header.iter().zip(fields).map(|(k, v)| (k.clone(), v.to_string())).collect();
         rows.push(ContractRecord { line, row, fields });
-    }
+        Ok(())
+    })?;
     Ok(rows)
 }
 
-/// Our typed-value errors start with the offending value quoted (`"abc" is not a number`);
-/// csv does not say which column a custom deserializer failed on, so find it by value.
-fn name_column(mut error: ParseError, header: &csv::StringRecord, record: &csv::StringRecord) -> ParseError {
-    if error.message.starts_with("column ") || error.message.starts_with("missing column") {
-        return error;
+/// A typed-value error as "line N: column X: what was expected".
+fn typed_error<T: Columns>(error: FieldError, line: u64) -> ParseError {
+    match error.field.and_then(|i| T::COLUMNS.get(i)) {
+        Some(column) => ParseError::new(Some(line), format!("column {column}: {}", error.message)),
+        None => ParseError::new(Some(line), error.message),
     }
-    if let Some(column) =
-        record.iter().position(|value| error.message.starts_with(&format!("{value:?} "))).and_then(|i| header.get(i))
-    {
-        error.message = format!("column {column}: {}", error.message);
-    }
-    error
-}
-
-fn with_line(mut error: ParseError, line: Option<u64>) -> ParseError {
-    if error.line.is_none() {
-        error.line = line;
-    }
-    error
-}
-
-/// Turns a csv error into "line N: column X: what was expected".
-fn csv_error(error: &csv::Error, header: Option<&csv::StringRecord>) -> ParseError {
-    let line = error.position().map(|p| p.line());
-    let message = match error.kind() {
-        csv::ErrorKind::Utf8 { err, .. } => {
-            let column = header.and_then(|h| h.get(err.field())).unwrap_or("?");
-            format!("column {column}: invalid UTF-8")
-        }
-        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
-            format!("expected {expected_len} fields as in the header, found {len} (truncated or malformed row)")
-        }
-        csv::ErrorKind::Deserialize { err, .. } => {
-            let column = err.field().and_then(|i| header.and_then(|h| h.get(i as usize)));
-            let detail = match err.kind() {
-                csv::DeserializeErrorKind::Message(m) => m.clone(),
-                other => other.to_string(),
-            };
-            match column {
-                Some(column) => format!("column {column}: {detail}"),
-                None => detail.replace("missing field", "missing column"),
-            }
-        }
-        csv::ErrorKind::Io(e) => format!("read error: {e}"),
-        _ => error.to_string(),
-    };
-    ParseError::new(line, message)
 }
 
 #[cfg(test)]
@@ -153,7 +235,7 @@ mod tests {
         let text = b"world_size,size_bytes,cycle\n4,1024,0\n";
         let err = parse_section(Section::Decomposition, text).unwrap_err();
         assert!(err.message.contains("missing column `mode`"), "{}", err.message);
-        assert_eq!(err.line, Some(2));
+        assert_eq!(err.line, Some(1), "the header lacks it");
     }
 
     #[test]
@@ -171,6 +253,17 @@ mod tests {
                 .unwrap_err();
         assert_eq!(err.line, Some(2));
         assert!(err.message.contains("invalid UTF-8"), "{}", err.message);
+    }
+
+    #[test]
+    fn quoted_fields_crlf_and_line_numbers() {
+        let text = b"correct,detail\r\nTrue,\"a,b\r\nc\"\r\n\r\nFalse,x\r\n";
+        let SectionRows::Contracts(rows) = parse_section(Section::Contracts, text).unwrap() else { panic!() };
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].line, 2);
+        assert_eq!(rows[0].fields[1].1, "a,b\r\nc");
+        assert_eq!(rows[1].line, 5);
+        assert!(!rows[1].row.correct);
     }
 
     #[test]

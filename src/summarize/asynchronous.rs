@@ -5,9 +5,9 @@ use crate::model::sections::AsyncRow;
 use crate::model::summary::AsyncSummary;
 use crate::stats::{critical_cycles, cv_percent, fmean, median, percentile};
 
-pub fn summarize(rows: &[AsyncRow]) -> Vec<AsyncSummary> {
-    let key = |r: &AsyncRow| (r.world_size, r.size_bytes);
-    let cycle = |r: &AsyncRow| r.cycle;
+pub fn summarize(rows: &[&AsyncRow]) -> Vec<AsyncSummary> {
+    let key = |r: &&AsyncRow| (r.world_size, r.size_bytes);
+    let cycle = |r: &&AsyncRow| r.cycle;
     let gpu = critical_cycles(rows, key, cycle, |r| r.gpu_dependency_us);
     let enqueue = critical_cycles(rows, key, cycle, |r| r.host_enqueue_us);
     let wait = critical_cycles(rows, key, cycle, |r| r.host_wait_us);
@@ -22,7 +22,7 @@ pub fn summarize(rows: &[AsyncRow]) -> Vec<AsyncSummary> {
             let enqueue_values = lookup(&enqueue, (world_size, size_bytes));
             let wait_values = lookup(&wait, (world_size, size_bytes));
             let case_rows: Vec<&AsyncRow> =
-                rows.iter().filter(|r| r.world_size == world_size && r.size_bytes == size_bytes).collect();
+                rows.iter().copied().filter(|r| r.world_size == world_size && r.size_bytes == size_bytes).collect();
             let rate = |f: fn(&AsyncRow) -> bool| {
                 fmean(&case_rows.iter().map(|r| if f(r) { 1.0 } else { 0.0 }).collect::<Vec<_>>())
             };

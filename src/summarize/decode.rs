@@ -9,7 +9,7 @@ use crate::stats::{critical_cycles, cv_percent, median, percentile, py_max, py_m
 pub const HIDDEN_SIZE: i64 = 4096;
 
 /// Summarizes the decode rows of one case folder.
-pub fn summarize(rows: &[DecodeRow]) -> Vec<DecodeSummary> {
+pub fn summarize(rows: &[&DecodeRow]) -> Vec<DecodeSummary> {
     let mut groups = critical_cycles(
         rows,
         |r| (r.world_size, r.tokens, r.message_bytes, r.collectives),

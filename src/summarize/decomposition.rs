@@ -9,7 +9,7 @@ use crate::stats::{critical_cycles, cv_percent, median, percentile};
 /// Critical-path values per (world size, size, mode), in first-seen order.
 type Groups = [((i64, i64, String), Vec<f64>)];
 
-pub fn summarize(rows: &[DecompositionRow], diagnostics: &mut Vec<Diagnostic>) -> Vec<DecompositionSummary> {
+pub fn summarize(rows: &[&DecompositionRow], diagnostics: &mut Vec<Diagnostic>) -> Vec<DecompositionSummary> {
     let mut groups =
         critical_cycles(rows, |r| (r.world_size, r.size_bytes, r.mode.clone()), |r| r.cycle, |r| r.duration_us);
     let direct_median = |world_size: i64, size_bytes: i64, groups: &Groups| {

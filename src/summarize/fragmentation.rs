@@ -13,7 +13,7 @@ use crate::stats::{critical_cycles, cv_percent, median, percentile, py_max, py_m
 
 type Key = (i64, i64, i64, i64);
 
-pub fn summarize(rows: &[FragmentationRow], diagnostics: &mut Vec<Diagnostic>) -> Vec<FragmentationSummary> {
+pub fn summarize(rows: &[&FragmentationRow], diagnostics: &mut Vec<Diagnostic>) -> Vec<FragmentationSummary> {
     let mut groups = critical_cycles(
         rows,
         |r| (r.world_size, r.total_bytes, r.fragment_count, r.fragment_bytes),

@@ -72,7 +72,7 @@ macro_rules! rows_of {
         for data in &$raw.sections {
             if let SectionRows::$variant(r) = &data.rows {
                 found = true;
-                rows.extend(r.iter().cloned());
+                rows.extend(r.iter());
             }
         }
         found.then_some(rows)
@@ -136,7 +136,7 @@ fn summarize_decode(raw: &RawRun) -> Option<Vec<DecodeSummary>> {
             .iter()
             .filter(|d| d.case == case)
             .filter_map(|d| match &d.rows {
-                SectionRows::Decode(r) => Some(r.iter().cloned()),
+                SectionRows::Decode(r) => Some(r.iter()),
                 _ => None,
             })
             .flatten()

@@ -5,7 +5,7 @@ use crate::model::sections::{parse_py_float, NumericsRow};
 use crate::model::summary::NumericSummary;
 use std::collections::{BTreeMap, BTreeSet};
 
-pub fn summarize(rows: &[NumericsRow]) -> Vec<NumericSummary> {
+pub fn summarize(rows: &[&NumericsRow]) -> Vec<NumericSummary> {
     let mut groups: BTreeMap<&str, Vec<&NumericsRow>> = BTreeMap::new();
     for row in rows.iter().filter(|r| r.rank == 0) {
         groups.entry(row.scenario.as_str()).or_default().push(row);
