@@ -6,7 +6,8 @@
 //! Content hashes (xxh3-128) are recomputed for any file whose size, modification time,
 //! change time or inode differ from the last build; the change time is set by the kernel on
 //! every write (it cannot be restored by `touch`), so an edit that keeps size and mtime is
-//! still seen. The cache writes only inside its own folder.
+//! still seen. The tool binary is part of every key (its hash memoized the same way). The
+//! cache writes only inside its own folder.
 
 use crate::find::RunDir;
 use crate::site::digest::RunDigest;
@@ -56,7 +57,7 @@ impl Cache {
         let dir = parent.join(".nccl-report-cache").join(name);
         let mut hasher = Xxh3::new();
         hasher.update(FORMAT.as_bytes());
-        hasher.update(&fs::read(std::env::current_exe()?)?);
+        hasher.update(tool_hash(&dir)?.as_bytes());
         hasher.update(site_inputs);
         Ok(Cache { dir, context: format!("{:032x}", hasher.digest128()) })
     }
@@ -135,6 +136,22 @@ impl Cache {
             }
         }
     }
+}
+
+/// The content hash of the running binary, recomputed only when its stamp changed.
+fn tool_hash(dir: &Path) -> io::Result<String> {
+    let exe = std::env::current_exe()?;
+    let memo = dir.join("tool.json");
+    let mut stamp = stamp_of("tool", &exe)?;
+    if let Some(old) = fs::read(&memo).ok().and_then(|b| serde_json::from_slice::<Stamp>(&b).ok()) {
+        if same_file(&old, &stamp) {
+            return Ok(old.hash);
+        }
+    }
+    stamp.hash = hash_file(&exe)?;
+    fs::create_dir_all(dir)?;
+    fs::write(&memo, serde_json::to_vec(&stamp).map_err(io::Error::other)?)?;
+    Ok(stamp.hash)
 }
 
 fn same_file(old: &Stamp, new: &Stamp) -> bool {

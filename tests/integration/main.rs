@@ -2,6 +2,7 @@
 //! concern. Fixture runs live in `tests/fixtures/runs/`, the seed oracle's outputs for them in
 //! `tests/fixtures/golden/`.
 
+mod cache;
 mod common;
 mod golden;
 mod pipeline;
