@@ -5,9 +5,10 @@
 //! Unchanged runs come from the cache. The output depends only on the runs, never on the
 //! thread count, the clock or the machine.
 
-use crate::cache::{Cache, Entry};
+use crate::cache::{Cache, Entry, Published, Stamp};
 use crate::find::RunDir;
 use crate::site::digest::{digest, RunDigest};
+use crate::site::sections::SECTIONS;
 use crate::summarize::{RunStatus, RunSummary};
 use crate::write::{OutputFile, Staging};
 use crate::{compare, export, find, input, load, render, site, summarize};
@@ -16,7 +17,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone)]
@@ -97,14 +98,29 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     report.stages.push(("find", start.elapsed()));
 
     let clock = StageClock::default();
-    let cached = AtomicUsize::new(0);
-    let files = AtomicUsize::new(0);
     let progress = progress_bar(runs.len() as u64);
     let per_run = Instant::now();
-    let digests: Vec<RunDigest> = runs
+    let plans: Vec<Plan> = runs.par_iter().map(|run| plan(run, cache.as_ref())).collect::<anyhow::Result<_>>()?;
+    let published = cache.as_ref().map(Cache::published).unwrap_or_default();
+    let cross_key = cross_key(&runs, &plans);
+    let reuse_cross = cross_key.is_some()
+        && published.cross == cross_key
+        && plans.iter().all(|p| p.hit.is_some())
+        && SHARED.iter().all(|rel| staging.can_adopt(rel))
+        && SHARED.iter().all(|rel| staging.adopt(rel));
+    let context = RunContext {
+        cache: cache.as_ref(),
+        published: &published.runs,
+        staging: &staging,
+        site_notes: site_notes.as_deref(),
+        need_digest: !reuse_cross,
+        clock: &clock,
+    };
+    let results: Vec<RunResult> = runs
         .par_iter()
-        .map(|run| {
-            let result = build_run(run, cache.as_ref(), &staging, site_notes.as_deref(), &clock, &cached, &files);
+        .zip(plans)
+        .map(|(run, plan)| {
+            let result = build_run(run, plan, &context);
             progress.inc(1);
             result
         })
@@ -123,62 +139,125 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     }
 
     let cross = Instant::now();
-    let mut shared = render::static_files();
-    shared.extend(render::cross_run_files(&site::cross_run(&digests, site_notes.as_deref())));
-    shared.par_iter().try_for_each(|f| staging.put(f))?;
+    let shared = if reuse_cross {
+        Vec::new()
+    } else {
+        let digests: Vec<RunDigest> = results.iter().filter_map(|r| r.digest.clone()).collect();
+        let mut shared = render::static_files();
+        shared.extend(render::cross_run_files(&site::cross_run(&digests, site_notes.as_deref())));
+        shared.par_iter().try_for_each(|f| staging.put(f))?;
+        shared
+    };
     report.stages.push(("cross-run pages", cross.elapsed()));
 
     let commit = Instant::now();
     staging.commit().with_context(|| format!("cannot write the site to {}", options.out.display()))?;
     if let Some(cache) = &cache {
-        let ids: Vec<String> = digests.iter().map(|d| d.id.clone()).collect();
+        let ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
         cache.retain(&ids);
+        let runs = results.iter().filter_map(|r| Some((r.id.clone(), r.key.clone()?))).collect();
+        cache.set_published(&Published { runs, cross: cross_key }).context("cannot update the build cache")?;
     }
     report.stages.push(("commit", commit.elapsed()));
 
-    for d in &digests {
-        match d.status {
+    for r in &results {
+        match r.status {
             RunStatus::Ok => report.ok += 1,
             RunStatus::Failed => report.failed += 1,
             RunStatus::Invalid => report.invalid += 1,
         }
-        if d.status != RunStatus::Ok {
-            report.problems.push(problem_line(d));
-        }
+        report.problems.extend(r.problem.clone());
+        report.cached_runs += usize::from(r.cached);
+        report.files += r.files;
     }
-    report.cached_runs = cached.load(Ordering::Relaxed);
-    report.files = files.load(Ordering::Relaxed) + shared.len();
-    report.pages = digests.len() + shared.iter().filter(|f| f.path.ends_with(".html")).count();
+    report.files += if reuse_cross { SHARED.len() } else { shared.len() };
+    report.pages = results.len() + 1 + SECTIONS.len() + 1;
     report.total = start.elapsed();
     Ok(report)
 }
 
-/// One run: from the cache when its inputs are unchanged, else read, summarized and rendered.
-fn build_run(
-    run: &RunDir,
-    cache: Option<&Cache>,
-    staging: &Staging,
-    site_notes: Option<&str>,
-    clock: &StageClock,
-    cached: &AtomicUsize,
-    written: &AtomicUsize,
-) -> anyhow::Result<RunDigest> {
-    let previous = cache.and_then(|c| c.lookup(&run.id));
-    let keyed = match cache {
-        Some(c) => Some(c.key(run, previous.as_ref()).with_context(|| format!("cannot read run {}", run.id))?),
-        None => None,
-    };
-    if let (Some(cache), Some((key, stamps)), Some(mut entry)) = (cache, &keyed, previous) {
-        if &entry.key == key && cache.restore(&entry, &run.id, staging) {
-            cached.fetch_add(1, Ordering::Relaxed);
-            written.fetch_add(entry.files.len(), Ordering::Relaxed);
+/// The site's files and folders that do not belong to one run.
+const SHARED: [&str; 6] = ["index.html", "404.html", ".nojekyll", "static", "sections", "data"];
+
+/// What the cache says of a run before anything is written.
+struct Plan {
+    /// The key of the run's current inputs and their stamps (with a cache).
+    key: Option<(String, Vec<Stamp>)>,
+    /// The cache entry, when it was built from exactly these inputs.
+    hit: Option<Entry>,
+}
+
+fn plan(run: &RunDir, cache: Option<&Cache>) -> anyhow::Result<Plan> {
+    let Some(cache) = cache else { return Ok(Plan { key: None, hit: None }) };
+    let previous = cache.lookup(&run.id);
+    let (key, stamps) = cache.key(run, previous.as_ref()).with_context(|| format!("cannot read run {}", run.id))?;
+    let hit = previous.filter(|entry| entry.key == key);
+    Ok(Plan { key: Some((key, stamps)), hit })
+}
+
+/// The key of the cross-run pages: every run's id and key (each key already covers the tool
+/// and the site-wide notes). `None` without a cache.
+fn cross_key(runs: &[RunDir], plans: &[Plan]) -> Option<String> {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    for (run, plan) in runs.iter().zip(plans) {
+        hasher.update(run.id.as_bytes());
+        hasher.update(&[0]);
+        hasher.update(plan.key.as_ref()?.0.as_bytes());
+        hasher.update(&[0]);
+    }
+    Some(format!("{:032x}", hasher.digest128()))
+}
+
+/// What every run's build shares.
+struct RunContext<'a> {
+    cache: Option<&'a Cache>,
+    /// The key each run folder of the current site was built from.
+    published: &'a std::collections::BTreeMap<String, String>,
+    staging: &'a Staging,
+    site_notes: Option<&'a str>,
+    /// Whether the cross-run pages are rendered (and so need every run's digest).
+    need_digest: bool,
+    clock: &'a StageClock,
+}
+
+/// What one run contributed.
+struct RunResult {
+    id: String,
+    key: Option<String>,
+    status: RunStatus,
+    problem: Option<String>,
+    /// Present when the cross-run pages need it.
+    digest: Option<RunDigest>,
+    cached: bool,
+    files: usize,
+}
+
+/// One run: from the cache when its inputs are unchanged (its folder in the current site
+/// carried over, or its files linked from the cache), else read, summarized and rendered.
+fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<RunResult> {
+    let Plan { key, hit } = plan;
+    if let (Some(cache), Some((key, stamps)), Some(mut entry)) = (context.cache, &key, hit) {
+        let digest = if context.need_digest { cache.digest(&run.id) } else { None };
+        let placed = (!context.need_digest || digest.is_some())
+            && ((context.published.get(&run.id) == Some(key) && context.staging.adopt(&format!("runs/{}", run.id)))
+                || cache.restore(&entry, &run.id, context.staging));
+        if placed {
             if &entry.stamps != stamps {
                 entry.stamps = stamps.clone();
                 let _ = cache.restamp(&run.id, &entry);
             }
-            return Ok(entry.digest);
+            return Ok(RunResult {
+                id: run.id.clone(),
+                key: Some(key.clone()),
+                status: entry.status,
+                problem: entry.problem,
+                digest,
+                cached: true,
+                files: entry.files.len(),
+            });
         }
     }
+    let clock = context.clock;
     let t = Instant::now();
     let mut raw = load::load_tables(run);
     let t = StageClock::add(&clock.parse, t);
@@ -190,23 +269,39 @@ fn build_run(
     let t = StageClock::add(&clock.export, t);
     let names: Vec<&str> = seed_files.iter().map(|(n, _)| *n).collect();
     let run_digest = digest(&summary, &names);
-    let page = site::run_page::build(&summary, &run_digest, site_notes);
+    let page = site::run_page::build(&summary, &run_digest, context.site_notes);
     let mut files = render::run_files(&page);
     files.extend(seed_files.into_iter().map(|(name, bytes)| OutputFile::new(format!("runs/{}/{name}", run.id), bytes)));
     let t = StageClock::add(&clock.render, t);
     for file in &files {
-        staging.put(file)?;
+        context.staging.put(file)?;
     }
-    written.fetch_add(files.len(), Ordering::Relaxed);
-    if let (Some(cache), Some((key, stamps))) = (cache, keyed) {
-        let entry =
-            Entry { key, stamps, digest: run_digest.clone(), files: files.into_iter().map(|f| f.path).collect() };
+    let problem = problem_line(&run_digest);
+    let count = files.len();
+    let mut stored_key = None;
+    if let (Some(cache), Some((new_key, stamps))) = (context.cache, key) {
+        let entry = Entry {
+            key: new_key.clone(),
+            stamps,
+            status: run_digest.status,
+            problem: problem.clone(),
+            files: files.into_iter().map(|f| f.path).collect(),
+        };
         cache
-            .store(&run.id, &entry, staging)
+            .store(&run.id, &entry, &run_digest, context.staging)
             .with_context(|| format!("cannot update the build cache for {}", run.id))?;
+        stored_key = Some(new_key);
     }
     StageClock::add(&clock.write, t);
-    Ok(run_digest)
+    Ok(RunResult {
+        id: run.id.clone(),
+        key: stored_key,
+        status: run_digest.status,
+        problem,
+        digest: Some(run_digest),
+        cached: false,
+        files: count,
+    })
 }
 
 /// Exports the seed's files of a summarized run and compares them with any archived copies.
@@ -226,11 +321,15 @@ fn read_site_notes(options: &BuildOptions) -> Option<String> {
     path.is_file().then(|| input::read_all(&path).ok()).flatten().map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
-fn problem_line(run: &RunDigest) -> String {
-    match run.diagnostics.iter().max_by_key(|d| d.severity) {
+/// One line for a run that is not ok: id, status and its worst diagnostic.
+fn problem_line(run: &RunDigest) -> Option<String> {
+    if run.status == RunStatus::Ok {
+        return None;
+    }
+    Some(match run.diagnostics.iter().max_by_key(|d| d.severity) {
         Some(d) => format!("{}: {} ({d})", run.id, run.status.as_str()),
         None => format!("{}: {}", run.id, run.status.as_str()),
-    }
+    })
 }
 
 /// A progress bar on a terminal; nothing otherwise (the summary line is printed either way).

@@ -9,10 +9,12 @@
 //! still seen. The tool binary is part of every key (its hash memoized the same way). The
 //! cache writes only inside its own folder.
 
-use crate::find::RunDir;
+use crate::find::{FileRef, FileStamp, RunDir};
 use crate::site::digest::RunDigest;
+use crate::summarize::RunStatus;
 use crate::write::Staging;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -21,23 +23,32 @@ use xxhash_rust::xxh3::Xxh3;
 /// Bumped whenever the cache layout changes.
 const FORMAT: &str = "nccl-report-cache-1";
 
+/// A file of a run as last built: its stamp and the hash of its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stamp {
     pub rel: String,
-    pub len: u64,
-    pub mtime_ns: i128,
-    pub ctime_ns: i128,
-    pub inode: u64,
+    pub stamp: FileStamp,
     pub hash: String,
 }
 
+/// A run as last built: its key, the stamps behind it, its status and its rendered files
+/// (stored under `files/`). Its digest is kept apart (`digest.json`), read only when the
+/// cross-run pages must be rendered again.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Entry {
     pub key: String,
     pub stamps: Vec<Stamp>,
-    pub digest: RunDigest,
-    /// Site-relative paths of the run's rendered files, stored under `files/`.
+    pub status: RunStatus,
+    /// The build summary's line for a run that is not ok.
+    pub problem: Option<String>,
     pub files: Vec<String>,
+}
+
+/// What the current site was built from: each run folder's key and the cross-run pages' key.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Published {
+    pub runs: BTreeMap<String, String>,
+    pub cross: Option<String>,
 }
 
 pub struct Cache {
@@ -72,25 +83,30 @@ impl Cache {
         serde_json::from_slice(&bytes).ok()
     }
 
+    /// The digest stored with a run's entry.
+    pub fn digest(&self, run_id: &str) -> Option<RunDigest> {
+        let bytes = fs::read(self.entry_dir(run_id).join("digest.json")).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
     /// The key of a run's current inputs, reusing content hashes whose stamps are unchanged.
     pub fn key(&self, run: &RunDir, previous: Option<&Entry>) -> io::Result<(String, Vec<Stamp>)> {
-        let mut paths: Vec<(&str, &Path)> = run.files.all().map(|f| (f.rel.as_str(), f.path.as_path())).collect();
-        paths.sort();
+        let mut files: Vec<&FileRef> = run.files.all().collect();
+        files.sort_by(|a, b| a.rel.cmp(&b.rel));
         let mut hasher = Xxh3::new();
         hasher.update(self.context.as_bytes());
         hasher.update(run.id.as_bytes());
-        let mut stamps = Vec::with_capacity(paths.len());
-        for (rel, path) in paths {
-            let mut stamp = stamp_of(rel, path)?;
-            let known = previous.and_then(|e| e.stamps.iter().find(|s| s.rel == rel));
-            stamp.hash = match known {
-                Some(old) if same_file(old, &stamp) => old.hash.clone(),
-                _ => hash_file(path)?,
+        let mut stamps = Vec::with_capacity(files.len());
+        for file in files {
+            let known = previous.and_then(|e| e.stamps.iter().find(|s| s.rel == file.rel));
+            let hash = match known {
+                Some(old) if old.stamp == file.stamp => old.hash.clone(),
+                _ => hash_file(&file.path)?,
             };
-            hasher.update(rel.as_bytes());
+            hasher.update(file.rel.as_bytes());
             hasher.update(&[0]);
-            hasher.update(stamp.hash.as_bytes());
-            stamps.push(stamp);
+            hasher.update(hash.as_bytes());
+            stamps.push(Stamp { rel: file.rel.clone(), stamp: file.stamp, hash });
         }
         Ok((format!("{:032x}", hasher.digest128()), stamps))
     }
@@ -102,7 +118,7 @@ impl Cache {
     }
 
     /// Records a run's entry, linking its freshly written files from the staging folder.
-    pub fn store(&self, run_id: &str, entry: &Entry, staging: &Staging) -> io::Result<()> {
+    pub fn store(&self, run_id: &str, entry: &Entry, digest: &RunDigest, staging: &Staging) -> io::Result<()> {
         let dir = self.entry_dir(run_id);
         if dir.exists() {
             fs::remove_dir_all(&dir)?;
@@ -118,12 +134,24 @@ impl Cache {
             }
         }
         fs::create_dir_all(&dir)?;
+        fs::write(dir.join("digest.json"), serde_json::to_vec(digest).map_err(io::Error::other)?)?;
         fs::write(dir.join("entry.json"), serde_json::to_vec(entry).map_err(io::Error::other)?)
     }
 
     /// Updates only the stamps of an entry whose inputs were touched but not changed.
     pub fn restamp(&self, run_id: &str, entry: &Entry) -> io::Result<()> {
         fs::write(self.entry_dir(run_id).join("entry.json"), serde_json::to_vec(entry).map_err(io::Error::other)?)
+    }
+
+    /// What the current site was built from.
+    pub fn published(&self) -> Published {
+        fs::read(self.dir.join("published.json")).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+    }
+
+    /// Records what the site just committed was built from.
+    pub fn set_published(&self, published: &Published) -> io::Result<()> {
+        fs::create_dir_all(&self.dir)?;
+        fs::write(self.dir.join("published.json"), serde_json::to_vec(published).map_err(io::Error::other)?)
     }
 
     /// Removes the entries of runs that are gone.
@@ -142,37 +170,16 @@ impl Cache {
 fn tool_hash(dir: &Path) -> io::Result<String> {
     let exe = std::env::current_exe()?;
     let memo = dir.join("tool.json");
-    let mut stamp = stamp_of("tool", &exe)?;
+    let stamp = FileStamp::of(&fs::metadata(&exe)?);
     if let Some(old) = fs::read(&memo).ok().and_then(|b| serde_json::from_slice::<Stamp>(&b).ok()) {
-        if same_file(&old, &stamp) {
+        if old.stamp == stamp {
             return Ok(old.hash);
         }
     }
-    stamp.hash = hash_file(&exe)?;
+    let tool = Stamp { rel: "tool".into(), stamp, hash: hash_file(&exe)? };
     fs::create_dir_all(dir)?;
-    fs::write(&memo, serde_json::to_vec(&stamp).map_err(io::Error::other)?)?;
-    Ok(stamp.hash)
-}
-
-fn same_file(old: &Stamp, new: &Stamp) -> bool {
-    old.len == new.len && old.mtime_ns == new.mtime_ns && old.ctime_ns == new.ctime_ns && old.inode == new.inode
-}
-
-fn stamp_of(rel: &str, path: &Path) -> io::Result<Stamp> {
-    let meta = fs::metadata(path)?;
-    let mtime_ns = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos() as i128);
-    #[cfg(unix)]
-    let (ctime_ns, inode) = {
-        use std::os::unix::fs::MetadataExt;
-        (meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128, meta.ino())
-    };
-    #[cfg(not(unix))]
-    let (ctime_ns, inode) = (0, 0);
-    Ok(Stamp { rel: rel.to_string(), len: meta.len(), mtime_ns, ctime_ns, inode, hash: String::new() })
+    fs::write(&memo, serde_json::to_vec(&tool).map_err(io::Error::other)?)?;
+    Ok(tool.hash)
 }
 
 /// xxh3-128 of a file's stored bytes.

@@ -6,6 +6,8 @@
 use crate::diag::Diagnostic;
 use crate::input::logical_name;
 use crate::model::sections::Section;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
 
@@ -24,7 +26,35 @@ pub struct FileRef {
     pub path: PathBuf,
     /// Run-relative path as stored (with `.gz` if compressed).
     pub rel: String,
+    pub stamp: FileStamp,
+}
+
+/// What the file system says of a file without reading it: size, modification and change
+/// times, inode. The change time moves on every write and cannot be set back by a user.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileStamp {
     pub len: u64,
+    pub mtime_ns: i128,
+    pub ctime_ns: i128,
+    pub inode: u64,
+}
+
+impl FileStamp {
+    pub fn of(meta: &std::fs::Metadata) -> FileStamp {
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as i128);
+        #[cfg(unix)]
+        let (ctime_ns, inode) = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128, meta.ino())
+        };
+        #[cfg(not(unix))]
+        let (ctime_ns, inode) = (0, 0);
+        FileStamp { len: meta.len(), mtime_ns, ctime_ns, inode }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,7 +119,8 @@ pub const SEED_OUTPUTS: [&str; 9] = [
     "summary.md",
 ];
 
-/// Lists the runs under `root`, sorted by id. Folders that are not runs are reported.
+/// Lists the runs under `root`, sorted by id (their files are listed in parallel). Folders
+/// that are not runs are reported.
 pub fn find_runs(root: &Path) -> std::io::Result<(Vec<RunDir>, Vec<String>)> {
     let canonical_root = root.canonicalize()?;
     let mut runs = Vec::new();
@@ -116,8 +147,9 @@ pub fn find_runs(root: &Path) -> std::io::Result<(Vec<RunDir>, Vec<String>)> {
             skipped.push(format!("{name:?}: not a valid run id ({why}); skipped"));
             continue;
         }
-        runs.push(list_run(name, path, &canonical_root));
+        runs.push((name, path));
     }
+    let runs = runs.into_par_iter().map(|(name, path)| list_run(name, path, &canonical_root)).collect();
     Ok((runs, skipped))
 }
 
@@ -142,12 +174,13 @@ pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
             run.diagnostics.push(Diagnostic::warning(rel, None, "symlink leads outside the runs folder; not followed"));
             continue;
         }
-        if !entry.path().is_file() {
-            continue;
-        }
-        let len = entry.path().metadata().map(|m| m.len()).unwrap_or(0);
-        run.files.total_bytes += len;
-        classify(&mut run.files, FileRef { path: entry.path().to_path_buf(), rel, len });
+        let meta = match entry.path().metadata() {
+            Ok(meta) if meta.is_file() => meta,
+            _ => continue,
+        };
+        let stamp = FileStamp::of(&meta);
+        run.files.total_bytes += stamp.len;
+        classify(&mut run.files, FileRef { path: entry.path().to_path_buf(), rel, stamp });
     }
     run.files.sections.sort_by(|a, b| {
         (a.case.as_str(), logical_name(&a.file.path)).cmp(&(b.case.as_str(), logical_name(&b.file.path)))

@@ -144,7 +144,7 @@ pub fn load_logs(run: &RunDir, raw: &mut RawRun) {
 }
 
 fn all_files(files: &crate::find::RunFiles) -> Vec<(String, u64)> {
-    let mut all: Vec<(String, u64)> = files.all().map(|f| (f.rel.clone(), f.len)).collect();
+    let mut all: Vec<(String, u64)> = files.all().map(|f| (f.rel.clone(), f.stamp.len)).collect();
     all.sort();
     all
 }

@@ -1,11 +1,14 @@
 //! The only module that writes the site: all output files go to a temporary folder beside
 //! the target, which is then swapped in, so a failed or interrupted build leaves the
 //! previous site intact. An existing output folder is replaced only if nccl-report made it
-//! (it holds the marker file) or it is empty.
+//! (it holds the marker file) or it is empty. Run folders that a build knows to be unchanged
+//! are moved over from the current site at commit time (a rename each), after everything else
+//! is written: a build that fails before then leaves the current site untouched.
 
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
 
 /// One file of the site: a `/`-separated path relative to the site root, and its bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +52,8 @@ pub struct Staging {
     dir: PathBuf,
     out: PathBuf,
     committed: bool,
+    /// Folders of the current site to carry over unchanged (moved in at commit).
+    adopted: Mutex<Vec<String>>,
 }
 
 impl Staging {
@@ -64,7 +69,7 @@ impl Staging {
             fs::remove_dir_all(&dir).map_err(io_err(&dir))?;
         }
         fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-        Ok(Staging { dir, out: out.to_path_buf(), committed: false })
+        Ok(Staging { dir, out: out.to_path_buf(), committed: false, adopted: Mutex::new(Vec::new()) })
     }
 
     /// Where a site-relative path lands in the staging folder.
@@ -75,10 +80,12 @@ impl Staging {
         Ok(self.dir.join(rel))
     }
 
-    /// Writes one file (safe to call from several threads).
+    /// Writes one file (safe to call from several threads). A file already there (a link into
+    /// the build cache) is unlinked first, never written through.
     pub fn put(&self, file: &OutputFile) -> Result<(), WriteError> {
         let path = self.path_of(&file.path)?;
         create_parent(&path)?;
+        let _ = fs::remove_file(&path);
         fs::write(&path, &file.bytes).map_err(io_err(&path))
     }
 
@@ -93,8 +100,38 @@ impl Staging {
         Ok(())
     }
 
-    /// Marks the folder as ours and swaps it in place of `out`.
+    /// Whether the current site (one nccl-report wrote) has the file or folder `rel`.
+    pub fn can_adopt(&self, rel: &str) -> bool {
+        is_safe_relative(rel) && self.out.join(MARKER).is_file() && self.out.join(rel).symlink_metadata().is_ok()
+    }
+
+    /// Carries the file or folder `rel` of the current site over into the new one unchanged
+    /// (the caller knows it is what this build would write). It is moved in at `commit`, in
+    /// one rename, so unchanged runs cost no file writes. False when there is no such entry.
+    pub fn adopt(&self, rel: &str) -> bool {
+        let adoptable = self.can_adopt(rel);
+        if adoptable {
+            self.adopted.lock().unwrap_or_else(|e| e.into_inner()).push(rel.to_string());
+        }
+        adoptable
+    }
+
+    /// Moves the adopted folders in, marks the folder as ours and swaps it in place of `out`.
+    /// If a move fails, the folders already moved go back and `out` is left as it was.
     pub fn commit(mut self) -> Result<(), WriteError> {
+        let adopted = std::mem::take(&mut *self.adopted.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut moved = Vec::new();
+        for rel in &adopted {
+            let (from, to) = (self.out.join(rel), self.dir.join(rel));
+            let result = create_parent(&to).and_then(|()| fs::rename(&from, &to).map_err(io_err(&from)));
+            if let Err(error) = result {
+                for (from, to) in moved {
+                    let _ = fs::rename(to, from);
+                }
+                return Err(error);
+            }
+            moved.push((from, to));
+        }
         let marker = self.dir.join(MARKER);
         fs::write(&marker, b"written by nccl-report; the whole folder is replaced on each build\n")
             .map_err(io_err(&marker))?;

@@ -2,14 +2,20 @@
 //! text, never passed through; links and images keep only `http`, `https`, `mailto` and
 //! relative targets (others are dropped, their text kept).
 
-use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{html, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
-pub fn to_html(markdown: &str) -> String {
+/// Renders `markdown`; its headings are moved `shift` levels down (a `#` becomes `h1+shift`,
+/// at most `h6`) so that notes nest under the page's own headings.
+pub fn to_html(markdown: &str, shift: usize) -> String {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     let mut dropped_links = 0usize;
     let mut in_dropped_image = 0usize;
     let events = Parser::new_ext(markdown, options).filter_map(|event| match event {
         Event::Html(raw) | Event::InlineHtml(raw) => Some(Event::Text(raw)),
+        Event::Start(Tag::Heading { level, id, classes, attrs }) => {
+            Some(Event::Start(Tag::Heading { level: lower(level, shift), id, classes, attrs }))
+        }
+        Event::End(TagEnd::Heading(level)) => Some(Event::End(TagEnd::Heading(lower(level, shift)))),
         Event::Start(Tag::Link { dest_url, .. }) if !safe_url(&dest_url) => {
             dropped_links += 1;
             None
@@ -33,6 +39,13 @@ pub fn to_html(markdown: &str) -> String {
     out
 }
 
+fn lower(level: HeadingLevel, shift: usize) -> HeadingLevel {
+    const LEVELS: [HeadingLevel; 6] =
+        [HeadingLevel::H1, HeadingLevel::H2, HeadingLevel::H3, HeadingLevel::H4, HeadingLevel::H5, HeadingLevel::H6];
+    let index = LEVELS.iter().position(|l| *l == level).unwrap_or(0);
+    LEVELS[(index + shift).min(5)]
+}
+
 /// `http:`, `https:`, `mailto:` or a relative reference (no scheme at all).
 fn safe_url(url: &CowStr) -> bool {
     let url = url.trim();
@@ -51,8 +64,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn headings_nest_under_the_page() {
+        assert_eq!(to_html("# Title\n\n#### deep\n", 3), "<h4>Title</h4>\n<h6>deep</h6>\n");
+    }
+
+    #[test]
     fn raw_html_is_escaped() {
-        let html = to_html("hi <script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n");
+        let html = to_html("hi <script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n", 0);
         assert!(!html.contains("<script"), "{html}");
         assert!(!html.contains("<img"), "{html}");
         assert!(html.contains("&lt;script&gt;"), "{html}");
@@ -60,7 +78,7 @@ mod tests {
 
     #[test]
     fn unsafe_links_are_dropped_text_kept() {
-        let html = to_html("[click](javascript:alert(1)) [ok](https://example.org) [rel](../x.html) [v](JaVaScRiPt:x) [d](data:text/html,x)");
+        let html = to_html("[click](javascript:alert(1)) [ok](https://example.org) [rel](../x.html) [v](JaVaScRiPt:x) [d](data:text/html,x)", 0);
         assert!(!html.to_lowercase().contains("javascript"), "{html}");
         assert!(!html.contains("data:"), "{html}");
         assert!(html.contains("click"));
@@ -70,7 +88,7 @@ mod tests {
 
     #[test]
     fn unsafe_images_are_dropped() {
-        let html = to_html("![x](javascript:alert(1)) ![y](pic.png)");
+        let html = to_html("![x](javascript:alert(1)) ![y](pic.png)", 0);
         assert!(!html.contains("javascript"), "{html}");
         assert!(html.contains("src=\"pic.png\""), "{html}");
     }

@@ -6,6 +6,7 @@ pub mod pages;
 
 use crate::site::view::{Block, CrossRunModel, RunPage};
 use crate::write::OutputFile;
+use rayon::prelude::*;
 
 /// The stylesheet, embedded in the binary.
 pub const STYLE_CSS: &str = include_str!("../../static/style.css");
@@ -32,10 +33,16 @@ pub fn cross_run_files(model: &CrossRunModel) -> Vec<OutputFile> {
         OutputFile::new("index.html", pages::index(&model.index)),
         OutputFile::new("data/runs.json", model.runs_json.clone()),
     ];
-    for page in &model.sections {
-        out.push(OutputFile::new(format!("sections/{}.html", page.slug), pages::section(page)));
-        out.extend(figure_files(&page.blocks));
-    }
+    let sections: Vec<Vec<OutputFile>> = model
+        .sections
+        .par_iter()
+        .map(|page| {
+            let mut files = vec![OutputFile::new(format!("sections/{}.html", page.slug), pages::section(page))];
+            files.extend(figure_files(&page.blocks));
+            files
+        })
+        .collect();
+    out.extend(sections.into_iter().flatten());
     out
 }
 

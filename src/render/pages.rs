@@ -42,7 +42,7 @@ struct NotFoundHtml<'a> {
 }
 
 fn notes(evidence: &Evidence) -> Vec<(String, String)> {
-    evidence.notes.iter().map(|(title, md)| (title.clone(), markdown::to_html(md))).collect()
+    evidence.notes.iter().map(|(title, md)| (title.clone(), markdown::to_html(md, 3))).collect()
 }
 
 fn render(template: &impl Template) -> Vec<u8> {
@@ -50,7 +50,12 @@ fn render(template: &impl Template) -> Vec<u8> {
 }
 
 pub fn index(page: &IndexPage) -> Vec<u8> {
-    render(&IndexHtml { root: "", version: VERSION, page, notes_html: page.notes.as_deref().map(markdown::to_html) })
+    render(&IndexHtml {
+        root: "",
+        version: VERSION,
+        page,
+        notes_html: page.notes.as_deref().map(|md| markdown::to_html(md, 2)),
+    })
 }
 
 pub fn run(page: &RunPage) -> Vec<u8> {

@@ -20,9 +20,9 @@ use digest::RunDigest;
 use view::CrossRunModel;
 
 pub fn cross_run(digests: &[RunDigest], site_notes: Option<&str>) -> CrossRunModel {
-    CrossRunModel {
-        index: index_page::build(digests, site_notes),
-        sections: section_pages::build(digests, site_notes),
-        runs_json: runs_json::render(digests),
-    }
+    let (index, (sections, runs_json)) = rayon::join(
+        || index_page::build(digests, site_notes),
+        || rayon::join(|| section_pages::build(digests, site_notes), || runs_json::render(digests)),
+    );
+    CrossRunModel { index, sections, runs_json }
 }

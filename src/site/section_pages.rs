@@ -7,6 +7,7 @@ use crate::site::format::url_segment;
 use crate::site::index_page::order;
 use crate::site::sections::{self, SECTIONS};
 use crate::site::view::{Block, Evidence, Figure, SectionPage};
+use rayon::prelude::*;
 
 /// How many runs a cross-run chart overlays (the newest); tables list every run.
 pub const MAX_CHART_RUNS: usize = 8;
@@ -14,7 +15,7 @@ pub const MAX_CHART_RUNS: usize = 8;
 pub fn build(runs: &[RunDigest], site_notes: Option<&str>) -> Vec<SectionPage> {
     let ordered = order(runs);
     SECTIONS
-        .iter()
+        .par_iter()
         .map(|(slug, title)| {
             let with: Vec<(&RunDigest, String)> = ordered
                 .iter()

@@ -98,9 +98,19 @@ fn a_damaged_cache_is_never_trusted() {
     assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
     let expected = tree(&out);
     let cache = dir.path().join(".nccl-report-cache/site/runs");
+    // An unreadable entry, and a run whose cached files and site folder are both gone.
     fs::write(cache.join("synth-basic/entry.json"), "{ not json").unwrap();
     fs::remove_file(cache.join("synth-one-cycle/files/runs/synth-one-cycle/index.html")).unwrap();
+    fs::remove_dir_all(out.join("runs/synth-one-cycle")).unwrap();
     assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
     assert_eq!(tree(&out), expected);
     assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
+
+    // An unreadable digest, needed once the cross-run pages change (a run is added).
+    fs::write(cache.join("synth-basic/digest.json"), "[]").unwrap();
+    crate::common::copy_tree(&crate::common::fixture_runs().join("synth-even-cycles"), &runs.join("synth-even-cycles"));
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 1);
+    let fresh = dir.path().join("fresh");
+    assert!(build(&runs, &fresh, &["--no-cache"]).status.success());
+    assert_eq!(tree(&out), tree(&fresh));
 }
