@@ -45,11 +45,13 @@ impl UtcTime {
         )
     }
 
-    /// `2025-01-01T12:00:00.123456+00:00`, as Python's `datetime.now(timezone.utc).isoformat()`.
+    /// `2025-01-01T12:00:00.123456+00:00`, as Python's `datetime.now(timezone.utc).isoformat()`
+    /// (which leaves the microseconds out when they are zero).
     pub fn iso8601(&self) -> String {
+        let fraction = if self.micros == 0 { String::new() } else { format!(".{:06}", self.micros) };
         format!(
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}+00:00",
-            self.year, self.month, self.day, self.hour, self.minute, self.second, self.micros
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}{fraction}+00:00",
+            self.year, self.month, self.day, self.hour, self.minute, self.second
         )
     }
 }

@@ -29,10 +29,10 @@ use crate::collect::plan::{self, Step, WorkerSettings, WorldSizes, SAFETY_ENV};
 use crate::collect::probe::{self, Gpus, Versions};
 use crate::collect::record::{gpu_summary, manifest_text, topology_summary};
 use crate::collect::run_id;
-use crate::collect::sha256::sha256_hex;
 use crate::collect::steps::{filter_json_env, gzip_logs, run_step, KEPT_ENV_PREFIXES};
 use crate::collect::CollectOptions;
 use anyhow::{anyhow, bail, Context, Result};
+use sha2::Digest;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -400,8 +400,9 @@ fn fail(folders: &Folders, error: anyhow::Error) -> Result<()> {
 fn manifest_entries(context: &ManifestContext, status: &Result<(), String>) -> Vec<(String, String)> {
     let ManifestContext { id, started, machine, plan } = context;
     let versions = &machine.versions;
-    let worker_sha =
-        fs::read(&plan.settings.worker).map(|b| sha256_hex(&b)).unwrap_or_else(|e| format!("unavailable ({e})"));
+    let worker_sha = fs::read(&plan.settings.worker)
+        .map(|b| format!("{:x}", sha2::Sha256::digest(&b)))
+        .unwrap_or_else(|e| format!("unavailable ({e})"));
     let mut entries: Vec<(&str, String)> = vec![
         ("experiment", "interview_details".into()),
         ("run_id", id.to_string()),

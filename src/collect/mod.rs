@@ -8,7 +8,6 @@ pub mod plan;
 pub mod probe;
 pub mod record;
 pub mod run_id;
-pub mod sha256;
 pub mod steps;
 pub mod tree;
 

@@ -8,20 +8,29 @@ use crate::model::summary::*;
 /// Renders a table with Python's `csv` dialect `excel`.
 pub fn render(header: &[&str], rows: &[Vec<String>]) -> Vec<u8> {
     let mut out = String::new();
-    let mut line = |cells: &mut dyn Iterator<Item = &str>| {
-        let cells: Vec<String> = cells.map(quote).collect();
-        if cells.len() == 1 && cells[0].is_empty() {
-            out.push_str("\"\"");
-        } else {
-            out.push_str(&cells.join(","));
-        }
-        out.push_str("\r\n");
-    };
-    line(&mut header.iter().copied());
+    push_row(&mut out, header);
     for row in rows {
-        line(&mut row.iter().map(String::as_str));
+        push_row(&mut out, row);
     }
     out.into_bytes()
+}
+
+/// Appends one row as Python's `csv.writer` writes it (minimal quoting, `\r\n`; a lone
+/// empty field is written `""`).
+pub fn push_row<S: AsRef<str>>(out: &mut String, cells: &[S]) {
+    if let [only] = cells {
+        if only.as_ref().is_empty() {
+            out.push_str("\"\"\r\n");
+            return;
+        }
+    }
+    for (index, cell) in cells.iter().enumerate() {
+        if index > 0 {
+            out.push(',');
+        }
+        out.push_str(&quote(cell.as_ref()));
+    }
+    out.push_str("\r\n");
 }
 
 fn quote(cell: &str) -> String {

@@ -8,7 +8,7 @@ mod logs;
 mod model;
 mod nccl_tests;
 mod numerics;
-mod pyfmt;
+mod printf;
 mod rng;
 mod run;
 mod sections;

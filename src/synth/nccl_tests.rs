@@ -3,7 +3,7 @@
 //! like the real H200 capture: preamble, one device line per GPU, the 13-column table
 //! (one sweep per cycle, no cycle index) and the footer.
 
-use super::pyfmt::c_general;
+use super::printf::c_general;
 use super::rng::Rng;
 use super::run::Run;
 use super::SynthVariant;

@@ -3,10 +3,11 @@
 
 use super::model::{event_us, host_us, Machine, Matrix, Noise};
 use super::numerics;
-use super::pyfmt::{csv_row, py_bool, py_float};
 use super::rng::Rng;
 use super::run::{Case, Run};
 use super::SynthVariant;
+use crate::export::pyfmt::{py_bool, repr as py_float};
+use crate::export::seed_csv::push_row as csv_row;
 use crate::model::sections::Section;
 
 pub const ASYNC_SIZES: [u64; 5] = [8192, 131_072, 1_048_576, 16_777_216, 67_108_864];
