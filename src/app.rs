@@ -7,6 +7,7 @@ use crate::collect::{CollectOptions, ImportOptions};
 use crate::publish::PublishOptions;
 use crate::serve::ServeOptions;
 use crate::synth::SynthOptions;
+use std::io::Write;
 use std::process::ExitCode;
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -65,7 +66,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Inspect(args) => {
             let (document, had_errors) = crate::inspect::inspect(&args.file)?;
-            println!("{}", serde_json::to_string_pretty(&document)?);
+            let text = serde_json::to_string_pretty(&document)?;
+            // A closed pipe (`inspect FILE | head`) is not an error worth a message.
+            if let Err(error) = writeln!(std::io::stdout(), "{text}") {
+                if error.kind() != std::io::ErrorKind::BrokenPipe {
+                    return Err(error.into());
+                }
+            }
             Ok(if had_errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Serve(args) => {

@@ -17,7 +17,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone)]
@@ -98,7 +98,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     report.stages.push(("find", start.elapsed()));
 
     let clock = StageClock::default();
-    let progress = progress_bar(runs.len() as u64);
+    let progress = Progress::new(runs.len());
     let per_run = Instant::now();
     let plans: Vec<Plan> = runs.par_iter().map(|run| plan(run, cache.as_ref())).collect::<anyhow::Result<_>>()?;
     let published = cache.as_ref().map(Cache::published).unwrap_or_default();
@@ -121,11 +121,11 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         .zip(plans)
         .map(|(run, plan)| {
             let result = build_run(run, plan, &context);
-            progress.inc(1);
+            progress.inc();
             result
         })
         .collect::<anyhow::Result<_>>()?;
-    progress.finish_and_clear();
+    progress.finish();
     report.stages.push(("runs (wall)", per_run.elapsed()));
     for (name, counter) in [
         ("parse tables (thread time)", &clock.parse),
@@ -332,17 +332,44 @@ fn problem_line(run: &RunDigest) -> Option<String> {
     })
 }
 
-/// A progress bar on a terminal; nothing otherwise (the summary line is printed either way).
-fn progress_bar(len: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() || len < 2 {
-        return ProgressBar::hidden();
+/// Progress of the per-run stage: a bar on a terminal, otherwise a plain line at every tenth
+/// of the runs (only for builds of 100 runs or more; the summary line is printed either way).
+enum Progress {
+    Bar(ProgressBar),
+    Lines { total: usize, done: AtomicUsize },
+}
+
+impl Progress {
+    fn new(total: usize) -> Progress {
+        if !std::io::stderr().is_terminal() {
+            return Progress::Lines { total, done: AtomicUsize::new(0) };
+        }
+        let bar = ProgressBar::new(total as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} building runs {pos}/{len} {wide_bar} {elapsed}")
+                .expect("valid template"),
+        );
+        Progress::Bar(bar)
     }
-    let bar = ProgressBar::new(len);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} building runs {pos}/{len} {wide_bar} {elapsed}")
-            .expect("valid template"),
-    );
-    bar
+
+    fn inc(&self) {
+        match self {
+            Progress::Bar(bar) => bar.inc(1),
+            Progress::Lines { total, done } => {
+                let done = done.fetch_add(1, Ordering::Relaxed) + 1;
+                let step = (total / 10).max(1);
+                if *total >= 100 && done % step == 0 {
+                    eprintln!("built {done}/{total} runs");
+                }
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Progress::Bar(bar) = self {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 impl BuildReport {

@@ -5,6 +5,7 @@
 
 use crate::find::section_file_name;
 use crate::input;
+use crate::model::nccl_tests::NcclTestsOutput;
 use crate::model::sections::SectionRows;
 use crate::parse;
 use anyhow::Context;
@@ -49,7 +50,7 @@ pub fn inspect(path: &Path) -> anyhow::Result<(Value, bool)> {
         json!({"file": label, "kind": "nvidia_smi_topo", "topology": parse::artifacts::parse_topology(&String::from_utf8_lossy(&bytes))})
     } else if name.ends_with(".json") {
         match parse::nccl_tests_json::parse_json(&bytes) {
-            Ok(out) => json!({"file": label, "kind": "nccl_tests", "output": out}),
+            Ok(out) => nccl_tests_json(&label, &out),
             Err(e) => {
                 return Ok((
                     json!({"file": label, "kind": "nccl_tests", "error": {"line": e.line, "message": e.message}}),
@@ -59,9 +60,22 @@ pub fn inspect(path: &Path) -> anyhow::Result<(Value, bool)> {
         }
     } else {
         let out = parse::nccl_tests::parse_text(&bytes);
-        json!({"file": label, "kind": "nccl_tests", "output": out})
+        nccl_tests_json(&label, &out)
     };
     Ok((document, false))
+}
+
+/// nccl-tests output with its headline: collectives, version and ranks, then every table.
+fn nccl_tests_json(label: &str, out: &NcclTestsOutput) -> Value {
+    let collectives: Vec<&str> = out.tables.iter().filter_map(|t| t.collective.as_deref()).collect();
+    json!({
+        "file": label,
+        "kind": "nccl_tests",
+        "collectives": collectives,
+        "version": out.version,
+        "ranks": out.ranks(),
+        "output": out,
+    })
 }
 
 fn rows_json(rows: &SectionRows) -> Value {

@@ -5,5 +5,6 @@
 mod cache;
 mod common;
 mod golden;
+mod inspect;
 mod pipeline;
 mod site;

@@ -1,0 +1,62 @@
+//! `nccl-report inspect`: what is read from one file, as JSON, for each kind of input.
+
+use crate::common::{nccl_report, text};
+use serde_json::Value;
+use std::path::Path;
+
+fn inspect(path: &Path) -> (Option<i32>, Value) {
+    let output = nccl_report(&["inspect", path.to_str().unwrap()]);
+    let json = serde_json::from_slice(&output.stdout).unwrap_or_else(|_| panic!("{}", text(&output)));
+    (output.status.code(), json)
+}
+
+fn data(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nccl").join(name)
+}
+
+#[test]
+fn nccl_tests_stdout_every_row_with_unchecked_as_null() {
+    let (code, json) = inspect(&data("all_reduce_perf_seed_args.stdout"));
+    assert_eq!(code, Some(0));
+    assert_eq!(json["kind"], "nccl_tests");
+    assert_eq!(json["collectives"][0], "all_reduce_perf");
+    assert_eq!(json["version"], "2.19.6");
+    assert_eq!(json["ranks"], 1);
+    let rows = json["output"]["tables"][0]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 24);
+    assert_eq!(rows[8]["cycle"], 1);
+    assert_eq!(rows[0]["size_bytes"], 8192);
+    assert_eq!(rows[0]["out_of_place"]["time_us"], 7.86);
+    assert_eq!(rows[0]["out_of_place"]["wrong"], 0);
+
+    let (_, json) = inspect(&data("other_collectives.stdout"));
+    let alltoall = &json["output"]["tables"][3];
+    assert_eq!(alltoall["collective"], "alltoall_perf");
+    assert!(alltoall["rows"][0]["in_place"]["wrong"].is_null(), "N/A is unchecked, not 0");
+}
+
+#[test]
+fn json_output_never_shows_the_environment() {
+    let (code, json) = inspect(&data("json_2196.json"));
+    assert_eq!(code, Some(0));
+    let text = json.to_string();
+    assert!(!text.contains("\"env\""), "{text}");
+    assert!(json["output"]["tables"][0]["rows"].as_array().is_some_and(|r| !r.is_empty()));
+}
+
+#[test]
+fn gzip_log_and_csv_errors() {
+    let (code, json) = inspect(&data("nccl_debug_all_reduce_perf.log.gz"));
+    assert_eq!(code, Some(0));
+    assert_eq!(json["kind"], "nccl_log");
+    assert_eq!(json["facts"]["nccl_versions"][0], "2.28.9+cuda13.0");
+    assert_eq!(json["facts"]["collective_calls"]["AllReduce"], 5056);
+
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("rank0_decode.csv");
+    std::fs::write(&csv, "world_size,tokens,message_bytes,collectives,cycle,duration_us\n2,1,8192,160,0,x1\n").unwrap();
+    let (code, json) = inspect(&csv);
+    assert_eq!(code, Some(1), "a file with errors exits 1");
+    assert_eq!(json["error"]["line"], 2);
+    assert!(json["error"]["message"].as_str().unwrap().contains("column duration_us"), "{json}");
+}
