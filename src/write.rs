@@ -149,18 +149,6 @@ impl Drop for Staging {
     }
 }
 
-/// Writes `files` as the whole content of `out`, replacing what was there.
-pub fn write_site(out: &Path, files: &[OutputFile]) -> Result<(), WriteError> {
-    if let Some(bad) = files.iter().find(|f| !is_safe_relative(&f.path)) {
-        return Err(WriteError::BadPath(bad.path.clone()));
-    }
-    let staging = Staging::begin(out)?;
-    for file in files {
-        staging.put(file)?;
-    }
-    staging.commit()
-}
-
 fn parent_of(out: &Path) -> PathBuf {
     match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -199,6 +187,15 @@ fn swap(staging: &Path, out: &Path) -> Result<(), WriteError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Writes `files` as the whole content of `out`, as a build does.
+    fn write_site(out: &Path, files: &[OutputFile]) -> Result<(), WriteError> {
+        let staging = Staging::begin(out)?;
+        for file in files {
+            staging.put(file)?;
+        }
+        staging.commit()
+    }
 
     #[test]
     fn replaces_own_site_and_refuses_foreign_folder() {

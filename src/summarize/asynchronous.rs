@@ -14,7 +14,7 @@ pub fn summarize(rows: &[&AsyncRow]) -> Vec<AsyncSummary> {
     let lookup = |groups: &[((i64, i64), Vec<f64>)], k: (i64, i64)| {
         groups.iter().find(|(g, _)| *g == k).map(|(_, v)| v.clone()).unwrap_or_default()
     };
-    let mut ordered = gpu.clone();
+    let mut ordered = gpu;
     ordered.sort_by_key(|(k, _)| k.1);
     ordered
         .into_iter()

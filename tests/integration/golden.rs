@@ -3,7 +3,6 @@
 //! 1e-9 relative, cell by cell, and `summary.md` has the same table rows.
 
 use crate::common::{build, fixtures, runs_dir};
-use std::path::Path;
 
 const REL: f64 = 1e-9;
 
@@ -133,5 +132,4 @@ fn runs_archiving_the_seed_outputs_are_compared_without_differences() {
     let json = std::fs::read_to_string(out.join("data/runs.json")).unwrap();
     assert!(json.contains("decode_summary.csv"), "{json}");
     assert!(json.contains("column median_total_us: archived \\\"1.5\\\""), "{json}");
-    let _ = Path::new(&dir.path());
 }

@@ -1,7 +1,7 @@
 //! The site: every link resolves, hostile text is escaped, no absolute path of the building
 //! machine leaks, page snapshots, publishing to a git branch, serving over HTTP.
 
-use crate::common::{build, nccl_report, runs_dir, text, tree};
+use crate::common::{build, runs_dir, text, tree};
 use std::fs;
 use std::path::Path;
 
@@ -286,5 +286,4 @@ fn serve_answers_pages_and_404() {
     assert!(index.contains("NCCL experiment runs"));
     assert!(missing.unwrap().contains(" 404 "));
     assert!(!escape.unwrap().contains("root:"));
-    let _ = nccl_report(&["--version"]);
 }
