@@ -30,6 +30,31 @@ pub fn open(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
     }
 }
 
+thread_local! {
+    /// The buffer `with_contents` reads into, kept from file to file on each thread.
+    static BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Calls `use_bytes` with the whole contents of a (small) file, decompressing `*.gz`. The
+/// bytes are read into a per-thread buffer reused from file to file, sized from `size_hint`
+/// (the length listed when the run was found; any length is read correctly), so reading a
+/// run's many small files costs neither an allocation nor a size lookup per file.
+pub fn with_contents<T>(path: &Path, size_hint: u64, use_bytes: impl FnOnce(&[u8]) -> T) -> io::Result<T> {
+    let mut buffer = BUFFER.take();
+    buffer.clear();
+    let read = File::open(path).and_then(|file| {
+        if is_gzip(path) {
+            MultiGzDecoder::new(file).read_to_end(&mut buffer)
+        } else {
+            buffer.reserve(usize::try_from(size_hint).unwrap_or(0).saturating_add(1));
+            (&file).read_to_end(&mut buffer)
+        }
+    });
+    let result = read.map(|_| use_bytes(&buffer));
+    BUFFER.set(buffer);
+    result
+}
+
 /// Reads a whole (small) file, decompressing `*.gz`.
 pub fn read_all(path: &Path) -> io::Result<Vec<u8>> {
     if is_gzip(path) {

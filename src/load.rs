@@ -63,9 +63,10 @@ fn load_sections(run: &RunDir, raw: &mut RawRun) {
         .sections
         .iter()
         .map(|sf| {
-            let bytes = input::read_all(&sf.file.path)
-                .map_err(|e| Diagnostic::error(&sf.file.rel, None, format!("cannot read: {e}")))?;
-            parse::section_csv::parse_section(sf.section, &bytes).map_err(|e| parse_diag(&sf.file, e))
+            input::with_contents(&sf.file.path, sf.file.stamp.len, |bytes| {
+                parse::section_csv::parse_section(sf.section, bytes).map_err(|e| parse_diag(&sf.file, e))
+            })
+            .map_err(|e| Diagnostic::error(&sf.file.rel, None, format!("cannot read: {e}")))?
         })
         .collect();
     let mut broken = BTreeSet::new();
@@ -90,13 +91,15 @@ fn load_nccl_tests(run: &RunDir, raw: &mut RawRun) {
         .nccl_tests
         .iter()
         .map(|(name, file)| {
-            let bytes = input::read_all(&file.path)
-                .map_err(|e| Diagnostic::error(&file.rel, None, format!("cannot read: {e}")))?;
-            let output = if crate::input::logical_name(&file.path).ends_with(".json") {
-                parse::nccl_tests_json::parse_json(&bytes).map_err(|e| parse_diag(file, e))?
-            } else {
-                parse::nccl_tests::parse_text(&bytes)
-            };
+            let json = input::logical_name(&file.path).ends_with(".json");
+            let output = input::with_contents(&file.path, file.stamp.len, |bytes| {
+                if json {
+                    parse::nccl_tests_json::parse_json(bytes).map_err(|e| parse_diag(file, e))
+                } else {
+                    Ok(parse::nccl_tests::parse_text(bytes))
+                }
+            })
+            .map_err(|e| Diagnostic::error(&file.rel, None, format!("cannot read: {e}")))??;
             Ok((name.clone(), file.rel.clone(), output))
         })
         .collect();

@@ -3,6 +3,7 @@
 //! Uses std (and a fast hash map) only. Every function takes a non-empty slice unless it says otherwise.
 
 use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
 use std::hash::Hash;
 
 /// Python's `sorted()` for floats (NaN, which Python cannot order, goes last).
@@ -42,7 +43,19 @@ pub fn py_min(values: &[f64]) -> f64 {
 
 /// `math.fsum`: the correctly rounded sum (Shewchuk's exact partials, as CPython).
 pub fn fsum(values: impl IntoIterator<Item = f64>) -> f64 {
-    let mut partials: Vec<f64> = Vec::new();
+    let mut partials = PARTIALS.take();
+    partials.clear();
+    let sum = fsum_with(values, &mut partials);
+    PARTIALS.set(partials);
+    sum
+}
+
+thread_local! {
+    /// `fsum`'s partials, kept from call to call on each thread (the summaries call it often).
+    static PARTIALS: std::cell::Cell<Vec<f64>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+fn fsum_with(values: impl IntoIterator<Item = f64>, partials: &mut Vec<f64>) -> f64 {
     let mut special = 0.0;
     for mut x in values {
         if !x.is_finite() {
@@ -136,25 +149,34 @@ where
     K: Eq + Hash + Clone,
     C: Eq + Hash,
 {
+    // The running `max()` of each (key, cycle) over its ranks, in first-seen order.
     let mut cycle_index: FxHashMap<(K, C), usize> = FxHashMap::default();
-    let mut per_cycle: Vec<(K, Vec<f64>)> = Vec::new();
+    let mut per_cycle: Vec<(K, f64)> = Vec::new();
     for row in rows {
-        let k = key(row);
-        let index = *cycle_index.entry((k.clone(), cycle(row))).or_insert_with(|| {
-            per_cycle.push((k, Vec::new()));
-            per_cycle.len() - 1
-        });
-        per_cycle[index].1.push(metric(row));
+        let (k, value) = (key(row), metric(row));
+        match cycle_index.entry((k, cycle(row))) {
+            Entry::Occupied(slot) => {
+                let critical = &mut per_cycle[*slot.get()].1;
+                if value > *critical {
+                    *critical = value;
+                }
+            }
+            Entry::Vacant(slot) => {
+                per_cycle.push((slot.key().0.clone(), value));
+                slot.insert(per_cycle.len() - 1);
+            }
+        }
     }
     let mut group_index: FxHashMap<K, usize> = FxHashMap::default();
     let mut grouped: Vec<(K, Vec<f64>)> = Vec::new();
-    for (k, rank_values) in per_cycle {
-        let critical = py_max(&rank_values);
-        let index = *group_index.entry(k.clone()).or_insert_with(|| {
-            grouped.push((k, Vec::new()));
-            grouped.len() - 1
-        });
-        grouped[index].1.push(critical);
+    for (k, critical) in per_cycle {
+        match group_index.entry(k) {
+            Entry::Occupied(slot) => grouped[*slot.get()].1.push(critical),
+            Entry::Vacant(slot) => {
+                grouped.push((slot.key().clone(), vec![critical]));
+                slot.insert(grouped.len() - 1);
+            }
+        }
     }
     grouped
 }

@@ -61,7 +61,7 @@ pub fn py_float<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Er
 }
 
 pub fn parse_py_float(text: &str) -> Option<f64> {
-    let t = text.trim();
+    let t = py_strip(text);
     if t.is_empty() {
         return None;
     }
@@ -71,7 +71,16 @@ pub fn parse_py_float(text: &str) -> Option<f64> {
 /// An integer the way Python's `int()` reads it (surrounding spaces allowed).
 pub fn py_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
     let text = <&str>::deserialize(deserializer)?;
-    text.trim().parse::<i64>().map_err(|_| serde::de::Error::custom(format!("{text:?} is not an integer")))
+    py_strip(text).parse::<i64>().map_err(|_| serde::de::Error::custom(format!("{text:?} is not an integer")))
+}
+
+/// `str.strip()` as `int()`/`float()` apply it, with a fast path for the usual field that
+/// neither starts nor ends with a space.
+fn py_strip(text: &str) -> &str {
+    match (text.as_bytes().first(), text.as_bytes().last()) {
+        (Some(a), Some(z)) if a.is_ascii_graphic() && z.is_ascii_graphic() => text,
+        _ => text.trim(),
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]

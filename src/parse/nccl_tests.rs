@@ -12,8 +12,8 @@ use crate::model::nccl_tests::{
     DeviceLine, IterStats, LineWarning, NcclTestsFormat, NcclTestsOutput, NcclTestsRow, NcclTestsTable, Placement,
     TestConfig, TimeUnit,
 };
+use rustc_hash::FxHashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 /// Parses an nccl-tests stdout. Never fails: what cannot be read becomes a warning.
 pub fn parse_text(bytes: &[u8]) -> NcclTestsOutput {
@@ -28,19 +28,29 @@ pub fn parse_text(bytes: &[u8]) -> NcclTestsOutput {
 /// the sweep with no cycle index, so a key seen again starts the next cycle (0-based).
 #[derive(Debug, Default)]
 pub(crate) struct CycleCounter {
-    seen: HashMap<RowKey, u64>,
+    seen: FxHashMap<RowKey, u64>,
+    /// The type and redop names met so far; keys hold their index (no string per row).
+    names: Vec<String>,
 }
 
-/// (size, type, redop, root): what identifies a row within one sweep.
-type RowKey = (u64, Option<String>, Option<String>, Option<i64>);
+/// (size, type, redop, root), names as indexes into `CycleCounter::names`.
+type RowKey = (u64, Option<u32>, Option<u32>, Option<i64>);
 
 impl CycleCounter {
     pub(crate) fn next(&mut self, size: u64, dtype: Option<&str>, redop: Option<&str>, root: Option<i64>) -> u64 {
-        let key = (size, dtype.map(str::to_owned), redop.map(str::to_owned), root);
+        let key = (size, dtype.map(|n| self.name(n)), redop.map(|n| self.name(n)), root);
         let slot = self.seen.entry(key).or_insert(0);
         let cycle = *slot;
         *slot += 1;
         cycle
+    }
+
+    fn name(&mut self, name: &str) -> u32 {
+        let index = self.names.iter().position(|n| n == name).unwrap_or_else(|| {
+            self.names.push(name.to_string());
+            self.names.len() - 1
+        });
+        index as u32
     }
 }
 
@@ -54,6 +64,9 @@ pub(crate) fn parse_count(token: &str) -> Option<u64> {
     // 2^64 as f64: larger values do not fit.
     (integral && value < 18_446_744_073_709_551_616.0).then_some(value as u64)
 }
+
+/// The most fields a row is read with (rows of every known layout have fewer than 30).
+const MAX_TOKENS: usize = 48;
 
 /// The 2.13+ header: the layout assumed for rows met before any header.
 const V213_COLUMNS: [&str; 13] =
@@ -176,11 +189,12 @@ impl Schema {
         }
     }
 
-    /// Reads one row's tokens; `Err` says why they do not fit.
-    fn read(&self, tokens: &[&str]) -> Result<RowValues, String> {
+    /// Reads one row's tokens (`count` were found, the first `MAX_TOKENS` kept); `Err` says
+    /// why they do not fit.
+    fn read(&self, tokens: &[&str], count: usize) -> Result<RowValues, String> {
         let expected = self.fields();
-        if tokens.len() != expected {
-            return Err(format!("expected {expected} fields, found {}", tokens.len()));
+        if count != expected {
+            return Err(format!("expected {expected} fields, found {count}"));
         }
         let mut row = RowValues::default();
         let mut rest = tokens;
@@ -488,7 +502,14 @@ impl TextParser {
     }
 
     fn row(&mut self, number: u64, line: &str) {
-        let tokens: Vec<&str> = line.split_whitespace().collect();
+        let mut tokens = [""; MAX_TOKENS];
+        let mut count = 0;
+        for token in line.split_ascii_whitespace() {
+            if let Some(slot) = tokens.get_mut(count) {
+                *slot = token;
+            }
+            count += 1;
+        }
         let open = self.open.get_or_insert_with(OpenTable::new);
         if open.schema.is_none() {
             let names = V213_COLUMNS.iter().map(|n| n.to_string()).collect();
@@ -501,7 +522,7 @@ impl TextParser {
         let OpenTable { schema: Some(schema), cycles, table, .. } = open else {
             return;
         };
-        let row = schema.read(&tokens).and_then(|values| {
+        let row = schema.read(&tokens[..count.min(MAX_TOKENS)], count).and_then(|values| {
             build_row(number, values, schema.placements, cycles)
                 .ok_or_else(|| "no size, time, algbw or busbw".to_string())
         });

@@ -1,6 +1,6 @@
-//! Per-rank section CSVs -> typed rows, with csv (csv_core for quoted files) + serde. Required columns are those the
-//! seed reads; extra columns are ignored; a missing column, a non-number, a short row or
-//! invalid UTF-8 is a `ParseError` naming the line and the column.
+//! Per-rank section CSVs -> typed rows: a memchr record splitter (RFC 4180 quoting) + serde.
+//! Required columns are those the seed reads; extra columns are ignored; a missing column, a
+//! non-number, a short row or invalid UTF-8 is a `ParseError` naming the line and the column.
 
 use crate::model::sections::{
     AsyncRow, Columns, ContractRecord, ContractRow, DecodeRow, DecompositionRow, FragmentationRow, NumericsRow,
@@ -8,9 +8,7 @@ use crate::model::sections::{
 };
 use crate::parse::fields::{from_fields, FieldError};
 use crate::parse::ParseError;
-use csv_core::ReadRecordResult;
 use serde::de::DeserializeOwned;
-use std::cell::RefCell;
 
 /// Parses one `rank<N>_<section>.csv`.
 pub fn parse_section(section: Section, bytes: &[u8]) -> Result<SectionRows, ParseError> {
@@ -42,73 +40,162 @@ impl From<ParseError> for RecordError {
 type Each<'f> = dyn FnMut(u64, &[&str]) -> Result<(), RecordError> + 'f;
 
 /// Calls `each` with every record (header first) as text fields, with the 1-based line it
-/// starts on; blank lines are skipped. Files without quotes (what workers write) are split on
-/// `\n` and `,` with memchr; a file with any `"` goes through csv_core, which handles quoted
-/// fields, embedded separators and newlines.
+/// starts on; blank lines are skipped. One pass over the separators found by memchr (`,`,
+/// `\n`, and `"` when the file has any): RFC 4180 quoting (separators, `""` and newlines
+/// inside quotes), `\r\n` or `\n` line ends. The file must be UTF-8; rows before the first
+/// invalid byte are still read, so an earlier error wins.
 fn for_each_record(bytes: &[u8], each: &mut Each) -> Result<(), RecordError> {
-    if memchr::memchr(b'"', bytes).is_some() {
-        return quoted_records(bytes, each);
-    }
-    let mut fields: Vec<&str> = Vec::with_capacity(32);
-    let mut line = 0u64;
-    for raw in bytes.split(|&b| b == b'\n') {
-        line += 1;
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        if raw.is_empty() {
-            continue;
+    let (text, invalid) = match std::str::from_utf8(bytes) {
+        Ok(text) => (text, None),
+        Err(e) => {
+            let line_start = memchr::memrchr(b'\n', &bytes[..e.valid_up_to()]).map_or(0, |i| i + 1);
+            let text = std::str::from_utf8(&bytes[..line_start]).unwrap_or_default();
+            let line = 1 + memchr::memchr_iter(b'\n', &bytes[..line_start]).count() as u64;
+            let field = memchr::memchr_iter(b',', &bytes[line_start..e.valid_up_to()]).count();
+            (text, Some(RecordError::Utf8 { line, field }))
         }
-        let text = std::str::from_utf8(raw).map_err(|e| RecordError::Utf8 {
-            line,
-            field: memchr::memchr_iter(b',', &raw[..e.valid_up_to()]).count(),
-        })?;
-        fields.clear();
-        fields.extend(text.split(','));
-        each(line, &fields)?;
+    };
+    if memchr::memchr(b'"', text.as_bytes()).is_some() {
+        quoted_records(text, each)?;
+    } else {
+        plain_records(text, each)?;
     }
-    Ok(())
+    invalid.map_or(Ok(()), Err)
 }
 
-thread_local! {
-    /// csv_core builds a sizeable DFA per reader; one per thread is reset for every file.
-    static CORE: RefCell<csv_core::Reader> = RefCell::new(csv_core::Reader::new());
+/// The fast path: no quotes, so every `,` and `\n` is a separator.
+fn plain_records<'t>(text: &'t str, each: &mut Each) -> Result<(), RecordError> {
+    let mut fields: Vec<&'t str> = Vec::with_capacity(32);
+    let (mut start, mut line) = (0usize, 1u64);
+    for at in memchr::memchr2_iter(b',', b'\n', text.as_bytes()) {
+        if text.as_bytes()[at] == b',' {
+            fields.push(&text[start..at]);
+        } else {
+            fields.push(trim_cr(&text[start..at]));
+            emit(line, &fields, each)?;
+            fields.clear();
+            line += 1;
+        }
+        start = at + 1;
+    }
+    fields.push(trim_cr(&text[start..]));
+    emit(line, &fields, each)
 }
 
-fn quoted_records(bytes: &[u8], each: &mut Each) -> Result<(), RecordError> {
-    CORE.with(|core| {
-        let mut core = core.borrow_mut();
-        core.reset();
-        let (mut out, mut ends) = (vec![0u8; 1024], vec![0usize; 32]);
-        let (mut consumed, mut line, mut counted) = (0usize, 1u64, 0usize);
-        loop {
-            let start = consumed + bytes[consumed..].iter().take_while(|b| matches!(b, b'\r' | b'\n')).count();
-            line += memchr::memchr_iter(b'\n', &bytes[counted..start]).count() as u64;
-            counted = start;
-            let (mut out_len, mut ends_len) = (0, 0);
-            loop {
-                let (result, nin, nout, nend) =
-                    core.read_record(&bytes[consumed..], &mut out[out_len..], &mut ends[ends_len..]);
-                consumed += nin;
-                out_len += nout;
-                ends_len += nend;
-                match result {
-                    ReadRecordResult::InputEmpty => {}
-                    ReadRecordResult::OutputFull => out.resize(out.len() * 2, 0),
-                    ReadRecordResult::OutputEndsFull => ends.resize(ends.len() * 2, 0),
-                    ReadRecordResult::Record => break,
-                    ReadRecordResult::End => return Ok(()),
+fn trim_cr(field: &str) -> &str {
+    field.strip_suffix('\r').unwrap_or(field)
+}
+
+/// Passes a record on, unless it is a blank line (one empty field).
+fn emit(line: u64, fields: &[&str], each: &mut Each) -> Result<(), RecordError> {
+    if fields.len() == 1 && fields[0].is_empty() {
+        return Ok(());
+    }
+    each(line, fields)
+}
+
+/// Where one field's text is: in the file, or (a quoted field with `""`) in a scratch buffer.
+enum Piece {
+    Text(usize, usize),
+    Scratch(usize, usize),
+}
+
+/// The quoting path: a `"` at the start of a field opens it until the next lone `"`; `""`
+/// inside stands for one quote; text after the closing quote is kept, a `"` elsewhere is
+/// plain text (as csv_core reads it).
+fn quoted_records(text: &str, each: &mut Each) -> Result<(), RecordError> {
+    let bytes = text.as_bytes();
+    let mut pieces: Vec<Piece> = Vec::with_capacity(32);
+    let mut scratch = String::new();
+    let (mut start, mut line, mut record_line) = (0usize, 1u64, 1u64);
+    let (mut quoted, mut escaped, mut in_quotes) = (false, false, false);
+    let mut close = None;
+    let mut separators = memchr::memchr3_iter(b',', b'\n', b'"', bytes).peekable();
+    while let Some(at) = separators.next() {
+        match bytes[at] {
+            b'"' if in_quotes => {
+                if bytes.get(at + 1) == Some(&b'"') {
+                    escaped = true;
+                    separators.next();
+                } else {
+                    in_quotes = false;
+                    close = Some(at);
                 }
             }
-            let mut fields = Vec::with_capacity(ends_len);
-            let mut field_start = 0;
-            for (index, &field_end) in ends[..ends_len].iter().enumerate() {
-                let text = std::str::from_utf8(&out[field_start..field_end])
-                    .map_err(|_| RecordError::Utf8 { line, field: index })?;
-                fields.push(text);
-                field_start = field_end;
+            b'"' => {
+                if at == start {
+                    in_quotes = true;
+                    quoted = true;
+                }
             }
-            each(line, &fields)?;
+            b'\n' if in_quotes => line += 1,
+            _ if in_quotes => {}
+            separator => {
+                let field = Field { start, end: at, quoted, escaped, close, last: separator == b'\n' };
+                pieces.push(field.piece(text, &mut scratch));
+                (quoted, escaped, close) = (false, false, None);
+                start = at + 1;
+                if separator == b'\n' {
+                    emit_pieces(record_line, &pieces, text, &scratch, each)?;
+                    pieces.clear();
+                    scratch.clear();
+                    line += 1;
+                    record_line = line;
+                }
+            }
         }
-    })
+    }
+    let field = Field { start, end: text.len(), quoted, escaped, close, last: true };
+    pieces.push(field.piece(text, &mut scratch));
+    emit_pieces(record_line, &pieces, text, &scratch, each)
+}
+
+/// One field as found by the scan.
+struct Field {
+    start: usize,
+    end: usize,
+    /// Opened by a `"`; `close` is where its closing `"` is (none: cut at the end).
+    quoted: bool,
+    close: Option<usize>,
+    /// Holds `""`.
+    escaped: bool,
+    /// The record's last field (a trailing `\r` is the line end's).
+    last: bool,
+}
+
+impl Field {
+    /// Quotes removed and `""` read as `"` (written to `scratch` when the text changes).
+    fn piece(&self, text: &str, scratch: &mut String) -> Piece {
+        let raw = &text[self.start..self.end];
+        let end = self.start + if self.last { trim_cr(raw).len() } else { raw.len() };
+        if !self.quoted {
+            return Piece::Text(self.start, end);
+        }
+        let close = self.close.unwrap_or(end).min(end);
+        let (body, tail) = (&text[self.start + 1..close], &text[(close + 1).min(end)..end]);
+        if !self.escaped && tail.is_empty() {
+            return Piece::Text(self.start + 1, close);
+        }
+        let from = scratch.len();
+        if self.escaped {
+            scratch.push_str(&body.replace("\"\"", "\""));
+        } else {
+            scratch.push_str(body);
+        }
+        scratch.push_str(tail);
+        Piece::Scratch(from, scratch.len())
+    }
+}
+
+fn emit_pieces(line: u64, pieces: &[Piece], text: &str, scratch: &str, each: &mut Each) -> Result<(), RecordError> {
+    let fields: Vec<&str> = pieces
+        .iter()
+        .map(|p| match *p {
+            Piece::Text(a, b) => &text[a..b],
+            Piece::Scratch(a, b) => &scratch[a..b],
+        })
+        .collect();
+    emit(line, &fields, each)
 }
 
 /// Reads the header, then calls `each` with every row that has the header's number of fields.
@@ -264,6 +351,56 @@ mod tests {
         assert_eq!(rows[0].fields[1].1, "a,b\r\nc");
         assert_eq!(rows[1].line, 5);
         assert!(!rows[1].row.correct);
+    }
+
+    /// Every record as the splitter reads it, as (line, fields).
+    fn records(bytes: &[u8]) -> Vec<(u64, Vec<String>)> {
+        let mut out = Vec::new();
+        let result = for_each_record(bytes, &mut |line, fields| {
+            out.push((line, fields.iter().map(|f| f.to_string()).collect()));
+            Ok(())
+        });
+        assert!(result.is_ok());
+        out
+    }
+
+    #[test]
+    fn splitter_reads_as_the_csv_crate() {
+        let cases: [&[u8]; 9] = [
+            b"a,b,c\n1,2,3\n",
+            b"a,b\r\n1,2\r\n\r\n3,4",
+            b"a,\"b,c\",d\n\"x\"\"y\",z,\"\"\n",
+            b"h\n\"multi\nline\",\"a\"\"\"\"b\"\n",
+            b"h,i\nab\"c,d\"\n\"q\"tail,e\n",
+            b"h\n\"\"\"\"\n\"cut at the end",
+            b",\n,,\n\"\",\"\"\n",
+            b"(0, 1, 2, 3),\"(0, 1, 2, 3)\",\"[2048.0, 1.0]\"\r\n",
+            b"\n\n\na\n\n",
+        ];
+        for case in cases {
+            let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(case);
+            let expected: Vec<Vec<String>> =
+                reader.records().map(|r| r.unwrap().iter().map(str::to_string).collect()).collect();
+            let fields: Vec<Vec<String>> = records(case).into_iter().map(|(_, f)| f).collect();
+            assert_eq!(fields, expected, "{}", String::from_utf8_lossy(case));
+        }
+    }
+
+    #[test]
+    fn record_lines_count_newlines_inside_quotes() {
+        let lines: Vec<u64> = records(b"h\n\"a\nb\"\n\nx\r\n\"\"\"\n\"\n").iter().map(|r| r.0).collect();
+        assert_eq!(lines, [1, 2, 5, 6]);
+    }
+
+    #[test]
+    fn invalid_utf8_comes_after_earlier_rows() {
+        let text = b"world_size,size_bytes,mode,cycle,duration_us\n4,1,x,0,bad\n4,1,\xff,0,1\n";
+        let err = parse_section(Section::Decomposition, text).unwrap_err();
+        assert_eq!(err.line, Some(2), "the earlier bad number wins");
+        let text = b"world_size,size_bytes,mode,cycle,duration_us\n4,1,x,0,1\n4,1,\"\xff\",0,1\n";
+        let err = parse_section(Section::Decomposition, text).unwrap_err();
+        assert_eq!(err.line, Some(3));
+        assert!(err.message.contains("column mode: invalid UTF-8"), "{}", err.message);
     }
 
     #[test]

@@ -7,20 +7,20 @@ use crate::model::summary::DecompositionSummary;
 use crate::stats::{critical_cycles, cv_percent, median, percentile};
 
 /// Critical-path values per (world size, size, mode), in first-seen order.
-type Groups = [((i64, i64, String), Vec<f64>)];
+type Groups<'a> = [((i64, i64, &'a str), Vec<f64>)];
 
 pub fn summarize(rows: &[&DecompositionRow], diagnostics: &mut Vec<Diagnostic>) -> Vec<DecompositionSummary> {
     let mut groups =
-        critical_cycles(rows, |r| (r.world_size, r.size_bytes, r.mode.clone()), |r| r.cycle, |r| r.duration_us);
+        critical_cycles(rows, |r| (r.world_size, r.size_bytes, r.mode.as_str()), |r| r.cycle, |r| r.duration_us);
     let direct_median = |world_size: i64, size_bytes: i64, groups: &Groups| {
         groups
             .iter()
-            .find(|((w, s, m), _)| *w == world_size && *s == size_bytes && m == "direct")
+            .find(|((w, s, m), _)| *w == world_size && *s == size_bytes && *m == "direct")
             .map(|(_, values)| median(values))
     };
     let baselines: Vec<Option<f64>> = groups.iter().map(|((w, s, _), _)| direct_median(*w, *s, &groups)).collect();
     let mut indexed: Vec<usize> = (0..groups.len()).collect();
-    indexed.sort_by(|&a, &b| (groups[a].0 .1, &groups[a].0 .2).cmp(&(groups[b].0 .1, &groups[b].0 .2)));
+    indexed.sort_by(|&a, &b| (groups[a].0 .1, groups[a].0 .2).cmp(&(groups[b].0 .1, groups[b].0 .2)));
     let mut missing = Vec::new();
     let summaries = indexed
         .into_iter()
@@ -34,7 +34,7 @@ pub fn summarize(rows: &[&DecompositionRow], diagnostics: &mut Vec<Diagnostic>) 
             DecompositionSummary {
                 world_size,
                 size_bytes,
-                mode,
+                mode: mode.to_string(),
                 cycles: values.len(),
                 median_duration_us: median_us,
                 p95_duration_us: percentile(&values, 0.95),

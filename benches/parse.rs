@@ -1,0 +1,116 @@
+//! `cargo bench --bench parse`: parse + summarize alone (no export, render or write), in
+//! process, against the seed's own summarization of the same runs, measured in the same
+//! process run. Prints the best of `BENCH_REPEAT` passes on one thread and on all threads
+//! (rayon, as `build` runs them), per run, and the ratios to the seed.
+//!
+//! Settings (environment): `BENCH_RUNS` (a runs folder; default: a generated corpus of 100
+//! runs in the seed layout without logs, under `target/bench/parse-100`), `BENCH_REPEAT`
+//! (passes, default 10), `SEED_DIR` (default `../shared/seed`; the seed is skipped when
+//! absent), `BENCH_SEED_RUNS` (runs the seed summarizes, default 100; best of 3 passes).
+
+use nccl_report::synth::{generate, SynthOptions};
+use nccl_report::{find, load, summarize};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// The allocator the `nccl-report` binary uses.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn env_or(name: &str, default: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| default.to_string())
+}
+
+fn main() {
+    let runs = match std::env::var("BENCH_RUNS") {
+        Ok(dir) => PathBuf::from(dir),
+        Err(_) => default_corpus(),
+    };
+    let repeat: usize = env_or("BENCH_REPEAT", "10").parse().unwrap();
+    let seed_dir = PathBuf::from(env_or("SEED_DIR", "../shared/seed"));
+    let seed_runs = env_or("BENCH_SEED_RUNS", "100");
+    let (dirs, _) = find::find_runs(&runs).unwrap();
+    let n = dirs.len() as f64;
+
+    let mut best = (f64::MAX, f64::MAX);
+    for _ in 0..repeat {
+        let (mut parse, mut summ) = (0.0, 0.0);
+        for run in &dirs {
+            let t = Instant::now();
+            let raw = load::load_tables(run);
+            parse += t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            std::hint::black_box(summarize::summarize(raw));
+            summ += t.elapsed().as_secs_f64();
+        }
+        if parse + summ < best.0 + best.1 {
+            best = (parse, summ);
+        }
+    }
+    let one = (best.0 + best.1) / n;
+    let all = (0..repeat)
+        .map(|_| {
+            let t = Instant::now();
+            dirs.par_iter().for_each(|run| {
+                std::hint::black_box(summarize::summarize(load::load_tables(run)));
+            });
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::MAX, f64::min)
+        / n;
+    let seed = seed_dir.join("seed_runner.py").is_file().then(|| seed_per_run(&seed_dir, &runs, &seed_runs)).flatten();
+    println!("{} runs from {}", dirs.len(), runs.display());
+    println!(
+        "one thread: parse {:.3} ms/run + summarize {:.3} ms/run = {:.3} ms/run",
+        best.0 / n * 1e3,
+        best.1 / n * 1e3,
+        one * 1e3
+    );
+    println!("all {} threads: {:.3} ms/run (wall)", rayon::current_num_threads(), all * 1e3);
+    match seed {
+        Some(seed) => println!(
+            "seed summarization: {:.3} ms/run; nccl-report is {:.1}x faster on one thread, {:.1}x on all threads",
+            seed * 1e3,
+            seed / one,
+            seed / all
+        ),
+        None => println!("seed summarization: n/a (no {})", seed_dir.display()),
+    }
+}
+
+/// 100 runs in the seed layout (4 ranks, 10 cycles, every section, nccl-tests stdout), no logs.
+fn default_corpus() -> PathBuf {
+    let dir = PathBuf::from("target/bench/parse-100");
+    if !dir.join("complete").is_file() {
+        let _ = std::fs::remove_dir_all(&dir);
+        generate(&dir.join("runs"), &SynthOptions { count: 100, seed: 7, log_bytes: 0, gzip_every: 0 }).unwrap();
+        std::fs::write(dir.join("complete"), "").unwrap();
+    }
+    dir.join("runs")
+}
+
+/// The seed's time per run, best of 3 passes of `benches/seed_summarize.py`.
+fn seed_per_run(seed_dir: &Path, runs: &Path, limit: &str) -> Option<f64> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/seed_summarize.py");
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        let output = Command::new("python3")
+            .arg(&script)
+            .arg("--seed-dir")
+            .arg(seed_dir)
+            .arg("--runs")
+            .arg(runs)
+            .args(["--limit", limit])
+            .output()
+            .ok()?;
+        if !output.status.success() {
+            eprintln!("seed yardstick failed: {}", String::from_utf8_lossy(&output.stderr));
+            return None;
+        }
+        let value: serde_json::Value = serde_json::from_slice(&output.stdout).ok()?;
+        best = best.min(value["seconds_per_run"].as_f64()?);
+    }
+    Some(best)
+}
