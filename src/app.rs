@@ -49,8 +49,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Build(args) => {
-            let options =
-                BuildOptions { runs: args.runs, out: args.out.clone(), jobs: args.jobs, cache: !args.no_cache };
+            let options = BuildOptions {
+                runs: args.runs,
+                out: args.out.clone(),
+                jobs: args.jobs,
+                cache: !args.no_cache,
+                page_size: args.page_size,
+            };
             let report = crate::build::build(&options)?;
             for line in report.skipped.iter().chain(&report.problems) {
                 eprintln!("  {line}");
@@ -81,6 +86,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 out: args.out.clone(),
                 jobs: None,
                 cache: true,
+                page_size: crate::site::paging::DEFAULT_PAGE_SIZE,
             });
             crate::serve::serve(&ServeOptions { out: args.out, port: args.port, watch })?;
             Ok(ExitCode::SUCCESS)

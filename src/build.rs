@@ -1,17 +1,19 @@
 //! `nccl-report build`: the pipeline. Runs are found (sorted), then each run is read,
 //! parsed, summarized, exported and rendered on its own (in parallel, rayon), its files
-//! written straight into the staging folder and only its small digest kept; then the
-//! cross-run pages are rendered from the digests and the staging folder is swapped in.
+//! written straight into the staging folder, its digest put in the digest store and only a
+//! small card kept; then the cross-run pages are rendered a page of runs at a time
+//! (`cross_run`) and the staging folder is swapped in.
 //! Unchanged runs come from the cache. The output depends only on the runs, never on the
 //! thread count, the clock or the machine.
 
-use crate::cache::{Cache, Entry, Published, Stamp};
+use crate::cache::{Cache, DigestStore, Entry, Published, Stamp};
 use crate::find::RunDir;
-use crate::site::digest::{digest, RunDigest};
+use crate::site::digest::{digest, RunCard, RunDigest};
+use crate::site::paging::Paging;
 use crate::site::sections::SECTIONS;
 use crate::summarize::{RunStatus, RunSummary};
 use crate::write::{OutputFile, Staging};
-use crate::{compare, export, find, input, load, render, site, summarize};
+use crate::{compare, cross_run, export, find, input, load, render, site, summarize};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -27,6 +29,8 @@ pub struct BuildOptions {
     pub jobs: Option<usize>,
     /// Use and update the build cache beside the output.
     pub cache: bool,
+    /// Runs per page of the cross-run pages.
+    pub page_size: usize,
 }
 
 /// What a build did, for the one-line summary and the benchmark.
@@ -51,6 +55,7 @@ pub struct BuildReport {
 /// Thread time spent in each per-run stage, summed over runs.
 #[derive(Default)]
 struct StageClock {
+    list: AtomicU64,
     parse: AtomicU64,
     logs: AtomicU64,
     summarize: AtomicU64,
@@ -80,10 +85,10 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     if !options.runs.is_dir() {
         anyhow::bail!("runs folder {} does not exist or is not a folder", options.runs.display());
     }
-    let (runs, skipped) =
-        find::find_runs(&options.runs).with_context(|| format!("cannot list {}", options.runs.display()))?;
-    report.skipped = skipped;
-    report.input_bytes = runs.iter().map(|r| r.files.total_bytes).sum();
+    let folders =
+        find::find_run_folders(&options.runs).with_context(|| format!("cannot list {}", options.runs.display()))?;
+    let runs = &folders.runs;
+    report.skipped = folders.skipped.clone();
     let site_notes = read_site_notes(options);
     let cache = if options.cache {
         Some(
@@ -95,39 +100,49 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     };
     let staging =
         Staging::begin(&options.out).with_context(|| format!("cannot write the site to {}", options.out.display()))?;
+    let store = match &cache {
+        Some(cache) => DigestStore::Cache(cache),
+        None => DigestStore::temporary().context("cannot create a temporary folder for run digests")?,
+    };
     report.stages.push(("find", start.elapsed()));
 
     let clock = StageClock::default();
     let progress = Progress::new(runs.len());
     let per_run = Instant::now();
-    let plans: Vec<Plan> = runs.par_iter().map(|run| plan(run, cache.as_ref())).collect::<anyhow::Result<_>>()?;
     let published = cache.as_ref().map(Cache::published).unwrap_or_default();
-    let cross_key = cross_key(&runs, &plans);
-    let reuse_cross = cross_key.is_some()
-        && published.cross == cross_key
-        && plans.iter().all(|p| p.hit.is_some())
-        && SHARED.iter().all(|rel| staging.can_adopt(rel))
-        && SHARED.iter().all(|rel| staging.adopt(rel));
     let context = RunContext {
         cache: cache.as_ref(),
+        store: &store,
         published: &published.runs,
         staging: &staging,
         site_notes: site_notes.as_deref(),
-        need_digest: !reuse_cross,
         clock: &clock,
     };
+    // Each run's files are listed, keyed and built in one go and only its result kept, so
+    // memory does not hold every run's file list.
     let results: Vec<RunResult> = runs
         .par_iter()
-        .zip(plans)
-        .map(|(run, plan)| {
-            let result = build_run(run, plan, &context);
+        .map(|(id, path)| {
+            let t = Instant::now();
+            let run = find::list_run(id.clone(), path.clone(), &folders.canonical_root);
+            StageClock::add(&clock.list, t);
+            let result = plan(&run, cache.as_ref()).and_then(|plan| build_run(&run, plan, &context));
             progress.inc();
             result
         })
         .collect::<anyhow::Result<_>>()?;
     progress.finish();
+    report.input_bytes = results.iter().map(|r| r.bytes).sum();
+    let cross_key = cross_key(&results, options.page_size);
+    let shared = shared_entries(Paging::new(runs.len(), options.page_size).pages());
+    let reuse_cross = cross_key.is_some()
+        && published.cross == cross_key
+        && results.iter().all(|r| r.cached)
+        && shared.iter().all(|rel| staging.can_adopt(rel))
+        && shared.iter().all(|rel| staging.adopt(rel));
     report.stages.push(("runs (wall)", per_run.elapsed()));
     for (name, counter) in [
+        ("list run files (thread time)", &clock.list),
         ("parse tables (thread time)", &clock.parse),
         ("scan NCCL logs (thread time)", &clock.logs),
         ("summarize (thread time)", &clock.summarize),
@@ -139,14 +154,19 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     }
 
     let cross = Instant::now();
-    let shared = if reuse_cross {
-        Vec::new()
+    let shared_files = if reuse_cross {
+        shared.len()
     } else {
-        let digests: Vec<RunDigest> = results.iter().filter_map(|r| r.digest.clone()).collect();
-        let mut shared = render::static_files();
-        shared.extend(render::cross_run_files(&site::cross_run(&digests, site_notes.as_deref())));
-        shared.par_iter().try_for_each(|f| staging.put(f))?;
-        shared
+        let static_files = render::static_files();
+        static_files.par_iter().try_for_each(|f| staging.put(f))?;
+        let by_id: std::collections::HashMap<&str, &PathBuf> = runs.iter().map(|(id, p)| (id.as_str(), p)).collect();
+        let recompute = |id: &str| -> anyhow::Result<RunDigest> {
+            let path = by_id.get(id).with_context(|| format!("no run {id}"))?;
+            Ok(recompute_digest(&find::list_run(id.to_string(), path.to_path_buf(), &folders.canonical_root)))
+        };
+        let sources = cross_run::Sources { store: &store, recompute: &recompute, site_notes: site_notes.as_deref() };
+        let cards = results.iter().map(|r| r.card.clone()).collect();
+        static_files.len() + cross_run::write(cards, options.page_size, &sources, &staging)?
     };
     report.stages.push(("cross-run pages", cross.elapsed()));
 
@@ -161,7 +181,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     report.stages.push(("commit", commit.elapsed()));
 
     for r in &results {
-        match r.status {
+        match r.card.status {
             RunStatus::Ok => report.ok += 1,
             RunStatus::Failed => report.failed += 1,
             RunStatus::Invalid => report.invalid += 1,
@@ -170,14 +190,22 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         report.cached_runs += usize::from(r.cached);
         report.files += r.files;
     }
-    report.files += if reuse_cross { SHARED.len() } else { shared.len() };
-    report.pages = results.len() + 1 + SECTIONS.len() + 1;
+    report.files += shared_files;
+    let pages = Paging::new(results.len(), options.page_size).pages();
+    report.pages = results.len() + pages * (1 + SECTIONS.len()) + 1;
     report.total = start.elapsed();
     Ok(report)
 }
 
-/// The site's files and folders that do not belong to one run.
-const SHARED: [&str; 6] = ["index.html", "404.html", ".nojekyll", "static", "sections", "data"];
+/// The site's files and folders that do not belong to one run (`pages` holds the index's
+/// pages after the first).
+fn shared_entries(pages: usize) -> Vec<&'static str> {
+    let mut entries = vec!["index.html", "404.html", ".nojekyll", "static", "sections", "data"];
+    if pages > 1 {
+        entries.push("pages");
+    }
+    entries
+}
 
 /// What the cache says of a run before anything is written.
 struct Plan {
@@ -196,13 +224,14 @@ fn plan(run: &RunDir, cache: Option<&Cache>) -> anyhow::Result<Plan> {
 }
 
 /// The key of the cross-run pages: every run's id and key (each key already covers the tool
-/// and the site-wide notes). `None` without a cache.
-fn cross_key(runs: &[RunDir], plans: &[Plan]) -> Option<String> {
+/// and the site-wide notes) and the page size. `None` without a cache.
+fn cross_key(results: &[RunResult], page_size: usize) -> Option<String> {
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    for (run, plan) in runs.iter().zip(plans) {
-        hasher.update(run.id.as_bytes());
+    hasher.update(&page_size.to_le_bytes());
+    for result in results {
+        hasher.update(result.id.as_bytes());
         hasher.update(&[0]);
-        hasher.update(plan.key.as_ref()?.0.as_bytes());
+        hasher.update(result.key.as_ref()?.as_bytes());
         hasher.update(&[0]);
     }
     Some(format!("{:032x}", hasher.digest128()))
@@ -211,12 +240,11 @@ fn cross_key(runs: &[RunDir], plans: &[Plan]) -> Option<String> {
 /// What every run's build shares.
 struct RunContext<'a> {
     cache: Option<&'a Cache>,
+    store: &'a DigestStore<'a>,
     /// The key each run folder of the current site was built from.
     published: &'a std::collections::BTreeMap<String, String>,
     staging: &'a Staging,
     site_notes: Option<&'a str>,
-    /// Whether the cross-run pages are rendered (and so need every run's digest).
-    need_digest: bool,
     clock: &'a StageClock,
 }
 
@@ -224,12 +252,12 @@ struct RunContext<'a> {
 struct RunResult {
     id: String,
     key: Option<String>,
-    status: RunStatus,
+    card: RunCard,
     problem: Option<String>,
-    /// Present when the cross-run pages need it.
-    digest: Option<RunDigest>,
     cached: bool,
     files: usize,
+    /// Input bytes of the run.
+    bytes: u64,
 }
 
 /// One run: from the cache when its inputs are unchanged (its folder in the current site
@@ -237,8 +265,7 @@ struct RunResult {
 fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<RunResult> {
     let Plan { key, hit } = plan;
     if let (Some(cache), Some((key, stamps)), Some(mut entry)) = (context.cache, &key, hit) {
-        let digest = if context.need_digest { cache.digest(&run.id) } else { None };
-        let placed = (!context.need_digest || digest.is_some())
+        let placed = cache.has_digest(&run.id)
             && ((context.published.get(&run.id) == Some(key) && context.staging.adopt(&format!("runs/{}", run.id)))
                 || cache.restore(&entry, &run.id, context.staging));
         if placed {
@@ -249,11 +276,11 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
             return Ok(RunResult {
                 id: run.id.clone(),
                 key: Some(key.clone()),
-                status: entry.status,
+                card: entry.card,
                 problem: entry.problem,
-                digest,
                 cached: true,
                 files: entry.files.len(),
+                bytes: run.files.total_bytes,
             });
         }
     }
@@ -277,31 +304,42 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
         context.staging.put(file)?;
     }
     let problem = problem_line(&run_digest);
+    let card = RunCard::of(&run_digest);
     let count = files.len();
     let mut stored_key = None;
     if let (Some(cache), Some((new_key, stamps))) = (context.cache, key) {
         let entry = Entry {
             key: new_key.clone(),
             stamps,
-            status: run_digest.status,
+            card: card.clone(),
             problem: problem.clone(),
             files: files.into_iter().map(|f| f.path).collect(),
         };
         cache
-            .store(&run.id, &entry, &run_digest, context.staging)
+            .store(&run.id, &entry, context.staging)
             .with_context(|| format!("cannot update the build cache for {}", run.id))?;
         stored_key = Some(new_key);
     }
+    context.store.put(&run_digest).with_context(|| format!("cannot keep the digest of {}", run.id))?;
     StageClock::add(&clock.write, t);
     Ok(RunResult {
         id: run.id.clone(),
         key: stored_key,
-        status: run_digest.status,
+        card,
         problem,
-        digest: Some(run_digest),
         cached: false,
         files: count,
+        bytes: run.files.total_bytes,
     })
+}
+
+/// A run's digest from its inputs, for one whose stored digest cannot be read back.
+fn recompute_digest(run: &RunDir) -> RunDigest {
+    let mut raw = load::load_tables(run);
+    load::load_logs(run, &mut raw);
+    let (summary, seed_files) = export_run(summarize::summarize(raw));
+    let names: Vec<&str> = seed_files.iter().map(|(n, _)| *n).collect();
+    digest(&summary, &names)
 }
 
 /// Exports the seed's files of a summarized run and compares them with any archived copies.

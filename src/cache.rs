@@ -10,8 +10,7 @@
 //! cache writes only inside its own folder.
 
 use crate::find::{FileRef, FileStamp, RunDir};
-use crate::site::digest::RunDigest;
-use crate::summarize::RunStatus;
+use crate::site::digest::{RunCard, RunDigest};
 use crate::write::Staging;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -21,7 +20,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped whenever the cache layout changes.
-const FORMAT: &str = "nccl-report-cache-1";
+const FORMAT: &str = "nccl-report-cache-2";
 
 /// A file of a run as last built: its stamp and the hash of its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,7 +37,7 @@ pub struct Stamp {
 pub struct Entry {
     pub key: String,
     pub stamps: Vec<Stamp>,
-    pub status: RunStatus,
+    pub card: RunCard,
     /// The build summary's line for a run that is not ok.
     pub problem: Option<String>,
     pub files: Vec<String>,
@@ -85,8 +84,17 @@ impl Cache {
 
     /// The digest stored with a run's entry.
     pub fn digest(&self, run_id: &str) -> Option<RunDigest> {
-        let bytes = fs::read(self.entry_dir(run_id).join("digest.json")).ok()?;
+        let bytes = fs::read(self.digest_path(run_id)).ok()?;
         serde_json::from_slice(&bytes).ok()
+    }
+
+    fn digest_path(&self, run_id: &str) -> PathBuf {
+        self.entry_dir(run_id).join("digest.json")
+    }
+
+    /// Whether a run's entry has its digest (it is read only for the cross-run pages).
+    pub fn has_digest(&self, run_id: &str) -> bool {
+        self.digest_path(run_id).is_file()
     }
 
     /// The key of a run's current inputs, reusing content hashes whose stamps are unchanged.
@@ -117,8 +125,9 @@ impl Cache {
         entry.files.iter().all(|rel| staging.link(rel, &files.join(rel)).is_ok())
     }
 
-    /// Records a run's entry, linking its freshly written files from the staging folder.
-    pub fn store(&self, run_id: &str, entry: &Entry, digest: &RunDigest, staging: &Staging) -> io::Result<()> {
+    /// Records a run's entry, linking its freshly written files from the staging folder (its
+    /// digest is kept after, by `DigestStore::put`).
+    pub fn store(&self, run_id: &str, entry: &Entry, staging: &Staging) -> io::Result<()> {
         let dir = self.entry_dir(run_id);
         if dir.exists() {
             fs::remove_dir_all(&dir)?;
@@ -134,7 +143,6 @@ impl Cache {
             }
         }
         fs::create_dir_all(&dir)?;
-        fs::write(dir.join("digest.json"), serde_json::to_vec(digest).map_err(io::Error::other)?)?;
         fs::write(dir.join("entry.json"), serde_json::to_vec(entry).map_err(io::Error::other)?)
     }
 
@@ -195,4 +203,41 @@ pub fn hash_file(path: &Path) -> io::Result<String> {
         hasher.update(&buffer[..n]);
     }
     Ok(format!("{:032x}", hasher.digest128()))
+}
+
+/// Where a build keeps every run's digest until the cross-run pages are rendered from them, a
+/// page of runs at a time: the build cache (which stores them anyway), or, for a build without
+/// a cache, a temporary folder removed when the build ends. Run ids are the checked names of
+/// run folders, so they are safe file names.
+pub enum DigestStore<'a> {
+    Cache(&'a Cache),
+    Temporary(tempfile::TempDir),
+}
+
+impl DigestStore<'_> {
+    pub fn temporary() -> io::Result<DigestStore<'static>> {
+        Ok(DigestStore::Temporary(tempfile::Builder::new().prefix("nccl-report-digests").tempdir()?))
+    }
+
+    /// Keeps a run's digest (in the cache: beside its entry, written first).
+    pub fn put(&self, digest: &RunDigest) -> io::Result<()> {
+        let path = match self {
+            DigestStore::Cache(cache) => {
+                fs::create_dir_all(cache.entry_dir(&digest.id))?;
+                cache.digest_path(&digest.id)
+            }
+            DigestStore::Temporary(dir) => dir.path().join(format!("{}.json", digest.id)),
+        };
+        fs::write(path, serde_json::to_vec(digest).map_err(io::Error::other)?)
+    }
+
+    /// A run's digest; `None` when it is missing or unreadable (the caller recomputes it).
+    pub fn get(&self, run_id: &str) -> Option<RunDigest> {
+        match self {
+            DigestStore::Cache(cache) => cache.digest(run_id),
+            DigestStore::Temporary(dir) => {
+                serde_json::from_slice(&fs::read(dir.path().join(format!("{run_id}.json"))).ok()?).ok()
+            }
+        }
+    }
 }

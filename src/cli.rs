@@ -49,6 +49,9 @@ pub struct BuildArgs {
     /// Ignore the build cache and recompute everything.
     #[arg(long)]
     pub no_cache: bool,
+    /// Runs per page of the index and the section pages (newest first).
+    #[arg(long, default_value_t = crate::site::paging::DEFAULT_PAGE_SIZE, value_parser = positive)]
+    pub page_size: usize,
     /// Print the time of each stage and the peak memory as JSON on stderr.
     #[arg(long)]
     pub timings: bool,
@@ -152,4 +155,12 @@ pub struct SynthArgs {
     /// Gzip the logs of every k-th run (0: never).
     #[arg(long, default_value_t = 0)]
     pub gzip_every: usize,
+}
+
+/// A count of at least one.
+fn positive(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("`{text}` is not a whole number of at least 1")),
+    }
 }

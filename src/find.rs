@@ -119,9 +119,26 @@ pub const SEED_OUTPUTS: [&str; 9] = [
     "summary.md",
 ];
 
-/// Lists the runs under `root`, sorted by id (their files are listed in parallel). Folders
-/// that are not runs are reported.
+/// Lists the runs under `root` with their files, sorted by id (files listed in parallel).
+/// Folders that are not runs are reported.
 pub fn find_runs(root: &Path) -> std::io::Result<(Vec<RunDir>, Vec<String>)> {
+    let found = find_run_folders(root)?;
+    let runs = found.runs.into_par_iter().map(|(name, path)| list_run(name, path, &found.canonical_root)).collect();
+    Ok((runs, found.skipped))
+}
+
+/// The run folders under a runs folder, before their files are listed.
+pub struct RunFolders {
+    /// (id, path), sorted by id.
+    pub runs: Vec<(String, PathBuf)>,
+    /// Folders that are not runs, with why.
+    pub skipped: Vec<String>,
+    /// The runs folder, canonical (symlinks in runs must stay inside it).
+    pub canonical_root: PathBuf,
+}
+
+/// Finds the run folders under `root` (a build lists each one's files when it builds it).
+pub fn find_run_folders(root: &Path) -> std::io::Result<RunFolders> {
     let canonical_root = root.canonicalize()?;
     let mut runs = Vec::new();
     let mut skipped = Vec::new();
@@ -149,8 +166,7 @@ pub fn find_runs(root: &Path) -> std::io::Result<(Vec<RunDir>, Vec<String>)> {
         }
         runs.push((name, path));
     }
-    let runs = runs.into_par_iter().map(|(name, path)| list_run(name, path, &canonical_root)).collect();
-    Ok((runs, skipped))
+    Ok(RunFolders { runs, skipped, canonical_root })
 }
 
 fn stays_inside(path: &Path, canonical_root: &Path) -> bool {

@@ -89,6 +89,15 @@ impl Staging {
         fs::write(&path, &file.bytes).map_err(io_err(&path))
     }
 
+    /// Appends `bytes` to the file at `rel`, creating it (for a file written in parts, such as
+    /// `data/runs.json` a page of runs at a time; one writer per file).
+    pub fn append(&self, rel: &str, bytes: &[u8]) -> Result<(), WriteError> {
+        let path = self.path_of(rel)?;
+        create_parent(&path)?;
+        let mut file = fs::OpenOptions::new().create(true).append(true).open(&path).map_err(io_err(&path))?;
+        std::io::Write::write_all(&mut file, bytes).map_err(io_err(&path))
+    }
+
     /// Places an existing file (from the build cache) at `rel`: a hard link, or a copy where
     /// links are not possible.
     pub fn link(&self, rel: &str, source: &Path) -> Result<(), WriteError> {

@@ -27,17 +27,15 @@ pub fn run_files(page: &RunPage) -> Vec<OutputFile> {
     out
 }
 
-/// The index, the section pages with their charts, and `data/runs.json`.
+/// One page of the index and of the section pages, with their charts (`data/runs.json` is
+/// written apart, a page of entries at a time).
 pub fn cross_run_files(model: &CrossRunModel) -> Vec<OutputFile> {
-    let mut out = vec![
-        OutputFile::new("index.html", pages::index(&model.index)),
-        OutputFile::new("data/runs.json", model.runs_json.clone()),
-    ];
+    let mut out = vec![OutputFile::new(model.index_path.clone(), pages::index(&model.index))];
     let sections: Vec<Vec<OutputFile>> = model
         .sections
         .par_iter()
         .map(|page| {
-            let mut files = vec![OutputFile::new(format!("sections/{}.html", page.slug), pages::section(page))];
+            let mut files = vec![OutputFile::new(page.path.clone(), pages::section(page))];
             files.extend(figure_files(&page.blocks));
             files
         })

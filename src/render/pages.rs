@@ -51,7 +51,7 @@ fn render(template: &impl Template) -> Vec<u8> {
 
 pub fn index(page: &IndexPage) -> Vec<u8> {
     render(&IndexHtml {
-        root: "",
+        root: page.root,
         version: VERSION,
         page,
         notes_html: page.notes.as_deref().map(|md| markdown::to_html(md, 2)),

@@ -1,10 +1,12 @@
 //! What cross-run pages need of a run: facts, status, diagnostics and the section summaries
-//! (with their per-cycle values), without the raw rows. Small, serializable: the build keeps
-//! one per run in memory and in its cache, so memory grows with the largest run, not with
-//! the number of runs times their size.
+//! (with their per-cycle values), without the raw rows (`RunDigest`, kept in the cache or a
+//! temporary folder and read back a page of runs at a time), and the little the build keeps
+//! of every run in memory (`RunCard`): so memory is bounded by the largest run and the page
+//! size, not by the number of runs.
 
 use crate::diag::Diagnostic;
 use crate::model::summary::*;
+use crate::site::sections::{self, SECTIONS};
 use crate::summarize::facts::RunFacts;
 use crate::summarize::{RunStatus, RunSummary};
 use serde::{Deserialize, Serialize};
@@ -44,4 +46,38 @@ pub fn digest(run: &RunSummary, outputs: &[&str]) -> RunDigest {
         diagnostics: run.raw.diagnostics.clone(),
         outputs: outputs.iter().map(|s| s.to_string()).collect(),
     }
+}
+
+/// What the build keeps in memory of every run until the cross-run pages are written: what
+/// orders them, the index's counts, and which sections the run has (for the charts).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunCard {
+    pub id: String,
+    pub timestamp_utc: Option<String>,
+    pub status: RunStatus,
+    /// Bit i: the run has section `SECTIONS[i]`.
+    pub sections: u8,
+}
+
+impl RunCard {
+    pub fn of(run: &RunDigest) -> RunCard {
+        let sections = SECTIONS
+            .iter()
+            .enumerate()
+            .filter(|(_, (slug, _))| sections::has(run, slug))
+            .fold(0u8, |bits, (i, _)| bits | 1 << i);
+        RunCard { id: run.id.clone(), timestamp_utc: run.facts.timestamp_utc.clone(), status: run.status, sections }
+    }
+
+    pub fn has(&self, slug: &str) -> bool {
+        SECTIONS.iter().position(|(s, _)| *s == slug).is_some_and(|i| self.sections & 1 << i != 0)
+    }
+}
+
+/// Newest first (by the manifest's timestamp), then by id; runs without a date last.
+pub fn order(cards: &mut [RunCard]) {
+    cards.sort_by(|a, b| {
+        let (ta, tb) = (&a.timestamp_utc, &b.timestamp_utc);
+        tb.is_some().cmp(&ta.is_some()).then_with(|| tb.cmp(ta)).then_with(|| a.id.cmp(&b.id))
+    });
 }

@@ -1,23 +1,18 @@
-//! The index: every run in one table, newest first, with headline figures.
+//! The index: every run in a table, newest first, with headline figures, a page of runs at a
+//! time (`paging`); the site-wide notes on the first page.
 
-use crate::site::digest::RunDigest;
+use crate::site::digest::{RunCard, RunDigest};
 use crate::site::format::num3;
 use crate::site::format::url_segment;
+use crate::site::paging::Paging;
 use crate::site::sections::SECTIONS;
 use crate::site::view::{Cell, IndexPage, Link, Table};
 use crate::summarize::RunStatus;
 
-/// Newest first (by the manifest's timestamp), then by id; runs without a date last.
-pub fn order(runs: &[RunDigest]) -> Vec<&RunDigest> {
-    let mut ordered: Vec<&RunDigest> = runs.iter().collect();
-    ordered.sort_by(|a, b| {
-        let (ta, tb) = (&a.facts.timestamp_utc, &b.facts.timestamp_utc);
-        tb.is_some().cmp(&ta.is_some()).then_with(|| tb.cmp(ta)).then_with(|| a.id.cmp(&b.id))
-    });
-    ordered
-}
-
-pub fn build(runs: &[RunDigest], notes: Option<&str>) -> IndexPage {
+/// Index page `page`: its runs (`window`, newest first) with headline figures, the counts of
+/// every run (`cards`), and the pager.
+pub fn build(window: &[&RunDigest], cards: &[RunCard], paging: &Paging, page: usize, notes: Option<&str>) -> IndexPage {
+    let root = Paging::index_root(page);
     let mut table = Table::new(
         "All runs, newest first",
         &[
@@ -33,11 +28,11 @@ pub fn build(runs: &[RunDigest], notes: Option<&str>) -> IndexPage {
             ("nccl-tests busbw at largest size (GB/s)", true),
         ],
     );
-    for run in order(runs) {
+    for run in window {
         let f = &run.facts;
         let ranks: Vec<String> = f.world_sizes.iter().map(|w| w.to_string()).collect();
         table.push(vec![
-            Cell::link(run.id.clone(), format!("runs/{}/index.html", url_segment(&run.id))),
+            Cell::link(run.id.clone(), format!("{root}runs/{}/index.html", url_segment(&run.id))),
             Cell::text(
                 f.timestamp_utc
                     .clone()
@@ -54,21 +49,23 @@ pub fn build(runs: &[RunDigest], notes: Option<&str>) -> IndexPage {
             Cell::text(busbw_headline(run)),
         ]);
     }
-    let count = |s: RunStatus| runs.iter().filter(|r| r.status == s).count();
+    let count = |s: RunStatus| cards.iter().filter(|r| r.status == s).count();
     IndexPage {
+        root,
+        pager: paging.index_pager(page),
         runs: table,
         sections: SECTIONS
             .iter()
-            .map(|(slug, title)| Link { text: title.to_string(), href: format!("sections/{slug}.html") })
+            .map(|(slug, title)| Link { text: title.to_string(), href: format!("{root}sections/{slug}.html") })
             .collect(),
         counts: format!(
             "{} runs: {} ok, {} failed, {} invalid.",
-            runs.len(),
+            cards.len(),
             count(RunStatus::Ok),
             count(RunStatus::Failed),
             count(RunStatus::Invalid)
         ),
-        notes: notes.map(str::to_string),
+        notes: notes.filter(|_| page == 1).map(str::to_string),
     }
 }
 

@@ -2,13 +2,15 @@
 //! built from run summaries. Knows summaries, not askama or plotters.
 //!
 //! Run pages are built one run at a time (`run_page`), from the full summary; the index and
-//! the section pages are built from every run's small `RunDigest` (`cross_run`).
+//! the section pages are built from the runs' small `RunDigest`s, a page of runs at a time
+//! (`cross_run`).
 
 pub mod chart;
 pub mod digest;
 pub mod evidence;
 pub mod format;
 pub mod index_page;
+pub mod paging;
 pub mod run_page;
 pub mod runs_json;
 pub mod section_pages;
@@ -16,13 +18,17 @@ pub mod sections;
 pub mod spread;
 pub mod view;
 
-use digest::RunDigest;
+use digest::{RunCard, RunDigest};
+use paging::Paging;
+use section_pages::SectionContext;
 use view::CrossRunModel;
 
-pub fn cross_run(digests: &[RunDigest], site_notes: Option<&str>) -> CrossRunModel {
+/// Page `page` of the cross-run pages: the index, every section and the `runs.json` entries
+/// of `window` (that page's runs, newest first); `cards` are every run, for the counts.
+pub fn cross_run(window: &[&RunDigest], cards: &[RunCard], page: usize, context: &SectionContext) -> CrossRunModel {
     let (index, (sections, runs_json)) = rayon::join(
-        || index_page::build(digests, site_notes),
-        || rayon::join(|| section_pages::build(digests, site_notes), || runs_json::render(digests)),
+        || index_page::build(window, cards, &context.paging, page, context.site_notes),
+        || rayon::join(|| section_pages::build(window, page, context), || runs_json::entries(window)),
     );
-    CrossRunModel { index, sections, runs_json }
+    CrossRunModel { index_path: Paging::index_path(page), index, sections, runs_json }
 }

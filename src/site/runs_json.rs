@@ -1,4 +1,5 @@
-//! `data/runs.json`: one entry per run with its status, diagnostics and facts.
+//! `data/runs.json`: one entry per run with its status, diagnostics and facts, newest first,
+//! written a page of runs at a time.
 
 use crate::diag::Diagnostic;
 use crate::site::digest::RunDigest;
@@ -16,10 +17,9 @@ struct Entry<'a> {
     diagnostics: &'a [Diagnostic],
 }
 
-pub fn render(runs: &[RunDigest]) -> Vec<u8> {
-    let entries: Vec<Entry> = runs
-        .iter()
-        .map(|run| Entry {
+impl<'a> Entry<'a> {
+    fn of(run: &'a RunDigest) -> Entry<'a> {
+        Entry {
             run_id: &run.id,
             status: run.status.as_str(),
             facts: &run.facts,
@@ -27,9 +27,76 @@ pub fn render(runs: &[RunDigest]) -> Vec<u8> {
             contract_failures: run.contracts.map(|c| c.1),
             outputs: run.outputs.iter().map(|f| format!("runs/{}/{f}", run.id)).collect(),
             diagnostics: &run.diagnostics,
-        })
-        .collect();
-    let mut bytes = serde_json::to_vec_pretty(&entries).expect("runs.json entries serialize");
-    bytes.push(b'\n');
-    bytes
+        }
+    }
+}
+
+/// The entries of `runs` as they appear inside the pretty-printed array of `data/runs.json`
+/// (each line indented by two spaces, entries separated by `,\n`), so that pages of runs
+/// written one after another, between `ARRAY_START` and `ARRAY_END`, form the whole file.
+pub fn entries(runs: &[&RunDigest]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        let text = serde_json::to_string_pretty(&Entry::of(run)).expect("runs.json entries serialize");
+        if i > 0 {
+            out.extend_from_slice(b",\n");
+        }
+        for (j, line) in text.lines().enumerate() {
+            if j > 0 {
+                out.push(b'\n');
+            }
+            out.extend_from_slice(b"  ");
+            out.extend_from_slice(line.as_bytes());
+        }
+    }
+    out
+}
+
+/// What precedes the first entry, goes between two pages' entries, and follows the last.
+pub const ARRAY_START: &[u8] = b"[\n";
+pub const BETWEEN_PAGES: &[u8] = b",\n";
+pub const ARRAY_END: &[u8] = b"\n]\n";
+/// The whole file when there is no run.
+pub const EMPTY: &[u8] = b"[]\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::summarize::RunStatus;
+
+    fn digest(id: &str, diagnostics: Vec<Diagnostic>) -> RunDigest {
+        RunDigest {
+            id: id.to_string(),
+            status: RunStatus::Ok,
+            facts: RunFacts { gpu: Some("H200 \"SXM\"\n".into()), world_sizes: vec![2, 4], ..RunFacts::default() },
+            contracts: Some((3, 0)),
+            async_rows: None,
+            decomposition: None,
+            fragmentation: None,
+            decode: None,
+            nccl_tests_raw: None,
+            nccl_tests: None,
+            numerics: None,
+            diagnostics,
+            outputs: vec!["summary.md".into()],
+        }
+    }
+
+    #[test]
+    fn pages_of_entries_make_the_pretty_printed_array() {
+        let warning = Diagnostic::warning("raw/x.csv", Some(3), "odd");
+        let runs = [digest("a", vec![warning]), digest("b", Vec::new()), digest("c", Vec::new())];
+        let refs: Vec<&RunDigest> = runs.iter().collect();
+        let mut paged = ARRAY_START.to_vec();
+        paged.extend(entries(&refs[..2]));
+        paged.extend_from_slice(BETWEEN_PAGES);
+        paged.extend(entries(&refs[2..]));
+        paged.extend_from_slice(ARRAY_END);
+        let whole: Vec<Entry> = runs.iter().map(Entry::of).collect();
+        let mut expected = serde_json::to_vec_pretty(&whole).unwrap();
+        expected.push(b'\n');
+        assert_eq!(String::from_utf8(paged).unwrap(), String::from_utf8(expected).unwrap());
+        let empty: Vec<Entry> = Vec::new();
+        assert_eq!(EMPTY, [serde_json::to_vec_pretty(&empty).unwrap(), b"\n".to_vec()].concat());
+    }
 }

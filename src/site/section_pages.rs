@@ -1,10 +1,11 @@
 //! Cross-run section pages: the same cases side by side for every run that has the section,
-//! one table and overlaid charts (the newest runs, capped so charts stay readable).
+//! a page of runs at a time (`paging`), with overlaid charts of the newest runs on the first
+//! page (capped so charts stay readable).
 
 use crate::site::digest::RunDigest;
 use crate::site::evidence::section_scope;
 use crate::site::format::url_segment;
-use crate::site::index_page::order;
+use crate::site::paging::Paging;
 use crate::site::sections::{self, SECTIONS};
 use crate::site::view::{Block, Evidence, Figure, SectionPage};
 use rayon::prelude::*;
@@ -12,23 +13,34 @@ use rayon::prelude::*;
 /// How many runs a cross-run chart overlays (the newest); tables list every run.
 pub const MAX_CHART_RUNS: usize = 8;
 
-pub fn build(runs: &[RunDigest], site_notes: Option<&str>) -> Vec<SectionPage> {
-    let ordered = order(runs);
+/// What every section page needs beyond its page of runs.
+pub struct SectionContext<'a> {
+    pub paging: Paging,
+    /// Per section (in `SECTIONS` order): how many runs have it, and the newest of them (up
+    /// to `MAX_CHART_RUNS`) that its first page charts.
+    pub totals: [usize; SECTIONS.len()],
+    pub charted: [Vec<&'a RunDigest>; SECTIONS.len()],
+    pub site_notes: Option<&'a str>,
+}
+
+/// Page `page` of every section: its runs (`window`, newest first) that have the section.
+pub fn build(window: &[&RunDigest], page: usize, context: &SectionContext) -> Vec<SectionPage> {
     SECTIONS
         .par_iter()
-        .map(|(slug, title)| {
-            let with: Vec<(&RunDigest, String)> = ordered
-                .iter()
-                .filter(|r| sections::has(r, slug))
-                .map(|r| (*r, format!("../runs/{}/index.html", url_segment(&r.id))))
-                .collect();
+        .enumerate()
+        .map(|(index, (slug, title))| {
+            let href = |run: &RunDigest| format!("../runs/{}/index.html", url_segment(&run.id));
+            let with: Vec<(&RunDigest, String)> =
+                window.iter().filter(|r| sections::has(r, slug)).map(|r| (*r, href(r))).collect();
+            let total = context.totals[index];
             let mut what: Vec<String> = section_scope(slug).iter().map(|s| s.to_string()).collect();
             let mut blocks = Vec::new();
-            if with.is_empty() {
+            if total == 0 {
                 what.push("No run has this section yet.".to_string());
             } else {
-                let charted = &with[..with.len().min(MAX_CHART_RUNS)];
-                let figures = sections::charts(charted, slug, "")
+                let charted: Vec<(&RunDigest, String)> =
+                    if page == 1 { context.charted[index].iter().map(|r| (*r, href(r))).collect() } else { Vec::new() };
+                let figures = sections::charts(&charted, slug, "")
                     .into_iter()
                     .map(|spec| Figure {
                         svg_href: format!("charts/{}.svg", spec.id),
@@ -37,15 +49,19 @@ pub fn build(runs: &[RunDigest], site_notes: Option<&str>) -> Vec<SectionPage> {
                         spec,
                     })
                     .collect();
-                let mut intro = vec![format!("{} run(s) have this section.", with.len())];
-                if with.len() > MAX_CHART_RUNS {
+                let mut intro = vec![format!("{total} run(s) have this section.")];
+                if page == 1 && total > MAX_CHART_RUNS {
                     intro.push(format!("Charts overlay the {MAX_CHART_RUNS} newest; the table lists all."));
                 }
+                if with.is_empty() {
+                    intro.push("No run on this page has this section.".to_string());
+                }
+                let tables = if with.is_empty() { Vec::new() } else { vec![sections::table(&with, slug)] };
                 blocks.push(Block {
                     id: "runs".into(),
                     title: "Across runs".into(),
                     intro,
-                    tables: vec![sections::table(&with, slug)],
+                    tables,
                     figures,
                     pre: Vec::new(),
                 });
@@ -65,13 +81,15 @@ pub fn build(runs: &[RunDigest], site_notes: Option<&str>) -> Vec<SectionPage> {
                 })
                 .collect();
             SectionPage {
-                slug: slug.to_string(),
+                path: Paging::section_path(slug, page),
                 title: title.to_string(),
+                pager: context.paging.section_pager(slug, page),
                 what,
                 blocks,
                 evidence: Evidence {
                     statements,
-                    notes: site_notes
+                    notes: context
+                        .site_notes
                         .map(|n| vec![("All runs (runs/NOTES.md)".to_string(), n.to_string())])
                         .unwrap_or_default(),
                 },

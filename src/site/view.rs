@@ -105,8 +105,20 @@ pub struct Link {
     pub href: String,
 }
 
+/// Links to the pages of a paged cross-run page (absent when there is one page).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pager {
+    /// `Runs 101–200 of 1000, newest first.`
+    pub label: String,
+    /// Every page, with whether it is this one.
+    pub pages: Vec<(Link, bool)>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct IndexPage {
+    /// `""` on `index.html`, `"../"` on `pages/<k>.html`.
+    pub root: &'static str,
+    pub pager: Option<Pager>,
     pub runs: Table,
     pub sections: Vec<Link>,
     pub counts: String,
@@ -126,18 +138,22 @@ pub struct RunPage {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SectionPage {
-    pub slug: String,
+    /// Where the page is written, from the site root.
+    pub path: String,
     pub title: String,
+    pub pager: Option<Pager>,
     pub what: Vec<String>,
     pub blocks: Vec<Block>,
     pub evidence: Evidence,
 }
 
-/// The pages that span every run, ready to render.
+/// One page of runs of the pages that span every run, ready to render.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CrossRunModel {
+    /// Where the index page is written, from the site root.
+    pub index_path: String,
     pub index: IndexPage,
     pub sections: Vec<SectionPage>,
-    /// `data/runs.json`.
+    /// This page's runs' entries of `data/runs.json` (a part of one JSON array).
     pub runs_json: Vec<u8>,
 }

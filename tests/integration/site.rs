@@ -95,6 +95,54 @@ fn every_link_and_image_resolves_to_a_file() {
 }
 
 #[test]
+fn cross_run_pages_come_in_pages_of_runs() {
+    let (dir, runs) = runs_dir(&[]);
+    let (paged, whole) = (dir.path().join("paged"), dir.path().join("whole"));
+    assert!(build(&runs, &paged, &["--page-size", "3"]).status.success());
+    assert!(build(&runs, &whole, &[]).status.success());
+    assert_links_resolve(&paged);
+    // 8 runs in pages of 3.
+    for page in ["index.html", "pages/2.html", "pages/3.html", "sections/decode-2.html", "sections/numerics-3.html"] {
+        assert!(paged.join(page).is_file(), "{page}");
+    }
+    assert!(!paged.join("pages/4.html").exists() && !paged.join("sections/decode-4.html").exists());
+    assert!(!whole.join("pages").exists() && !whole.join("sections/decode-2.html").exists());
+    let index = fs::read_to_string(paged.join("pages/2.html")).unwrap();
+    assert!(index.contains("Runs 4–6 of 8, newest first."), "{index}");
+    assert!(index.contains("<strong aria-current=\"page\">2</strong>"));
+
+    // Every run is on exactly one index page, in the single page's order.
+    let run_links = |page: &str| -> Vec<String> {
+        let html = fs::read_to_string(page).unwrap();
+        attribute_values(&html, "href")
+            .into_iter()
+            .filter(|h| h.contains("runs/"))
+            .map(|h| h.trim_start_matches("../").to_string())
+            .collect()
+    };
+    let all_pages: Vec<String> = ["index.html", "pages/2.html", "pages/3.html"]
+        .iter()
+        .flat_map(|p| run_links(paged.join(p).to_str().unwrap()))
+        .collect();
+    assert_eq!(all_pages.len(), 8);
+    assert_eq!(all_pages, run_links(whole.join("index.html").to_str().unwrap()));
+
+    // runs.json and the run folders do not depend on the paging.
+    let (paged_tree, whole_tree) = (tree(&paged), tree(&whole));
+    assert_eq!(paged_tree["data/runs.json"], whole_tree["data/runs.json"]);
+    for (path, bytes) in whole_tree.iter().filter(|(p, _)| p.starts_with("runs/")) {
+        assert_eq!(&paged_tree[path], bytes, "{path}");
+    }
+    // A rebuild carries every page over; another page size renders them again.
+    let again = build(&runs, &paged, &["--page-size", "3"]);
+    assert!(text(&again).contains("8 from cache"), "{}", text(&again));
+    assert_eq!(tree(&paged), paged_tree);
+    assert!(build(&runs, &paged, &["--page-size", "100"]).status.success());
+    assert_eq!(tree(&paged), whole_tree);
+    assert!(!build(&runs, &paged, &["--page-size", "0"]).status.success());
+}
+
+#[test]
 fn no_absolute_path_of_the_building_machine_appears() {
     let (dir, runs) = runs_dir(&[]);
     let out = dir.path().join("site");
