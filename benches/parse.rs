@@ -8,11 +8,12 @@
 //! (passes, default 10), `SEED_DIR` (default `../shared/seed`; the seed is skipped when
 //! absent), `BENCH_SEED_RUNS` (runs the seed summarizes, default 100; best of 3 passes).
 
+mod common;
+
 use nccl_report::synth::{generate, SynthOptions};
 use nccl_report::{find, load, summarize};
 use rayon::prelude::*;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// The allocator the `nccl-report` binary uses.
@@ -30,7 +31,7 @@ fn main() {
     };
     let repeat: usize = env_or("BENCH_REPEAT", "10").parse().unwrap();
     let seed_dir = PathBuf::from(env_or("SEED_DIR", "../shared/seed"));
-    let seed_runs = env_or("BENCH_SEED_RUNS", "100");
+    let seed_runs: usize = env_or("BENCH_SEED_RUNS", "100").parse().unwrap();
     let (dirs, _) = find::find_runs(&runs).unwrap();
     let n = dirs.len() as f64;
 
@@ -60,7 +61,11 @@ fn main() {
         })
         .fold(f64::MAX, f64::min)
         / n;
-    let seed = seed_dir.join("seed_runner.py").is_file().then(|| seed_per_run(&seed_dir, &runs, &seed_runs)).flatten();
+    let seed = seed_dir
+        .join("seed_runner.py")
+        .is_file()
+        .then(|| common::seed_per_run(&seed_dir, &runs, seed_runs, 3))
+        .flatten();
     println!("{} runs from {}", dirs.len(), runs.display());
     println!(
         "one thread: parse {:.3} ms/run + summarize {:.3} ms/run = {:.3} ms/run",
@@ -89,28 +94,4 @@ fn default_corpus() -> PathBuf {
         std::fs::write(dir.join("complete"), "").unwrap();
     }
     dir.join("runs")
-}
-
-/// The seed's time per run, best of 3 passes of `benches/seed_summarize.py`.
-fn seed_per_run(seed_dir: &Path, runs: &Path, limit: &str) -> Option<f64> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/seed_summarize.py");
-    let mut best = f64::MAX;
-    for _ in 0..3 {
-        let output = Command::new("python3")
-            .arg(&script)
-            .arg("--seed-dir")
-            .arg(seed_dir)
-            .arg("--runs")
-            .arg(runs)
-            .args(["--limit", limit])
-            .output()
-            .ok()?;
-        if !output.status.success() {
-            eprintln!("seed yardstick failed: {}", String::from_utf8_lossy(&output.stderr));
-            return None;
-        }
-        let value: serde_json::Value = serde_json::from_slice(&output.stdout).ok()?;
-        best = best.min(value["seconds_per_run"].as_f64()?);
-    }
-    Some(best)
 }
