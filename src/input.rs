@@ -30,6 +30,9 @@ pub fn open(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
     }
 }
 
+/// The most `with_contents` reads at once (larger files are read on in chunks).
+const FIRST_READ_MAX: u64 = 64 << 20;
+
 thread_local! {
     /// The buffer `with_contents` reads into, kept from file to file on each thread.
     static BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
@@ -38,7 +41,7 @@ thread_local! {
 /// Calls `use_bytes` with the whole contents of a (small) file, decompressing `*.gz`. The
 /// bytes are read into a per-thread buffer reused from file to file, sized from `size_hint`
 /// (the length listed when the run was found; any length is read correctly), so reading a
-/// run's many small files costs neither an allocation nor a size lookup per file.
+/// run's many small files costs no allocation, no size lookup and, usually, one `read`.
 pub fn with_contents<T>(path: &Path, size_hint: u64, use_bytes: impl FnOnce(&[u8]) -> T) -> io::Result<T> {
     let mut buffer = BUFFER.take();
     buffer.clear();
@@ -46,8 +49,17 @@ pub fn with_contents<T>(path: &Path, size_hint: u64, use_bytes: impl FnOnce(&[u8
         if is_gzip(path) {
             MultiGzDecoder::new(file).read_to_end(&mut buffer)
         } else {
-            buffer.reserve(usize::try_from(size_hint).unwrap_or(0).saturating_add(1));
-            (&file).read_to_end(&mut buffer)
+            // One read of the listed size plus one byte: when exactly the listed size comes
+            // back, the file is whole (no second read just to see its end); a file that grew
+            // or shrank since it was listed is read on to its end.
+            let listed = usize::try_from(size_hint.min(FIRST_READ_MAX)).unwrap_or(0);
+            buffer.resize(listed + 1, 0);
+            let n = (&file).read(&mut buffer)?;
+            buffer.truncate(n);
+            if n != listed {
+                (&file).read_to_end(&mut buffer)?;
+            }
+            Ok(buffer.len())
         }
     });
     let result = read.map(|_| use_bytes(&buffer));
@@ -63,5 +75,29 @@ pub fn read_all(path: &Path) -> io::Result<Vec<u8>> {
         Ok(out)
     } else {
         std::fs::read(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_files_whatever_the_listed_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.csv");
+        std::fs::write(&path, b"0123456789").unwrap();
+        for listed in [0, 3, 9, 10, 11, 1 << 40] {
+            let bytes = with_contents(&path, listed, |b| b.to_vec()).unwrap();
+            assert_eq!(bytes, b"0123456789", "listed {listed}");
+        }
+        std::fs::write(&path, b"").unwrap();
+        assert!(with_contents(&path, 0, |b| b.is_empty()).unwrap());
+        let gz = dir.path().join("b.csv.gz");
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut encoder, b"x,y\n1,2\n").unwrap();
+        std::fs::write(&gz, encoder.finish().unwrap()).unwrap();
+        assert_eq!(with_contents(&gz, 5, |b| b.to_vec()).unwrap(), b"x,y\n1,2\n");
+        assert!(with_contents(&dir.path().join("missing"), 1, |_| ()).is_err());
     }
 }
