@@ -286,10 +286,11 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
     }
     let clock = context.clock;
     let t = Instant::now();
-    let mut raw = load::load_tables(run);
-    let t = StageClock::add(&clock.parse, t);
-    load::load_logs(run, &mut raw);
+    let logs = load::load_logs(run);
     let t = StageClock::add(&clock.logs, t);
+    let mut raw = load::load_tables(run);
+    logs.attach(&mut raw);
+    let t = StageClock::add(&clock.parse, t);
     let summary = summarize::summarize(raw);
     let t = StageClock::add(&clock.summarize, t);
     let (summary, seed_files) = export_run(summary);
@@ -335,8 +336,9 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
 
 /// A run's digest from its inputs, for one whose stored digest cannot be read back.
 fn recompute_digest(run: &RunDir) -> RunDigest {
+    let logs = load::load_logs(run);
     let mut raw = load::load_tables(run);
-    load::load_logs(run, &mut raw);
+    logs.attach(&mut raw);
     let (summary, seed_files) = export_run(summarize::summarize(raw));
     let names: Vec<&str> = seed_files.iter().map(|(n, _)| *n).collect();
     digest(&summary, &names)

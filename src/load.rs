@@ -118,32 +118,44 @@ fn load_nccl_tests(run: &RunDir, raw: &mut RawRun) {
     }
 }
 
-/// Scans the run's NCCL_DEBUG logs (streamed) into `raw.nccl_log`.
-pub fn load_logs(run: &RunDir, raw: &mut RawRun) {
-    if run.files.nccl_logs.is_empty() {
-        return;
+/// What the scan of a run's NCCL_DEBUG logs found, to be attached to its `RawRun`.
+pub struct LogScan {
+    facts: Option<NcclLogFacts>,
+    files: Vec<String>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl LogScan {
+    /// Puts the scan into `raw` (`raw.nccl_log`, the files read, any failures).
+    pub fn attach(self, raw: &mut RawRun) {
+        raw.nccl_log = self.facts;
+        raw.nccl_log_files.extend(self.files);
+        raw.diagnostics.extend(self.diagnostics);
     }
-    let scanned: Vec<_> = run
-        .files
-        .nccl_logs
-        .iter()
-        .map(|file| {
-            input::open(&file.path)
-                .and_then(|reader| parse::nccl_log::scan_log(reader, &file.rel))
-                .map_err(|e| Diagnostic::error(&file.rel, None, format!("cannot read: {e}")))
-        })
-        .collect();
+}
+
+/// Scans the run's NCCL_DEBUG logs (streamed). A build scans them before it reads the tables,
+/// so that the rows are still in the processor's cache when they are summarized.
+pub fn load_logs(run: &RunDir) -> LogScan {
+    let mut scan = LogScan { facts: None, files: Vec::new(), diagnostics: Vec::new() };
+    if run.files.nccl_logs.is_empty() {
+        return scan;
+    }
     let mut facts = NcclLogFacts::default();
-    for (file, result) in run.files.nccl_logs.iter().zip(scanned) {
+    for file in &run.files.nccl_logs {
+        let result = input::open(&file.path)
+            .and_then(|reader| parse::nccl_log::scan_log(reader, &file.rel))
+            .map_err(|e| Diagnostic::error(&file.rel, None, format!("cannot read: {e}")));
         match result {
             Ok(one) => {
                 parse::nccl_log::merge(&mut facts, one);
-                raw.nccl_log_files.push(file.rel.clone());
+                scan.files.push(file.rel.clone());
             }
-            Err(diag) => raw.diagnostics.push(diag),
+            Err(diag) => scan.diagnostics.push(diag),
         }
     }
-    raw.nccl_log = Some(facts);
+    scan.facts = Some(facts);
+    scan
 }
 
 fn all_files(files: &crate::find::RunFiles) -> Vec<(String, u64)> {
