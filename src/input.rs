@@ -32,6 +32,8 @@ pub fn open(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
 
 /// The most `with_contents` reads at once (larger files are read on in chunks).
 const FIRST_READ_MAX: u64 = 64 << 20;
+/// The largest buffer a thread keeps for the next file (a larger one is freed).
+const KEEP_MAX: usize = 4 << 20;
 
 thread_local! {
     /// The buffer `with_contents` reads into, kept from file to file on each thread.
@@ -51,10 +53,17 @@ pub fn with_contents<T>(path: &Path, size_hint: u64, use_bytes: impl FnOnce(&[u8
         } else {
             // One read of the listed size plus one byte: when exactly the listed size comes
             // back, the file is whole (no second read just to see its end); a file that grew
-            // or shrank since it was listed is read on to its end.
+            // or shrank since it was listed is read on to its end. (A file system that returns
+            // short reads of regular files, and exactly the listed size while the file grew,
+            // would lose the growth: runs are archives, not files being written.)
             let listed = usize::try_from(size_hint.min(FIRST_READ_MAX)).unwrap_or(0);
             buffer.resize(listed + 1, 0);
-            let n = (&file).read(&mut buffer)?;
+            let n = loop {
+                match (&file).read(&mut buffer) {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    other => break other?,
+                }
+            };
             buffer.truncate(n);
             if n != listed {
                 (&file).read_to_end(&mut buffer)?;
@@ -63,7 +72,9 @@ pub fn with_contents<T>(path: &Path, size_hint: u64, use_bytes: impl FnOnce(&[u8
         }
     });
     let result = read.map(|_| use_bytes(&buffer));
-    BUFFER.set(buffer);
+    if buffer.capacity() <= KEEP_MAX {
+        BUFFER.set(buffer);
+    }
     result
 }
 

@@ -65,7 +65,8 @@ pub(crate) fn parse_count(token: &str) -> Option<u64> {
     (integral && value < 18_446_744_073_709_551_616.0).then_some(value as u64)
 }
 
-/// The most fields a row is read with (rows of every known layout have fewer than 30).
+/// Rows of up to this many fields are split without allocating (every known layout has fewer
+/// than 30; longer rows are collected into a `Vec`).
 const MAX_TOKENS: usize = 48;
 
 /// The 2.13+ header: the layout assumed for rows met before any header.
@@ -189,12 +190,11 @@ impl Schema {
         }
     }
 
-    /// Reads one row's tokens (`count` were found, the first `MAX_TOKENS` kept); `Err` says
-    /// why they do not fit.
-    fn read(&self, tokens: &[&str], count: usize) -> Result<RowValues, String> {
+    /// Reads one row's tokens; `Err` says why they do not fit.
+    fn read(&self, tokens: &[&str]) -> Result<RowValues, String> {
         let expected = self.fields();
-        if count != expected {
-            return Err(format!("expected {expected} fields, found {count}"));
+        if tokens.len() != expected {
+            return Err(format!("expected {expected} fields, found {}", tokens.len()));
         }
         let mut row = RowValues::default();
         let mut rest = tokens;
@@ -502,14 +502,16 @@ impl TextParser {
     }
 
     fn row(&mut self, number: u64, line: &str) {
-        let mut tokens = [""; MAX_TOKENS];
+        let mut array = [""; MAX_TOKENS];
         let mut count = 0;
-        for token in line.split_ascii_whitespace() {
-            if let Some(slot) = tokens.get_mut(count) {
+        for token in line.split_whitespace() {
+            if let Some(slot) = array.get_mut(count) {
                 *slot = token;
             }
             count += 1;
         }
+        let spilled: Vec<&str> = if count > MAX_TOKENS { line.split_whitespace().collect() } else { Vec::new() };
+        let tokens = if count > MAX_TOKENS { &spilled[..] } else { &array[..count] };
         let open = self.open.get_or_insert_with(OpenTable::new);
         if open.schema.is_none() {
             let names = V213_COLUMNS.iter().map(|n| n.to_string()).collect();
@@ -522,7 +524,7 @@ impl TextParser {
         let OpenTable { schema: Some(schema), cycles, table, .. } = open else {
             return;
         };
-        let row = schema.read(&tokens[..count.min(MAX_TOKENS)], count).and_then(|values| {
+        let row = schema.read(tokens).and_then(|values| {
             build_row(number, values, schema.placements, cycles)
                 .ok_or_else(|| "no size, time, algbw or busbw".to_string())
         });
@@ -690,6 +692,24 @@ fn parse_device(body: &str) -> Option<DeviceLine> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_rows_and_unicode_spaces_are_split_as_python_would() {
+        let extra: Vec<String> = (0..44).map(|i| format!("x{i}")).collect();
+        let mut text = format!("#  size time algbw busbw {} type redop\n", extra.join(" "));
+        let values: Vec<&str> = (0..44).map(|_| "7").collect();
+        text += &format!("  1024 12.5 0.08 0.12 {} half sum\n", values.join(" "));
+        text += "  2048\u{a0}13.5 0.15 0.23 ";
+        text += &values.join("\u{2003}");
+        text += " half sum\n";
+        let out = parse_text(text.as_bytes());
+        let rows: Vec<_> = out.rows().collect();
+        assert_eq!(rows.len(), 2, "{:?}", out.warnings);
+        assert_eq!(rows[0].dtype.as_deref(), Some("half"));
+        assert_eq!(rows[0].redop.as_deref(), Some("sum"));
+        assert_eq!(rows[1].size_bytes, 2048);
+        assert_eq!(rows[1].out_of_place.time_us, 13.5);
+    }
 
     fn parse(bytes: &[u8]) -> NcclTestsOutput {
         parse_text(bytes)

@@ -42,59 +42,76 @@ type Each<'f> = dyn FnMut(u64, &[&str]) -> Result<(), RecordError> + 'f;
 /// Calls `each` with every record (header first) as text fields, with the 1-based line it
 /// starts on; blank lines are skipped. One pass over the separators found by memchr (`,`,
 /// `\n`, and `"` when the file has any): RFC 4180 quoting (separators, `""` and newlines
-/// inside quotes), `\r\n` or `\n` line ends. The file must be UTF-8; rows before the first
-/// invalid byte are still read, so an earlier error wins.
+/// inside quotes), `\r\n` or `\n` line ends (a bare `\r` is text). Fields must be UTF-8: a
+/// field that is not stops the reading there (earlier records were passed on, so an earlier
+/// error wins) with its record's line and its index.
 fn for_each_record(bytes: &[u8], each: &mut Each) -> Result<(), RecordError> {
-    let (text, invalid) = match std::str::from_utf8(bytes) {
-        Ok(text) => (text, None),
-        Err(e) => {
-            let line_start = memchr::memrchr(b'\n', &bytes[..e.valid_up_to()]).map_or(0, |i| i + 1);
-            let text = std::str::from_utf8(&bytes[..line_start]).unwrap_or_default();
-            let line = 1 + memchr::memchr_iter(b'\n', &bytes[..line_start]).count() as u64;
-            let field = memchr::memchr_iter(b',', &bytes[line_start..e.valid_up_to()]).count();
-            (text, Some(RecordError::Utf8 { line, field }))
-        }
-    };
-    if memchr::memchr(b'"', text.as_bytes()).is_some() {
-        quoted_records(text, each)?;
+    let source = Source { bytes, text: std::str::from_utf8(bytes).ok() };
+    if memchr::memchr(b'"', bytes).is_some() {
+        quoted_records(&source, each)
     } else {
-        plain_records(text, each)?;
+        plain_records(&source, each)
     }
-    invalid.map_or(Ok(()), Err)
+}
+
+/// A file's bytes, and the same as text when all of it is UTF-8 (checked once, the usual
+/// case); otherwise each field is checked on its own.
+struct Source<'a> {
+    bytes: &'a [u8],
+    text: Option<&'a str>,
+}
+
+impl<'a> Source<'a> {
+    /// The field `bytes[start..end]` (bounds at separators, so at character boundaries).
+    fn field(&self, start: usize, end: usize, line: u64, index: usize) -> Result<&'a str, RecordError> {
+        let field = match self.text {
+            Some(text) => text.get(start..end),
+            None => std::str::from_utf8(&self.bytes[start..end]).ok(),
+        };
+        field.ok_or(RecordError::Utf8 { line, field: index })
+    }
 }
 
 /// The fast path: no quotes, so every `,` and `\n` is a separator.
-fn plain_records<'t>(text: &'t str, each: &mut Each) -> Result<(), RecordError> {
-    let mut fields: Vec<&'t str> = Vec::with_capacity(32);
+fn plain_records<'a>(source: &Source<'a>, each: &mut Each) -> Result<(), RecordError> {
+    let bytes = source.bytes;
+    let mut fields: Vec<&'a str> = Vec::with_capacity(32);
     let (mut start, mut line) = (0usize, 1u64);
-    for at in memchr::memchr2_iter(b',', b'\n', text.as_bytes()) {
-        if text.as_bytes()[at] == b',' {
-            fields.push(&text[start..at]);
-        } else {
-            fields.push(trim_cr(&text[start..at]));
-            emit(line, &fields, each)?;
+    for at in memchr::memchr2_iter(b',', b'\n', bytes) {
+        let ends_record = bytes[at] == b'\n';
+        let end = if ends_record { trim_cr(bytes, start, at) } else { at };
+        fields.push(source.field(start, end, line, fields.len())?);
+        if ends_record {
+            emit(line, &fields, false, each)?;
             fields.clear();
             line += 1;
         }
         start = at + 1;
     }
-    fields.push(trim_cr(&text[start..]));
-    emit(line, &fields, each)
+    let end = trim_cr(bytes, start, bytes.len());
+    fields.push(source.field(start, end, line, fields.len())?);
+    emit(line, &fields, false, each)
 }
 
-fn trim_cr(field: &str) -> &str {
-    field.strip_suffix('\r').unwrap_or(field)
+/// `end`, or `end - 1` when `bytes[start..end]` ends with the `\r` of a `\r\n`.
+fn trim_cr(bytes: &[u8], start: usize, end: usize) -> usize {
+    if end > start && bytes[end - 1] == b'\r' {
+        end - 1
+    } else {
+        end
+    }
 }
 
-/// Passes a record on, unless it is a blank line (one empty field).
-fn emit(line: u64, fields: &[&str], each: &mut Each) -> Result<(), RecordError> {
-    if fields.len() == 1 && fields[0].is_empty() {
+/// Passes a record on, unless it is a blank line (one empty field that was not quoted).
+fn emit(line: u64, fields: &[&str], quoted: bool, each: &mut Each) -> Result<(), RecordError> {
+    if fields.len() == 1 && fields[0].is_empty() && !quoted {
         return Ok(());
     }
     each(line, fields)
 }
 
-/// Where one field's text is: in the file, or (a quoted field with `""`) in a scratch buffer.
+/// Where one field's bytes are: in the file, or (a quoted field with `""` or text after its
+/// closing quote) in a scratch buffer.
 enum Piece {
     Text(usize, usize),
     Scratch(usize, usize),
@@ -102,13 +119,13 @@ enum Piece {
 
 /// The quoting path: a `"` at the start of a field opens it until the next lone `"`; `""`
 /// inside stands for one quote; text after the closing quote is kept, a `"` elsewhere is
-/// plain text (as csv_core reads it).
-fn quoted_records(text: &str, each: &mut Each) -> Result<(), RecordError> {
-    let bytes = text.as_bytes();
+/// plain text (as the csv crate reads it).
+fn quoted_records(source: &Source, each: &mut Each) -> Result<(), RecordError> {
+    let bytes = source.bytes;
     let mut pieces: Vec<Piece> = Vec::with_capacity(32);
-    let mut scratch = String::new();
+    let mut scratch: Vec<u8> = Vec::new();
     let (mut start, mut line, mut record_line) = (0usize, 1u64, 1u64);
-    let (mut quoted, mut escaped, mut in_quotes) = (false, false, false);
+    let (mut quoted, mut escaped, mut in_quotes, mut any_quoted) = (false, false, false, false);
     let mut close = None;
     let mut separators = memchr::memchr3_iter(b',', b'\n', b'"', bytes).peekable();
     while let Some(at) = separators.next() {
@@ -124,30 +141,30 @@ fn quoted_records(text: &str, each: &mut Each) -> Result<(), RecordError> {
             }
             b'"' => {
                 if at == start {
-                    in_quotes = true;
-                    quoted = true;
+                    (in_quotes, quoted, any_quoted) = (true, true, true);
                 }
             }
             b'\n' if in_quotes => line += 1,
             _ if in_quotes => {}
             separator => {
                 let field = Field { start, end: at, quoted, escaped, close, last: separator == b'\n' };
-                pieces.push(field.piece(text, &mut scratch));
+                pieces.push(field.piece(bytes, &mut scratch));
                 (quoted, escaped, close) = (false, false, None);
                 start = at + 1;
                 if separator == b'\n' {
-                    emit_pieces(record_line, &pieces, text, &scratch, each)?;
+                    emit_pieces(record_line, &pieces, any_quoted, source, &scratch, each)?;
                     pieces.clear();
                     scratch.clear();
+                    any_quoted = false;
                     line += 1;
                     record_line = line;
                 }
             }
         }
     }
-    let field = Field { start, end: text.len(), quoted, escaped, close, last: true };
-    pieces.push(field.piece(text, &mut scratch));
-    emit_pieces(record_line, &pieces, text, &scratch, each)
+    let field = Field { start, end: bytes.len(), quoted, escaped, close, last: true };
+    pieces.push(field.piece(bytes, &mut scratch));
+    emit_pieces(record_line, &pieces, any_quoted, source, &scratch, each)
 }
 
 /// One field as found by the scan.
@@ -164,38 +181,54 @@ struct Field {
 }
 
 impl Field {
-    /// Quotes removed and `""` read as `"` (written to `scratch` when the text changes).
-    fn piece(&self, text: &str, scratch: &mut String) -> Piece {
-        let raw = &text[self.start..self.end];
-        let end = self.start + if self.last { trim_cr(raw).len() } else { raw.len() };
+    /// Quotes removed and `""` read as `"` (written to `scratch` when the bytes change).
+    fn piece(&self, bytes: &[u8], scratch: &mut Vec<u8>) -> Piece {
+        let cut_in_quotes = self.quoted && self.close.is_none();
+        let end = if self.last && !cut_in_quotes { trim_cr(bytes, self.start, self.end) } else { self.end };
         if !self.quoted {
             return Piece::Text(self.start, end);
         }
         let close = self.close.unwrap_or(end).min(end);
-        let (body, tail) = (&text[self.start + 1..close], &text[(close + 1).min(end)..end]);
+        let (body, tail) = (&bytes[self.start + 1..close], &bytes[(close + 1).min(end)..end]);
         if !self.escaped && tail.is_empty() {
             return Piece::Text(self.start + 1, close);
         }
         let from = scratch.len();
-        if self.escaped {
-            scratch.push_str(&body.replace("\"\"", "\""));
-        } else {
-            scratch.push_str(body);
+        // Inside the quotes every `"` is one of a `""` pair: keep the first of each.
+        let mut second = false;
+        for &byte in body {
+            if byte == b'"' {
+                second = !second;
+                if !second {
+                    continue;
+                }
+            }
+            scratch.push(byte);
         }
-        scratch.push_str(tail);
+        scratch.extend_from_slice(tail);
         Piece::Scratch(from, scratch.len())
     }
 }
 
-fn emit_pieces(line: u64, pieces: &[Piece], text: &str, scratch: &str, each: &mut Each) -> Result<(), RecordError> {
-    let fields: Vec<&str> = pieces
+fn emit_pieces(
+    line: u64,
+    pieces: &[Piece],
+    quoted: bool,
+    source: &Source,
+    scratch: &[u8],
+    each: &mut Each,
+) -> Result<(), RecordError> {
+    let fields = pieces
         .iter()
-        .map(|p| match *p {
-            Piece::Text(a, b) => &text[a..b],
-            Piece::Scratch(a, b) => &scratch[a..b],
+        .enumerate()
+        .map(|(index, piece)| match *piece {
+            Piece::Text(a, b) => source.field(a, b, line, index),
+            Piece::Scratch(a, b) => {
+                std::str::from_utf8(&scratch[a..b]).map_err(|_| RecordError::Utf8 { line, field: index })
+            }
         })
-        .collect();
-    emit(line, &fields, each)
+        .collect::<Result<Vec<&str>, _>>()?;
+    emit(line, &fields, quoted, each)
 }
 
 /// Reads the header, then calls `each` with every row that has the header's number of fields.
@@ -366,7 +399,7 @@ mod tests {
 
     #[test]
     fn splitter_reads_as_the_csv_crate() {
-        let cases: [&[u8]; 9] = [
+        let cases: [&[u8]; 12] = [
             b"a,b,c\n1,2,3\n",
             b"a,b\r\n1,2\r\n\r\n3,4",
             b"a,\"b,c\",d\n\"x\"\"y\",z,\"\"\n",
@@ -376,6 +409,9 @@ mod tests {
             b",\n,,\n\"\",\"\"\n",
             b"(0, 1, 2, 3),\"(0, 1, 2, 3)\",\"[2048.0, 1.0]\"\r\n",
             b"\n\n\na\n\n",
+            b"h\n\"\"\n\"\n",
+            b"x,\"a\r",
+            b"\"a\"\"b\"c\"\"d,e\r\n\"\",",
         ];
         for case in cases {
             let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(case);
@@ -401,6 +437,15 @@ mod tests {
         let err = parse_section(Section::Decomposition, text).unwrap_err();
         assert_eq!(err.line, Some(3));
         assert!(err.message.contains("column mode: invalid UTF-8"), "{}", err.message);
+        // Inside a quoted field: after a quoted comma, and on a quoted field's second line.
+        for text in [
+            &b"world_size,size_bytes,mode,cycle,duration_us\n4,1,\"a,\xff\",0,1\n"[..],
+            &b"world_size,size_bytes,mode,cycle,duration_us\n4,1,\"x\n\xff\",0,1\n"[..],
+        ] {
+            let err = parse_section(Section::Decomposition, text).unwrap_err();
+            assert_eq!(err.line, Some(2));
+            assert!(err.message.contains("column mode: invalid UTF-8"), "{}", err.message);
+        }
     }
 
     #[test]

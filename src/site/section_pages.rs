@@ -51,7 +51,11 @@ pub fn build(window: &[&RunDigest], page: usize, context: &SectionContext) -> Ve
                     .collect();
                 let mut intro = vec![format!("{total} run(s) have this section.")];
                 if page == 1 && total > MAX_CHART_RUNS {
-                    intro.push(format!("Charts overlay the {MAX_CHART_RUNS} newest; the table lists all."));
+                    intro.push(if context.paging.pages() > 1 {
+                        format!("Charts overlay the {MAX_CHART_RUNS} newest; the tables list them all, page by page.")
+                    } else {
+                        format!("Charts overlay the {MAX_CHART_RUNS} newest; the table lists all.")
+                    });
                 }
                 if with.is_empty() {
                     intro.push("No run on this page has this section.".to_string());
