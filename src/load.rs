@@ -165,7 +165,7 @@ fn all_files(files: &crate::find::RunFiles) -> Vec<(String, u64)> {
 }
 
 fn read(file: &FileRef, diagnostics: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
-    match input::read_all(&file.path) {
+    match input::with_contents(&file.path, file.stamp.len, <[u8]>::to_vec) {
         Ok(bytes) => Some(bytes),
         Err(e) => {
             diagnostics.push(Diagnostic::error(&file.rel, None, format!("cannot read: {e}")));
@@ -176,7 +176,13 @@ fn read(file: &FileRef, diagnostics: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
 
 /// Reads a text file; invalid UTF-8 is replaced (artifacts and notes are shown, not computed on).
 fn read_text(file: &FileRef, diagnostics: &mut Vec<Diagnostic>) -> Option<String> {
-    read(file, diagnostics).map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+    match input::with_contents(&file.path, file.stamp.len, |bytes| String::from_utf8_lossy(bytes).into_owned()) {
+        Ok(text) => Some(text),
+        Err(e) => {
+            diagnostics.push(Diagnostic::error(&file.rel, None, format!("cannot read: {e}")));
+            None
+        }
+    }
 }
 
 fn parse_diag(file: &FileRef, error: ParseError) -> Diagnostic {

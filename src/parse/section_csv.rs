@@ -120,9 +120,10 @@ enum Piece {
 /// The quoting path: a `"` at the start of a field opens it until the next lone `"`; `""`
 /// inside stands for one quote; text after the closing quote is kept, a `"` elsewhere is
 /// plain text (as the csv crate reads it).
-fn quoted_records(source: &Source, each: &mut Each) -> Result<(), RecordError> {
+fn quoted_records<'a>(source: &Source<'a>, each: &mut Each) -> Result<(), RecordError> {
     let bytes = source.bytes;
     let mut pieces: Vec<Piece> = Vec::with_capacity(32);
+    let mut fields: Vec<&'a str> = Vec::with_capacity(32);
     let mut scratch: Vec<u8> = Vec::new();
     let (mut start, mut line, mut record_line) = (0usize, 1u64, 1u64);
     let (mut quoted, mut escaped, mut in_quotes, mut any_quoted) = (false, false, false, false);
@@ -152,7 +153,7 @@ fn quoted_records(source: &Source, each: &mut Each) -> Result<(), RecordError> {
                 (quoted, escaped, close) = (false, false, None);
                 start = at + 1;
                 if separator == b'\n' {
-                    emit_pieces(record_line, &pieces, any_quoted, source, &scratch, each)?;
+                    emit_pieces(record_line, &pieces, any_quoted, source, &scratch, &mut fields, each)?;
                     pieces.clear();
                     scratch.clear();
                     any_quoted = false;
@@ -164,7 +165,7 @@ fn quoted_records(source: &Source, each: &mut Each) -> Result<(), RecordError> {
     }
     let field = Field { start, end: bytes.len(), quoted, escaped, close, last: true };
     pieces.push(field.piece(bytes, &mut scratch));
-    emit_pieces(record_line, &pieces, any_quoted, source, &scratch, each)
+    emit_pieces(record_line, &pieces, any_quoted, source, &scratch, &mut fields, each)
 }
 
 /// One field as found by the scan.
@@ -210,14 +211,28 @@ impl Field {
     }
 }
 
-fn emit_pieces(
+/// Passes on a record of pieces: through `fields` (kept from record to record) when they all
+/// lie in the file, through a new list when some are in `scratch`.
+fn emit_pieces<'a>(
     line: u64,
     pieces: &[Piece],
     quoted: bool,
-    source: &Source,
+    source: &Source<'a>,
     scratch: &[u8],
+    fields: &mut Vec<&'a str>,
     each: &mut Each,
 ) -> Result<(), RecordError> {
+    if scratch.is_empty() {
+        fields.clear();
+        for (index, piece) in pieces.iter().enumerate() {
+            if let Piece::Text(a, b) = *piece {
+                fields.push(source.field(a, b, line, index)?);
+            }
+        }
+        if fields.len() == pieces.len() {
+            return emit(line, fields, quoted, each);
+        }
+    }
     let fields = pieces
         .iter()
         .enumerate()
