@@ -12,6 +12,7 @@
 use crate::find::{FileRef, FileStamp, RunDir};
 use crate::site::digest::{RunCard, RunDigest};
 use crate::write::Staging;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
@@ -78,14 +79,12 @@ impl Cache {
 
     /// The last entry for a run, if readable.
     pub fn lookup(&self, run_id: &str) -> Option<Entry> {
-        let bytes = fs::read(self.entry_dir(run_id).join("entry.json")).ok()?;
-        serde_json::from_slice(&bytes).ok()
+        read_json(&self.entry_dir(run_id).join("entry.json"))
     }
 
     /// The digest stored with a run's entry.
     pub fn digest(&self, run_id: &str) -> Option<RunDigest> {
-        let bytes = fs::read(self.digest_path(run_id)).ok()?;
-        serde_json::from_slice(&bytes).ok()
+        read_json(&self.digest_path(run_id))
     }
 
     fn digest_path(&self, run_id: &str) -> PathBuf {
@@ -143,23 +142,23 @@ impl Cache {
             }
         }
         fs::create_dir_all(&dir)?;
-        fs::write(dir.join("entry.json"), serde_json::to_vec(entry).map_err(io::Error::other)?)
+        write_json(&dir.join("entry.json"), entry)
     }
 
     /// Updates only the stamps of an entry whose inputs were touched but not changed.
     pub fn restamp(&self, run_id: &str, entry: &Entry) -> io::Result<()> {
-        fs::write(self.entry_dir(run_id).join("entry.json"), serde_json::to_vec(entry).map_err(io::Error::other)?)
+        write_json(&self.entry_dir(run_id).join("entry.json"), entry)
     }
 
     /// What the current site was built from.
     pub fn published(&self) -> Published {
-        fs::read(self.dir.join("published.json")).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+        read_json(&self.dir.join("published.json")).unwrap_or_default()
     }
 
     /// Records what the site just committed was built from.
     pub fn set_published(&self, published: &Published) -> io::Result<()> {
         fs::create_dir_all(&self.dir)?;
-        fs::write(self.dir.join("published.json"), serde_json::to_vec(published).map_err(io::Error::other)?)
+        write_json(&self.dir.join("published.json"), published)
     }
 
     /// Removes the entries of runs that are gone.
@@ -179,15 +178,24 @@ fn tool_hash(dir: &Path) -> io::Result<String> {
     let exe = std::env::current_exe()?;
     let memo = dir.join("tool.json");
     let stamp = FileStamp::of(&fs::metadata(&exe)?);
-    if let Some(old) = fs::read(&memo).ok().and_then(|b| serde_json::from_slice::<Stamp>(&b).ok()) {
+    if let Some(old) = read_json::<Stamp>(&memo) {
         if old.stamp == stamp {
             return Ok(old.hash);
         }
     }
     let tool = Stamp { rel: "tool".into(), stamp, hash: hash_file(&exe)? };
     fs::create_dir_all(dir)?;
-    fs::write(&memo, serde_json::to_vec(&tool).map_err(io::Error::other)?)?;
+    write_json(&memo, &tool)?;
     Ok(tool.hash)
+}
+
+/// A JSON file of the cache; `None` when it is missing or unreadable.
+fn read_json<T: DeserializeOwned>(path: &Path) -> Option<T> {
+    serde_json::from_slice(&fs::read(path).ok()?).ok()
+}
+
+fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
+    fs::write(path, serde_json::to_vec(value).map_err(io::Error::other)?)
 }
 
 /// xxh3-128 of a file's stored bytes.
@@ -228,16 +236,14 @@ impl DigestStore<'_> {
             }
             DigestStore::Temporary(dir) => dir.path().join(format!("{}.json", digest.id)),
         };
-        fs::write(path, serde_json::to_vec(digest).map_err(io::Error::other)?)
+        write_json(&path, digest)
     }
 
     /// A run's digest; `None` when it is missing or unreadable (the caller recomputes it).
     pub fn get(&self, run_id: &str) -> Option<RunDigest> {
         match self {
             DigestStore::Cache(cache) => cache.digest(run_id),
-            DigestStore::Temporary(dir) => {
-                serde_json::from_slice(&fs::read(dir.path().join(format!("{run_id}.json"))).ok()?).ok()
-            }
+            DigestStore::Temporary(dir) => read_json(&dir.path().join(format!("{run_id}.json"))),
         }
     }
 }
