@@ -18,7 +18,7 @@ pub fn load_tables(run: &RunDir) -> RawRun {
     raw.total_bytes = files.total_bytes;
 
     if let Some(file) = &files.manifest {
-        if let Some(bytes) = read(file, &mut raw.diagnostics) {
+        if let Some(bytes) = read(file, &mut raw.diagnostics, <[u8]>::to_vec) {
             match parse::manifest::parse_manifest(&bytes) {
                 Ok(manifest) => raw.manifest = Some(manifest),
                 Err(e) => raw.diagnostics.push(parse_diag(file, e)),
@@ -45,7 +45,7 @@ pub fn load_tables(run: &RunDir) -> RawRun {
         raw.notes = read_text(file, &mut raw.diagnostics);
     }
     for (name, file) in &files.archived_outputs {
-        if let Some(bytes) = read(file, &mut raw.diagnostics) {
+        if let Some(bytes) = read(file, &mut raw.diagnostics, <[u8]>::to_vec) {
             raw.archived_outputs.push((name.clone(), bytes));
         }
     }
@@ -63,10 +63,9 @@ fn load_sections(run: &RunDir, raw: &mut RawRun) {
         .sections
         .iter()
         .map(|sf| {
-            input::with_contents(&sf.file.path, sf.file.stamp.len, |bytes| {
+            contents(&sf.file, |bytes| {
                 parse::section_csv::parse_section(sf.section, bytes).map_err(|e| parse_diag(&sf.file, e))
-            })
-            .map_err(|e| Diagnostic::error(&sf.file.rel, None, format!("cannot read: {e}")))?
+            })?
         })
         .collect();
     let mut broken = BTreeSet::new();
@@ -92,14 +91,13 @@ fn load_nccl_tests(run: &RunDir, raw: &mut RawRun) {
         .iter()
         .map(|(name, file)| {
             let json = input::logical_name(&file.path).ends_with(".json");
-            let output = input::with_contents(&file.path, file.stamp.len, |bytes| {
+            let output = contents(file, |bytes| {
                 if json {
                     parse::nccl_tests_json::parse_json(bytes).map_err(|e| parse_diag(file, e))
                 } else {
                     Ok(parse::nccl_tests::parse_text(bytes))
                 }
-            })
-            .map_err(|e| Diagnostic::error(&file.rel, None, format!("cannot read: {e}")))??;
+            })??;
             Ok((name.clone(), file.rel.clone(), output))
         })
         .collect();
@@ -145,7 +143,7 @@ pub fn load_logs(run: &RunDir) -> LogScan {
     for file in &run.files.nccl_logs {
         let result = input::open(&file.path)
             .and_then(|reader| parse::nccl_log::scan_log(reader, &file.rel))
-            .map_err(|e| Diagnostic::error(&file.rel, None, format!("cannot read: {e}")));
+            .map_err(|e| cannot_read(file, e));
         match result {
             Ok(one) => {
                 parse::nccl_log::merge(&mut facts, one);
@@ -164,25 +162,23 @@ fn all_files(files: &crate::find::RunFiles) -> Vec<(String, u64)> {
     all
 }
 
-fn read(file: &FileRef, diagnostics: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
-    match input::with_contents(&file.path, file.stamp.len, <[u8]>::to_vec) {
-        Ok(bytes) => Some(bytes),
-        Err(e) => {
-            diagnostics.push(Diagnostic::error(&file.rel, None, format!("cannot read: {e}")));
-            None
-        }
-    }
+/// A whole file through `input::with_contents`; a failure to read names the file.
+fn contents<T>(file: &FileRef, use_bytes: impl FnOnce(&[u8]) -> T) -> Result<T, Diagnostic> {
+    input::with_contents(&file.path, file.stamp.len, use_bytes).map_err(|e| cannot_read(file, e))
+}
+
+fn cannot_read(file: &FileRef, error: std::io::Error) -> Diagnostic {
+    Diagnostic::error(&file.rel, None, format!("cannot read: {error}"))
+}
+
+/// A whole file, converted; a failure to read becomes a diagnostic.
+fn read<T>(file: &FileRef, diagnostics: &mut Vec<Diagnostic>, convert: impl FnOnce(&[u8]) -> T) -> Option<T> {
+    contents(file, convert).map_err(|d| diagnostics.push(d)).ok()
 }
 
 /// Reads a text file; invalid UTF-8 is replaced (artifacts and notes are shown, not computed on).
 fn read_text(file: &FileRef, diagnostics: &mut Vec<Diagnostic>) -> Option<String> {
-    match input::with_contents(&file.path, file.stamp.len, |bytes| String::from_utf8_lossy(bytes).into_owned()) {
-        Ok(text) => Some(text),
-        Err(e) => {
-            diagnostics.push(Diagnostic::error(&file.rel, None, format!("cannot read: {e}")));
-            None
-        }
-    }
+    read(file, diagnostics, |bytes| String::from_utf8_lossy(bytes).into_owned())
 }
 
 fn parse_diag(file: &FileRef, error: ParseError) -> Diagnostic {
