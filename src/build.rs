@@ -265,9 +265,9 @@ struct RunResult {
 fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<RunResult> {
     let Plan { key, hit } = plan;
     if let (Some(cache), Some((key, stamps)), Some(mut entry)) = (context.cache, &key, hit) {
-        let placed = cache.has_digest(&run.id)
-            && ((context.published.get(&run.id) == Some(key) && context.staging.adopt(&format!("runs/{}", run.id)))
-                || cache.restore(&entry, &run.id, context.staging));
+        let placed = (context.published.get(&run.id) == Some(key)
+            && context.staging.adopt(&format!("runs/{}", run.id)))
+            || cache.restore(&entry, &run.id, context.staging);
         if placed {
             if &entry.stamps != stamps {
                 entry.stamps = stamps.clone();

@@ -91,11 +91,6 @@ impl Cache {
         self.entry_dir(run_id).join("digest.json")
     }
 
-    /// Whether a run's entry has its digest (it is read only for the cross-run pages).
-    pub fn has_digest(&self, run_id: &str) -> bool {
-        self.digest_path(run_id).is_file()
-    }
-
     /// The key of a run's current inputs, reusing content hashes whose stamps are unchanged.
     pub fn key(&self, run: &RunDir, previous: Option<&Entry>) -> io::Result<(String, Vec<Stamp>)> {
         let mut files: Vec<&FileRef> = run.files.all().collect();

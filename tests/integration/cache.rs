@@ -106,13 +106,15 @@ fn a_damaged_cache_is_never_trusted() {
     assert_eq!(tree(&out), expected);
     assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
 
-    // An unreadable digest, needed once the cross-run pages change (a run is added): it is
-    // recomputed from the run's inputs (and stored again); the run's own folder still comes
-    // from the cache.
+    // An unreadable and a missing digest, needed once the cross-run pages change (a run is
+    // added): each is recomputed from its run's inputs (and stored again); the runs' own
+    // folders still come from the cache.
     fs::write(cache.join("synth-basic/digest.json"), "[]").unwrap();
+    fs::remove_file(cache.join("synth-one-cycle/digest.json")).unwrap();
     crate::common::copy_tree(&crate::common::fixture_runs().join("synth-even-cycles"), &runs.join("synth-even-cycles"));
     assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
     assert_ne!(fs::read_to_string(cache.join("synth-basic/digest.json")).unwrap(), "[]", "repaired");
+    assert!(cache.join("synth-one-cycle/digest.json").is_file(), "repaired");
     let fresh = dir.path().join("fresh");
     assert!(build(&runs, &fresh, &["--no-cache"]).status.success());
     assert_eq!(tree(&out), tree(&fresh));
