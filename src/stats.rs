@@ -43,19 +43,7 @@ pub fn py_min(values: &[f64]) -> f64 {
 
 /// `math.fsum`: the correctly rounded sum (Shewchuk's exact partials, as CPython).
 pub fn fsum(values: impl IntoIterator<Item = f64>) -> f64 {
-    let mut partials = PARTIALS.take();
-    partials.clear();
-    let sum = fsum_with(values, &mut partials);
-    PARTIALS.set(partials);
-    sum
-}
-
-thread_local! {
-    /// `fsum`'s partials, kept from call to call on each thread (the summaries call it often).
-    static PARTIALS: std::cell::Cell<Vec<f64>> = const { std::cell::Cell::new(Vec::new()) };
-}
-
-fn fsum_with(values: impl IntoIterator<Item = f64>, partials: &mut Vec<f64>) -> f64 {
+    let mut partials: Vec<f64> = Vec::new();
     let mut special = 0.0;
     for mut x in values {
         if !x.is_finite() {

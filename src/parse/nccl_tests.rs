@@ -65,10 +65,6 @@ pub(crate) fn parse_count(token: &str) -> Option<u64> {
     (integral && value < 18_446_744_073_709_551_616.0).then_some(value as u64)
 }
 
-/// Rows of up to this many fields are split without allocating (every known layout has fewer
-/// than 30; longer rows are collected into a `Vec`).
-const MAX_TOKENS: usize = 48;
-
 /// The 2.13+ header: the layout assumed for rows met before any header.
 const V213_COLUMNS: [&str; 13] =
     ["size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"];
@@ -502,16 +498,7 @@ impl TextParser {
     }
 
     fn row(&mut self, number: u64, line: &str) {
-        let mut array = [""; MAX_TOKENS];
-        let mut count = 0;
-        for token in line.split_whitespace() {
-            if let Some(slot) = array.get_mut(count) {
-                *slot = token;
-            }
-            count += 1;
-        }
-        let spilled: Vec<&str> = if count > MAX_TOKENS { line.split_whitespace().collect() } else { Vec::new() };
-        let tokens = if count > MAX_TOKENS { &spilled[..] } else { &array[..count] };
+        let tokens: Vec<&str> = line.split_whitespace().collect();
         let open = self.open.get_or_insert_with(OpenTable::new);
         if open.schema.is_none() {
             let names = V213_COLUMNS.iter().map(|n| n.to_string()).collect();
@@ -524,7 +511,7 @@ impl TextParser {
         let OpenTable { schema: Some(schema), cycles, table, .. } = open else {
             return;
         };
-        let row = schema.read(tokens).and_then(|values| {
+        let row = schema.read(&tokens).and_then(|values| {
             build_row(number, values, schema.placements, cycles)
                 .ok_or_else(|| "no size, time, algbw or busbw".to_string())
         });
