@@ -1,9 +1,10 @@
 //! How close an nccl-tests run came to the hardware: busbw factors per binary, an alpha-beta
 //! fit per algorithm/protocol segment, the sizes where 50 % and 90 % of the best busbw are
 //! reached, and a table of known per-GPU link peaks. Pure arithmetic over numbers already
-//! parsed; uses std only.
+//! parsed; uses `model`, `stats` (and `parse` in tests).
 
 pub mod busbw;
 pub mod fit;
 pub mod link_peaks;
 pub mod reach;
+pub mod table;
