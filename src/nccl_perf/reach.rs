@@ -4,8 +4,8 @@
 /// The smallest `bytes` whose busbw is at least `share` (0..1) of the best busbw over `points`
 /// (`(bytes, busbw)`, any order). `None` when there are no points or the best is not positive.
 pub fn size_reaching(points: &[(u64, f64)], share: f64) -> Option<u64> {
-    let best = points.iter().map(|p| p.1).filter(|b| b.is_finite()).fold(f64::NAN, f64::max);
-    if !(best > 0.0) {
+    let best = points.iter().map(|p| p.1).filter(|b| b.is_finite()).fold(0.0, f64::max);
+    if best <= 0.0 {
         return None;
     }
     points.iter().filter(|p| p.1 >= share * best).map(|p| p.0).min()
