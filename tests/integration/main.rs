@@ -7,4 +7,6 @@ mod common;
 mod golden;
 mod inspect;
 mod pipeline;
+mod publish_safety;
+mod safe_write;
 mod site;
