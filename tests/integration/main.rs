@@ -4,6 +4,7 @@
 
 mod cache;
 mod common;
+mod crash;
 mod golden;
 mod inspect;
 mod pipeline;
