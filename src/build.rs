@@ -208,9 +208,14 @@ fn site_unchanged(published: &Published, results: &[RunResult], cross_key: Optio
 
 /// Copies the cached runs' files into the staging folder (checked against their hashes); a
 /// run whose cached files are missing or altered is built again from its inputs.
-fn restore_cached(results: Vec<RunResult>, folders: &find::RunFolders, context: &RunContext) -> anyhow::Result<Vec<RunResult>> {
+fn restore_cached(
+    results: Vec<RunResult>,
+    folders: &find::RunFolders,
+    context: &RunContext,
+) -> anyhow::Result<Vec<RunResult>> {
     let (Some(cache), true) = (context.cache, results.iter().any(|r| r.restore.is_some())) else { return Ok(results) };
-    let paths: std::collections::HashMap<&str, &PathBuf> = folders.runs.iter().map(|(id, p)| (id.as_str(), p)).collect();
+    let paths: std::collections::HashMap<&str, &PathBuf> =
+        folders.runs.iter().map(|(id, p)| (id.as_str(), p)).collect();
     results
         .into_par_iter()
         .map(|mut result| {
@@ -226,7 +231,13 @@ fn restore_cached(results: Vec<RunResult>, folders: &find::RunFolders, context: 
 }
 
 /// Counts what the build did into the report.
-fn finish(mut report: BuildReport, results: &[RunResult], shared_files: usize, page_size: usize, start: Instant) -> BuildReport {
+fn finish(
+    mut report: BuildReport,
+    results: &[RunResult],
+    shared_files: usize,
+    page_size: usize,
+    start: Instant,
+) -> BuildReport {
     for r in results {
         match r.card.status {
             RunStatus::Ok => report.ok += 1,

@@ -13,8 +13,8 @@
 //! cache) can never change what a later build publishes.
 
 use crate::find::{FileRef, FileStamp, RunDir};
-use crate::site::digest::{RunCard, RunDigest};
 use crate::out_dir;
+use crate::site::digest::{RunCard, RunDigest};
 use crate::write::{OutputFile, Staging};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -131,7 +131,8 @@ impl Cache {
         entry.files.iter().all(|file| {
             crate::write::is_safe_relative(&file.rel)
                 && fs::read(files.join(&file.rel)).is_ok_and(|bytes| {
-                    hash_bytes(&bytes) == file.hash && staging.put(&OutputFile { path: file.rel.clone(), bytes }).is_ok()
+                    hash_bytes(&bytes) == file.hash
+                        && staging.put(&OutputFile { path: file.rel.clone(), bytes }).is_ok()
                 })
         })
     }
@@ -139,7 +140,15 @@ impl Cache {
     /// Records a run's entry and its own copy of the run's rendered files (its digest is kept
     /// after, by `DigestStore::put`). The entry is written last: a build killed before leaves
     /// no entry, so the run is built again.
-    pub fn store(&self, run_id: &str, key: String, stamps: Vec<Stamp>, card: RunCard, problem: Option<String>, files: &[OutputFile]) -> io::Result<Entry> {
+    pub fn store(
+        &self,
+        run_id: &str,
+        key: String,
+        stamps: Vec<Stamp>,
+        card: RunCard,
+        problem: Option<String>,
+        files: &[OutputFile],
+    ) -> io::Result<Entry> {
         let dir = self.entry_dir(run_id);
         if dir.exists() {
             fs::remove_dir_all(&dir)?;

@@ -150,7 +150,7 @@ impl OutputLock {
         }
         match exchange(staging, &self.out) {
             Ok(()) => {
-                let _ = fs::remove_dir_all(staging);
+                let _ = remove_ours(staging);
                 Ok(())
             }
             Err(error) if unsupported(&error) => {
@@ -160,7 +160,7 @@ impl OutputLock {
                     let _ = fs::rename(&old, &self.out);
                     return Err(error);
                 }
-                let _ = fs::remove_dir_all(&old);
+                let _ = remove_ours(&old);
                 Ok(())
             }
             Err(error) => Err(error),
@@ -192,9 +192,28 @@ fn unsupported(error: &io::Error) -> bool {
     error.kind() == io::ErrorKind::Unsupported || matches!(error.raw_os_error(), Some(libc::ENOSYS | libc::EINVAL))
 }
 
+/// Removes a folder nccl-report made, its marker last: a removal killed half-way leaves
+/// either a folder still marked as ours or an empty one, both removed by the next build.
+pub fn remove_ours(dir: &Path) -> io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_name() == MARKER {
+            continue;
+        }
+        if entry.file_type()?.is_dir() {
+            fs::remove_dir_all(entry.path())?;
+        } else {
+            fs::remove_file(entry.path())?;
+        }
+    }
+    let _ = fs::remove_file(dir.join(MARKER));
+    fs::remove_dir(dir)
+}
+
 /// Restores a site left aside by a build killed between the two renames of the fallback
-/// swap, then removes every staging or old folder of this output that carries the marker
-/// (the caller holds the lock, so no live build owns one).
+/// swap, then removes every staging or old folder of this output that carries the marker,
+/// or is empty (a folder created, or emptied, by a build killed then); the caller holds the
+/// lock, so no live build owns one.
 fn clean_leftovers(out: &Path) -> io::Result<()> {
     let parent = parent_of(out);
     let name = name_of(out);
@@ -212,6 +231,8 @@ fn clean_leftovers(out: &Path) -> io::Result<()> {
         };
         if ours(&entry.path()) {
             leftovers.push((kind, entry.path()));
+        } else if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = fs::remove_dir(entry.path());
         }
     }
     if out.symlink_metadata().is_err() {
@@ -221,7 +242,7 @@ fn clean_leftovers(out: &Path) -> io::Result<()> {
     }
     for (_, path) in leftovers {
         if path.exists() {
-            fs::remove_dir_all(&path)?;
+            remove_ours(&path)?;
         }
     }
     Ok(())

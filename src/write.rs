@@ -5,9 +5,9 @@
 //! from the build cache. An existing output folder is replaced only if nccl-report made it
 //! (it holds the marker file) or it is empty. Uses `out_dir` for the lock and the swap.
 
+use crate::out_dir::OutputLock;
 use std::fs;
 use std::io;
-use crate::out_dir::OutputLock;
 use std::path::{Component, Path, PathBuf};
 
 /// One file of the site: a `/`-separated path relative to the site root, and its bytes.
@@ -62,10 +62,7 @@ impl<'a> Staging<'a> {
             return Err(WriteError::NotOurs(out.to_path_buf()));
         }
         let dir = lock.staging_dir();
-        if dir.exists() {
-            fs::remove_dir_all(&dir).map_err(io_err(&dir))?;
-        }
-        fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        fs::create_dir(&dir).map_err(io_err(&dir))?;
         let marker = dir.join(MARKER);
         fs::write(&marker, b"written by nccl-report; the whole folder is replaced on each build\n")
             .map_err(io_err(&marker))?;
@@ -107,7 +104,7 @@ impl<'a> Staging<'a> {
 impl Drop for Staging<'_> {
     fn drop(&mut self) {
         if !self.committed {
-            let _ = fs::remove_dir_all(&self.dir);
+            let _ = crate::out_dir::remove_ours(&self.dir);
         }
     }
 }

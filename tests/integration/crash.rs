@@ -33,7 +33,7 @@ fn leftovers(parent: &Path) -> Vec<String> {
 fn builds_killed_at_random_points_leave_the_old_or_the_new_site() {
     let dir = tempfile::tempdir().unwrap();
     let runs = dir.path().join("runs");
-    let ids = generate(&runs, &SynthOptions { count: 12, seed: 7, log_bytes: 2000, gzip_every: 4 }).unwrap();
+    let ids = generate(&runs, &SynthOptions { count: 8, seed: 7, log_bytes: 2000, gzip_every: 4 }).unwrap();
     let site = dir.path().join("site");
     assert!(build(&runs, &site, &[]).status.success());
     let binary = assert_cmd::cargo::cargo_bin("nccl-report");
@@ -60,7 +60,10 @@ fn builds_killed_at_random_points_leave_the_old_or_the_new_site() {
         budget_ms = started.elapsed().as_millis() as u64 * 3 / 2;
         assert!(output.status.success(), "round {round}: {}", text(&output));
         let new = tree(&site);
-        assert!(killed == old || killed == new, "round {round}: killed after {delay:?}, the site is neither old nor new");
+        assert!(
+            killed == old || killed == new,
+            "round {round}: killed after {delay:?}, the site is neither old nor new"
+        );
         kinds[usize::from(killed == new && killed != old)] += 1;
         assert!(leftovers(dir.path()).is_empty(), "round {round}: {:?}", leftovers(dir.path()));
     }

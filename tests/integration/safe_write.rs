@@ -24,11 +24,9 @@ fn item1_out_overlapping_runs_is_refused_before_any_work() {
     let site_above = dir.path().join("site");
     fs::create_dir(&site_above).unwrap();
     let runs_below = site_above.join("r");
-    for (runs, out) in [
-        (runs.clone(), runs.clone()),
-        (runs.clone(), runs.join("site")),
-        (runs_below.clone(), site_above.clone()),
-    ] {
+    for (runs, out) in
+        [(runs.clone(), runs.clone()), (runs.clone(), runs.join("site")), (runs_below.clone(), site_above.clone())]
+    {
         fs::create_dir_all(&runs).unwrap();
         let output = build(&runs, &out, &[]);
         assert_eq!(output.status.code(), Some(2), "{}", text(&output));
@@ -120,7 +118,8 @@ fn item6_a_second_build_of_the_same_site_fails_while_one_runs() {
     let site = dir.path().join("site");
     assert!(build(&runs, &site, &[]).status.success());
     let before = tree(&site);
-    let lock = fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.path().join(".site.lock")).unwrap();
+    let lock =
+        fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.path().join(".site.lock")).unwrap();
     // SAFETY: flock on a descriptor this test owns.
     assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }, 0);
     fs::write(dir.path().join(".site.lock"), "4242\n").unwrap();
