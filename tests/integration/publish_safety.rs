@@ -47,10 +47,16 @@ fn item7_refuses_checked_out_and_odd_branches() {
 fn item7_a_remote_is_never_an_option() {
     let (dir, repo) = repo_with_site();
     let witness = dir.path().join("ran");
-    let remote = format!("--receive-pack=touch {}", witness.display());
-    let output = publish(&repo, &["--remote", &remote]);
+    // Were the remote read as an option, git would take the refspec for the repository: make
+    // it one, so that the command would really run.
+    let decoy = repo.join("refs/heads/gh-pages:refs/heads/gh-pages");
+    fs::create_dir_all(&decoy).unwrap();
+    git(&decoy, &["init", "--quiet", "--bare"]);
+    git(&repo, &["config", "push.default", "current"]);
+    let remote = format!("--remote=--receive-pack=touch {}", witness.display());
+    let output = publish(&repo, &[&remote]);
     assert!(!output.status.success(), "{}", text(&output));
-    assert!(!witness.exists(), "the remote was run as a command");
+    assert!(!witness.exists(), "the remote was run as a command: {}", text(&output));
 }
 
 #[test]
