@@ -3,10 +3,9 @@
 //! each kill the site is the old or the new complete site, and the next build completes and
 //! leaves no temporary folder; at the end the cached site equals a build without the cache.
 
-use crate::common::{build, text, tree};
+use crate::common::{build, leftovers, text, tree};
 use nccl_report::synth::{generate, SynthOptions};
 use std::fs;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// xorshift64*: deterministic delays, never the clock.
@@ -19,14 +18,6 @@ impl Rng {
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1)
     }
-}
-
-fn leftovers(parent: &Path) -> Vec<String> {
-    fs::read_dir(parent)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.contains(".tmp-") || n.contains(".old-"))
-        .collect()
 }
 
 #[test]

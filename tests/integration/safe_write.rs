@@ -4,18 +4,9 @@
 //! keeps bytes exact (7), an unreadable run file makes only that run invalid (8), a slow
 //! client does not block `serve` (13).
 
-use crate::common::{build, nccl_report, runs_dir, text, tree};
+use crate::common::{build, leftovers, nccl_report, runs_dir, text, tree};
 use std::fs;
-use std::path::Path;
 use std::time::Duration;
-
-fn leftovers(parent: &Path) -> Vec<String> {
-    fs::read_dir(parent)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.contains(".tmp-") || n.contains(".old-"))
-        .collect()
-}
 
 #[test]
 fn item1_out_overlapping_runs_is_refused_before_any_work() {
