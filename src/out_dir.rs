@@ -270,4 +270,16 @@ mod tests {
         let error = OutputLock::acquire(&dir.path().join("site")).unwrap_err().to_string();
         assert!(error.contains(&format!("pid {}", std::process::id())), "{error}");
     }
+
+    #[test]
+    fn a_site_left_aside_between_the_fallback_renames_is_put_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join(".site.old-12345");
+        fs::create_dir(&old).unwrap();
+        fs::write(old.join(MARKER), "").unwrap();
+        fs::write(old.join("index.html"), "old site").unwrap();
+        let lock = OutputLock::acquire(&dir.path().join("site")).unwrap();
+        assert_eq!(fs::read_to_string(lock.out().join("index.html")).unwrap(), "old site");
+        assert!(!old.exists());
+    }
 }
