@@ -19,6 +19,7 @@ pub mod inspect;
 pub mod load;
 pub mod model;
 pub mod nccl_perf;
+pub mod out_dir;
 pub mod parse;
 pub mod publish;
 pub mod render;
