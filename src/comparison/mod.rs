@@ -9,6 +9,8 @@ pub mod key;
 pub mod noise;
 pub mod output;
 pub mod samples;
+#[cfg(test)]
+mod simulation_tests;
 
 use crate::find;
 use crate::load;
@@ -105,8 +107,10 @@ pub fn compare(
         key_differences: key_differences.iter().map(|d| d.part).collect(),
         noise: noise::between_runs(all, &candidate.key),
     };
-    let Outcome { drift, cases } =
-        engine::compare(&samples::of(&base.summary), &samples::of(&candidate.summary), &context);
+    let (base_samples, candidate_samples) = (samples::of(&base.summary), samples::of(&candidate.summary));
+    let mut outcome = engine::compare(&base_samples, &candidate_samples, &context);
+    engine::add_intervals(&mut outcome, &base_samples, &candidate_samples);
+    let Outcome { drift, cases } = outcome;
     let mut counts = BTreeMap::new();
     for verdict in [Verdict::Slower, Verdict::Faster, Verdict::NoChange, Verdict::NotComparable, Verdict::TooFewCycles] {
         counts.insert(verdict.as_str(), cases.iter().filter(|c| c.verdict == verdict).count());

@@ -50,17 +50,21 @@ fn headline(report: &Report) -> Vec<String> {
         }
     }
     if let Some(d) = &report.drift {
-        let what = if d.ci_low > 1.0 + super::engine::MIN_EFFECT {
+        let (low, high) = (d.ci_low.unwrap_or(d.ratio), d.ci_high.unwrap_or(d.ratio));
+        let what = if low > 1.0 + super::engine::MIN_EFFECT {
             format!(": everything is {:.1} % slower (a machine or environment change?)", (d.ratio - 1.0) * 100.0)
-        } else if d.ci_high < 1.0 - super::engine::MIN_EFFECT {
+        } else if high < 1.0 - super::engine::MIN_EFFECT {
             format!(": everything is {:.1} % faster (a machine or environment change?)", (1.0 - d.ratio) * 100.0)
         } else {
             String::new()
         };
         let applied = if d.applied { "divided out" } else { "too few cases to divide out" };
         lines.push(format!(
-            "drift:     {:.4} [{:.4}, {:.4}] over {} cases, {applied}{what}",
-            d.ratio, d.ci_low, d.ci_high, d.cases
+            "drift:     {:.4} [{}, {}] over {} cases, {applied}{what}",
+            d.ratio,
+            opt(d.ci_low, 4),
+            opt(d.ci_high, 4),
+            d.cases
         ));
     }
     let counts: Vec<String> = report.counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
