@@ -17,11 +17,10 @@ pub const PINNED_FILE: &str = "baselines.json";
 pub fn choose(runs: &Path, all: &[LoadedRun], candidate: &LoadedRun) -> anyhow::Result<(String, String)> {
     let pinned_path = runs.join(PINNED_FILE);
     if pinned_path.is_file() {
-        let text = std::fs::read_to_string(&pinned_path)
-            .with_context(|| format!("cannot read {}", pinned_path.display()))?;
-        let pinned: BTreeMap<String, String> = serde_json::from_str(&text).with_context(|| {
-            format!("{}: not a JSON object of configuration -> run id", pinned_path.display())
-        })?;
+        let text =
+            std::fs::read_to_string(&pinned_path).with_context(|| format!("cannot read {}", pinned_path.display()))?;
+        let pinned: BTreeMap<String, String> = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a JSON object of configuration -> run id", pinned_path.display()))?;
         let found = pinned.get(&candidate.key.text()).or_else(|| pinned.get(&candidate.key.label()));
         if let Some(id) = found {
             return Ok((id.clone(), format!("pinned in {PINNED_FILE}")));

@@ -187,7 +187,8 @@ pub fn compare(base: &[CaseSamples], cand: &[CaseSamples], context: &Context) ->
             } else if high <= 1.0 - floor {
                 Verdict::Faster
             } else {
-                result.reason = Some(format!("significant, but the interval reaches within {:.0} % of no change", floor * 100.0));
+                result.reason =
+                    Some(format!("significant, but the interval reaches within {:.0} % of no change", floor * 100.0));
                 Verdict::NoChange
             }
         };

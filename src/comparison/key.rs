@@ -34,7 +34,10 @@ impl ConfigKey {
             ("decode_collectives", manifest("decode_collectives")),
             ("nccl_tests_args", nccl_tests_arguments(commands)),
             ("worker_sha256", manifest("worker_sha256")),
-            ("nodes", manifest("nodes").or_else(|| launcher_option(commands, "--nnodes")).or_else(|| standalone(commands))),
+            (
+                "nodes",
+                manifest("nodes").or_else(|| launcher_option(commands, "--nnodes")).or_else(|| standalone(commands)),
+            ),
             ("gpus_per_node", manifest("gpus_per_node").or_else(|| launcher_option(commands, "--nproc_per_node"))),
         ];
         ConfigKey { parts: parts.into_iter().map(|(k, v)| (k, v.unwrap_or_else(|| UNKNOWN.to_string()))).collect() }
@@ -47,7 +50,8 @@ impl ConfigKey {
     /// A short readable label, e.g. `1x H200 · NCCL 2.28.9 · torch 2.11 · 10 cycles`.
     pub fn label(&self) -> String {
         let model = self.get("gpu_model").trim_start_matches("NVIDIA ").to_string();
-        let torch: String = self.get("torch").split('+').next().unwrap_or(UNKNOWN).splitn(3, '.').take(2).collect::<Vec<_>>().join(".");
+        let torch: String =
+            self.get("torch").split('+').next().unwrap_or(UNKNOWN).splitn(3, '.').take(2).collect::<Vec<_>>().join(".");
         format!(
             "{}x {model} · NCCL {} · torch {torch} · {} cycles",
             self.get("gpu_count"),
@@ -105,8 +109,7 @@ fn gpu_model_and_count(run: &RunSummary) -> (Option<String>, Option<String>) {
 /// The topology matrix normalized: GPU rows and GPU columns only (CPU/NUMA affinity dropped),
 /// whitespace trimmed, columns and rows sorted by name, as `GPU0:X,NV18|GPU1:NV18,X`.
 pub fn topology_signature(topology: &TopologyMatrix) -> String {
-    let gpu_columns: Vec<(usize, &String)> =
-        topology.header.iter().enumerate().filter(|(_, h)| is_device(h)).collect();
+    let gpu_columns: Vec<(usize, &String)> = topology.header.iter().enumerate().filter(|(_, h)| is_device(h)).collect();
     let mut order: Vec<usize> = (0..gpu_columns.len()).collect();
     order.sort_by(|&a, &b| gpu_columns[a].1.cmp(gpu_columns[b].1));
     let mut rows: Vec<String> = topology
@@ -189,7 +192,10 @@ mod tests {
             &["GPU0", "GPU1", "CPU Affinity", "NUMA Affinity"],
             &[&["GPU0", "X", "NV18", "0-15", "0"], &["GPU1", "NV18", " X ", "16-31", "1"]],
         );
-        let b = matrix(&["GPU1", "GPU0", "CPU Affinity"], &[&["GPU1", "X", "NV18", "0-63"], &["GPU0", "NV18", "X", "0-63"]]);
+        let b = matrix(
+            &["GPU1", "GPU0", "CPU Affinity"],
+            &[&["GPU1", "X", "NV18", "0-63"], &["GPU0", "NV18", "X", "0-63"]],
+        );
         assert_eq!(topology_signature(&a), "GPU0:X,NV18|GPU1:NV18,X");
         assert_eq!(topology_signature(&a), topology_signature(&b));
     }

@@ -96,12 +96,7 @@ pub fn load_all(runs: &Path) -> anyhow::Result<Vec<LoadedRun>> {
 }
 
 /// Compares `base` with `candidate`; `all` (every run of the folder) gives the noise floor.
-pub fn compare(
-    base: &LoadedRun,
-    candidate: &LoadedRun,
-    all: &[LoadedRun],
-    baseline_source: &str,
-) -> Report {
+pub fn compare(base: &LoadedRun, candidate: &LoadedRun, all: &[LoadedRun], baseline_source: &str) -> Report {
     let key_differences = base.key.differences(&candidate.key);
     let context = engine::Context {
         key_differences: key_differences.iter().map(|d| d.part).collect(),
@@ -112,7 +107,8 @@ pub fn compare(
     engine::add_intervals(&mut outcome, &base_samples, &candidate_samples);
     let Outcome { drift, cases } = outcome;
     let mut counts = BTreeMap::new();
-    for verdict in [Verdict::Slower, Verdict::Faster, Verdict::NoChange, Verdict::NotComparable, Verdict::TooFewCycles] {
+    for verdict in [Verdict::Slower, Verdict::Faster, Verdict::NoChange, Verdict::NotComparable, Verdict::TooFewCycles]
+    {
         counts.insert(verdict.as_str(), cases.iter().filter(|c| c.verdict == verdict).count());
     }
     Report {

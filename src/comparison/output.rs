@@ -32,10 +32,7 @@ fn p_value(value: Option<f64>) -> String {
 fn headline(report: &Report) -> Vec<String> {
     let mut lines = vec![
         format!("base:      {} ({}, {})", report.base.id, report.base.status, report.base.configuration),
-        format!(
-            "candidate: {} ({}, {})",
-            report.candidate.id, report.candidate.status, report.candidate.configuration
-        ),
+        format!("candidate: {} ({}, {})", report.candidate.id, report.candidate.status, report.candidate.configuration),
         format!("baseline:  {}", report.baseline_source),
     ];
     if !report.key_differences.is_empty() {
@@ -88,7 +85,8 @@ fn row(c: &CaseResult) -> [String; 11] {
     ]
 }
 
-const COLUMNS: [&str; 11] = ["section", "ws", "case", "metric", "cycles", "ratio", "95% CI", "p", "q", "verdict", "why"];
+const COLUMNS: [&str; 11] =
+    ["section", "ws", "case", "metric", "cycles", "ratio", "95% CI", "p", "q", "verdict", "why"];
 
 fn text(report: &Report, markdown: bool) -> String {
     let mut out = String::new();

@@ -92,7 +92,10 @@ fn a_change_of_every_case_is_drift_not_regressions() {
         flagged += usize::from(any_change(&outcome.cases.iter().map(|c| c.verdict).collect::<Vec<_>>()));
     }
     let observed = flagged as f64 / PAIRS as f64;
-    println!("every case +10 %: drift found in every pair; {:.1} % of pairs report a per-case change", observed * 100.0);
+    println!(
+        "every case +10 %: drift found in every pair; {:.1} % of pairs report a per-case change",
+        observed * 100.0
+    );
     assert!(observed <= 0.05, "{observed}");
 }
 

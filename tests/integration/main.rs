@@ -4,6 +4,7 @@
 
 mod cache;
 mod common;
+mod compare;
 mod golden;
 mod inspect;
 mod pipeline;
