@@ -1,6 +1,6 @@
 //! Cross-run comparison: which runs are comparable (`key`), the samples judged (`samples`),
 //! the verdicts (`engine`), the baseline of a run (`baseline`), the noise between repeated
-//! runs (`noise`) and the report formats (`output`). Reads runs through `find`, `load` and
+//! runs (`noise`), the per-rank view for run pages (`ranks`) and the report formats (`output`). Reads runs through `find`, `load` and
 //! `summarize`; writes nothing.
 
 pub mod baseline;
@@ -8,6 +8,7 @@ pub mod engine;
 pub mod key;
 pub mod noise;
 pub mod output;
+pub mod ranks;
 pub mod samples;
 #[cfg(test)]
 mod simulation_tests;
