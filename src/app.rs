@@ -83,6 +83,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Compare(args) => compare(args),
         Command::Serve(args) => {
+            if args.watch {
+                crate::out_dir::check_apart(&args.out, &args.runs)?;
+            }
             let watch = args.watch.then(|| BuildOptions {
                 runs: args.runs.clone(),
                 out: args.out.clone(),

@@ -5,7 +5,10 @@
 mod cache;
 mod common;
 mod compare;
+mod crash;
 mod golden;
 mod inspect;
 mod pipeline;
+mod publish_safety;
+mod safe_write;
 mod site;
