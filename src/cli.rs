@@ -30,6 +30,8 @@ pub enum Command {
     Collect(CollectArgs),
     /// Generate synthetic runs in the seed layout (fixtures and benchmark corpora).
     Synth(SynthArgs),
+    /// Compare two runs case by case (exit 0: no case slower, 1: some case slower, 2: bad input).
+    Compare(CompareArgs),
 }
 
 #[derive(Debug, Args)]
@@ -155,6 +157,25 @@ pub struct SynthArgs {
     /// Gzip the logs of every k-th run (0: never).
     #[arg(long, default_value_t = 0)]
     pub gzip_every: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// `BASE CAND`, or `CAND` alone (its baseline: `--baseline`, the one pinned in
+    /// `<runs>/baselines.json`, else the newest earlier ok run of its configuration).
+    #[arg(required = true, num_args = 1..=2, value_name = "RUN")]
+    pub ids: Vec<String>,
+    /// Folder holding one sub-folder per run.
+    #[arg(long, default_value = "runs")]
+    pub runs: PathBuf,
+    /// Base run id (with a single RUN: overrides the pinned or default baseline).
+    #[arg(long, value_name = "ID")]
+    pub baseline: Option<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: crate::comparison::output::Format,
+    /// Compare even when a run is failed or invalid.
+    #[arg(long)]
+    pub allow_failed: bool,
 }
 
 /// A count of at least one.

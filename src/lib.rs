@@ -10,6 +10,7 @@ pub mod cache;
 pub mod cli;
 pub mod collect;
 pub mod compare;
+pub mod comparison;
 pub mod cross_run;
 pub mod diag;
 pub mod export;

@@ -4,6 +4,7 @@
 
 mod cache;
 mod common;
+mod compare;
 mod crash;
 mod golden;
 mod inspect;
