@@ -10,7 +10,7 @@ use crate::cache::{Cache, DigestStore, Entry, Published, Stamp};
 use crate::find::RunDir;
 use crate::site::digest::{digest, RunCard, RunDigest};
 use crate::site::paging::Paging;
-use crate::site::sections::SECTIONS;
+use crate::site::sections;
 use crate::summarize::{RunStatus, RunSummary};
 use crate::write::{OutputFile, Staging};
 use crate::{compare, cross_run, export, find, input, load, render, site, summarize};
@@ -192,7 +192,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     }
     report.files += shared_files;
     let pages = Paging::new(results.len(), options.page_size).pages();
-    report.pages = results.len() + pages * (1 + SECTIONS.len()) + 1;
+    report.pages = results.len() + pages * (1 + sections::COUNT) + 1;
     report.total = start.elapsed();
     Ok(report)
 }

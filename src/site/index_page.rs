@@ -5,7 +5,7 @@ use crate::site::digest::{RunCard, RunDigest};
 use crate::site::format::num3;
 use crate::site::format::url_segment;
 use crate::site::paging::Paging;
-use crate::site::sections::SECTIONS;
+use crate::site::sections::Section;
 use crate::site::view::{Cell, IndexPage, Link, Table};
 use crate::summarize::RunStatus;
 
@@ -54,9 +54,9 @@ pub fn build(window: &[&RunDigest], cards: &[RunCard], paging: &Paging, page: us
         root,
         pager: paging.index_pager(page),
         runs: table,
-        sections: SECTIONS
+        sections: Section::ALL
             .iter()
-            .map(|(slug, title)| Link { text: title.to_string(), href: format!("{root}sections/{slug}.html") })
+            .map(|s| Link { text: s.title().to_string(), href: format!("{root}sections/{}.html", s.slug()) })
             .collect(),
         counts: format!(
             "{} runs: {} ok, {} failed, {} invalid.",
