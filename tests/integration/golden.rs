@@ -1,6 +1,7 @@
 //! Exactness: every seed statistic recomputed by nccl-report equals the seed oracle's output
 //! (`../shared/seed/seed_oracle.py` run on each fixture; see tests/fixtures/README.md) to
-//! 1e-9 relative, cell by cell, and `summary.md` has the same table rows.
+//! exactly, cell by cell (a CV within 1e-9 relative: see `assert_same_csv`), `summary.md` has
+//! the same table rows, and the runs the seed refuses are failed for the seed's reason.
 
 use crate::common::{build, fixtures, runs_dir};
 
@@ -45,12 +46,15 @@ fn assert_same_csv(name: &str, expected: &[u8], actual: &[u8]) {
     for (row, (e, a)) in expected.iter().zip(&actual).enumerate() {
         assert_eq!(e.len(), a.len(), "{name} row {row}");
         for (column, (x, y)) in e.iter().zip(a).enumerate() {
-            let label = format!("{name} row {row} column {}", expected[0][column]);
+            let header = &expected[0][column];
+            let label = format!("{name} row {row} column {header}");
+            // Only a CV may differ in its last bits: the seed takes Python's pstdev (exact
+            // rationals) and nccl-report an f64 sum (stats::cv_percent). Every other cell is
+            // plain IEEE arithmetic in the seed's order, so its text must be the seed's.
             match (x.parse::<f64>(), y.parse::<f64>()) {
-                (Ok(x), Ok(y)) if !(x == y || (x - y).abs() <= REL * x.abs().max(y.abs())) => {
-                    panic!("{label}: seed {x}, nccl-report {y}")
+                (Ok(x), Ok(y)) if header.contains("cv_percent") => {
+                    assert!(x == y || (x - y).abs() <= REL * x.abs().max(y.abs()), "{label}: seed {x}, nccl-report {y}")
                 }
-                (Ok(_), Ok(_)) => {}
                 _ => assert_eq!(x, y, "{label}"),
             }
         }
