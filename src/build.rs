@@ -13,7 +13,7 @@ use crate::site::paging::Paging;
 use crate::site::sections;
 use crate::summarize::{RunStatus, RunSummary};
 use crate::write::{OutputFile, Staging};
-use crate::{compare, cross_run, export, find, input, load, render, site, summarize};
+use crate::{archived, cross_run, export, find, input, load, render, site, summarize};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -347,10 +347,14 @@ fn recompute_digest(run: &RunDir) -> RunDigest {
 /// Exports the seed's files of a summarized run and compares them with any archived copies.
 pub fn export_run(mut summary: RunSummary) -> (RunSummary, Vec<(&'static str, Vec<u8>)>) {
     let seed_files = export::seed_files(&summary);
-    let differences = compare::compare(&summary.raw.archived_outputs, &seed_files);
+    let differences = archived::differences(&summary.raw.archived_outputs, &seed_files);
     if !differences.is_empty() {
-        summary.raw.diagnostics.extend(differences);
-        summary.raw.diagnostics.sort();
+        // summarize sorted the diagnostics: each difference goes in its place.
+        let diagnostics = &mut summary.raw.diagnostics;
+        for difference in differences {
+            let at = diagnostics.partition_point(|d| *d <= difference);
+            diagnostics.insert(at, difference);
+        }
         summary.status = RunStatus::from_diagnostics(&summary.raw.diagnostics);
     }
     (summary, seed_files)
