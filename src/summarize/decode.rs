@@ -3,7 +3,7 @@
 
 use crate::model::sections::DecodeRow;
 use crate::model::summary::DecodeSummary;
-use crate::stats::{critical_cycles, cv_percent, median, percentile, py_max, py_min};
+use crate::stats::{critical_cycles, Spread};
 
 /// The seed's fixed hidden size of the replayed tensors (tokens x 4096 FP16).
 pub const HIDDEN_SIZE: i64 = 4096;
@@ -20,20 +20,20 @@ pub fn summarize(rows: &[&DecodeRow]) -> Vec<DecodeSummary> {
     groups
         .into_iter()
         .map(|((world_size, tokens, message_bytes, collectives), values)| {
-            let median_us = median(&values);
+            let spread = Spread::of(&values);
             DecodeSummary {
                 world_size,
                 tokens,
                 hidden_size: HIDDEN_SIZE,
                 message_bytes,
                 collectives,
-                cycles: values.len(),
-                median_total_us: median_us,
-                p95_total_us: percentile(&values, 0.95),
-                min_total_us: py_min(&values),
-                max_total_us: py_max(&values),
-                cv_percent: cv_percent(&values),
-                median_per_collective_us: median_us / collectives as f64,
+                cycles: spread.n,
+                median_total_us: spread.median,
+                p95_total_us: spread.p95,
+                min_total_us: spread.min,
+                max_total_us: spread.max,
+                cv_percent: spread.cv_percent,
+                median_per_collective_us: spread.median / collectives as f64,
                 correct: true,
                 cycle_values: values,
             }

@@ -9,7 +9,7 @@
 use crate::diag::Diagnostic;
 use crate::model::sections::FragmentationRow;
 use crate::model::summary::FragmentationSummary;
-use crate::stats::{critical_cycles, cv_percent, median, percentile, py_max, py_min};
+use crate::stats::{critical_cycles, median, py_max, Spread};
 
 type Key = (i64, i64, i64, i64);
 
@@ -31,7 +31,7 @@ pub fn summarize(rows: &[&FragmentationRow], diagnostics: &mut Vec<Diagnostic>) 
         .into_iter()
         .map(|i| {
             let ((world_size, total_bytes, fragment_count, fragment_bytes), values) = std::mem::take(&mut groups[i]);
-            let median_us = median(&values);
+            let spread = Spread::of(&values);
             let base = bases[i].as_deref();
             if base.is_none() && !reported {
                 reported = true;
@@ -46,18 +46,18 @@ pub fn summarize(rows: &[&FragmentationRow], diagnostics: &mut Vec<Diagnostic>) 
                 total_bytes,
                 fragment_count,
                 fragment_bytes,
-                cycles: values.len(),
-                median_duration_us: median_us,
-                p95_duration_us: percentile(&values, 0.95),
-                min_duration_us: py_min(&values),
-                max_duration_us: py_max(&values),
-                cv_percent: cv_percent(&values),
-                slowdown_vs_one_collective: base.map(|b| median_us / median(b)),
-                median_per_collective_us: median_us / fragment_count as f64,
+                cycles: spread.n,
+                median_duration_us: spread.median,
+                p95_duration_us: spread.p95,
+                min_duration_us: spread.min,
+                max_duration_us: spread.max,
+                cv_percent: spread.cv_percent,
+                slowdown_vs_one_collective: base.map(|b| spread.median / median(b)),
+                median_per_collective_us: spread.median / fragment_count as f64,
                 strictly_slower_than_one_in_all_cycles: if fragment_count == 1 {
                     Some(true)
                 } else {
-                    base.map(|b| py_min(&values) > py_max(b))
+                    base.map(|b| spread.min > py_max(b))
                 },
                 correct: true,
                 cycle_values: values,
