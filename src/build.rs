@@ -10,6 +10,7 @@ use crate::cache::{Cache, DigestStore, Entry, Published, Stamp};
 use crate::find::RunDir;
 use crate::site::digest::{digest, RunCard, RunDigest};
 use crate::site::paging::Paging;
+use crate::site::paths;
 use crate::site::sections;
 use crate::summarize::{RunStatus, RunSummary};
 use crate::write::{OutputFile, Staging};
@@ -265,8 +266,7 @@ struct RunResult {
 fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<RunResult> {
     let Plan { key, hit } = plan;
     if let (Some(cache), Some((key, stamps)), Some(mut entry)) = (context.cache, &key, hit) {
-        let placed = (context.published.get(&run.id) == Some(key)
-            && context.staging.adopt(&format!("runs/{}", run.id)))
+        let placed = (context.published.get(&run.id) == Some(key) && context.staging.adopt(&paths::run_dir(&run.id)))
             || cache.restore(&entry, &run.id, context.staging);
         if placed {
             if &entry.stamps != stamps {
@@ -299,7 +299,7 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
     let run_digest = digest(&summary, &names);
     let page = site::run_page::build(&summary, &run_digest, context.site_notes);
     let mut files = render::run_files(&page);
-    files.extend(seed_files.into_iter().map(|(name, bytes)| OutputFile::new(format!("runs/{}/{name}", run.id), bytes)));
+    files.extend(seed_files.into_iter().map(|(name, bytes)| OutputFile::new(paths::run_file(&run.id, name), bytes)));
     let t = StageClock::add(&clock.render, t);
     for file in &files {
         context.staging.put(file)?;

@@ -3,8 +3,8 @@
 
 use crate::site::digest::{RunCard, RunDigest};
 use crate::site::format::num3;
-use crate::site::format::url_segment;
 use crate::site::paging::Paging;
+use crate::site::paths;
 use crate::site::sections::Section;
 use crate::site::view::{Cell, IndexPage, Link, Table};
 use crate::summarize::RunStatus;
@@ -32,7 +32,7 @@ pub fn build(window: &[&RunDigest], cards: &[RunCard], paging: &Paging, page: us
         let f = &run.facts;
         let ranks: Vec<String> = f.world_sizes.iter().map(|w| w.to_string()).collect();
         table.push(vec![
-            Cell::link(run.id.clone(), format!("{root}runs/{}/index.html", url_segment(&run.id))),
+            Cell::link(run.id.clone(), paths::run_link(root, &run.id)),
             Cell::text(
                 f.timestamp_utc
                     .clone()
@@ -56,7 +56,7 @@ pub fn build(window: &[&RunDigest], cards: &[RunCard], paging: &Paging, page: us
         runs: table,
         sections: Section::ALL
             .iter()
-            .map(|s| Link { text: s.title().to_string(), href: format!("{root}sections/{}.html", s.slug()) })
+            .map(|s| Link { text: s.title().to_string(), href: format!("{root}{}", paths::section(s.slug(), 1)) })
             .collect(),
         counts: format!(
             "{} runs: {} ok, {} failed, {} invalid.",

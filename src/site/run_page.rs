@@ -6,6 +6,7 @@ use crate::model::nccl_log::NcclLogFacts;
 use crate::site::digest::RunDigest;
 use crate::site::evidence::run_statements;
 use crate::site::format::{bytes, num3};
+use crate::site::paths;
 use crate::site::sections::Section;
 use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
 use crate::summarize::RunSummary;
@@ -20,11 +21,9 @@ pub fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> 
         let figures = section
             .charts(&one, "")
             .into_iter()
-            .map(|spec| Figure {
-                svg_href: format!("charts/{}.svg", spec.id),
-                csv_href: format!("charts/{}.csv", spec.id),
-                dir: format!("runs/{}/charts", run.raw.id),
-                spec,
+            .map(|spec| {
+                let (svg_href, csv_href) = paths::chart_files(&spec.id);
+                Figure { svg_href, csv_href, dir: paths::run_file(&run.raw.id, "charts"), spec }
             })
             .collect();
         let mut block = Block {

@@ -3,8 +3,8 @@
 //! page (capped so charts stay readable).
 
 use crate::site::digest::RunDigest;
-use crate::site::format::url_segment;
 use crate::site::paging::Paging;
+use crate::site::paths;
 use crate::site::sections::{self, Section};
 use crate::site::view::{Block, Evidence, Figure, SectionPage};
 use rayon::prelude::*;
@@ -29,7 +29,7 @@ pub fn build(window: &[&RunDigest], page: usize, context: &SectionContext) -> Ve
         .enumerate()
         .map(|(index, &section)| {
             let (slug, title) = (section.slug(), section.title());
-            let href = |run: &RunDigest| format!("../runs/{}/index.html", url_segment(&run.id));
+            let href = |run: &RunDigest| paths::run_link("../", &run.id);
             let with: Vec<(&RunDigest, String)> =
                 window.iter().filter(|r| section.has(r)).map(|r| (*r, href(r))).collect();
             let total = context.totals[index];
@@ -43,11 +43,9 @@ pub fn build(window: &[&RunDigest], page: usize, context: &SectionContext) -> Ve
                 let figures = section
                     .charts(&charted, "")
                     .into_iter()
-                    .map(|spec| Figure {
-                        svg_href: format!("charts/{}.svg", spec.id),
-                        csv_href: format!("charts/{}.csv", spec.id),
-                        dir: "sections/charts".into(),
-                        spec,
+                    .map(|spec| {
+                        let (svg_href, csv_href) = paths::chart_files(&spec.id);
+                        Figure { svg_href, csv_href, dir: paths::SECTION_CHARTS.into(), spec }
                     })
                     .collect();
                 let mut intro = vec![format!("{total} run(s) have this section.")];
