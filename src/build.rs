@@ -70,6 +70,14 @@ impl StageClock {
         counter.fetch_add(since.elapsed().as_nanos() as u64, Ordering::Relaxed);
         Instant::now()
     }
+
+    /// Runs one stage, adding its thread time to `counter`.
+    fn time<T>(counter: &AtomicU64, stage: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let out = stage();
+        StageClock::add(counter, start);
+        out
+    }
 }
 
 pub fn build(options: &BuildOptions) -> anyhow::Result<BuildReport> {
@@ -124,9 +132,8 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let results: Vec<RunResult> = runs
         .par_iter()
         .map(|(id, path)| {
-            let t = Instant::now();
-            let run = find::list_run(id.clone(), path.clone(), &folders.canonical_root);
-            StageClock::add(&clock.list, t);
+            let run =
+                StageClock::time(&clock.list, || find::list_run(id.clone(), path.clone(), &folders.canonical_root));
             let result = plan(&run, cache.as_ref()).and_then(|plan| build_run(&run, plan, &context));
             progress.inc();
             result
@@ -285,22 +292,15 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
         }
     }
     let clock = context.clock;
+    let RunOutput { summary, seed_files, digest: run_digest } = process_run(run, clock);
+    let files = StageClock::time(&clock.render, || {
+        let page = site::run_page::build(&summary, &run_digest, context.site_notes);
+        let mut files = render::run_files(&page);
+        files
+            .extend(seed_files.into_iter().map(|(name, bytes)| OutputFile::new(paths::run_file(&run.id, name), bytes)));
+        files
+    });
     let t = Instant::now();
-    let logs = load::load_logs(run);
-    let t = StageClock::add(&clock.logs, t);
-    let mut raw = load::load_tables(run);
-    logs.attach(&mut raw);
-    let t = StageClock::add(&clock.parse, t);
-    let summary = summarize::summarize(raw);
-    let t = StageClock::add(&clock.summarize, t);
-    let (summary, seed_files) = export_run(summary);
-    let t = StageClock::add(&clock.export, t);
-    let names: Vec<&str> = seed_files.iter().map(|(n, _)| *n).collect();
-    let run_digest = digest(&summary, &names);
-    let page = site::run_page::build(&summary, &run_digest, context.site_notes);
-    let mut files = render::run_files(&page);
-    files.extend(seed_files.into_iter().map(|(name, bytes)| OutputFile::new(paths::run_file(&run.id, name), bytes)));
-    let t = StageClock::add(&clock.render, t);
     for file in &files {
         context.staging.put(file)?;
     }
@@ -334,14 +334,32 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
     })
 }
 
+/// What the per-run pipeline makes of one run folder.
+struct RunOutput {
+    summary: RunSummary,
+    seed_files: Vec<(&'static str, Vec<u8>)>,
+    digest: RunDigest,
+}
+
+/// The per-run pipeline, one named stage a line: run folder -> summary, seed files and digest.
+/// Reads only the run's files and writes nothing; `clock` sums each stage's time.
+fn process_run(run: &RunDir, clock: &StageClock) -> RunOutput {
+    let logs = StageClock::time(&clock.logs, || load::load_logs(run));
+    let raw = StageClock::time(&clock.parse, || {
+        let mut raw = load::load_tables(run);
+        logs.attach(&mut raw);
+        raw
+    });
+    let summary = StageClock::time(&clock.summarize, || summarize::summarize(raw));
+    let (summary, seed_files) = StageClock::time(&clock.export, || export_run(summary));
+    let names: Vec<&str> = seed_files.iter().map(|(n, _)| *n).collect();
+    let digest = digest(&summary, &names);
+    RunOutput { summary, seed_files, digest }
+}
+
 /// A run's digest from its inputs, for one whose stored digest cannot be read back.
 fn recompute_digest(run: &RunDir) -> RunDigest {
-    let logs = load::load_logs(run);
-    let mut raw = load::load_tables(run);
-    logs.attach(&mut raw);
-    let (summary, seed_files) = export_run(summarize::summarize(raw));
-    let names: Vec<&str> = seed_files.iter().map(|(n, _)| *n).collect();
-    digest(&summary, &names)
+    process_run(run, &StageClock::default()).digest
 }
 
 /// Exports the seed's files of a summarized run and compares them with any archived copies.
