@@ -25,12 +25,7 @@ pub fn section(slug: &str, page: usize) -> String {
 /// The folder of the section pages' charts.
 pub const SECTION_CHARTS: &str = "sections/charts";
 
-/// A run's folder: its page, its charts and its seed files.
-pub fn run_dir(id: &str) -> String {
-    format!("runs/{id}")
-}
-
-/// A file in a run's folder.
+/// A file in a run's folder (its page, its charts folder, its seed files).
 pub fn run_file(id: &str, name: &str) -> String {
     format!("runs/{id}/{name}")
 }
