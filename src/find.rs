@@ -107,17 +107,7 @@ impl RunFiles {
 }
 
 /// The seed's output files, as a run may archive them.
-pub const SEED_OUTPUTS: [&str; 9] = [
-    "async_summary.csv",
-    "decomposition_summary.csv",
-    "fragmentation_summary.csv",
-    "decode_summary.csv",
-    "nccl_tests_raw.csv",
-    "nccl_tests_summary.csv",
-    "numeric_summary.csv",
-    "summary.csv",
-    "summary.md",
-];
+pub use crate::model::seed_outputs::SEED_OUTPUTS;
 
 /// Lists the runs under `root` with their files, sorted by id (files listed in parallel).
 /// Folders that are not runs are reported.
