@@ -4,6 +4,7 @@
 use crate::model::sections::DecodeRow;
 use crate::model::summary::DecodeSummary;
 use crate::stats::{critical_cycles, cv_percent, median, percentile, py_max, py_min};
+use crate::summarize::clocks;
 
 /// The seed's fixed hidden size of the replayed tensors (tokens x 4096 FP16).
 pub const HIDDEN_SIZE: i64 = 4096;
@@ -21,6 +22,12 @@ pub fn summarize(rows: &[&DecodeRow]) -> Vec<DecodeSummary> {
         .into_iter()
         .map(|((world_size, tokens, message_bytes, collectives), values)| {
             let median_us = median(&values);
+            let key = (world_size, tokens, message_bytes, collectives);
+            let clocks = clocks::summarize(
+                rows.iter()
+                    .filter(|r| (r.world_size, r.tokens, r.message_bytes, r.collectives) == key)
+                    .map(|r| (r.cycle, r.host_issue_us, r.device_us, r.device_queued)),
+            );
             DecodeSummary {
                 world_size,
                 tokens,
@@ -36,6 +43,7 @@ pub fn summarize(rows: &[&DecodeRow]) -> Vec<DecodeSummary> {
                 median_per_collective_us: median_us / collectives as f64,
                 correct: true,
                 cycle_values: values,
+                clocks,
             }
         })
         .collect()
