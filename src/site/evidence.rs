@@ -8,15 +8,18 @@ pub fn section_scope(slug: &str) -> &'static [&'static str] {
     match slug {
         "async" => &[
             "Host enqueue and Work.wait times are host clocks: returning from wait() orders the current stream after the collective; it does not mean the GPU has finished.",
-            "GPU dependency time is measured with CUDA events until a dependent kernel can run on the same stream.",
+            "GPU dependency time: CUDA events from a marker recorded right after wait() to the end of a kernel that reads the result, with the launches queued behind a GPU sleep (runs before the worker's clocks: from before the enqueue, host time included).",
         ],
         "decomposition" => &[
+            "Charts and the median/P95 columns use the span (the seed's duration_us: CUDA events around the calls on an idle GPU, host launch cost included); the host issue · device-only column gives the host time to issue the calls and the device time with the calls queued behind a GPU sleep (minimum over ranks). A span within 10 % of its host issue time is marked host-bound.",
             "Compares one AllReduce with ReduceScatter followed by AllGather on the same data; overhead is relative to the AllReduce median of the same size.",
         ],
         "fragmentation" => &[
+            "Charts and the median/P95 columns use the span (the seed's duration_us: CUDA events around the calls on an idle GPU, host launch cost included); the host issue · device-only column gives the host time to issue the calls and the device time with the calls queued behind a GPU sleep (minimum over ranks). A span within 10 % of its host issue time is marked host-bound.",
             "One logical payload all-reduced as 1, 2, 4 ... collectives; the slowdown is relative to the single-call median. It measures per-call overhead, not any model's step time.",
         ],
         "decode" => &[
+            "Charts and the median/P95 columns use the span (the seed's duration_us: CUDA events around the calls on an idle GPU, host launch cost included); the host issue · device-only column gives the host time to issue the calls and the device time with the calls queued behind a GPU sleep (minimum over ranks). A span within 10 % of its host issue time is marked host-bound.",
             "Decode replay contains communication only (tokens x 4096 FP16 AllReduces back to back); it excludes GEMM, scheduling, CUDA Graphs and custom AllReduce kernels.",
         ],
         "nccl-tests" => &[

@@ -83,6 +83,7 @@ fn columns_of(slug: &str) -> &'static [(&'static str, bool)] {
             ("P95 (µs)", true),
             ("CV", true),
             ("overhead vs AllReduce", true),
+            ("host issue · device-only (µs)", false),
         ],
         "fragmentation" => &[
             ("ranks", true),
@@ -96,6 +97,7 @@ fn columns_of(slug: &str) -> &'static [(&'static str, bool)] {
             ("per call (µs)", true),
             ("CV", true),
             ("slower in every cycle", false),
+            ("host issue · device-only (µs)", false),
         ],
         "decode" => &[
             ("TP", true),
@@ -106,6 +108,7 @@ fn columns_of(slug: &str) -> &'static [(&'static str, bool)] {
             ("P95 (µs)", true),
             ("per call (µs)", true),
             ("CV", true),
+            ("host issue · device-only (µs)", false),
         ],
         "nccl-tests" => &[
             ("ranks", true),
@@ -176,6 +179,7 @@ fn decomposition_row(r: &DecompositionSummary) -> Vec<Cell> {
         t(num3(r.p95_duration_us)),
         t(pct2(r.cv_percent)),
         t(r.overhead_vs_allreduce_percent.map_or("n/a".into(), pct2)),
+        clocks_cell(r.clocks.as_ref(), r.median_duration_us),
     ]
 }
 
@@ -192,6 +196,7 @@ fn fragmentation_row(r: &FragmentationSummary) -> Vec<Cell> {
         t(num3(r.median_per_collective_us)),
         t(pct2(r.cv_percent)),
         t(r.strictly_slower_than_one_in_all_cycles.map_or("n/a", yes_no)),
+        clocks_cell(r.clocks.as_ref(), r.median_duration_us),
     ]
 }
 
@@ -205,7 +210,26 @@ fn decode_row(r: &DecodeSummary) -> Vec<Cell> {
         t(num3(r.p95_total_us)),
         t(num3(r.median_per_collective_us)),
         t(pct2(r.cv_percent)),
+        clocks_cell(r.clocks.as_ref(), r.median_total_us),
     ]
+}
+
+/// The worker's host issue and device-only medians beside the span; a span within 10 % of
+/// the host issue time is marked host-bound. `n/a` for runs recorded before those clocks.
+fn clocks_cell(clocks: Option<&Clocks>, median_span_us: f64) -> Cell {
+    let Some(c) = clocks else {
+        return t("n/a");
+    };
+    let both = format!("{} · {}", num3(c.median_host_issue_us), c.median_device_us.map_or("n/a".into(), num3));
+    if c.host_bound(median_span_us) {
+        Cell {
+            text: format!("{both} — host-bound: this measures Python/PyTorch launch rate, not NCCL"),
+            href: None,
+            class: "host-bound",
+        }
+    } else {
+        t(both)
+    }
 }
 
 fn nccl_row(r: &NcclTestsSummary) -> Vec<Cell> {
@@ -468,4 +492,23 @@ fn world_sizes(values: impl Iterator<Item = i64>) -> Vec<i64> {
     sizes.sort();
     sizes.dedup();
     sizes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_bound_cases_are_marked_with_both_numbers() {
+        let clocks =
+            Clocks { median_host_issue_us: 3960.0, median_device_us: Some(1.3), queued_cycles: 30, cycles: 30 };
+        let bound = clocks_cell(Some(&clocks), 4010.0);
+        assert_eq!(bound.class, "host-bound");
+        assert!(bound.text.starts_with("3960.000 · 1.300 — host-bound"), "{}", bound.text);
+        let free = clocks_cell(Some(&clocks), 4400.0);
+        assert_eq!((free.text.as_str(), free.class), ("3960.000 · 1.300", ""));
+        assert_eq!(clocks_cell(None, 1.0).text, "n/a");
+        let unqueued = Clocks { median_device_us: None, ..clocks };
+        assert!(clocks_cell(Some(&unqueued), 9000.0).text.ends_with("· n/a"));
+    }
 }
