@@ -281,6 +281,7 @@ fn one_gpu_run_lands_with_manifest_artifacts_and_gzipped_logs() {
         "decode_collectives=160",
         "cpu_affinity=0-15; (local rank i uses entry i)",
         "timing_env=",
+        "worker_cpus=world1_full: ",
         "nccl_tests=not run: no --nccl-tests given",
         "dtype=FP32 for async/decomposition;",
         "critical_path_summary=max rank duration per cycle",

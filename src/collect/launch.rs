@@ -27,7 +27,7 @@
 use crate::collect::clock::UtcTime;
 use crate::collect::plan::{self, Step, WorkerSettings, WorldSizes, SAFETY_ENV};
 use crate::collect::probe::{self, Gpus, Versions};
-use crate::collect::record::{gpu_summary, local_cpus, manifest_text, topology_summary};
+use crate::collect::record::{gpu_summary, local_cpus, manifest_text, topology_summary, worker_cpus};
 use crate::collect::run_id;
 use crate::collect::steps::{filter_json_env, gzip_logs, run_step, KEPT_ENV_PREFIXES};
 use crate::collect::CollectOptions;
@@ -332,13 +332,28 @@ fn assemble_and_land(folders: &Folders, context: &ManifestContext) -> Result<()>
         Ok(()) => Ok(()),
         Err(error) => Err(format!("{error:#}")),
     };
-    let manifest = manifest_entries(context, &status);
+    let mut manifest = manifest_entries(context, &status);
+    manifest.push(("worker_cpus".to_string(), cpus_per_case(dir, &context.plan.steps)));
     let written = fs::write(dir.join("manifest.txt"), manifest_text(&manifest, &commands))
         .with_context(|| format!("cannot write {}", dir.join("manifest.txt").display()));
     match result.and(written) {
         Ok(()) => land(folders),
         Err(error) => fail(folders, error),
     }
+}
+
+/// `worker_cpus=`: the CPUs each rank of each worker case ran on, from its stdout
+/// (`world4_full: 0=0-47 1=...; world2_decode: ...`).
+fn cpus_per_case(dir: &Path, steps: &[Step]) -> String {
+    let cases: Vec<String> = steps
+        .iter()
+        .filter(|s| s.program == "torchrun")
+        .map(|s| {
+            let cpus = fs::read_to_string(dir.join(&s.stdout)).map(|t| worker_cpus(&t)).unwrap_or_default();
+            format!("{}: {}", s.label, if cpus.is_empty() { "not reported" } else { &cpus })
+        })
+        .collect();
+    cases.join("; ")
 }
 
 fn assemble(dir: &Path, context: &ManifestContext, commands: &mut Vec<String>) -> Result<()> {

@@ -31,6 +31,25 @@ pub fn local_cpus(topo: &str) -> Vec<String> {
     gpu_rows.map(|row| row.get(column + 1).cloned().unwrap_or_default()).collect()
 }
 
+/// The CPUs each rank ran on, from the worker's start lines in a case's stdout
+/// (`worker rank=1/4 ... cpus=48-95 ...`): `0=0-47 1=48-95`, in rank order. Empty when the
+/// worker printed none (a worker before it recorded its CPUs, or one that failed first).
+pub fn worker_cpus(stdout: &str) -> String {
+    let mut ranks: Vec<(u32, String)> = stdout
+        .lines()
+        .filter_map(|line| {
+            let rest = line.strip_prefix("worker rank=")?;
+            let (rank, _) = rest.split_once('/')?;
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            let at = words.iter().position(|w| w.starts_with("cpus="))?;
+            let unpinned = if words.get(at + 1) == Some(&"(unpinned)") { " (unpinned)" } else { "" };
+            Some((rank.parse().ok()?, format!("{}{unpinned}", &words[at][5..])))
+        })
+        .collect();
+    ranks.sort_unstable();
+    ranks.iter().map(|(rank, cpus)| format!("{rank}={cpus}")).collect::<Vec<_>>().join(" ")
+}
+
 /// `single GPU`, `all GPU pairs NV18`, or `GPU pairs: 4x NV18, 2x SYS` from the
 /// `nvidia-smi topo -m` matrix; `None` when the text holds no GPU matrix.
 pub fn topology_summary(topo: &str) -> Option<String> {
@@ -98,6 +117,16 @@ mod tests {
         let four = (0..4).map(|i| format!("{i}, Tesla V100-SXM2-32GB, u, d, m, p\n")).collect::<String>();
         assert_eq!(gpu_summary(&four).as_deref(), Some("4x Tesla V100-SXM2-32GB"));
         assert_eq!(gpu_summary("nvidia-smi: command not found\n"), None);
+    }
+
+    #[test]
+    fn worker_cpus_from_start_lines() {
+        let stdout = "worker rank=1/2 local_rank=1 device=NVIDIA H200 cpus=48-95 torch=2.11\n\
+                      worker env NCCL_ALGO=Ring\n\
+                      worker rank=0/2 local_rank=0 device=NVIDIA H200 cpus=0-15 (unpinned) torch=2.11\n\
+                      worker section=decode rows=240 seconds=3.9 correct=True\n";
+        assert_eq!(worker_cpus(stdout), "0=0-15 (unpinned) 1=48-95");
+        assert_eq!(worker_cpus("worker rank=0/1 local_rank=0 device=H200 cpu=0 torch=2.11\n"), "");
     }
 
     #[test]
