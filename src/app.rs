@@ -33,6 +33,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 nccl_tests: args.nccl_tests,
                 worker: args.worker,
                 dry_run: args.dry_run,
+                force: args.force,
             })?;
             Ok(ExitCode::SUCCESS)
         }

@@ -120,12 +120,15 @@ pub struct CollectArgs {
     pub world_sizes: Vec<u32>,
     #[arg(long, default_value_t = 10)]
     pub cycles: u32,
-    #[arg(long, default_value_t = 3)]
+    /// Untimed iterations before the timed cycles (at least 1: the first holds NCCL's lazy
+    /// connection setup).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub warmups: u32,
     #[arg(long, default_value_t = 160)]
     pub decode_collectives: u32,
-    /// CPU list, local rank i uses entry i (default: 0,2,4,... one per rank of the largest
-    /// world size, as the seed's 0,2,4,6).
+    /// Per local rank i, entry i: `;`-separated CPU lists (`0-47;48-95;`) or one CPU number
+    /// per rank (`0,2,4,6`). Default: the CPUs `nvidia-smi topo -m` lists as local to each GPU;
+    /// without them the seed's 0,2,4,... (with a note).
     #[arg(long, value_name = "LIST")]
     pub cpu_affinity: Option<String>,
     /// Path of an nccl-tests all_reduce_perf binary (the control is skipped without it).
@@ -138,6 +141,10 @@ pub struct CollectArgs {
     /// GPU; clamps world sizes only when nvidia-smi answers.
     #[arg(long)]
     pub dry_run: bool,
+    /// Run even with TORCH_NCCL_BLOCKING_WAIT=1 or CUDA_LAUNCH_BLOCKING=1 set (both make every
+    /// launch or wait blocking and change all timings).
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]

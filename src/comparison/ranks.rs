@@ -103,6 +103,9 @@ mod tests {
                 collectives: 160,
                 cycle: cycle as i64,
                 duration_us,
+                host_issue_us: None,
+                device_us: None,
+                device_queued: None,
             })
             .collect();
         SectionData {

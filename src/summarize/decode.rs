@@ -4,6 +4,7 @@
 use crate::model::sections::DecodeRow;
 use crate::model::summary::DecodeSummary;
 use crate::stats::{critical_cycles, Spread};
+use crate::summarize::clocks;
 
 /// The seed's fixed hidden size of the replayed tensors (tokens x 4096 FP16).
 pub const HIDDEN_SIZE: i64 = 4096;
@@ -21,6 +22,12 @@ pub fn summarize(rows: &[&DecodeRow]) -> Vec<DecodeSummary> {
         .into_iter()
         .map(|((world_size, tokens, message_bytes, collectives), values)| {
             let spread = Spread::of(&values);
+            let key = (world_size, tokens, message_bytes, collectives);
+            let clocks = clocks::summarize(
+                rows.iter()
+                    .filter(|r| (r.world_size, r.tokens, r.message_bytes, r.collectives) == key)
+                    .map(|r| (r.cycle, r.host_issue_us, r.device_us, r.device_queued)),
+            );
             DecodeSummary {
                 world_size,
                 tokens,
@@ -36,6 +43,7 @@ pub fn summarize(rows: &[&DecodeRow]) -> Vec<DecodeSummary> {
                 median_per_collective_us: spread.median / collectives as f64,
                 correct: true,
                 cycle_values: values,
+                clocks,
             }
         })
         .collect()
@@ -46,7 +54,17 @@ mod tests {
     use super::*;
 
     fn row(tokens: i64, cycle: i64, duration_us: f64) -> DecodeRow {
-        DecodeRow { world_size: 2, tokens, message_bytes: tokens * 8192, collectives: 160, cycle, duration_us }
+        DecodeRow {
+            world_size: 2,
+            tokens,
+            message_bytes: tokens * 8192,
+            collectives: 160,
+            cycle,
+            duration_us,
+            host_issue_us: None,
+            device_us: None,
+            device_queued: None,
+        }
     }
 
     #[test]

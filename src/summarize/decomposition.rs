@@ -5,6 +5,7 @@ use crate::diag::Diagnostic;
 use crate::model::sections::DecompositionRow;
 use crate::model::summary::DecompositionSummary;
 use crate::stats::{critical_cycles, median, Spread};
+use crate::summarize::clocks;
 
 /// Critical-path values per (world size, size, mode), in first-seen order.
 type Groups<'a> = [((i64, i64, &'a str), Vec<f64>)];
@@ -31,6 +32,11 @@ pub fn summarize(rows: &[&DecompositionRow], diagnostics: &mut Vec<Diagnostic>) 
             if overhead.is_none() {
                 missing.push(format!("world_size={world_size} size_bytes={size_bytes}"));
             }
+            let clocks = clocks::summarize(
+                rows.iter()
+                    .filter(|r| (r.world_size, r.size_bytes, r.mode.as_str()) == (world_size, size_bytes, mode))
+                    .map(|r| (r.cycle, r.host_issue_us, r.device_us, r.device_queued)),
+            );
             DecompositionSummary {
                 world_size,
                 size_bytes,
@@ -42,6 +48,7 @@ pub fn summarize(rows: &[&DecompositionRow], diagnostics: &mut Vec<Diagnostic>) 
                 overhead_vs_allreduce_percent: overhead,
                 correct: true,
                 cycle_values: values,
+                clocks,
             }
         })
         .collect();

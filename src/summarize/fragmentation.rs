@@ -10,6 +10,7 @@ use crate::diag::Diagnostic;
 use crate::model::sections::FragmentationRow;
 use crate::model::summary::FragmentationSummary;
 use crate::stats::{critical_cycles, median, py_max, Spread};
+use crate::summarize::clocks;
 
 type Key = (i64, i64, i64, i64);
 
@@ -41,6 +42,12 @@ pub fn summarize(rows: &[&FragmentationRow], diagnostics: &mut Vec<Diagnostic>) 
                     "fragmentation: no fragment_count=1 case to compare with; slowdown left empty",
                 ));
             }
+            let key = (world_size, total_bytes, fragment_count, fragment_bytes);
+            let clocks = clocks::summarize(
+                rows.iter()
+                    .filter(|r| (r.world_size, r.total_bytes, r.fragment_count, r.fragment_bytes) == key)
+                    .map(|r| (r.cycle, r.host_issue_us, r.device_us, r.device_queued)),
+            );
             FragmentationSummary {
                 world_size,
                 total_bytes,
@@ -61,6 +68,7 @@ pub fn summarize(rows: &[&FragmentationRow], diagnostics: &mut Vec<Diagnostic>) 
                 },
                 correct: true,
                 cycle_values: values,
+                clocks,
             }
         })
         .collect()
@@ -95,6 +103,9 @@ mod tests {
             fragment_bytes: total / count,
             cycle,
             duration_us,
+            host_issue_us: None,
+            device_us: None,
+            device_queued: None,
         })
         .collect();
         let refs: Vec<&FragmentationRow> = rows.iter().collect();

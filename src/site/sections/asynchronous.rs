@@ -12,7 +12,7 @@ pub(super) const TITLE: &str = "Async completion";
 pub(super) const CAPTION: &str = "Critical-path medians over cycles; GPU dependency with P95 and CV";
 pub(super) const SCOPE: &[&str] = &[
     "Host enqueue and Work.wait times are host clocks: returning from wait() orders the current stream after the collective; it does not mean the GPU has finished.",
-    "GPU dependency time is measured with CUDA events until a dependent kernel can run on the same stream.",
+    "GPU dependency time: CUDA events from a marker recorded right after wait() to the end of a kernel that reads the result, with the launches queued behind a GPU sleep (runs before the worker's clocks: from before the enqueue, host time included).",
 ];
 
 pub(super) const COLUMNS: &[Column<AsyncSummary>] = &[

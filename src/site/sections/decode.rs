@@ -1,6 +1,6 @@
 //! Decode-time tensor-parallel AllReduce replay: latency per call against tokens per step.
 
-use super::{num, t, Axes, ChartKit, Column, SPREAD_NOTE};
+use super::{clocks_cell, num, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
 use crate::model::summary::DecodeSummary;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
@@ -11,6 +11,7 @@ pub(super) const SLUG: &str = "decode";
 pub(super) const TITLE: &str = "Decode-time tensor-parallel AllReduce replay";
 pub(super) const CAPTION: &str = "Replay of `calls` AllReduces of tokens x 4096 FP16 per step";
 pub(super) const SCOPE: &[&str] = &[
+    "Charts and the median/P95 columns use the span (the seed's duration_us: CUDA events around the calls on an idle GPU, host launch cost included); the host issue · device-only column gives the host time to issue the calls and the device time with the calls queued behind a GPU sleep (minimum over ranks). A span within 10 % of its host issue time is marked host-bound.",
     "Decode replay contains communication only (tokens x 4096 FP16 AllReduces back to back); it excludes GEMM, scheduling, CUDA Graphs and custom AllReduce kernels.",
 ];
 
@@ -23,6 +24,7 @@ pub(super) const COLUMNS: &[Column<DecodeSummary>] = &[
     num("P95 (µs)", |r| t(num3(r.p95_total_us))),
     num("per call (µs)", |r| t(num3(r.median_per_collective_us))),
     num("CV", |r| t(pct2(r.cv_percent))),
+    text("host issue · device-only (µs)", |r| clocks_cell(r.clocks.as_ref(), r.median_total_us)),
 ];
 
 pub(super) fn rows(run: &RunDigest) -> &[DecodeSummary] {

@@ -1,6 +1,6 @@
 //! AllReduce against ReduceScatter + AllGather: time per mode and the overhead of the pair.
 
-use super::{num, pct2_or_na, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
+use super::{clocks_cell, num, pct2_or_na, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
 use crate::model::summary::DecompositionSummary;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
@@ -11,6 +11,7 @@ pub(super) const SLUG: &str = "decomposition";
 pub(super) const TITLE: &str = "AllReduce vs ReduceScatter + AllGather";
 pub(super) const CAPTION: &str = "Critical-path duration per mode; overhead against AllReduce (direct)";
 pub(super) const SCOPE: &[&str] = &[
+    "Charts and the median/P95 columns use the span (the seed's duration_us: CUDA events around the calls on an idle GPU, host launch cost included); the host issue · device-only column gives the host time to issue the calls and the device time with the calls queued behind a GPU sleep (minimum over ranks). A span within 10 % of its host issue time is marked host-bound.",
     "Compares one AllReduce with ReduceScatter followed by AllGather on the same data; overhead is relative to the AllReduce median of the same size.",
 ];
 
@@ -23,6 +24,7 @@ pub(super) const COLUMNS: &[Column<DecompositionSummary>] = &[
     num("P95 (µs)", |r| t(num3(r.p95_duration_us))),
     num("CV", |r| t(pct2(r.cv_percent))),
     num("overhead vs AllReduce", |r| t(pct2_or_na(r.overhead_vs_allreduce_percent))),
+    text("host issue · device-only (µs)", |r| clocks_cell(r.clocks.as_ref(), r.median_duration_us)),
 ];
 
 pub(super) fn rows(run: &RunDigest) -> &[DecompositionSummary] {

@@ -1,6 +1,6 @@
 //! One 80 MiB payload all-reduced as 1, 2, 4 ... collectives: total time and slowdown.
 
-use super::{num, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
+use super::{clocks_cell, num, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
 use crate::export::pyfmt::fixed;
 use crate::model::summary::FragmentationSummary;
 use crate::site::chart::{ChartSpec, Scale, Series};
@@ -12,6 +12,7 @@ pub(super) const SLUG: &str = "fragmentation";
 pub(super) const TITLE: &str = "One 80 MiB payload split into many collectives";
 pub(super) const CAPTION: &str = "Total time for the whole payload per number of calls";
 pub(super) const SCOPE: &[&str] = &[
+    "Charts and the median/P95 columns use the span (the seed's duration_us: CUDA events around the calls on an idle GPU, host launch cost included); the host issue · device-only column gives the host time to issue the calls and the device time with the calls queued behind a GPU sleep (minimum over ranks). A span within 10 % of its host issue time is marked host-bound.",
     "One logical payload all-reduced as 1, 2, 4 ... collectives; the slowdown is relative to the single-call median. It measures per-call overhead, not any model's step time.",
 ];
 
@@ -29,6 +30,7 @@ pub(super) const COLUMNS: &[Column<FragmentationSummary>] = &[
     num("per call (µs)", |r| t(num3(r.median_per_collective_us))),
     num("CV", |r| t(pct2(r.cv_percent))),
     text("slower in every cycle", |r| t(r.strictly_slower_than_one_in_all_cycles.map_or("n/a", yes_no))),
+    text("host issue · device-only (µs)", |r| clocks_cell(r.clocks.as_ref(), r.median_duration_us)),
 ];
 
 pub(super) fn rows(run: &RunDigest) -> &[FragmentationSummary] {

@@ -12,9 +12,10 @@ mod fragmentation;
 mod nccl_tests;
 mod numerics;
 
+use crate::model::summary::Clocks;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
-use crate::site::format::yes_no;
+use crate::site::format::{num3, yes_no};
 use crate::site::view::{Cell, Table};
 
 /// Declares the sections in page order: `Variant => module`. Every module provides `SLUG`,
@@ -141,6 +142,24 @@ fn pct2_or_na(value: Option<f64>) -> String {
     value.map_or("n/a".into(), crate::site::format::pct2)
 }
 
+/// The worker's host issue and device-only medians beside the span; a span within 10 % of
+/// the host issue time is marked host-bound. `n/a` for runs recorded before those clocks.
+fn clocks_cell(clocks: Option<&Clocks>, median_span_us: f64) -> Cell {
+    let Some(c) = clocks else {
+        return t("n/a");
+    };
+    let both = format!("{} · {}", num3(c.median_host_issue_us), c.median_device_us.map_or("n/a".into(), num3));
+    if c.host_bound(median_span_us) {
+        Cell {
+            text: format!("{both} — host-bound: this measures Python/PyTorch launch rate, not NCCL"),
+            href: None,
+            class: "host-bound",
+        }
+    } else {
+        t(both)
+    }
+}
+
 /// A cell marked `failed` when `bad`.
 fn flagged(text: String, bad: bool) -> Cell {
     Cell { text, href: None, class: if bad { "failed" } else { "" } }
@@ -191,4 +210,23 @@ fn world_sizes(values: impl Iterator<Item = i64>) -> Vec<i64> {
     sizes.sort();
     sizes.dedup();
     sizes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_bound_cases_are_marked_with_both_numbers() {
+        let clocks =
+            Clocks { median_host_issue_us: 3960.0, median_device_us: Some(1.3), queued_cycles: 30, cycles: 30 };
+        let bound = clocks_cell(Some(&clocks), 4010.0);
+        assert_eq!(bound.class, "host-bound");
+        assert!(bound.text.starts_with("3960.000 · 1.300 — host-bound"), "{}", bound.text);
+        let free = clocks_cell(Some(&clocks), 4400.0);
+        assert_eq!((free.text.as_str(), free.class), ("3960.000 · 1.300", ""));
+        assert_eq!(clocks_cell(None, 1.0).text, "n/a");
+        let unqueued = Clocks { median_device_us: None, ..clocks };
+        assert!(clocks_cell(Some(&unqueued), 9000.0).text.ends_with("· n/a"));
+    }
 }
