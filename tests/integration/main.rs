@@ -8,3 +8,4 @@ mod golden;
 mod inspect;
 mod pipeline;
 mod site;
+mod untrusted;
