@@ -144,7 +144,12 @@ pub fn find_run_folders(root: &Path) -> std::io::Result<RunFolders> {
     let mut skipped = Vec::new();
     for entry in WalkDir::new(root).min_depth(1).max_depth(1).sort_by_file_name() {
         let entry = entry.map_err(std::io::Error::other)?;
-        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            // Two names differing only in invalid bytes must never become one run id.
+            let shown = entry.file_name().to_string_lossy().escape_default().to_string();
+            skipped.push(format!("{shown}: folder name is not UTF-8; skipped"));
+            continue;
+        };
         if name.starts_with('.') {
             continue;
         }

@@ -179,11 +179,13 @@ mod tests {
     fn reads_stop_at_the_limit_also_decompressed() {
         let dir = tempfile::tempdir().unwrap();
         let sparse = dir.path().join("NOTES.md");
-        File::create(&sparse).unwrap().set_len(1 << 30).unwrap();
+        File::create(&sparse).unwrap().set_len(2 << 30).unwrap();
         let error = read_all(&sparse, 1000).unwrap_err();
         assert!(error.to_string().contains("limit of 1000 bytes"), "{error}");
-        assert!(with_contents(&sparse, 1 << 30, 1000, |_| ()).is_err());
-        assert_eq!(read_all(&sparse, 1 << 30).unwrap().len(), 1 << 30);
+        assert!(with_contents(&sparse, 2 << 30, 1000, |_| ()).is_err());
+        File::create(&sparse).unwrap().set_len(1000).unwrap();
+        assert_eq!(read_all(&sparse, 1000).unwrap().len(), 1000);
+        assert_eq!(with_contents(&sparse, 0, 1000, <[u8]>::len).unwrap(), 1000);
         let gz = dir.path().join("NOTES.md.gz");
         let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut encoder, &vec![0u8; 1 << 20]).unwrap();

@@ -70,3 +70,17 @@ fn terminal_escapes_in_folder_names_are_printed_escaped() {
     assert!(!stderr.contains('\x1b') && !stderr.contains('\x07'), "{stderr:?}");
     assert!(stderr.contains(r"evil\u{1b}]0;pwned\u{7}\u{1b}[2J"), "{stderr}");
 }
+
+#[test]
+fn non_utf8_folder_names_are_skipped_not_merged() {
+    use std::os::unix::ffi::OsStrExt;
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    for name in [&b"run\xff"[..], &b"run\xfe"[..]] {
+        crate::common::copy_tree(&runs.join("synth-basic"), &runs.join(std::ffi::OsStr::from_bytes(name)));
+    }
+    let site = dir.path().join("site");
+    let output = build(&runs, &site, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert_eq!(text(&output).matches("folder name is not UTF-8; skipped").count(), 2, "{}", text(&output));
+    assert!(!tree(&site).keys().any(|path| path.starts_with("runs/run")), "a non-UTF-8 folder became a run");
+}
