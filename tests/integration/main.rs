@@ -4,8 +4,11 @@
 
 mod cache;
 mod common;
+mod crash;
 mod golden;
 mod inspect;
 mod pipeline;
+mod publish_safety;
+mod safe_write;
 mod site;
 mod untrusted;
