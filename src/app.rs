@@ -60,7 +60,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             let report = crate::build::build(&options)?;
             for line in report.skipped.iter().chain(&report.problems) {
-                eprintln!("  {line}");
+                eprintln!("  {}", terminal_safe(line));
             }
             eprintln!("{}", report.summary_line(&args.out));
             if args.timings {
@@ -135,4 +135,10 @@ fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(if report.has_slower() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// `text` with control characters (terminal escape sequences among them) written as Rust
+/// escapes (`\u{1b}`), so that names and messages from runs cannot drive the terminal.
+fn terminal_safe(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }

@@ -427,9 +427,15 @@ pub fn export_run(mut summary: RunSummary) -> (RunSummary, Vec<(&'static str, Ve
     (summary, seed_files)
 }
 
+/// `runs/NOTES.md`, unless it is a symlink leading outside the runs folder (then not read at
+/// all), not a regular file or larger than `input::MAX_NOTES_BYTES`.
 fn read_site_notes(options: &BuildOptions) -> Option<String> {
     let path = options.runs.join("NOTES.md");
-    path.is_file().then(|| input::read_all(&path).ok()).flatten().map(|b| String::from_utf8_lossy(&b).into_owned())
+    let root = options.runs.canonicalize().ok()?;
+    crate::find::stays_inside(&path, &root)
+        .then(|| input::read_all(&path, input::MAX_NOTES_BYTES).ok())
+        .flatten()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
 /// One line for a run that is not ok: id, status and its worst diagnostic.

@@ -45,8 +45,8 @@ pub struct BuildArgs {
     /// Exit 1 when any run is failed or invalid.
     #[arg(long)]
     pub strict: bool,
-    /// Worker threads (default: all cores). Output does not depend on it.
-    #[arg(long)]
+    /// Worker threads (default: all cores; at most 1024). Output does not depend on it.
+    #[arg(long, value_parser = jobs)]
     pub jobs: Option<usize>,
     /// Ignore the build cache and recompute everything.
     #[arg(long)]
@@ -190,5 +190,15 @@ fn positive(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
         Ok(n) if n > 0 => Ok(n),
         _ => Err(format!("`{text}` is not a whole number of at least 1")),
+    }
+}
+
+/// The most worker threads `--jobs` accepts: more would only spend time starting threads.
+pub const MAX_JOBS: usize = 1024;
+
+fn jobs(text: &str) -> Result<usize, String> {
+    match positive(text)? {
+        n if n <= MAX_JOBS => Ok(n),
+        _ => Err(format!("`{text}` is more than the {MAX_JOBS} worker threads allowed")),
     }
 }

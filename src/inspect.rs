@@ -17,12 +17,12 @@ pub fn inspect(path: &Path) -> anyhow::Result<(Value, bool)> {
     let name = input::logical_name(path);
     let label = path.display().to_string();
     if name.ends_with(".log") {
-        let reader = input::open(path).with_context(|| format!("cannot open {label}"))?;
+        let reader = input::open(path, input::MAX_LOG_BYTES).with_context(|| format!("cannot open {label}"))?;
         let facts = parse::nccl_log::scan_log(reader, &name).with_context(|| format!("cannot read {label}"))?;
         let tuning = facts.tuning.clone();
         return Ok((json!({"file": label, "kind": "nccl_log", "facts": facts, "tuning": tuning}), false));
     }
-    let bytes = input::read_all(path).with_context(|| format!("cannot read {label}"))?;
+    let bytes = input::read_all(path, input::MAX_FILE_BYTES).with_context(|| format!("cannot read {label}"))?;
     let document = if let Some((rank, section)) = section_file_name(&name) {
         match parse::section_csv::parse_section(section, &bytes) {
             Ok(rows) => {

@@ -12,3 +12,4 @@ mod pipeline;
 mod publish_safety;
 mod safe_write;
 mod site;
+mod untrusted;
