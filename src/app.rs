@@ -2,8 +2,9 @@
 //! Exit codes: 0 done; 1 `--strict` build with failed or invalid runs; 2 nothing could be done.
 
 use crate::build::BuildOptions;
-use crate::cli::{Cli, Command};
-use crate::collect::{CollectOptions, ImportOptions};
+use crate::cli::{Cli, CollectArgs, Command, LauncherKind};
+use crate::collect::slurm::SlurmSettings;
+use crate::collect::{CollectOptions, ImportOptions, Launcher};
 use crate::publish::PublishOptions;
 use crate::serve::ServeOptions;
 use crate::synth::SynthOptions;
@@ -21,6 +22,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Collect(args) => {
+            let launcher = collect_launcher(&args);
             crate::collect::launch::collect(&CollectOptions {
                 runs: args.runs,
                 run_id: args.run_id,
@@ -32,6 +34,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 nccl_tests: args.nccl_tests,
                 worker: args.worker,
                 dry_run: args.dry_run,
+                launcher,
             })?;
             Ok(ExitCode::SUCCESS)
         }
@@ -102,5 +105,26 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             eprintln!("committed the site as {commit} on branch {}{pushed}", args.branch);
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+fn collect_launcher(args: &CollectArgs) -> Launcher {
+    if let Some(id) = &args.finish {
+        return Launcher::Finish(id.clone());
+    }
+    match args.launcher {
+        LauncherKind::Local => Launcher::Local,
+        LauncherKind::Slurm => Launcher::Slurm {
+            settings: SlurmSettings {
+                nodes: args.nodes,
+                gpus_per_node: args.gpus_per_node,
+                partition: args.partition.clone(),
+                account: args.account.clone(),
+                time: args.time.clone(),
+                nodelist: args.nodelist.clone(),
+                extra: args.sbatch_arg.clone(),
+            },
+            submit: args.submit,
+        },
     }
 }

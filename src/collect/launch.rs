@@ -30,18 +30,23 @@ use crate::collect::probe::{self, Gpus, Versions};
 use crate::collect::record::{gpu_summary, manifest_text, topology_summary};
 use crate::collect::run_id;
 use crate::collect::steps::{filter_json_env, gzip_logs, run_step, KEPT_ENV_PREFIXES};
-use crate::collect::CollectOptions;
+use crate::collect::{finish, sbatch, CollectOptions, Launcher};
 use anyhow::{anyhow, bail, Context, Result};
 use sha2::Digest;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The seed's dtype and critical-path notes, recorded verbatim in every manifest.
-const DTYPE: &str =
+pub(crate) const DTYPE: &str =
     "FP32 for async/decomposition; FP16 for fragmentation/decode/numeric counterexample/nccl-tests control";
-const CRITICAL_PATH: &str = "max rank duration per cycle, then median/P95/CV across cycles";
+pub(crate) const CRITICAL_PATH: &str = "max rank duration per cycle, then median/P95/CV across cycles";
 
 pub fn collect(options: &CollectOptions) -> Result<()> {
+    match &options.launcher {
+        Launcher::Local => {}
+        Launcher::Slurm { settings, submit } => return sbatch::prepare(options, settings, *submit),
+        Launcher::Finish(id) => return finish::finish(&options.runs, id),
+    }
     let started = UtcTime::now();
     let id = options.run_id.clone().unwrap_or_else(|| started.run_id());
     run_id::validate(&id).map_err(|e| anyhow!("run id {id:?}: {e}"))?;
@@ -72,15 +77,15 @@ fn check_counts(options: &CollectOptions) -> Result<()> {
 }
 
 /// `runs/<id>`, its assembly folder `runs/.collect-<id>` and the failed runs' folder.
-struct Folders {
+pub(crate) struct Folders {
     id: String,
-    landed: PathBuf,
-    assembly: PathBuf,
+    pub(crate) landed: PathBuf,
+    pub(crate) assembly: PathBuf,
     failed: PathBuf,
 }
 
 impl Folders {
-    fn new(runs: &Path, id: &str) -> Self {
+    pub(crate) fn new(runs: &Path, id: &str) -> Self {
         Folders {
             id: id.to_string(),
             landed: runs.join(id),
@@ -89,7 +94,7 @@ impl Folders {
         }
     }
 
-    fn check_free(&self) -> Result<()> {
+    pub(crate) fn check_free(&self) -> Result<()> {
         if self.landed.symlink_metadata().is_ok() {
             bail!("{} already exists; choose another --run-id", self.landed.display());
         }
@@ -163,7 +168,7 @@ fn worker_path(options: &CollectOptions) -> PathBuf {
         .unwrap_or_else(|| options.runs.parent().unwrap_or(Path::new("")).join("suite").join("worker.py"))
 }
 
-fn existing_worker(options: &CollectOptions) -> Result<PathBuf> {
+pub(crate) fn existing_worker(options: &CollectOptions) -> Result<PathBuf> {
     let worker = worker_path(options);
     if !worker.is_file() {
         bail!("the worker {} does not exist (give --worker PATH); nothing was created", worker.display());
@@ -296,7 +301,7 @@ fn with_safety_env(command: &str) -> String {
     format!("{} {command}", env.join(" "))
 }
 
-fn absolute(path: &Path) -> PathBuf {
+pub(crate) fn absolute(path: &Path) -> PathBuf {
     fs::canonicalize(path)
         .or_else(|_| std::env::current_dir().map(|dir| dir.join(path)))
         .unwrap_or_else(|_| path.to_path_buf())
@@ -374,7 +379,7 @@ fn write_artifacts(dir: &Path, machine: &Machine) -> Result<()> {
     Ok(())
 }
 
-fn land(folders: &Folders) -> Result<()> {
+pub(crate) fn land(folders: &Folders) -> Result<()> {
     if folders.landed.symlink_metadata().is_ok() {
         return fail(folders, anyhow!("{} appeared during the collect", folders.landed.display()));
     }
@@ -385,7 +390,7 @@ fn land(folders: &Folders) -> Result<()> {
     Ok(())
 }
 
-fn fail(folders: &Folders, error: anyhow::Error) -> Result<()> {
+pub(crate) fn fail(folders: &Folders, error: anyhow::Error) -> Result<()> {
     let report = format!("{error:#}\n");
     let _ = fs::write(folders.assembly.join("failure.txt"), &report);
     match folders.move_to_failed() {

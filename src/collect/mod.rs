@@ -2,12 +2,15 @@
 //! Writes only under the runs folder, through temporary names renamed into place.
 
 pub mod clock;
+pub mod finish;
 pub mod import;
 pub mod launch;
 pub mod plan;
 pub mod probe;
 pub mod record;
 pub mod run_id;
+pub mod sbatch;
+pub mod slurm;
 pub mod steps;
 pub mod tree;
 
@@ -36,4 +39,16 @@ pub struct CollectOptions {
     /// The worker script (default: `suite/worker.py` beside the runs folder: `<runs>/../suite/`).
     pub worker: Option<PathBuf>,
     pub dry_run: bool,
+    pub launcher: Launcher,
+}
+
+/// Where `collect` runs the suite.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Launcher {
+    /// `torchrun --standalone` on this machine's GPUs.
+    Local,
+    /// A batch script for `sbatch`, submitted when `submit`.
+    Slurm { settings: slurm::SlurmSettings, submit: bool },
+    /// `collect --finish <id>`: land a multi-node run its job assembled.
+    Finish(String),
 }

@@ -1,0 +1,333 @@
+//! `nccl-report collect --launcher slurm` and `--finish` on a simulated cluster: fake
+//! `sbatch` (runs the job at once), `srun` (one local process per task, each with its own
+//! `SLURM_PROCID` / `SLURM_NODEID` / `SLURMD_NODENAME`), `scontrol`, `torchrun`,
+//! `nvidia-smi`, `python3`, `ldd` and `all_reduce_perf` first on `PATH`. Also the golden
+//! batch scripts for 1, 2 and 4 nodes (`UPDATE_GOLDEN=1` rewrites them), checked with
+//! `bash -n` and, when installed, shellcheck.
+
+use assert_cmd::Command;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const FAKE_SBATCH: &str = r#"#!/bin/sh
+# sbatch --parsable SCRIPT: runs the job now, its output where #SBATCH --output says.
+script=$2
+nodes=$(sed -n 's/^#SBATCH --nodes=//p' "$script")
+export SLURM_JOB_ID=4242 SLURM_JOB_NUM_NODES="$nodes" SLURM_JOB_NODELIST="node[1-$nodes]" SLURMD_NODENAME=node1
+bash "$script" > "$(dirname "$script")/slurm-4242.out" 2>&1 || true
+echo "4242;fakecluster"
+"#;
+
+const FAKE_SCONTROL: &str = r#"#!/bin/sh
+[ "$1 $2" = "show hostnames" ] || exit 2
+i=1
+while [ $i -le "$SLURM_JOB_NUM_NODES" ]; do echo "node$i"; i=$((i+1)); done
+"#;
+
+/// Starts `--ntasks` local processes, task i on node i / ntasks-per-node.
+const FAKE_SRUN: &str = r#"#!/bin/sh
+ntasks=1; per=1
+while :; do
+  case "$1" in
+    --ntasks=*) ntasks=${1#--ntasks=};;
+    --ntasks-per-node=*) per=${1#--ntasks-per-node=};;
+    --nodes=*|--mpi=*) ;;
+    *) break;;
+  esac
+  shift
+done
+i=0; pids=
+while [ $i -lt "$ntasks" ]; do
+  node=$((i / per))
+  SLURM_PROCID=$i SLURM_NODEID=$node SLURM_LOCALID=$((i % per)) SLURMD_NODENAME=node$((node+1)) "$@" &
+  pids="$pids $!"
+  i=$((i+1))
+done
+rc=0
+for p in $pids; do wait "$p" || rc=$?; done
+exit $rc
+"#;
+
+/// Records what each node was given, writes one NCCL log per local rank and the worker's
+/// CSVs for the node's ranks (copied from the `synth-basic` fixture's `world4_full`); `FAKE_TORCHRUN_FAIL=<host>` fails on that host.
+const FAKE_TORCHRUN: &str = r#"#!/bin/sh
+nnodes=; nproc=; endpoint=; id=; backend=; out=; sections=; prev=
+for a in "$@"; do
+  case "$prev" in --output-dir) out=$a;; --sections) sections=$a;; esac
+  case "$a" in
+    --nnodes=*) nnodes=${a#--nnodes=};; --nproc-per-node=*) nproc=${a#--nproc-per-node=};;
+    --rdzv-endpoint=*) endpoint=${a#--rdzv-endpoint=};; --rdzv-id=*) id=${a#--rdzv-id=};;
+    --rdzv-backend=*) backend=${a#--rdzv-backend=};;
+  esac
+  prev=$a
+done
+echo "rdzv=$endpoint id=$id backend=$backend nnodes=$nnodes nproc=$nproc node=$SLURM_NODEID nvls=$NCCL_NVLS_ENABLE" > "$FAKE_LOG/torchrun_$SLURMD_NODENAME.txt"
+if [ "$FAKE_TORCHRUN_FAIL" = "$SLURMD_NODENAME" ]; then echo "Traceback: rank exploded" >&2; exit 3; fi
+l=0
+while [ $l -lt "$nproc" ]; do
+  r=$((SLURM_NODEID * nproc + l))
+  log=$(echo "$NCCL_DEBUG_FILE" | sed "s/%h/$SLURMD_NODENAME/; s/%p/$$$l/")
+  echo "$SLURMD_NODENAME:$$$l:$$$l [$l] NCCL INFO cudaDev $l busId 1000 rank $r nranks $((nnodes * nproc))" > "$log"
+  old=$IFS; IFS=,
+  for s in $sections contracts; do cp "$FAKE_RESULTS/rank${r}_$s.csv" "$out/"; done
+  IFS=$old
+  l=$((l+1))
+done
+"#;
+
+const FAKE_NVIDIA_SMI: &str = r#"#!/bin/sh
+if [ "$1" = topo ]; then printf '\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tNV18\t0-15\nGPU1\tNV18\t X \t0-15\n'; exit 0; fi
+echo "0, NVIDIA H200, GPU-$SLURMD_NODENAME-0, 580.159.04, 143771 MiB, 00000000:00:06.0"
+echo "1, NVIDIA H200, GPU-$SLURMD_NODENAME-1, 580.159.04, 143771 MiB, 00000000:00:07.0"
+"#;
+
+const FAKE_PYTHON: &str = "#!/bin/sh\necho torch=2.11.0+cu130\necho cuda_runtime=13.0\necho nccl_runtime=2.28.9\n";
+
+const FAKE_LDD: &str = "#!/bin/sh\necho \"\tlibmpi.so.40 => /usr/lib/libmpi.so.40\"\n";
+
+/// Rank 0 prints the table and writes the JSON; every task records its rank.
+const FAKE_NCCL_TESTS: &str = r##"#!/bin/sh
+if [ "$1" = -h ]; then echo "[-J,--output_file <file> write output]"; exit 0; fi
+echo "$SLURM_PROCID $*" >> "$FAKE_LOG/nccl_tests_tasks.txt"
+[ "$SLURM_PROCID" = 0 ] || exit 0
+json=; prev=
+for a in "$@"; do [ "$prev" = -J ] && json=$a; prev=$a; done
+echo "# nccl-tests version 2.19.6 args: $*"
+echo "        8192          4096      half     sum      -1     7.86    1.04    0.00       0     2.49    3.29    0.00       0"
+[ -n "$json" ] && echo '{"env": ["HF_TOKEN=secret", "NCCL_DEBUG=INFO"], "results": []}' > "$json"
+exit 0
+"##;
+
+struct Cluster {
+    dir: tempfile::TempDir,
+}
+
+impl Cluster {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        for sub in ["bin", "log", "repo/suite"] {
+            fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        fs::write(dir.path().join("repo/suite/worker.py"), "print('worker')\n").unwrap();
+        let cluster = Cluster { dir };
+        for (name, script) in [
+            ("sbatch", FAKE_SBATCH),
+            ("scontrol", FAKE_SCONTROL),
+            ("srun", FAKE_SRUN),
+            ("torchrun", FAKE_TORCHRUN),
+            ("nvidia-smi", FAKE_NVIDIA_SMI),
+            ("python3", FAKE_PYTHON),
+            ("ldd", FAKE_LDD),
+            ("all_reduce_perf", FAKE_NCCL_TESTS),
+        ] {
+            let path = cluster.path("bin").join(name);
+            fs::write(&path, script).unwrap();
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        cluster
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn runs(&self) -> PathBuf {
+        fs::canonicalize(self.dir.path()).unwrap().join("repo/runs")
+    }
+
+    /// `nccl-report collect --runs repo/runs ARGS` with the fakes first on PATH.
+    fn collect(&self, args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
+        let path = format!("{}:/usr/bin:/bin", self.path("bin").display());
+        let output = Command::cargo_bin("nccl-report")
+            .unwrap()
+            .current_dir(self.dir.path())
+            .env("PATH", path)
+            .env("FAKE_LOG", self.path("log"))
+            .env(
+                "FAKE_RESULTS",
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/synth-basic/raw/results/world4_full"),
+            )
+            .env("NCCL_NVLS_ENABLE", "1")
+            .envs(env.iter().copied())
+            .timeout(Duration::from_secs(60))
+            .arg("collect")
+            .arg("--runs")
+            .arg(self.runs())
+            .args(["--cycles", "2"])
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    }
+
+    fn slurm_args(&self, nodes: &str) -> Vec<String> {
+        let nccl_tests = self.path("bin/all_reduce_perf").display().to_string();
+        ["--launcher", "slurm", "--nodes", nodes, "--gpus-per-node", "2", "--run-id", "mn", "--nccl-tests", &nccl_tests]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    }
+}
+
+fn read(path: &Path) -> String {
+    fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn args(owned: &[String]) -> Vec<&str> {
+    owned.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn two_node_job_lands_a_run_with_both_hosts() {
+    let cluster = Cluster::new();
+    let mut owned = cluster.slurm_args("2");
+    owned.push("--submit".to_string());
+    let (ok, out, err) = cluster.collect(&args(&owned), &[]);
+    let run = cluster.runs().join("mn");
+    let job_out = ["mn", ".failed/mn", ".collect-mn"]
+        .iter()
+        .find_map(|dir| fs::read_to_string(cluster.runs().join(dir).join("slurm-4242.out")).ok())
+        .unwrap_or_default();
+    assert!(ok, "{out}{err}{job_out}");
+    assert!(out.contains("submitted job 4242") && out.contains("squeue -j 4242"), "{out}");
+    assert!(run.join("job.sbatch").is_file() && !cluster.runs().join(".collect-mn").exists(), "{job_out}");
+
+    let manifest = read(&run.join("manifest.txt"));
+    for line in [
+        "launcher=slurm",
+        "job_id=4242",
+        "nodelist=node[1-2]",
+        "hosts=node1,node2",
+        "nodes=2",
+        "gpus_per_node=2",
+        "gpu_count=4",
+        "gpu=4x NVIDIA H200",
+        "hostname=node1",
+        "torch=2.11.0+cu130",
+        "world_sizes=4",
+        "nccl_logs=gzip",
+        "NCCL_NVLS_ENABLE=0",
+    ] {
+        assert!(manifest.lines().any(|l| l == line), "{line} missing in\n{manifest}");
+    }
+    assert!(!manifest.contains("status="), "{manifest}");
+    assert!(manifest.contains(" run_step world4_full raw/world4_full.stdout srun"), "{manifest}");
+
+    // Per-host artifacts differ; the first host's are also the run's artifacts.
+    let node1 = read(&run.join("artifacts/node1/nvidia_smi_query.txt"));
+    let node2 = read(&run.join("artifacts/node2/nvidia_smi_query.txt"));
+    assert!(node1.contains("GPU-node1-0") && node2.contains("GPU-node2-1"), "{node1}{node2}");
+    assert_eq!(read(&run.join("artifacts/nvidia_smi_query.txt")), node1);
+    assert!(read(&run.join("artifacts/node2/versions.txt")).contains("nccl_runtime=2.28.9"));
+
+    // The rendezvous is identical on both nodes; the node rank is each node's own.
+    let t1 = read(&cluster.path("log/torchrun_node1.txt"));
+    let t2 = read(&cluster.path("log/torchrun_node2.txt"));
+    let common = "rdzv=node1:29400 id=4242 backend=c10d nnodes=2 nproc=2";
+    assert!(t1.starts_with(common) && t2.starts_with(common), "{t1}{t2}");
+    assert!(t1.contains("node=0 nvls=0") && t2.contains("node=1 nvls=0"), "{t1}{t2}");
+
+    for rank in 0..4 {
+        assert!(run.join(format!("raw/results/world4_full/rank{rank}_contracts.csv")).is_file(), "rank {rank}");
+    }
+    let mut logs: Vec<String> =
+        fs::read_dir(run.join("raw/nccl")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    logs.sort();
+    assert_eq!(logs.len(), 4, "{logs:?}");
+    assert!(logs[0].starts_with("world4_full_node1_") && logs[3].starts_with("world4_full_node2_"), "{logs:?}");
+    assert!(logs.iter().all(|l| l.ends_with(".log.gz")), "{logs:?}");
+
+    // nccl-tests: one MPI task per GPU, one GPU each; its JSON keeps no secret.
+    let tasks = read(&cluster.path("log/nccl_tests_tasks.txt"));
+    assert_eq!(tasks.lines().count(), 4, "{tasks}");
+    assert!(tasks.lines().all(|l| l.contains(" -g 1 ")), "{tasks}");
+    assert!(read(&run.join("raw/nccl_tests_g4.stdout")).contains("8192"));
+    assert!(!read(&run.join("raw/nccl_tests_g4.json")).contains("HF_TOKEN"));
+    for step in ["metadata", "world4_full", "nccl_tests_g4"] {
+        assert_eq!(read(&run.join("step_status").join(step)).trim(), "0", "{step}");
+    }
+
+    let site = cluster.path("site");
+    let build = Command::cargo_bin("nccl-report")
+        .unwrap()
+        .args(["build", "--strict", "--runs"])
+        .arg(cluster.runs())
+        .arg("--out")
+        .arg(&site)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(build.status.success(), "{}", String::from_utf8_lossy(&build.stderr));
+}
+
+#[test]
+fn a_failed_step_lands_in_failed_naming_it() {
+    let cluster = Cluster::new();
+    let mut owned = cluster.slurm_args("2");
+    owned.push("--submit".to_string());
+    let (ok, out, err) = cluster.collect(&args(&owned), &[("FAKE_TORCHRUN_FAIL", "node2")]);
+    assert!(ok, "the submission itself succeeds: {out}{err}");
+    let failed = cluster.runs().join(".failed/mn");
+    assert!(!cluster.runs().join("mn").exists() && failed.is_dir());
+    let failure = read(&failed.join("failure.txt"));
+    assert!(failure.contains("step world4_full failed with exit status 3"), "{failure}");
+    assert!(read(&failed.join("manifest.txt")).contains("status=failed: step world4_full failed"));
+    assert_eq!(read(&failed.join("step_status/nccl_tests_g4")).trim(), "skipped");
+    assert!(read(&failed.join("raw/world4_full.stdout")).contains("Traceback: rank exploded"));
+}
+
+#[test]
+fn a_job_that_never_ended_fails_on_finish() {
+    let cluster = Cluster::new();
+    let (ok, out, err) = cluster.collect(&args(&cluster.slurm_args("2")), &[]);
+    assert!(ok, "{out}{err}");
+    let script = cluster.runs().join(".collect-mn/job.sbatch");
+    assert!(out.contains(&format!("sbatch --parsable {}", script.display())), "{out}");
+    let (ok, _, err) = cluster.collect(&["--finish", "mn"], &[]);
+    assert!(!ok);
+    assert!(err.contains("the job did not reach its end"), "{err}");
+    assert!(cluster.runs().join(".failed/mn/job.sbatch").is_file());
+    let (ok, _, err) = cluster.collect(&["--finish", "mn"], &[]);
+    assert!(!ok && err.contains("no multi-node collect of id \"mn\" is waiting"), "{err}");
+}
+
+#[test]
+fn golden_scripts_for_one_two_and_four_nodes() {
+    let cluster = Cluster::new();
+    let machine = fs::canonicalize(cluster.dir.path()).unwrap().display().to_string();
+    let exe = assert_cmd::cargo::cargo_bin("nccl-report").display().to_string();
+    for nodes in ["1", "2", "4"] {
+        let mut owned = cluster.slurm_args(nodes);
+        owned.extend(
+            ["--dry-run", "--partition", "gpu", "--account", "proj", "--sbatch-arg=--qos=high"].map(String::from),
+        );
+        let (ok, out, err) = cluster.collect(&args(&owned), &[]);
+        assert!(ok, "{out}{err}");
+        let script = out.replace(&exe, "<NCCL_REPORT>").replace(&machine, "<MACHINE>");
+        let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/slurm_{nodes}_nodes.sbatch"));
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            fs::create_dir_all(golden.parent().unwrap()).unwrap();
+            fs::write(&golden, &script).unwrap();
+        }
+        assert_eq!(script, read(&golden), "{nodes} node(s): rerun with UPDATE_GOLDEN=1 if the change is wanted");
+        check_shell(&cluster.path(&format!("job{nodes}.sbatch")), &out);
+    }
+    assert!(!cluster.runs().exists(), "--dry-run created the runs folder");
+}
+
+/// `bash -n`, and shellcheck when installed (said on stderr when skipped).
+fn check_shell(path: &Path, script: &str) {
+    fs::write(path, script).unwrap();
+    let syntax = std::process::Command::new("bash").arg("-n").arg(path).output().unwrap();
+    assert!(syntax.status.success(), "bash -n: {}", String::from_utf8_lossy(&syntax.stderr));
+    match std::process::Command::new("shellcheck").arg(path).output() {
+        Ok(check) => assert!(check.status.success(), "shellcheck:\n{}", String::from_utf8_lossy(&check.stdout)),
+        Err(_) => eprintln!("shellcheck is not installed: skipped (bash -n passed)"),
+    }
+}
