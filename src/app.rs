@@ -3,6 +3,7 @@
 
 use crate::build::BuildOptions;
 use crate::cli::{Cli, CollectArgs, Command, LauncherKind};
+use crate::collect::multinode::Rendezvous;
 use crate::collect::slurm::SlurmSettings;
 use crate::collect::{CollectOptions, ImportOptions, Launcher};
 use crate::publish::PublishOptions;
@@ -114,6 +115,11 @@ fn collect_launcher(args: &CollectArgs) -> Launcher {
     }
     match args.launcher {
         LauncherKind::Local => Launcher::Local,
+        LauncherKind::Torchrun => Launcher::Torchrun(Rendezvous {
+            nnodes: args.nnodes,
+            node_rank: args.node_rank,
+            endpoint: args.rdzv_endpoint.clone(),
+        }),
         LauncherKind::Slurm => Launcher::Slurm {
             settings: SlurmSettings {
                 nodes: args.nodes,

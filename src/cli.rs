@@ -137,8 +137,9 @@ pub struct CollectArgs {
     /// the batch script.
     #[arg(long)]
     pub dry_run: bool,
-    /// `local`: torchrun on this machine's GPUs; `slurm`: write a batch script into the run
-    /// folder (see --nodes, --submit).
+    /// `local`: torchrun --standalone on this machine's GPUs; `slurm`: write a batch script
+    /// into the run folder (see --nodes, --submit); `torchrun`: as local, with the c10d
+    /// rendezvous of --nnodes, --node-rank, --rdzv-endpoint.
     #[arg(long, value_enum, default_value = "local")]
     pub launcher: LauncherKind,
     /// Slurm: nodes to allocate.
@@ -162,6 +163,15 @@ pub struct CollectArgs {
     /// Slurm: submit the script with sbatch and print the job id.
     #[arg(long, conflicts_with = "dry_run")]
     pub submit: bool,
+    /// torchrun: the number of nodes (only 1 for now).
+    #[arg(long, default_value_t = 1)]
+    pub nnodes: u32,
+    /// torchrun: this node's rank.
+    #[arg(long, default_value_t = 0)]
+    pub node_rank: u32,
+    /// torchrun: HOST:PORT of the c10d rendezvous (node 0).
+    #[arg(long, default_value = "127.0.0.1:29400")]
+    pub rdzv_endpoint: String,
     /// Land the multi-node run <ID> its batch job assembled (the job's last step does it).
     #[arg(long, value_name = "ID", conflicts_with_all = ["submit", "dry_run"])]
     pub finish: Option<String>,
@@ -172,6 +182,7 @@ pub struct CollectArgs {
 pub enum LauncherKind {
     Local,
     Slurm,
+    Torchrun,
 }
 
 #[derive(Debug, Args)]

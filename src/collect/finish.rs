@@ -15,7 +15,7 @@ use crate::collect::sbatch::{MultiNodePlan, PLAN_FILE};
 use crate::collect::steps::{filter_json_env, gzip_logs};
 use anyhow::{anyhow, bail, Context, Result};
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The per-host files copied to `artifacts/` from the first host.
 const HOST_ARTIFACTS: [&str; 4] = ["nvidia_smi_query.txt", "nvidia_smi_topo.txt", "ibv_devinfo.txt", "versions.txt"];
@@ -48,8 +48,8 @@ pub fn finish(runs: &Path, id: &str) -> Result<()> {
         entries.push(("status".to_string(), format!("failed: {}", why.lines().next().unwrap_or(""))));
     }
     let result = status.map_err(|why| anyhow!(why)).and_then(|()| {
-        for json in plan.outputs.iter().filter(|p| p.extension().is_some_and(|x| x == "json")) {
-            filter_json_env(&dir.join(json))?;
+        for json in nccl_tests_json(dir) {
+            filter_json_env(&json)?;
         }
         gzip_logs(dir)?;
         Ok(())
@@ -62,6 +62,16 @@ pub fn finish(runs: &Path, id: &str) -> Result<()> {
         Ok(()) => land(&folders),
         Err(error) => fail(&folders, error),
     }
+}
+
+/// Every `raw/*.json` (the nccl-tests control's `-J` output, whatever the build wrote).
+fn nccl_tests_json(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = fs::read_dir(dir.join("raw"))
+        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    found.retain(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"));
+    found.sort();
+    found
 }
 
 /// `job.txt`'s `key=value` lines; empty when the job never reached its end.

@@ -44,6 +44,7 @@ pub(crate) const CRITICAL_PATH: &str = "max rank duration per cycle, then median
 pub fn collect(options: &CollectOptions) -> Result<()> {
     match &options.launcher {
         Launcher::Local => {}
+        Launcher::Torchrun(rendezvous) => rendezvous.check()?,
         Launcher::Slurm { settings, submit } => return sbatch::prepare(options, settings, *submit),
         Launcher::Finish(id) => return finish::finish(&options.runs, id),
     }
@@ -58,7 +59,7 @@ pub fn collect(options: &CollectOptions) -> Result<()> {
     folders.check_free()?;
     let machine = Machine::probe()?;
     let worker = existing_worker(options)?;
-    let plan = Plan::new(options, Some(machine.gpus.count), worker)?;
+    let plan = Plan::new(options, &id, Some(machine.gpus.count), worker)?;
     for note in &plan.notes {
         eprintln!("note: {note}");
     }
@@ -78,7 +79,7 @@ fn check_counts(options: &CollectOptions) -> Result<()> {
 
 /// `runs/<id>`, its assembly folder `runs/.collect-<id>` and the failed runs' folder.
 pub(crate) struct Folders {
-    id: String,
+    pub(crate) id: String,
     pub(crate) landed: PathBuf,
     pub(crate) assembly: PathBuf,
     failed: PathBuf,
@@ -185,10 +186,12 @@ struct Plan {
     nccl_tests: String,
     steps: Vec<Step>,
     notes: Vec<String>,
+    /// Manifest entries of a launcher other than the default (`launcher=torchrun`, ...).
+    launcher: Vec<(String, String)>,
 }
 
 impl Plan {
-    fn new(options: &CollectOptions, gpus: Option<u32>, worker: PathBuf) -> Result<Self> {
+    fn new(options: &CollectOptions, id: &str, gpus: Option<u32>, worker: PathBuf) -> Result<Self> {
         let world_sizes = plan::clamp_world_sizes(&options.world_sizes, gpus);
         let max_world = world_sizes.sizes.iter().copied().max().unwrap_or(1);
         let cpu_affinity = match &options.cpu_affinity {
@@ -212,7 +215,12 @@ impl Plan {
             nccl_tests_steps(options.nccl_tests.as_deref(), &world_sizes.sizes, options.cycles);
         steps.extend(control);
         notes.extend(note);
-        Ok(Plan { requested: options.world_sizes.clone(), world_sizes, settings, nccl_tests, steps, notes })
+        let mut launcher = Vec::new();
+        if let Launcher::Torchrun(rendezvous) = &options.launcher {
+            steps = steps.iter().map(|step| rendezvous.apply(step, id)).collect();
+            launcher = rendezvous.manifest_entries();
+        }
+        Ok(Plan { requested: options.world_sizes.clone(), world_sizes, settings, nccl_tests, steps, notes, launcher })
     }
 }
 
@@ -248,7 +256,7 @@ fn nccl_tests_binary(option: Option<&Path>) -> Result<PathBuf, String> {
 fn dry_run(options: &CollectOptions, folders: &Folders) -> Result<()> {
     let worker = worker_path(options);
     let gpus = probe::probe_gpus();
-    let plan = Plan::new(options, gpus.as_ref().ok().map(|g| g.count), absolute(&worker))?;
+    let plan = Plan::new(options, &folders.id, gpus.as_ref().ok().map(|g| g.count), absolute(&worker))?;
     println!("# nccl-report collect --dry-run: nothing is run or created");
     println!("# run folder: {} (assembled in {})", folders.landed.display(), folders.assembly.display());
     match &gpus {
@@ -445,5 +453,7 @@ fn manifest_entries(context: &ManifestContext, status: &Result<(), String>) -> V
     if let Err(why) = status {
         entries.push(("status", format!("failed: {}", why.lines().next().unwrap_or(""))));
     }
-    entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    let mut entries: Vec<(String, String)> = entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    entries.extend(plan.launcher.iter().cloned());
+    entries
 }

@@ -5,6 +5,7 @@ pub mod clock;
 pub mod finish;
 pub mod import;
 pub mod launch;
+pub mod multinode;
 pub mod plan;
 pub mod probe;
 pub mod record;
@@ -49,6 +50,8 @@ pub enum Launcher {
     Local,
     /// A batch script for `sbatch`, submitted when `submit`.
     Slurm { settings: slurm::SlurmSettings, submit: bool },
+    /// torchrun's c10d rendezvous instead of `--standalone`, otherwise as `Local`.
+    Torchrun(multinode::Rendezvous),
     /// `collect --finish <id>`: land a multi-node run its job assembled.
     Finish(String),
 }

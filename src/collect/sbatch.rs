@@ -79,7 +79,8 @@ pub fn prepare(options: &CollectOptions, slurm: &SlurmSettings, submit: bool) ->
         print!("{script}");
         return Ok(());
     }
-    let outputs = torch.iter().chain(&nccl_tests).flat_map(|s| s.outputs.clone()).collect();
+    // The control's JSON is not required: the per-node fallback of a non-MPI build writes none.
+    let outputs = torch.iter().flat_map(|s| s.outputs.clone()).collect();
     let plan = MultiNodePlan {
         entries: manifest_entries(&id, started, slurm, &settings, nccl_tests.as_ref()),
         commands: slurm::commands(&inputs),
