@@ -69,7 +69,7 @@ l=0
 while [ $l -lt "$nproc" ]; do
   r=$((SLURM_NODEID * nproc + l))
   log=$(echo "$NCCL_DEBUG_FILE" | sed "s/%h/$SLURMD_NODENAME/; s/%p/$$$l/")
-  echo "$SLURMD_NODENAME:$$$l:$$$l [$l] NCCL INFO cudaDev $l busId 1000 rank $r nranks $((nnodes * nproc))" > "$log"
+  echo "$SLURMD_NODENAME:$$$l:$$$l [$l] NCCL INFO comm 0x5$l rank $r nranks $((nnodes * nproc)) cudaDev $l nvmlDev $l busId ${l}6000 commId 0xfeed - Init COMPLETE" > "$log"
   old=$IFS; IFS=,
   for s in $sections contracts; do cp "$FAKE_RESULTS/rank${r}_$s.csv" "$out/"; done
   IFS=$old
@@ -252,6 +252,20 @@ fn two_node_job_lands_a_run_with_both_hosts() {
     for step in ["metadata", "world4_full", "nccl_tests_g4"] {
         assert_eq!(read(&run.join("step_status").join(step)).trim(), "0", "{step}");
     }
+
+    // The run's facts: two hosts with their own GPUs, and rank -> host -> GPU from the logs.
+    let canonical_runs = fs::canonicalize(cluster.runs()).unwrap();
+    let listed = nccl_report::find::list_run("mn".to_string(), run.clone(), &canonical_runs);
+    let mut raw = nccl_report::load::load_tables(&listed);
+    nccl_report::load::load_logs(&listed).attach(&mut raw);
+    let hosts: Vec<(&str, usize)> = raw.hosts.iter().map(|h| (h.host.as_str(), h.gpus.len())).collect();
+    assert_eq!(hosts, [("node1", 2), ("node2", 2)]);
+    assert_eq!(raw.hosts[1].gpus[1].uuid, "GPU-node2-1");
+    assert!(raw.hosts[0].topology.is_some());
+    let map = nccl_report::model::hosts::rank_map(&raw.nccl_log.as_ref().unwrap().communicators);
+    let placed: Vec<(u64, &str, u64)> =
+        map.iter().map(|p| (p.rank, p.host.as_deref().unwrap_or(""), p.cuda_dev.unwrap_or(99))).collect();
+    assert_eq!(placed, [(0, "node1", 0), (1, "node1", 1), (2, "node2", 0), (3, "node2", 1)]);
 
     let site = cluster.path("site");
     let build = Command::cargo_bin("nccl-report")
