@@ -119,6 +119,8 @@ fn collect_launcher(args: &CollectArgs) -> Launcher {
             nnodes: args.nnodes,
             node_rank: args.node_rank,
             endpoint: args.rdzv_endpoint.clone(),
+            rdzv_id: None,
+            node_timeout: std::time::Duration::from_secs(args.node_timeout),
         }),
         LauncherKind::Slurm => Launcher::Slurm {
             settings: SlurmSettings {

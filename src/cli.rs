@@ -163,7 +163,7 @@ pub struct CollectArgs {
     /// Slurm: submit the script with sbatch and print the job id.
     #[arg(long, conflicts_with = "dry_run")]
     pub submit: bool,
-    /// torchrun: the number of nodes (only 1 for now).
+    /// torchrun: the number of nodes (all given the same --run-id and a shared --runs).
     #[arg(long, default_value_t = 1)]
     pub nnodes: u32,
     /// torchrun: this node's rank.
@@ -172,6 +172,9 @@ pub struct CollectArgs {
     /// torchrun: HOST:PORT of the c10d rendezvous (node 0).
     #[arg(long, default_value = "127.0.0.1:29400")]
     pub rdzv_endpoint: String,
+    /// torchrun, several nodes: how long node 0 waits for the others' folders, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 3600)]
+    pub node_timeout: u64,
     /// Land the multi-node run <ID> its batch job assembled (the job's last step does it).
     #[arg(long, value_name = "ID", conflicts_with_all = ["submit", "dry_run"])]
     pub finish: Option<String>,

@@ -50,24 +50,25 @@ for p in $pids; do wait "$p" || rc=$?; done
 exit $rc
 "#;
 
-/// Records what each node was given, writes one NCCL log per local rank and the worker's
+/// Records what each node was given (`--node-rank`, else `SLURM_NODEID`), writes one NCCL log per local rank and the worker's
 /// CSVs for the node's ranks (copied from the `synth-basic` fixture's `world4_full`); `FAKE_TORCHRUN_FAIL=<host>` fails on that host.
 const FAKE_TORCHRUN: &str = r#"#!/bin/sh
-nnodes=; nproc=; endpoint=; id=; backend=; out=; sections=; prev=
+nnodes=; nproc=; endpoint=; id=; backend=; out=; sections=; prev=; node=$SLURM_NODEID
 for a in "$@"; do
   case "$prev" in --output-dir) out=$a;; --sections) sections=$a;; esac
   case "$a" in
     --nnodes=*) nnodes=${a#--nnodes=};; --nproc-per-node=*) nproc=${a#--nproc-per-node=};;
+    --nproc_per_node=*) nproc=${a#--nproc_per_node=};; --node-rank=*) node=${a#--node-rank=};;
     --rdzv-endpoint=*) endpoint=${a#--rdzv-endpoint=};; --rdzv-id=*) id=${a#--rdzv-id=};;
     --rdzv-backend=*) backend=${a#--rdzv-backend=};;
   esac
   prev=$a
 done
-echo "rdzv=$endpoint id=$id backend=$backend nnodes=$nnodes nproc=$nproc node=$SLURM_NODEID nvls=$NCCL_NVLS_ENABLE" > "$FAKE_LOG/torchrun_$SLURMD_NODENAME.txt"
+echo "rdzv=$endpoint id=$id backend=$backend nnodes=$nnodes nproc=$nproc node=$node nvls=$NCCL_NVLS_ENABLE" > "$FAKE_LOG/torchrun_$SLURMD_NODENAME.txt"
 if [ "$FAKE_TORCHRUN_FAIL" = "$SLURMD_NODENAME" ]; then echo "Traceback: rank exploded" >&2; exit 3; fi
 l=0
 while [ $l -lt "$nproc" ]; do
-  r=$((SLURM_NODEID * nproc + l))
+  r=$((node * nproc + l))
   log=$(echo "$NCCL_DEBUG_FILE" | sed "s/%h/$SLURMD_NODENAME/; s/%p/$$$l/")
   echo "$SLURMD_NODENAME:$$$l:$$$l [$l] NCCL INFO comm 0x5$l rank $r nranks $((nnodes * nproc)) cudaDev $l nvmlDev $l busId ${l}6000 commId 0xfeed - Init COMPLETE" > "$log"
   old=$IFS; IFS=,
@@ -164,6 +165,28 @@ impl Cluster {
             String::from_utf8_lossy(&output.stdout).into_owned(),
             String::from_utf8_lossy(&output.stderr).into_owned(),
         )
+    }
+
+    /// `collect` as a background process (one node of a `--launcher torchrun` run).
+    fn spawn(&self, args: &[&str], host: &str) -> std::process::Child {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("nccl-report"))
+            .current_dir(self.dir.path())
+            .env("PATH", format!("{}:/usr/bin:/bin", self.path("bin").display()))
+            .env("FAKE_LOG", self.path("log"))
+            .env(
+                "FAKE_RESULTS",
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/synth-basic/raw/results/world4_full"),
+            )
+            .env("SLURMD_NODENAME", host)
+            .arg("collect")
+            .arg("--runs")
+            .arg(self.runs())
+            .args(["--cycles", "2"])
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
     }
 
     fn slurm_args(&self, nodes: &str) -> Vec<String> {
@@ -344,4 +367,44 @@ fn check_shell(path: &Path, script: &str) {
         Ok(check) => assert!(check.status.success(), "shellcheck:\n{}", String::from_utf8_lossy(&check.stdout)),
         Err(_) => eprintln!("shellcheck is not installed: skipped (bash -n passed)"),
     }
+}
+
+#[test]
+fn torchrun_launcher_on_two_nodes_assembles_one_run() {
+    let cluster = Cluster::new();
+    let worker = cluster.path("repo/suite/worker.py").display().to_string();
+    let node = |rank: &str| {
+        let args = ["--launcher", "torchrun", "--nnodes", "2", "--node-rank", rank, "--rdzv-endpoint", "node1:29400"];
+        let mut args: Vec<&str> = args.to_vec();
+        args.extend(["--run-id", "tr", "--world-sizes", "2", "--worker", &worker, "--node-timeout", "60"]);
+        args.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let second = cluster.spawn(&args(&node("1")), "node2");
+    let first = cluster.spawn(&args(&node("0")), "node1");
+    let (first, second) = (first.wait_with_output().unwrap(), second.wait_with_output().unwrap());
+    let text = |o: &std::process::Output| {
+        format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    };
+    assert!(second.status.success(), "node 1: {}", text(&second));
+    assert!(first.status.success(), "node 0: {}", text(&first));
+    let run = cluster.runs().join("tr");
+    assert!(run.is_dir() && !cluster.runs().join(".nodes-tr").exists(), "{}", text(&first));
+
+    let t1 = read(&cluster.path("log/torchrun_node1.txt"));
+    let t2 = read(&cluster.path("log/torchrun_node2.txt"));
+    let common = "rdzv=node1:29400 id=tr backend=c10d nnodes=2 nproc=2";
+    assert!(t1.starts_with(common) && t2.starts_with(common), "{t1}{t2}");
+    assert!(t1.contains("node=0") && t2.contains("node=1"), "{t1}{t2}");
+    for rank in 0..4 {
+        assert!(run.join(format!("raw/results/world4_full/rank{rank}_contracts.csv")).is_file(), "rank {rank}");
+    }
+    let manifest = read(&run.join("manifest.txt"));
+    assert!(manifest.contains("run_id=tr\n") && manifest.contains("gpu_count=4\n"), "{manifest}");
+    let hosts = manifest.lines().find_map(|l| l.strip_prefix("hosts=")).expect(&manifest);
+    assert_eq!(hosts.split(',').count(), 2, "{hosts}");
+    assert!(run.join("nodes/node1/raw/world4_full.stdout").is_file());
+    let listed = nccl_report::find::list_run("tr".to_string(), run.clone(), &fs::canonicalize(cluster.runs()).unwrap());
+    let raw = nccl_report::load::load_tables(&listed);
+    assert_eq!(raw.hosts.len(), 2);
+    assert_eq!(raw.hosts[1].gpus[0].uuid, "GPU-node2-0", "{:?}", raw.hosts);
 }

@@ -30,7 +30,7 @@ use crate::collect::probe::{self, Gpus, Versions};
 use crate::collect::record::{gpu_summary, manifest_text, topology_summary};
 use crate::collect::run_id;
 use crate::collect::steps::{filter_json_env, gzip_logs, run_step, KEPT_ENV_PREFIXES};
-use crate::collect::{finish, sbatch, CollectOptions, Launcher};
+use crate::collect::{finish, gather, sbatch, CollectOptions, Launcher};
 use anyhow::{anyhow, bail, Context, Result};
 use sha2::Digest;
 use std::fs;
@@ -44,7 +44,12 @@ pub(crate) const CRITICAL_PATH: &str = "max rank duration per cycle, then median
 pub fn collect(options: &CollectOptions) -> Result<()> {
     match &options.launcher {
         Launcher::Local => {}
-        Launcher::Torchrun(rendezvous) => rendezvous.check()?,
+        Launcher::Torchrun(rendezvous) => {
+            rendezvous.check()?;
+            if rendezvous.nnodes > 1 && rendezvous.rdzv_id.is_none() {
+                return gather::collect_node(options, rendezvous);
+            }
+        }
         Launcher::Slurm { settings, submit } => return sbatch::prepare(options, settings, *submit),
         Launcher::Finish(id) => return finish::finish(&options.runs, id),
     }

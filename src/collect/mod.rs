@@ -3,6 +3,7 @@
 
 pub mod clock;
 pub mod finish;
+pub mod gather;
 pub mod import;
 pub mod launch;
 pub mod multinode;
