@@ -408,3 +408,18 @@ fn torchrun_launcher_on_two_nodes_assembles_one_run() {
     assert_eq!(raw.hosts.len(), 2);
     assert_eq!(raw.hosts[1].gpus[0].uuid, "GPU-node2-0", "{:?}", raw.hosts);
 }
+
+#[test]
+fn torchrun_node_zero_gives_up_on_a_missing_node() {
+    let cluster = Cluster::new();
+    let worker = cluster.path("repo/suite/worker.py").display().to_string();
+    let args =
+        ["--launcher", "torchrun", "--nnodes", "2", "--run-id", "tr", "--worker", &worker, "--node-timeout", "1"];
+    let (ok, out, err) = cluster.collect(&args, &[("SLURMD_NODENAME", "node1")]);
+    assert!(!ok, "{out}{err}");
+    assert!(err.contains("node(s) 1 did not finish within 1 s"), "{err}");
+    let failed = cluster.runs().join(".failed/tr");
+    assert!(read(&failed.join("failure.txt")).contains("did not finish"));
+    assert!(failed.join("raw/results/world4_full/rank0_contracts.csv").is_file());
+    assert!(!cluster.runs().join("tr").exists());
+}

@@ -43,10 +43,10 @@ pub fn collect_node(options: &CollectOptions, rendezvous: &Rendezvous) -> Result
         eprintln!("node {} staged in {}; node 0 assembles the run", rendezvous.node_rank, staging.display());
         return Ok(());
     }
-    wait_for_nodes(&staging, rendezvous.nnodes, rendezvous.node_timeout)?;
+    let waited = wait_for_nodes(&staging, rendezvous.nnodes, rendezvous.node_timeout);
     fs::rename(staging.join(node_name(0)), &folders.assembly)
         .with_context(|| format!("cannot move node 0's folder to {}", folders.assembly.display()))?;
-    match assemble(&folders.assembly, &staging, rendezvous.nnodes, &id) {
+    match waited.and_then(|()| assemble(&folders.assembly, &staging, rendezvous.nnodes, &id)) {
         Ok(()) => {
             land(&folders)?;
             fs::remove_dir_all(&staging).with_context(|| format!("cannot remove {}", staging.display()))
