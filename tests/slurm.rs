@@ -423,3 +423,18 @@ fn torchrun_node_zero_gives_up_on_a_missing_node() {
     assert!(failed.join("raw/results/world4_full/rank0_contracts.csv").is_file());
     assert!(!cluster.runs().join("tr").exists());
 }
+
+#[test]
+fn sbatch_values_that_could_inject_script_lines_are_refused() {
+    let cluster = Cluster::new();
+    for extra in [["--partition", "gpu\nrm -rf x"], ["--sbatch-arg", "--qos=a\nb"], ["--time", "01:00:00 x"]] {
+        let mut owned = cluster.slurm_args("2");
+        owned.extend(extra.map(String::from));
+        let (ok, out, err) = cluster.collect(&args(&owned), &[]);
+        assert!(
+            !ok && (err.contains("an #SBATCH line cannot carry") || err.contains("control character")),
+            "{extra:?}: {err}"
+        );
+        assert!(!cluster.runs().join(".collect-mn").exists(), "{extra:?}: {out}");
+    }
+}

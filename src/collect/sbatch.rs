@@ -57,6 +57,17 @@ pub fn prepare(options: &CollectOptions, slurm: &SlurmSettings, submit: bool) ->
     };
     let folders = Folders::new(&runs, &id);
     plain_for_sbatch("the run id", &id)?;
+    plain_for_sbatch("--time", &slurm.time)?;
+    for (what, value) in
+        [("--partition", &slurm.partition), ("--account", &slurm.account), ("--nodelist", &slurm.nodelist)]
+    {
+        if let Some(value) = value {
+            plain_for_sbatch(what, value)?;
+        }
+    }
+    if let Some(arg) = slurm.extra.iter().find(|a| a.chars().any(char::is_control)) {
+        bail!("--sbatch-arg {arg:?} holds a control character (a newline would start a script line)");
+    }
     plain_for_sbatch("the run folder", &folders.assembly.display().to_string())?;
     folders.check_free()?;
     let worker = existing_worker(options)?;
