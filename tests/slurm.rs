@@ -138,13 +138,13 @@ impl Cluster {
         fs::canonicalize(self.dir.path()).unwrap().join("repo/runs")
     }
 
-    /// `nccl-report collect --runs repo/runs ARGS` with the fakes first on PATH.
-    fn collect(&self, args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
-        let path = format!("{}:/usr/bin:/bin", self.path("bin").display());
-        let output = Command::cargo_bin("nccl-report")
-            .unwrap()
+    /// `nccl-report collect --runs repo/runs --cycles 2 ARGS` with the fakes first on PATH
+    /// and a parent environment that tries to turn NVLink multicast back on.
+    fn command(&self, args: &[&str], env: &[(&str, &str)]) -> std::process::Command {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("nccl-report"));
+        command
             .current_dir(self.dir.path())
-            .env("PATH", path)
+            .env("PATH", format!("{}:/usr/bin:/bin", self.path("bin").display()))
             .env("FAKE_LOG", self.path("log"))
             .env(
                 "FAKE_RESULTS",
@@ -152,14 +152,17 @@ impl Cluster {
             )
             .env("NCCL_NVLS_ENABLE", "1")
             .envs(env.iter().copied())
-            .timeout(Duration::from_secs(60))
             .arg("collect")
             .arg("--runs")
             .arg(self.runs())
             .args(["--cycles", "2"])
-            .args(args)
-            .output()
-            .unwrap();
+            .args(args);
+        command
+    }
+
+    /// Runs `collect` (at most 60 s): (success, stdout, stderr).
+    fn collect(&self, args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
+        let output = Command::from_std(self.command(args, env)).timeout(Duration::from_secs(60)).output().unwrap();
         (
             output.status.success(),
             String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -169,24 +172,21 @@ impl Cluster {
 
     /// `collect` as a background process (one node of a `--launcher torchrun` run).
     fn spawn(&self, args: &[&str], host: &str) -> std::process::Child {
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("nccl-report"))
-            .current_dir(self.dir.path())
-            .env("PATH", format!("{}:/usr/bin:/bin", self.path("bin").display()))
-            .env("FAKE_LOG", self.path("log"))
-            .env(
-                "FAKE_RESULTS",
-                Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/synth-basic/raw/results/world4_full"),
-            )
-            .env("SLURMD_NODENAME", host)
-            .arg("collect")
-            .arg("--runs")
-            .arg(self.runs())
-            .args(["--cycles", "2"])
-            .args(args)
+        self.command(args, &[("SLURMD_NODENAME", host)])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap()
+    }
+
+    /// What the fake torchrun on `node1` and `node2` was given, after checking that the
+    /// rendezvous `common` is the same on both and that each got its own node rank.
+    fn check_rendezvous(&self, common: &str) -> (String, String) {
+        let t1 = read(&self.path("log/torchrun_node1.txt"));
+        let t2 = read(&self.path("log/torchrun_node2.txt"));
+        assert!(t1.starts_with(common) && t2.starts_with(common), "{t1}{t2}");
+        assert!(t1.contains("node=0") && t2.contains("node=1"), "{t1}{t2}");
+        (t1, t2)
     }
 
     fn slurm_args(&self, nodes: &str) -> Vec<String> {
@@ -250,11 +250,8 @@ fn two_node_job_lands_a_run_with_both_hosts() {
     assert!(read(&run.join("artifacts/node2/versions.txt")).contains("nccl_runtime=2.28.9"));
 
     // The rendezvous is identical on both nodes; the node rank is each node's own.
-    let t1 = read(&cluster.path("log/torchrun_node1.txt"));
-    let t2 = read(&cluster.path("log/torchrun_node2.txt"));
-    let common = "rdzv=node1:29400 id=4242 backend=c10d nnodes=2 nproc=2";
-    assert!(t1.starts_with(common) && t2.starts_with(common), "{t1}{t2}");
-    assert!(t1.contains("node=0 nvls=0") && t2.contains("node=1 nvls=0"), "{t1}{t2}");
+    let (t1, t2) = cluster.check_rendezvous("rdzv=node1:29400 id=4242 backend=c10d nnodes=2 nproc=2");
+    assert!(t1.ends_with("nvls=0\n") && t2.ends_with("nvls=0\n"), "{t1}{t2}");
 
     for rank in 0..4 {
         assert!(run.join(format!("raw/results/world4_full/rank{rank}_contracts.csv")).is_file(), "rank {rank}");
@@ -390,11 +387,7 @@ fn torchrun_launcher_on_two_nodes_assembles_one_run() {
     let run = cluster.runs().join("tr");
     assert!(run.is_dir() && !cluster.runs().join(".nodes-tr").exists(), "{}", text(&first));
 
-    let t1 = read(&cluster.path("log/torchrun_node1.txt"));
-    let t2 = read(&cluster.path("log/torchrun_node2.txt"));
-    let common = "rdzv=node1:29400 id=tr backend=c10d nnodes=2 nproc=2";
-    assert!(t1.starts_with(common) && t2.starts_with(common), "{t1}{t2}");
-    assert!(t1.contains("node=0") && t2.contains("node=1"), "{t1}{t2}");
+    cluster.check_rendezvous("rdzv=node1:29400 id=tr backend=c10d nnodes=2 nproc=2");
     for rank in 0..4 {
         assert!(run.join(format!("raw/results/world4_full/rank{rank}_contracts.csv")).is_file(), "rank {rank}");
     }
