@@ -282,6 +282,9 @@ fn two_node_job_lands_a_run_with_both_hosts() {
     assert_eq!(hosts, [("node1", 2), ("node2", 2)]);
     assert_eq!(raw.hosts[1].gpus[1].uuid, "GPU-node2-1");
     assert!(raw.hosts[0].topology.is_some());
+    let facts = nccl_report::summarize::facts::collect(&raw, &mut Vec::new());
+    assert_eq!(facts.hosts, ["node1 (2 GPUs)", "node2 (2 GPUs)"]);
+    assert_eq!(facts.gpu_count, Some(4));
     let map = nccl_report::model::hosts::rank_map(&raw.nccl_log.as_ref().unwrap().communicators);
     let placed: Vec<(u64, &str, u64)> =
         map.iter().map(|p| (p.rank, p.host.as_deref().unwrap_or(""), p.cuda_dev.unwrap_or(99))).collect();
@@ -298,6 +301,9 @@ fn two_node_job_lands_a_run_with_both_hosts() {
         .output()
         .unwrap();
     assert!(build.status.success(), "{}", String::from_utf8_lossy(&build.stderr));
+    let runs_json = read(&site.join("data/runs.json"));
+    let json: serde_json::Value = serde_json::from_str(&runs_json).unwrap();
+    assert_eq!(json[0]["facts"]["hosts"], serde_json::json!(["node1 (2 GPUs)", "node2 (2 GPUs)"]), "{runs_json}");
 }
 
 #[test]

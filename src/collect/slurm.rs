@@ -161,7 +161,8 @@ fn prologue(s: &mut String, inputs: &ScriptInputs) {
         let _ = writeln!(s, "export {key}={}", shell_quote(value));
     }
     let _ = writeln!(s, "\n# The rendezvous: the first host of the allocation, the same on every node.");
-    let _ = writeln!(s, "RDZV_HOST=\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\"");
+    let _ = writeln!(s, "# (sed, not head: head would close the pipe early and pipefail would end the job)");
+    let _ = writeln!(s, "RDZV_HOST=\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | sed -n 1p)\"");
     let _ = writeln!(s, "RDZV_ENDPOINT=\"$RDZV_HOST:{RDZV_PORT}\"");
     let _ = writeln!(s, "export RDZV_ENDPOINT");
     s.push_str(RUN_STEP);
