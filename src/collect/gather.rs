@@ -26,7 +26,7 @@ pub fn collect_node(options: &CollectOptions, rendezvous: &Rendezvous) -> Result
     run_id::validate(&id).map_err(|e| anyhow!("run id {id:?}: {e}"))?;
     let staging = options.runs.join(format!(".nodes-{id}"));
     let folders = Folders::new(&options.runs, &id);
-    if rendezvous.node_rank == 0 {
+    if rendezvous.node_rank == 0 && !options.dry_run {
         folders.check_free()?;
     }
     let node = CollectOptions {
