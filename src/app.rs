@@ -85,6 +85,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(if had_errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Serve(args) => {
+            if args.watch {
+                crate::out_dir::check_apart(&args.out, &args.runs)?;
+            }
             let watch = args.watch.then(|| BuildOptions {
                 runs: args.runs.clone(),
                 out: args.out.clone(),

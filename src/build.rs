@@ -7,7 +7,9 @@
 //! thread count, the clock or the machine.
 
 use crate::cache::{Cache, DigestStore, Entry, Published, Stamp};
-use crate::find::RunDir;
+use crate::diag::Diagnostic;
+use crate::find::{FileStamp, RunDir};
+use crate::out_dir::{self, OutputLock, MARKER};
 use crate::site::digest::{digest, RunCard, RunDigest};
 use crate::site::paging::Paging;
 use crate::site::sections::SECTIONS;
@@ -18,7 +20,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -82,6 +84,7 @@ pub fn build(options: &BuildOptions) -> anyhow::Result<BuildReport> {
 fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let start = Instant::now();
     let mut report = BuildReport::default();
+    out_dir::check_apart(&options.out, &options.runs)?;
     if !options.runs.is_dir() {
         anyhow::bail!("runs folder {} does not exist or is not a folder", options.runs.display());
     }
@@ -90,16 +93,17 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let runs = &folders.runs;
     report.skipped = folders.skipped.clone();
     let site_notes = read_site_notes(options);
+    let lock = OutputLock::acquire(&options.out)?;
     let cache = if options.cache {
         Some(
-            Cache::open(&options.out, site_notes.as_deref().unwrap_or("").as_bytes())
+            Cache::open(lock.out(), site_notes.as_deref().unwrap_or("").as_bytes())
                 .context("cannot open the build cache")?,
         )
     } else {
         None
     };
     let staging =
-        Staging::begin(&options.out).with_context(|| format!("cannot write the site to {}", options.out.display()))?;
+        Staging::begin(&lock).with_context(|| format!("cannot write the site to {}", options.out.display()))?;
     let store = match &cache {
         Some(cache) => DigestStore::Cache(cache),
         None => DigestStore::temporary().context("cannot create a temporary folder for run digests")?,
@@ -113,7 +117,6 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let context = RunContext {
         cache: cache.as_ref(),
         store: &store,
-        published: &published.runs,
         staging: &staging,
         site_notes: site_notes.as_deref(),
         clock: &clock,
@@ -124,9 +127,10 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         .par_iter()
         .map(|(id, path)| {
             let t = Instant::now();
-            let run = find::list_run(id.clone(), path.clone(), &folders.canonical_root);
+            let mut run = find::list_run(id.clone(), path.clone(), &folders.canonical_root);
             StageClock::add(&clock.list, t);
-            let result = plan(&run, cache.as_ref()).and_then(|plan| build_run(&run, plan, &context));
+            let plan = plan(&mut run, cache.as_ref());
+            let result = build_run(&run, plan, &context);
             progress.inc();
             result
         })
@@ -134,12 +138,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     progress.finish();
     report.input_bytes = results.iter().map(|r| r.bytes).sum();
     let cross_key = cross_key(&results, options.page_size);
-    let shared = shared_entries(Paging::new(runs.len(), options.page_size).pages());
-    let reuse_cross = cross_key.is_some()
-        && published.cross == cross_key
-        && results.iter().all(|r| r.cached)
-        && shared.iter().all(|rel| staging.can_adopt(rel))
-        && shared.iter().all(|rel| staging.adopt(rel));
+    let unchanged = cache.is_some() && site_unchanged(&published, &results, cross_key.as_ref(), lock.out());
     report.stages.push(("runs (wall)", per_run.elapsed()));
     for (name, counter) in [
         ("list run files (thread time)", &clock.list),
@@ -153,10 +152,16 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         report.stages.push((name, Duration::from_nanos(counter.load(Ordering::Relaxed))));
     }
 
+    if unchanged {
+        drop(staging);
+        report.stages.push(("commit", Duration::ZERO));
+        return Ok(finish(report, &results, 0, options.page_size, start));
+    }
+    let restore = Instant::now();
+    let results = restore_cached(results, &folders, &context)?;
+    report.stages.push(("copy cached runs", restore.elapsed()));
     let cross = Instant::now();
-    let shared_files = if reuse_cross {
-        shared.len()
-    } else {
+    let shared_files = {
         let static_files = render::static_files();
         static_files.par_iter().try_for_each(|f| staging.put(f))?;
         let by_id: std::collections::HashMap<&str, &PathBuf> = runs.iter().map(|(id, p)| (id.as_str(), p)).collect();
@@ -176,11 +181,64 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         let ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
         cache.retain(&ids);
         let runs = results.iter().filter_map(|r| Some((r.id.clone(), r.key.clone()?))).collect();
-        cache.set_published(&Published { runs, cross: cross_key }).context("cannot update the build cache")?;
+        let site = std::fs::metadata(lock.out().join(MARKER)).ok().map(|m| FileStamp::of(&m));
+        cache.set_published(&Published { runs, cross: cross_key, site }).context("cannot update the build cache")?;
     }
     report.stages.push(("commit", commit.elapsed()));
+    Ok(finish(report, &results, shared_files, options.page_size, start))
+}
 
-    for r in &results {
+/// Whether the live site is exactly what this build would write, so that nothing needs
+/// writing: every run is cached under the key the site was built from, the run set and the
+/// cross-run key are the same, and the site is the one committed then (its marker file has
+/// the recorded stamp) with every run folder present. A file edited by hand inside the site
+/// is not looked for; `--no-cache` or deleting the site rebuilds it.
+fn site_unchanged(published: &Published, results: &[RunResult], cross_key: Option<&String>, out: &Path) -> bool {
+    let marker = std::fs::metadata(out.join(MARKER)).ok().map(|m| FileStamp::of(&m));
+    published.site.is_some()
+        && published.site == marker
+        && published.cross.as_ref() == cross_key
+        && published.runs.len() == results.len()
+        && results.iter().all(|r| {
+            r.restore.is_some()
+                && published.runs.get(&r.id) == r.key.as_ref()
+                && out.join("runs").join(&r.id).join("index.html").is_file()
+        })
+}
+
+/// Copies the cached runs' files into the staging folder (checked against their hashes); a
+/// run whose cached files are missing or altered is built again from its inputs.
+fn restore_cached(
+    results: Vec<RunResult>,
+    folders: &find::RunFolders,
+    context: &RunContext,
+) -> anyhow::Result<Vec<RunResult>> {
+    let (Some(cache), true) = (context.cache, results.iter().any(|r| r.restore.is_some())) else { return Ok(results) };
+    let paths: std::collections::HashMap<&str, &PathBuf> =
+        folders.runs.iter().map(|(id, p)| (id.as_str(), p)).collect();
+    results
+        .into_par_iter()
+        .map(|mut result| {
+            let Some(entry) = result.restore.take() else { return Ok(result) };
+            if cache.restore(&entry, &result.id, context.staging) {
+                return Ok(result);
+            }
+            let path = paths.get(result.id.as_str()).with_context(|| format!("no run {}", result.id))?;
+            let run = find::list_run(result.id.clone(), path.to_path_buf(), &folders.canonical_root);
+            build_run(&run, Plan { key: Some((entry.key, entry.stamps)), hit: None }, context)
+        })
+        .collect()
+}
+
+/// Counts what the build did into the report.
+fn finish(
+    mut report: BuildReport,
+    results: &[RunResult],
+    shared_files: usize,
+    page_size: usize,
+    start: Instant,
+) -> BuildReport {
+    for r in results {
         match r.card.status {
             RunStatus::Ok => report.ok += 1,
             RunStatus::Failed => report.failed += 1,
@@ -191,20 +249,10 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         report.files += r.files;
     }
     report.files += shared_files;
-    let pages = Paging::new(results.len(), options.page_size).pages();
+    let pages = Paging::new(results.len(), page_size).pages();
     report.pages = results.len() + pages * (1 + SECTIONS.len()) + 1;
     report.total = start.elapsed();
-    Ok(report)
-}
-
-/// The site's files and folders that do not belong to one run (`pages` holds the index's
-/// pages after the first).
-fn shared_entries(pages: usize) -> Vec<&'static str> {
-    let mut entries = vec!["index.html", "404.html", ".nojekyll", "static", "sections", "data"];
-    if pages > 1 {
-        entries.push("pages");
-    }
-    entries
+    report
 }
 
 /// What the cache says of a run before anything is written.
@@ -215,12 +263,21 @@ struct Plan {
     hit: Option<Entry>,
 }
 
-fn plan(run: &RunDir, cache: Option<&Cache>) -> anyhow::Result<Plan> {
-    let Some(cache) = cache else { return Ok(Plan { key: None, hit: None }) };
+/// A run with a file that cannot be read gets no key: it is built from its inputs, not
+/// cached, and marked invalid with an error naming the file (the other runs build as usual).
+fn plan(run: &mut RunDir, cache: Option<&Cache>) -> Plan {
+    let Some(cache) = cache else { return Plan { key: None, hit: None } };
     let previous = cache.lookup(&run.id);
-    let (key, stamps) = cache.key(run, previous.as_ref()).with_context(|| format!("cannot read run {}", run.id))?;
-    let hit = previous.filter(|entry| entry.key == key);
-    Ok(Plan { key: Some((key, stamps)), hit })
+    match cache.key(run, previous.as_ref()) {
+        Ok((key, stamps)) => {
+            let hit = previous.filter(|entry| entry.key == key);
+            Plan { key: Some((key, stamps)), hit }
+        }
+        Err((rel, error)) => {
+            run.diagnostics.push(Diagnostic::error(rel, None, format!("cannot read: {error}")));
+            Plan { key: None, hit: None }
+        }
+    }
 }
 
 /// The key of the cross-run pages: every run's id and key (each key already covers the tool
@@ -241,9 +298,7 @@ fn cross_key(results: &[RunResult], page_size: usize) -> Option<String> {
 struct RunContext<'a> {
     cache: Option<&'a Cache>,
     store: &'a DigestStore<'a>,
-    /// The key each run folder of the current site was built from.
-    published: &'a std::collections::BTreeMap<String, String>,
-    staging: &'a Staging,
+    staging: &'a Staging<'a>,
     site_notes: Option<&'a str>,
     clock: &'a StageClock,
 }
@@ -255,34 +310,33 @@ struct RunResult {
     card: RunCard,
     problem: Option<String>,
     cached: bool,
+    /// The cache entry whose files are still to be copied into the new site.
+    restore: Option<Entry>,
     files: usize,
     /// Input bytes of the run.
     bytes: u64,
 }
 
-/// One run: from the cache when its inputs are unchanged (its folder in the current site
-/// carried over, or its files linked from the cache), else read, summarized and rendered.
+/// One run: from the cache when its inputs are unchanged (its files copied into the new
+/// site later, by `restore_cached`, and only if the site changes), else read, summarized and
+/// rendered.
 fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<RunResult> {
     let Plan { key, hit } = plan;
     if let (Some(cache), Some((key, stamps)), Some(mut entry)) = (context.cache, &key, hit) {
-        let placed = (context.published.get(&run.id) == Some(key)
-            && context.staging.adopt(&format!("runs/{}", run.id)))
-            || cache.restore(&entry, &run.id, context.staging);
-        if placed {
-            if &entry.stamps != stamps {
-                entry.stamps = stamps.clone();
-                let _ = cache.restamp(&run.id, &entry);
-            }
-            return Ok(RunResult {
-                id: run.id.clone(),
-                key: Some(key.clone()),
-                card: entry.card,
-                problem: entry.problem,
-                cached: true,
-                files: entry.files.len(),
-                bytes: run.files.total_bytes,
-            });
+        if &entry.stamps != stamps {
+            entry.stamps = stamps.clone();
+            let _ = cache.restamp(&run.id, &entry);
         }
+        return Ok(RunResult {
+            id: run.id.clone(),
+            key: Some(key.clone()),
+            card: entry.card.clone(),
+            problem: entry.problem.clone(),
+            cached: true,
+            files: entry.files.len(),
+            bytes: run.files.total_bytes,
+            restore: Some(entry),
+        });
     }
     let clock = context.clock;
     let t = Instant::now();
@@ -309,15 +363,8 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
     let count = files.len();
     let mut stored_key = None;
     if let (Some(cache), Some((new_key, stamps))) = (context.cache, key) {
-        let entry = Entry {
-            key: new_key.clone(),
-            stamps,
-            card: card.clone(),
-            problem: problem.clone(),
-            files: files.into_iter().map(|f| f.path).collect(),
-        };
         cache
-            .store(&run.id, &entry, context.staging)
+            .store(&run.id, new_key.clone(), stamps, card.clone(), problem.clone(), &files)
             .with_context(|| format!("cannot update the build cache for {}", run.id))?;
         stored_key = Some(new_key);
     }
@@ -329,6 +376,7 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
         card,
         problem,
         cached: false,
+        restore: None,
         files: count,
         bytes: run.files.total_bytes,
     })

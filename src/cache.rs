@@ -7,11 +7,15 @@
 //! change time or inode differ from the last build; the change time is set by the kernel on
 //! every write (it cannot be restored by `touch`), so an edit that keeps size and mtime is
 //! still seen. The tool binary is part of every key (its hash memoized the same way). The
-//! cache writes only inside its own folder.
+//! cache writes only inside its own folder, and owns its files: they are written from the
+//! rendered bytes (never linked to the site), each with its content hash, and a file is
+//! copied into a new site only after its hash is checked, so editing the site (or the
+//! cache) can never change what a later build publishes.
 
 use crate::find::{FileRef, FileStamp, RunDir};
+use crate::out_dir;
 use crate::site::digest::{RunCard, RunDigest};
-use crate::write::Staging;
+use crate::write::{OutputFile, Staging};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -21,7 +25,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped whenever the cache layout changes.
-const FORMAT: &str = "nccl-report-cache-2";
+const FORMAT: &str = "nccl-report-cache-3";
 
 /// A file of a run as last built: its stamp and the hash of its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,14 +45,24 @@ pub struct Entry {
     pub card: RunCard,
     /// The build summary's line for a run that is not ok.
     pub problem: Option<String>,
-    pub files: Vec<String>,
+    pub files: Vec<CachedFile>,
 }
 
-/// What the current site was built from: each run folder's key and the cross-run pages' key.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// A rendered file of a run kept in the cache: its site path and the hash of its bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CachedFile {
+    pub rel: String,
+    pub hash: String,
+}
+
+/// What the current site was built from: each run folder's key, the cross-run pages' key,
+/// and the stamp of the site's marker file as committed (a site rebuilt without the cache,
+/// or deleted, has another marker, so it is not taken for this one).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Published {
     pub runs: BTreeMap<String, String>,
     pub cross: Option<String>,
+    pub site: Option<FileStamp>,
 }
 
 pub struct Cache {
@@ -59,13 +73,9 @@ pub struct Cache {
 
 impl Cache {
     /// The cache for the site at `out`; `site_inputs` are bytes every run page depends on.
+    /// `out` is the resolved output folder (`OutputLock::out`).
     pub fn open(out: &Path, site_inputs: &[u8]) -> io::Result<Cache> {
-        let parent = match out.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "site".into());
-        let dir = parent.join(".nccl-report-cache").join(name);
+        let dir = out_dir::cache_dir(out);
         let mut hasher = Xxh3::new();
         hasher.update(FORMAT.as_bytes());
         hasher.update(tool_hash(&dir)?.as_bytes());
@@ -92,7 +102,8 @@ impl Cache {
     }
 
     /// The key of a run's current inputs, reusing content hashes whose stamps are unchanged.
-    pub fn key(&self, run: &RunDir, previous: Option<&Entry>) -> io::Result<(String, Vec<Stamp>)> {
+    /// A file that cannot be read gives its run-relative path and the error.
+    pub fn key(&self, run: &RunDir, previous: Option<&Entry>) -> Result<(String, Vec<Stamp>), (String, io::Error)> {
         let mut files: Vec<&FileRef> = run.files.all().collect();
         files.sort_by(|a, b| a.rel.cmp(&b.rel));
         let mut hasher = Xxh3::new();
@@ -103,7 +114,7 @@ impl Cache {
             let known = previous.and_then(|e| e.stamps.iter().find(|s| s.rel == file.rel));
             let hash = match known {
                 Some(old) if old.stamp == file.stamp => old.hash.clone(),
-                _ => hash_file(&file.path)?,
+                _ => hash_input(&file.path).map_err(|error| (file.rel.clone(), error))?,
             };
             hasher.update(file.rel.as_bytes());
             hasher.update(&[0]);
@@ -113,31 +124,51 @@ impl Cache {
         Ok((format!("{:032x}", hasher.digest128()), stamps))
     }
 
-    /// Puts a cached entry's files into the site; false when any file is missing.
+    /// Copies a cached entry's files into the new site, each checked against its hash;
+    /// false when any file is missing, altered or cannot be written (the run is rebuilt).
     pub fn restore(&self, entry: &Entry, run_id: &str, staging: &Staging) -> bool {
         let files = self.entry_dir(run_id).join("files");
-        entry.files.iter().all(|rel| staging.link(rel, &files.join(rel)).is_ok())
+        entry.files.iter().all(|file| {
+            crate::write::is_safe_relative(&file.rel)
+                && fs::read(files.join(&file.rel)).is_ok_and(|bytes| {
+                    hash_bytes(&bytes) == file.hash
+                        && staging.put(&OutputFile { path: file.rel.clone(), bytes }).is_ok()
+                })
+        })
     }
 
-    /// Records a run's entry, linking its freshly written files from the staging folder (its
-    /// digest is kept after, by `DigestStore::put`).
-    pub fn store(&self, run_id: &str, entry: &Entry, staging: &Staging) -> io::Result<()> {
+    /// Records a run's entry and its own copy of the run's rendered files (its digest is kept
+    /// after, by `DigestStore::put`). The entry is written last: a build killed before leaves
+    /// no entry, so the run is built again.
+    pub fn store(
+        &self,
+        run_id: &str,
+        key: String,
+        stamps: Vec<Stamp>,
+        card: RunCard,
+        problem: Option<String>,
+        files: &[OutputFile],
+    ) -> io::Result<Entry> {
         let dir = self.entry_dir(run_id);
         if dir.exists() {
             fs::remove_dir_all(&dir)?;
         }
-        for rel in &entry.files {
-            let Ok(source) = staging.path_of(rel) else { continue };
-            let target = dir.join("files").join(rel);
+        let mut cached = Vec::with_capacity(files.len());
+        for file in files {
+            if !crate::write::is_safe_relative(&file.path) {
+                return Err(io::Error::other(format!("refusing to cache {:?}", file.path)));
+            }
+            let target = dir.join("files").join(&file.path);
             if let Some(parent) = target.parent() {
                 fs::create_dir_all(parent)?;
             }
-            if fs::hard_link(&source, &target).is_err() {
-                fs::copy(&source, &target)?;
-            }
+            fs::write(&target, &file.bytes)?;
+            cached.push(CachedFile { rel: file.path.clone(), hash: hash_bytes(&file.bytes) });
         }
         fs::create_dir_all(&dir)?;
-        write_json(&dir.join("entry.json"), entry)
+        let entry = Entry { key, stamps, card, problem, files: cached };
+        write_json(&dir.join("entry.json"), &entry)?;
+        Ok(entry)
     }
 
     /// Updates only the stamps of an entry whose inputs were touched but not changed.
@@ -191,6 +222,22 @@ fn read_json<T: DeserializeOwned>(path: &Path) -> Option<T> {
 
 fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
     fs::write(path, serde_json::to_vec(value).map_err(io::Error::other)?)
+}
+
+/// xxh3-128 of some bytes, as the cache writes it.
+fn hash_bytes(bytes: &[u8]) -> String {
+    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
+}
+
+/// The content hash of a run's input file. For tests of a build meeting an unreadable file
+/// when run as root (who can read a `chmod 000` file), `NCCL_REPORT_TEST_UNREADABLE` names a
+/// file name that this step then fails to read, as `chmod 000` would make it fail.
+fn hash_input(path: &Path) -> io::Result<String> {
+    let refused = std::env::var_os("NCCL_REPORT_TEST_UNREADABLE");
+    if refused.is_some_and(|name| path.file_name() == Some(name.as_os_str())) {
+        return Err(io::Error::from(io::ErrorKind::PermissionDenied));
+    }
+    hash_file(path)
 }
 
 /// xxh3-128 of a file's stored bytes.

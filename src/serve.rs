@@ -1,9 +1,14 @@
 //! `nccl-report serve`: the built site on 127.0.0.1 through tiny_http, with `404.html` for
 //! missing pages, and optional rebuilds when anything under the runs folder changes
-//! (polled once a second: sizes and modification times of every file).
+//! (polled once a second: sizes and modification times of every file; each rebuild takes the
+//! output folder's lock like any build). Each request is answered on its own thread, so a
+//! client that stops reading holds only its own thread; at most `MAX_IN_FLIGHT` answers are
+//! in progress, further requests get 503 until one finishes.
 
 use crate::build::{build, BuildOptions};
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use walkdir::WalkDir;
 
@@ -25,16 +30,33 @@ pub fn serve(options: &ServeOptions) -> anyhow::Result<()> {
     let server = tiny_http::Server::http(("127.0.0.1", options.port))
         .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", options.port))?;
     eprintln!("serving {} at http://127.0.0.1:{}/ (Ctrl-C to stop)", options.out.display(), options.port);
+    let in_flight = Arc::new(AtomicUsize::new(0));
     for request in server.incoming_requests() {
-        let (status, path) = resolve(&options.out, request.url());
-        let response = match std::fs::read(&path) {
-            Ok(bytes) => tiny_http::Response::from_data(bytes).with_status_code(status),
-            Err(_) => tiny_http::Response::from_data(b"not found".to_vec()).with_status_code(404),
-        };
-        let header = tiny_http::Header::from_bytes("Content-Type", content_type(&path)).expect("static header");
-        let _ = request.respond(response.with_header(header));
+        if in_flight.fetch_add(1, Ordering::SeqCst) >= MAX_IN_FLIGHT {
+            in_flight.fetch_sub(1, Ordering::SeqCst);
+            let _ = request.respond(tiny_http::Response::from_data(b"busy".to_vec()).with_status_code(503));
+            continue;
+        }
+        let (root, in_flight) = (options.out.clone(), Arc::clone(&in_flight));
+        std::thread::spawn(move || {
+            answer(&root, request);
+            in_flight.fetch_sub(1, Ordering::SeqCst);
+        });
     }
     Ok(())
+}
+
+/// Answers being written at once (each on its own thread).
+const MAX_IN_FLIGHT: usize = 64;
+
+fn answer(root: &Path, request: tiny_http::Request) {
+    let (status, path) = resolve(root, request.url());
+    let response = match std::fs::read(&path) {
+        Ok(bytes) => tiny_http::Response::from_data(bytes).with_status_code(status),
+        Err(_) => tiny_http::Response::from_data(b"not found".to_vec()).with_status_code(404),
+    };
+    let header = tiny_http::Header::from_bytes("Content-Type", content_type(&path)).expect("static header");
+    let _ = request.respond(response.with_header(header));
 }
 
 /// Maps a request URL to a file under `root`: percent-decoded, no `..`, directories to their

@@ -1,14 +1,14 @@
-//! The only module that writes the site: all output files go to a temporary folder beside
-//! the target, which is then swapped in, so a failed or interrupted build leaves the
-//! previous site intact. An existing output folder is replaced only if nccl-report made it
-//! (it holds the marker file) or it is empty. Run folders that a build knows to be unchanged
-//! are moved over from the current site at commit time (a rename each), after everything else
-//! is written: a build that fails before then leaves the current site untouched.
+//! The only module that writes the site: all output files go to a staging folder beside the
+//! target (`.<name>.tmp-PID`, marked as ours from its creation), which is swapped in whole
+//! once complete (`OutputLock::swap_in`), so a failed or killed build leaves the previous
+//! site intact. Nothing is moved or linked out of the live site: unchanged runs are copied
+//! from the build cache. An existing output folder is replaced only if nccl-report made it
+//! (it holds the marker file) or it is empty. Uses `out_dir` for the lock and the swap.
 
+use crate::out_dir::OutputLock;
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
-use std::sync::Mutex;
 
 /// One file of the site: a `/`-separated path relative to the site root, and its bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,8 +23,7 @@ impl OutputFile {
     }
 }
 
-/// Marks a folder as a site written by nccl-report (and so safe to replace).
-pub const MARKER: &str = ".nccl-report-site";
+pub use crate::out_dir::MARKER;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
@@ -45,31 +44,29 @@ pub fn is_safe_relative(path: &str) -> bool {
     !path.is_empty() && Path::new(path).components().all(|c| matches!(c, Component::Normal(_)))
 }
 
-/// A site being written: files go into a temporary folder beside `out`, which `commit`
-/// swaps in. Dropped without `commit`, it removes itself and `out` is untouched.
+/// A site being written: files go into a staging folder beside `out`, which `commit` swaps
+/// in. Dropped without `commit`, it removes itself and `out` is untouched. It borrows the
+/// output's lock, so only one build writes a site at a time.
 #[derive(Debug)]
-pub struct Staging {
+pub struct Staging<'a> {
     dir: PathBuf,
-    out: PathBuf,
+    lock: &'a OutputLock,
     committed: bool,
-    /// Folders of the current site to carry over unchanged (moved in at commit).
-    adopted: Mutex<Vec<String>>,
 }
 
-impl Staging {
-    /// Starts a new site for `out`; refuses an `out` that nccl-report did not make.
-    pub fn begin(out: &Path) -> Result<Staging, WriteError> {
+impl<'a> Staging<'a> {
+    /// Starts a new site for the locked output; refuses an output that nccl-report did not make.
+    pub fn begin(lock: &'a OutputLock) -> Result<Staging<'a>, WriteError> {
+        let out = lock.out();
         if out.exists() && !replaceable(out) {
             return Err(WriteError::NotOurs(out.to_path_buf()));
         }
-        let parent = parent_of(out);
-        fs::create_dir_all(&parent).map_err(io_err(&parent))?;
-        let dir = parent.join(format!(".{}.tmp-{}", name_of(out), std::process::id()));
-        if dir.exists() {
-            fs::remove_dir_all(&dir).map_err(io_err(&dir))?;
-        }
-        fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-        Ok(Staging { dir, out: out.to_path_buf(), committed: false, adopted: Mutex::new(Vec::new()) })
+        let dir = lock.staging_dir();
+        fs::create_dir(&dir).map_err(io_err(&dir))?;
+        let marker = dir.join(MARKER);
+        fs::write(&marker, b"written by nccl-report; the whole folder is replaced on each build\n")
+            .map_err(io_err(&marker))?;
+        Ok(Staging { dir, lock, committed: false })
     }
 
     /// Where a site-relative path lands in the staging folder.
@@ -80,12 +77,10 @@ impl Staging {
         Ok(self.dir.join(rel))
     }
 
-    /// Writes one file (safe to call from several threads). A file already there (a link into
-    /// the build cache) is unlinked first, never written through.
+    /// Writes one file (safe to call from several threads).
     pub fn put(&self, file: &OutputFile) -> Result<(), WriteError> {
         let path = self.path_of(&file.path)?;
         create_parent(&path)?;
-        let _ = fs::remove_file(&path);
         fs::write(&path, &file.bytes).map_err(io_err(&path))
     }
 
@@ -98,75 +93,20 @@ impl Staging {
         std::io::Write::write_all(&mut file, bytes).map_err(io_err(&path))
     }
 
-    /// Places an existing file (from the build cache) at `rel`: a hard link, or a copy where
-    /// links are not possible.
-    pub fn link(&self, rel: &str, source: &Path) -> Result<(), WriteError> {
-        let path = self.path_of(rel)?;
-        create_parent(&path)?;
-        if fs::hard_link(source, &path).is_err() {
-            fs::copy(source, &path).map_err(io_err(&path))?;
-        }
-        Ok(())
-    }
-
-    /// Whether the current site (one nccl-report wrote) has the file or folder `rel`.
-    pub fn can_adopt(&self, rel: &str) -> bool {
-        is_safe_relative(rel) && self.out.join(MARKER).is_file() && self.out.join(rel).symlink_metadata().is_ok()
-    }
-
-    /// Carries the file or folder `rel` of the current site over into the new one unchanged
-    /// (the caller knows it is what this build would write). It is moved in at `commit`, in
-    /// one rename, so unchanged runs cost no file writes. False when there is no such entry.
-    pub fn adopt(&self, rel: &str) -> bool {
-        let adoptable = self.can_adopt(rel);
-        if adoptable {
-            self.adopted.lock().unwrap_or_else(|e| e.into_inner()).push(rel.to_string());
-        }
-        adoptable
-    }
-
-    /// Moves the adopted folders in, marks the folder as ours and swaps it in place of `out`.
-    /// If a move fails, the folders already moved go back and `out` is left as it was.
+    /// Swaps the complete staging folder in place of `out` in one atomic step.
     pub fn commit(mut self) -> Result<(), WriteError> {
-        let adopted = std::mem::take(&mut *self.adopted.lock().unwrap_or_else(|e| e.into_inner()));
-        let mut moved = Vec::new();
-        for rel in &adopted {
-            let (from, to) = (self.out.join(rel), self.dir.join(rel));
-            let result = create_parent(&to).and_then(|()| fs::rename(&from, &to).map_err(io_err(&from)));
-            if let Err(error) = result {
-                for (from, to) in moved {
-                    let _ = fs::rename(to, from);
-                }
-                return Err(error);
-            }
-            moved.push((from, to));
-        }
-        let marker = self.dir.join(MARKER);
-        fs::write(&marker, b"written by nccl-report; the whole folder is replaced on each build\n")
-            .map_err(io_err(&marker))?;
-        swap(&self.dir, &self.out)?;
+        self.lock.swap_in(&self.dir).map_err(io_err(self.lock.out()))?;
         self.committed = true;
         Ok(())
     }
 }
 
-impl Drop for Staging {
+impl Drop for Staging<'_> {
     fn drop(&mut self) {
         if !self.committed {
-            let _ = fs::remove_dir_all(&self.dir);
+            let _ = crate::out_dir::remove_ours(&self.dir);
         }
     }
-}
-
-fn parent_of(out: &Path) -> PathBuf {
-    match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
-}
-
-fn name_of(out: &Path) -> String {
-    out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "site".into())
 }
 
 fn create_parent(path: &Path) -> Result<(), WriteError> {
@@ -180,26 +120,14 @@ fn replaceable(out: &Path) -> bool {
     out.join(MARKER).is_file() || fs::read_dir(out).is_ok_and(|mut entries| entries.next().is_none())
 }
 
-fn swap(staging: &Path, out: &Path) -> Result<(), WriteError> {
-    if !out.exists() {
-        return fs::rename(staging, out).map_err(io_err(out));
-    }
-    let old = parent_of(out).join(format!(".{}.old-{}", name_of(out), std::process::id()));
-    fs::rename(out, &old).map_err(io_err(out))?;
-    if let Err(source) = fs::rename(staging, out) {
-        let _ = fs::rename(&old, out);
-        return Err(WriteError::Io { path: out.to_path_buf(), source });
-    }
-    fs::remove_dir_all(&old).map_err(io_err(&old))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// Writes `files` as the whole content of `out`, as a build does.
     fn write_site(out: &Path, files: &[OutputFile]) -> Result<(), WriteError> {
-        let staging = Staging::begin(out)?;
+        let lock = OutputLock::acquire(out).unwrap();
+        let staging = Staging::begin(&lock)?;
         for file in files {
             staging.put(file)?;
         }

@@ -66,3 +66,12 @@ pub fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
 pub fn text(output: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
 }
+
+/// The staging and old-site folders (`.NAME.tmp-PID`, `.NAME.old-PID`) in `parent`.
+pub fn leftovers(parent: &Path) -> Vec<String> {
+    std::fs::read_dir(parent)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp-") || n.contains(".old-"))
+        .collect()
+}

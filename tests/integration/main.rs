@@ -4,7 +4,10 @@
 
 mod cache;
 mod common;
+mod crash;
 mod golden;
 mod inspect;
 mod pipeline;
+mod publish_safety;
+mod safe_write;
 mod site;

@@ -1,0 +1,181 @@
+//! The write side of issue #10, one test per item: `--out` apart from `--runs` (1), odd
+//! `--out` spellings never lose the site (3), leftovers of killed builds cleaned (4), the cache
+//! owns its files (5), one build per site at a time (6), publish refuses what it must and
+//! keeps bytes exact (7), an unreadable run file makes only that run invalid (8), a slow
+//! client does not block `serve` (13).
+
+use crate::common::{build, leftovers, nccl_report, runs_dir, text, tree};
+use std::fs;
+use std::time::Duration;
+
+#[test]
+fn item1_out_overlapping_runs_is_refused_before_any_work() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let before = tree(&runs);
+    let site_above = dir.path().join("site");
+    fs::create_dir(&site_above).unwrap();
+    let runs_below = site_above.join("r");
+    for (runs, out) in
+        [(runs.clone(), runs.clone()), (runs.clone(), runs.join("site")), (runs_below.clone(), site_above.clone())]
+    {
+        fs::create_dir_all(&runs).unwrap();
+        let output = build(&runs, &out, &[]);
+        assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+        assert!(text(&output).contains("overlap"), "{}", text(&output));
+    }
+    assert_eq!(tree(&runs), before, "the runs folder was written");
+    let watch = nccl_report(&[
+        "serve",
+        "--watch",
+        "--runs",
+        runs.to_str().unwrap(),
+        "--out",
+        runs.join("site").to_str().unwrap(),
+        "--port",
+        "0",
+    ]);
+    assert_eq!(watch.status.code(), Some(2), "{}", text(&watch));
+    assert_eq!(tree(&runs), before);
+    // Beside the runs folder, through `..`, is fine.
+    let beside = runs.join("../site-beside");
+    assert!(build(&runs, &beside, &[]).status.success());
+}
+
+#[test]
+fn item3_dot_and_dotdot_out_paths_rebuild_the_site_and_never_lose_it() {
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
+    let site = dir.path().join("site");
+    assert!(build(&runs, &site, &[]).status.success());
+    let expected = tree(&site);
+    for spelled in [site.join("."), site.join("../site"), site.join("./")] {
+        let output = build(&runs, &spelled, &["--no-cache"]);
+        assert!(output.status.success(), "{}", text(&output));
+        assert_eq!(tree(&site), expected, "{}", spelled.display());
+        assert!(leftovers(dir.path()).is_empty(), "{:?}", leftovers(dir.path()));
+    }
+    let output = build(&runs, &site.join(".."), &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(tree(&site), expected);
+}
+
+#[test]
+fn item4_leftovers_of_killed_builds_are_removed_and_foreign_folders_kept() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let site = dir.path().join("site");
+    assert!(build(&runs, &site, &[]).status.success());
+    for name in [".site.tmp-999999", ".site.old-999998"] {
+        fs::create_dir_all(dir.path().join(name).join("runs")).unwrap();
+        fs::write(dir.path().join(name).join(".nccl-report-site"), "").unwrap();
+    }
+    let foreign = dir.path().join(".site.tmp-1");
+    fs::create_dir(&foreign).unwrap();
+    fs::write(foreign.join("keep.txt"), "mine").unwrap();
+    assert!(build(&runs, &site, &[]).status.success());
+    assert_eq!(leftovers(dir.path()), vec![".site.tmp-1".to_string()]);
+    assert_eq!(fs::read_to_string(foreign.join("keep.txt")).unwrap(), "mine");
+}
+
+#[test]
+fn item5_the_site_never_shares_a_file_with_the_cache() {
+    use std::os::unix::fs::MetadataExt;
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let site = dir.path().join("site");
+    let page = site.join("runs/synth-basic/index.html");
+    assert!(build(&runs, &site, &[]).status.success());
+    let original = fs::read(&page).unwrap();
+    let cached = dir.path().join(".nccl-report-cache/site/runs/synth-basic/files/runs/synth-basic/index.html");
+    assert_eq!(fs::read(&cached).unwrap(), original);
+    // A rebuild from the cache copies: no inode shared.
+    fs::remove_dir_all(&site).unwrap();
+    assert!(build(&runs, &site, &[]).status.success());
+    assert_ne!(fs::metadata(&page).unwrap().ino(), fs::metadata(&cached).unwrap().ino());
+    // Editing the site never edits the cache.
+    fs::write(&page, "defaced").unwrap();
+    assert_eq!(fs::read(&cached).unwrap(), original);
+    fs::remove_dir_all(&site).unwrap();
+    assert!(build(&runs, &site, &[]).status.success());
+    assert_eq!(fs::read(&page).unwrap(), original);
+    // An altered cache file is not trusted: the run is rendered again.
+    fs::write(&cached, "tampered").unwrap();
+    fs::remove_dir_all(&site).unwrap();
+    assert!(build(&runs, &site, &[]).status.success());
+    assert_eq!(fs::read(&page).unwrap(), original);
+}
+
+#[test]
+fn item6_a_second_build_of_the_same_site_fails_while_one_runs() {
+    use std::os::fd::AsRawFd;
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let site = dir.path().join("site");
+    assert!(build(&runs, &site, &[]).status.success());
+    let before = tree(&site);
+    let lock =
+        fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.path().join(".site.lock")).unwrap();
+    // SAFETY: flock on a descriptor this test owns.
+    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }, 0);
+    fs::write(dir.path().join(".site.lock"), "4242\n").unwrap();
+    let output = build(&runs, &site, &["--no-cache"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(text(&output).contains("another build of"), "{}", text(&output));
+    assert!(text(&output).contains("pid 4242"), "{}", text(&output));
+    assert_eq!(tree(&site), before);
+    drop(lock);
+    assert!(build(&runs, &site, &["--no-cache"]).status.success());
+}
+
+#[test]
+fn item8_an_unreadable_run_file_makes_only_that_run_invalid() {
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
+    fs::create_dir_all(runs.join("synth-one-cycle/artifacts")).unwrap();
+    fs::write(runs.join("synth-one-cycle/artifacts/locked_file.txt"), "x").unwrap();
+    let site = dir.path().join("site");
+    let output = assert_cmd::Command::cargo_bin("nccl-report")
+        .unwrap()
+        .env("NCCL_REPORT_TEST_UNREADABLE", "locked_file.txt")
+        .args(["build", "--runs", runs.to_str().unwrap(), "--out", site.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    let said = text(&output);
+    assert!(said.contains("synth-one-cycle: invalid"), "{said}");
+    assert!(said.contains("artifacts/locked_file.txt"), "{said}");
+    assert!(site.join("runs/synth-basic/index.html").is_file());
+    assert!(site.join("runs/synth-one-cycle/index.html").is_file());
+}
+
+#[test]
+fn item13_a_client_that_stops_reading_does_not_block_others() {
+    use std::io::{Read, Write};
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let site = dir.path().join("site");
+    assert!(build(&runs, &site, &[]).status.success());
+    fs::write(site.join("big.bin"), vec![7u8; 64 << 20]).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nccl-report"))
+        .args(["serve", "--out", site.to_str().unwrap(), "--port", &port.to_string()])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let connect = || {
+        for _ in 0..100 {
+            if let Ok(stream) = std::net::TcpStream::connect(("127.0.0.1", port)) {
+                return stream;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("server did not start");
+    };
+    let mut slow = connect();
+    write!(slow, "GET /big.bin HTTP/1.0\r\nHost: localhost\r\n\r\n").unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let mut other = connect();
+    other.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(other, "GET / HTTP/1.0\r\nHost: localhost\r\n\r\n").unwrap();
+    let mut response = String::new();
+    let answered = other.read_to_string(&mut response);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(slow);
+    assert!(answered.is_ok(), "the second client waited: {answered:?}");
+    assert!(response.contains(" 200 ") && response.contains("NCCL experiment runs"), "{response}");
+}
