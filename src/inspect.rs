@@ -19,7 +19,8 @@ pub fn inspect(path: &Path) -> anyhow::Result<(Value, bool)> {
     if name.ends_with(".log") {
         let reader = input::open(path).with_context(|| format!("cannot open {label}"))?;
         let facts = parse::nccl_log::scan_log(reader, &name).with_context(|| format!("cannot read {label}"))?;
-        return Ok((json!({"file": label, "kind": "nccl_log", "facts": facts}), false));
+        let tuning = facts.tuning.clone();
+        return Ok((json!({"file": label, "kind": "nccl_log", "facts": facts, "tuning": tuning}), false));
     }
     let bytes = input::read_all(path).with_context(|| format!("cannot read {label}"))?;
     let document = if let Some((rank, section)) = section_file_name(&name) {

@@ -18,6 +18,7 @@ pub mod input;
 pub mod inspect;
 pub mod load;
 pub mod model;
+pub mod nccl_perf;
 pub mod out_dir;
 pub mod parse;
 pub mod publish;

@@ -147,7 +147,7 @@ fn dry_run_prints_commands_and_creates_nothing() {
     let safety = "NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1";
     let torch_lines: Vec<&str> = out.lines().filter(|l| l.contains(" torchrun ")).collect();
     assert_eq!(torch_lines.len(), 2, "{out}");
-    assert!(torch_lines[0].starts_with("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,COLL "), "{out}");
+    assert!(torch_lines[0].starts_with("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,COLL,TUNING "), "{out}");
     assert!(torch_lines[0].contains(safety), "{out}");
     assert!(torch_lines[0].contains("torchrun --standalone --nproc_per_node=4 "), "{out}");
     assert!(torch_lines[0].contains("--output-dir raw/results/world4_full --sections async,decomposition"), "{out}");
@@ -226,7 +226,7 @@ fn one_gpu_run_lands_with_manifest_artifacts_and_gzipped_logs() {
         "env TORCH_SYMM_MEM_DISABLE_MULTICAST=1",
         "env NVSHMEM_DISABLE_NVLS=1",
         "env NCCL_DEBUG=INFO",
-        "env NCCL_DEBUG_SUBSYS=INIT,GRAPH,COLL",
+        "env NCCL_DEBUG_SUBSYS=INIT,GRAPH,COLL,TUNING",
         "env NCCL_DEBUG_FILE=raw/nccl/world1_full_%h_%p.log",
     ] {
         assert!(stdout.lines().any(|l| l == line), "{line} missing from:\n{stdout}");
@@ -254,7 +254,7 @@ fn one_gpu_run_lands_with_manifest_artifacts_and_gzipped_logs() {
         "dtype=FP32 for async/decomposition;",
         "critical_path_summary=max rank duration per cycle",
         "NCCL_DEBUG=INFO",
-        "NCCL_DEBUG_SUBSYS=INIT,GRAPH,COLL",
+        "NCCL_DEBUG_SUBSYS=INIT,GRAPH,COLL,TUNING",
         "NCCL_NVLS_ENABLE=0",
         "world_sizes=1",
         "requested_world_sizes=4,2",
@@ -266,7 +266,7 @@ fn one_gpu_run_lands_with_manifest_artifacts_and_gzipped_logs() {
     }
     let commands: Vec<&str> = manifest.lines().skip_while(|l| *l != "commands:").skip(1).collect();
     assert_eq!(commands.len(), 1, "{manifest}");
-    assert!(commands[0].starts_with(" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,COLL NCCL_DEBUG_FILE="));
+    assert!(commands[0].starts_with(" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,COLL,TUNING NCCL_DEBUG_FILE="));
     assert!(
         commands[0].contains("NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 torchrun")
     );

@@ -441,7 +441,7 @@ fn manifest_entries(context: &ManifestContext, status: &Result<(), String>) -> V
         ("dtype", DTYPE.into()),
         ("critical_path_summary", CRITICAL_PATH.into()),
         ("NCCL_DEBUG", "INFO".into()),
-        ("NCCL_DEBUG_SUBSYS", "INIT,GRAPH,COLL".into()),
+        ("NCCL_DEBUG_SUBSYS", "INIT,GRAPH,COLL,TUNING".into()),
     ];
     entries.extend(SAFETY_ENV.iter().map(|(k, v)| (*k, v.to_string())));
     entries.extend([

@@ -18,8 +18,9 @@ pub const DECODE_SECTIONS: &str = "decode";
 pub const SAFETY_ENV: [(&str, &str); 3] =
     [("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"), ("NVSHMEM_DISABLE_NVLS", "1")];
 
-/// The seed's NCCL logging, set for torchrun and nccl-tests (with `NCCL_DEBUG_FILE`).
-pub const DEBUG_ENV: [(&str, &str); 2] = [("NCCL_DEBUG", "INFO"), ("NCCL_DEBUG_SUBSYS", "INIT,GRAPH,COLL")];
+/// The seed's NCCL logging plus `TUNING` (NCCL's algorithm/protocol per planned collective; a
+/// deviation written in the README), set for torchrun and nccl-tests (with `NCCL_DEBUG_FILE`).
+pub const DEBUG_ENV: [(&str, &str); 2] = [("NCCL_DEBUG", "INFO"), ("NCCL_DEBUG_SUBSYS", "INIT,GRAPH,COLL,TUNING")];
 
 /// One torchrun launch of the worker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -305,7 +306,7 @@ mod tests {
         let step = torch_step(&cases(&[4])[0], &settings());
         assert_eq!(
             step.command_line(),
-            "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,COLL NCCL_DEBUG_FILE=raw/nccl/world4_full_%h_%p.log \
+            "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,COLL,TUNING NCCL_DEBUG_FILE=raw/nccl/world4_full_%h_%p.log \
              NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 \
              torchrun --standalone --nproc_per_node=4 /repo/suite/worker.py --output-dir raw/results/world4_full \
              --sections async,decomposition,fragmentation,decode,numerics --cycles 10 --warmups 3 \

@@ -3,6 +3,7 @@
 
 pub mod artifacts;
 pub mod hosts;
+pub mod inspector;
 pub mod manifest;
 pub mod nccl_log;
 pub mod nccl_tests;

@@ -43,6 +43,9 @@ pub struct NcclLogFacts {
     pub algorithms: BTreeMap<String, u64>,
     /// Protocol counts from the same lines, in `ncclProtoStr` names (`LL`, `LL128`, `Simple`).
     pub protocols: BTreeMap<String, u64>,
+    /// NCCL's planned choices per (collective, bytes) from the `Bytes -> Algo` TUNING lines
+    /// (rank 0 only, one line per planned task), sorted by key; every format of 2.19-2.28.
+    pub tuning: Vec<TuningChoice>,
     /// `NCCL WARN` lines (the first 20 in (file, line) order, 1-based line numbers), and their
     /// total.
     pub warnings: Vec<LogLine>,
@@ -64,6 +67,22 @@ pub struct CommunicatorInfo {
     /// From the line prefix `host:pid:tid [dev]`.
     pub host: Option<String>,
     pub init_complete: bool,
+}
+
+/// One row of the tuning table: how often NCCL planned `collective` of `bytes` with this
+/// algorithm, protocol and channel count.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct TuningChoice {
+    /// `AllReduce`, ... (2.23+); `None` for the lines of <= 2.22, which do not name it.
+    pub collective: Option<String>,
+    pub bytes: u64,
+    /// NCCL's `ncclAlgoStr` name (`Ring`, `Tree`, `NVLS`, ...; numeric codes of <= 2.23 mapped).
+    pub algorithm: String,
+    /// NCCL's `ncclProtoStr` name (`LL`, `LL128`, `Simple`).
+    pub protocol: String,
+    /// `channel{Lo..Hi}={lo..hi}` -> `hi - lo + 1` (2.24+); `None` when the line does not say.
+    pub channels: Option<u64>,
+    pub count: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -11,7 +11,7 @@
 //! result does not depend on file or merge order). Pure: reads the given `BufRead`, touches no
 //! file; uses `model` only.
 
-use crate::model::nccl_log::{CommunicatorInfo, GraphPattern, LogLine, NcclLogFacts};
+use crate::model::nccl_log::{CommunicatorInfo, GraphPattern, LogLine, NcclLogFacts, TuningChoice};
 use memchr::memmem;
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -62,6 +62,7 @@ pub fn merge(into: &mut NcclLogFacts, other: NcclLogFacts) {
             bump(target, &key, count);
         }
     }
+    merge_tuning(&mut into.tuning, other.tuning);
     into.warnings.extend(other.warnings);
     into.warnings.sort_by(|a, b| (&a.file, a.line, &a.text).cmp(&(&b.file, b.line, &b.text)));
     into.warnings.truncate(MAX_WARNINGS);
@@ -179,7 +180,12 @@ struct Scanner<'f> {
     best: Tally,
     /// `[Func: ]N Bytes -> Algo X proto Y ...` (rank 0 only, per planned task).
     planned: Tally,
+    /// The same lines per (collective, bytes, algorithm, protocol, channels).
+    tuning: BTreeMap<TuningKey, u64>,
 }
+
+/// (collective, bytes, algorithm, protocol, channels) of a `TuningChoice`.
+type TuningKey = (Option<String>, u64, String, String, Option<u64>);
 
 impl<'f> Scanner<'f> {
     fn new(file: &'f str) -> Self {
@@ -200,6 +206,7 @@ impl<'f> Scanner<'f> {
             calls: Vec::new(),
             best: Tally::default(),
             planned: Tally::default(),
+            tuning: BTreeMap::new(),
         }
     }
 
@@ -335,7 +342,7 @@ impl<'f> Scanner<'f> {
         }
         match rest.get(2..) {
             Some(tuning) if tuning.first().is_some_and(u8::is_ascii_digit) => {
-                self.planned_tuning(tuning);
+                self.planned_tuning(Some(name), tuning);
                 true
             }
             _ => false,
@@ -369,14 +376,33 @@ impl<'f> Scanner<'f> {
         }
     }
 
-    /// `N Bytes -> Algo X proto Y ...`: names (2.21+) or numbers (2.19-2.20).
-    fn planned_tuning(&mut self, text: &[u8]) {
+    /// `N Bytes -> Algo X proto Y ...`: names (2.24+: `... channel{Lo..Hi}={0..31}`) or
+    /// numbers (<= 2.23: `... time T`); `collective` is the `AllReduce: ` prefix (2.23+).
+    fn planned_tuning(&mut self, collective: Option<&[u8]>, text: &[u8]) {
         let text = lossy(text);
-        let Some((_, rest)) = text.split_once(" Bytes -> Algo ") else {
+        let Some((bytes, rest)) = text.split_once(" Bytes -> Algo ") else {
             return;
         };
-        if let [algorithm, "proto", protocol, ..] = *rest.split_whitespace().collect::<Vec<_>>() {
-            self.planned.add(algorithm, protocol);
+        let Ok(bytes) = bytes.trim().parse::<u64>() else {
+            return;
+        };
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        let [algorithm, "proto", protocol, ..] = *words else {
+            return;
+        };
+        self.planned.add(algorithm, protocol);
+        let channels = words.iter().find_map(|w| channel_span(w));
+        let key = (
+            collective.map(|c| lossy(c).into_owned()),
+            bytes,
+            algorithm_name(algorithm).to_string(),
+            protocol_name(protocol).to_string(),
+            channels,
+        );
+        if let Some(count) = self.tuning.get_mut(&key) {
+            *count += 1;
+        } else if self.tuning.len() < MAX_DISTINCT {
+            self.tuning.insert(key, 1);
         }
     }
 
@@ -418,7 +444,7 @@ impl<'f> Scanner<'f> {
         if text.contains(" coll channels") {
             insert_capped(&mut self.summaries, text.trim());
         } else if text.contains(" Bytes -> Algo ") {
-            self.planned_tuning(message);
+            self.planned_tuning(None, message);
         }
     }
 
@@ -485,6 +511,7 @@ impl<'f> Scanner<'f> {
         let tally = if self.best.is_empty() { self.planned } else { self.best };
         facts.algorithms = tally.algorithms;
         facts.protocols = tally.protocols;
+        facts.tuning = self.tuning.into_iter().map(tuning_choice).collect();
         facts
     }
 }
@@ -596,6 +623,29 @@ fn is_tree_item(item: &str) -> bool {
     let parts: Vec<&str> = item.split("->").collect();
     matches!(parts.as_slice(), [down, rank, up]
         if down.split('/').count() == 3 && rank.parse::<i64>().is_ok() && up.parse::<i64>().is_ok())
+}
+
+/// `channel{Lo..Hi}={0..31}` -> 32 channels.
+fn channel_span(word: &str) -> Option<u64> {
+    let span = word.strip_prefix("channel{Lo..Hi}={")?.strip_suffix('}')?;
+    let (lo, hi) = span.split_once("..")?;
+    let (lo, hi) = (lo.parse::<u64>().ok()?, hi.parse::<u64>().ok()?);
+    hi.checked_sub(lo)?.checked_add(1)
+}
+
+fn tuning_choice(((collective, bytes, algorithm, protocol, channels), count): (TuningKey, u64)) -> TuningChoice {
+    TuningChoice { collective, bytes, algorithm, protocol, channels, count }
+}
+
+/// Adds the rows of `other` to `into` (counts of equal keys add), sorted, capped.
+fn merge_tuning(into: &mut Vec<TuningChoice>, other: Vec<TuningChoice>) {
+    let mut table: BTreeMap<TuningKey, u64> = BTreeMap::new();
+    for row in into.drain(..).chain(other) {
+        let key = (row.collective, row.bytes, row.algorithm, row.protocol, row.channels);
+        let count = table.entry(key).or_default();
+        *count = count.saturating_add(row.count);
+    }
+    into.extend(table.into_iter().take(MAX_DISTINCT).map(tuning_choice));
 }
 
 /// NCCL's own names (`ncclAlgoStr`) for the `TREE`/`RING`/... and `0`/`1`/... of TUNING lines.
@@ -800,6 +850,52 @@ mod tests {
         assert_eq!(merged.warnings[0].file, "raw/nccl/world2_node1_100.log");
         assert_eq!(merged.lines, rank0.lines + rank1.lines);
         assert_eq!(merged.bytes, (RANK0.len() + RANK1.len()) as u64);
+    }
+
+    fn choice(
+        collective: Option<&str>,
+        bytes: u64,
+        algo: &str,
+        proto: &str,
+        channels: Option<u64>,
+        count: u64,
+    ) -> TuningChoice {
+        TuningChoice {
+            collective: collective.map(str::to_string),
+            bytes,
+            algorithm: algo.to_string(),
+            protocol: proto.to_string(),
+            channels,
+            count,
+        }
+    }
+
+    /// One line per format, as NCCL's `src/enqueue.cc` prints it: `"%ld Bytes -> Algo %d proto
+    /// %d time %f"` (<= 2.22), `"%s: %ld Bytes -> Algo %d proto %d time %f"` (2.23) and
+    /// `"%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}"` (2.24+).
+    #[test]
+    fn tuning_table_from_every_format() {
+        let log = b"h:1:1 [0] NCCL INFO 1048576 Bytes -> Algo 1 proto 2 time 36.123456\n\
+h:1:1 [0] NCCL INFO 1048576 Bytes -> Algo 1 proto 2 time 35.000000\n\
+h:1:1 [0] NCCL INFO AllGather: 65536 Bytes -> Algo 0 proto 1 time 12.500000\n\
+h:1:1 [0] NCCL INFO AllReduce: 33554432 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..31}\n\
+h:1:1 [0] NCCL INFO AllReduce: 33554432 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..31}\n\
+h:1:1 [0] NCCL INFO ReduceScatter: 4096 Bytes -> Algo NVLS_TREE proto LL128 channel{Lo..Hi}={2..3}\n\
+h:1:1 [0] NCCL INFO AllReduce: x Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..31}\n";
+        let facts = scan(log, "t.log");
+        assert_eq!(
+            facts.tuning,
+            [
+                choice(None, 1048576, "Ring", "Simple", None, 2),
+                choice(Some("AllGather"), 65536, "Tree", "LL128", None, 1),
+                choice(Some("AllReduce"), 33554432, "Ring", "Simple", Some(32), 2),
+                choice(Some("ReduceScatter"), 4096, "NVLSTree", "LL128", Some(2), 1),
+            ]
+        );
+        let mut merged = facts.clone();
+        merge(&mut merged, facts);
+        assert_eq!(merged.tuning[2].count, 4);
+        assert_eq!(merged.tuning.len(), 4);
     }
 
     #[test]
