@@ -28,6 +28,10 @@ pub struct RunFacts {
     pub cycles: Option<String>,
     /// Which parts of the suite the run holds.
     pub sections: Vec<String>,
+    /// The hosts of a multi-node run (`artifacts/<host>/`), each with its GPU count:
+    /// `node1 (8 GPUs)`; empty (and absent from `runs.json`) for a single-node run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
 }
 
 pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
@@ -102,5 +106,9 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
     }
     let nccl_ws: BTreeSet<u64> = raw.nccl_tests.iter().filter_map(|f| f.world_size).collect();
     facts.nccl_tests_world_sizes = nccl_ws.into_iter().collect();
+    if !raw.hosts.is_empty() {
+        facts.hosts = raw.hosts.iter().map(|h| format!("{} ({} GPUs)", h.host, h.gpus.len())).collect();
+        facts.gpu_count = Some(raw.hosts.iter().map(|h| h.gpus.len() as u64).sum());
+    }
     facts
 }
