@@ -6,6 +6,7 @@ pub mod fields;
 pub mod inspector;
 pub mod manifest;
 pub mod nccl_log;
+pub mod nccl_net;
 pub mod nccl_tests;
 pub mod nccl_tests_json;
 pub mod section_csv;
