@@ -3,6 +3,7 @@
 
 pub mod artifacts;
 pub mod fields;
+pub mod ib_devices;
 pub mod inspector;
 pub mod manifest;
 pub mod nccl_log;
