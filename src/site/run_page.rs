@@ -6,6 +6,7 @@ use crate::model::nccl_log::NcclLogFacts;
 use crate::site::digest::RunDigest;
 use crate::site::evidence::run_statements;
 use crate::site::format::{bytes, num3};
+use crate::site::hosts_block;
 use crate::site::paths;
 use crate::site::sections::Section;
 use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
@@ -39,6 +40,7 @@ pub fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> 
         }
         blocks.push(block);
     }
+    blocks.extend(hosts_block::build(run));
     if let Some(facts) = &run.raw.nccl_log {
         blocks.push(nccl_log_block(facts, &run.raw.nccl_log_files));
     }
