@@ -7,7 +7,6 @@
 use crate::model::artifacts::GpuInfo;
 use crate::model::hosts::{rank_map, HostFacts};
 use crate::model::nccl_log::NcclLogFacts;
-use crate::site::format::num3;
 use crate::site::host_views;
 use crate::site::view::{Block, Cell, Table};
 use crate::summarize::RunSummary;
@@ -155,7 +154,7 @@ fn nic_table(hosts: &[HostFacts], log: Option<&NcclLogFacts>) -> Table {
                 Cell::text(format!("{} port {}", port.device, port.port)),
                 Cell::text(if port.active { "active" } else { "not active" }),
                 Cell::text(port.link_layer.clone().unwrap_or_default()),
-                Cell::text(port.rate_gbps.map(num3).unwrap_or_default()),
+                Cell::text(port.rate_gbps.map(|r| r.to_string()).unwrap_or_default()),
                 Cell::text(""),
             ]);
         }
@@ -187,4 +186,117 @@ fn logs_table(log: &NcclLogFacts) -> Table {
         }
     }
     table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::hosts::IbPort;
+    use crate::model::run::{RawRun, SectionData};
+    use crate::model::sections::{DecodeRow, SectionRows};
+    use crate::parse::nccl_log::{merge, scan_log};
+    use crate::summarize::summarize;
+
+    fn host(name: &str, rate: Option<f64>) -> HostFacts {
+        let gpu = GpuInfo {
+            index: "0".into(),
+            name: "NVIDIA H200".into(),
+            uuid: format!("GPU-{name}-0"),
+            driver_version: "580.1".into(),
+            memory_total: "143771 MiB".into(),
+            pci_bus_id: "00000000:18:00.0".into(),
+        };
+        let port = IbPort {
+            device: "mlx5_0".into(),
+            port: 1,
+            active: true,
+            link_layer: Some("InfiniBand".into()),
+            rate_gbps: rate,
+        };
+        HostFacts { host: name.into(), gpus: vec![gpu], topology: None, nics: vec![port] }
+    }
+
+    fn decode(rank: u64, values: &[f64]) -> SectionData {
+        let rows = values
+            .iter()
+            .enumerate()
+            .map(|(cycle, &duration_us)| DecodeRow {
+                world_size: 2,
+                tokens: 1,
+                message_bytes: 8192,
+                collectives: 160,
+                cycle: cycle as i64,
+                duration_us,
+                host_issue_us: None,
+                device_us: None,
+                device_queued: None,
+            })
+            .collect();
+        SectionData { case: "world2_decode".into(), rank, file: String::new(), rows: SectionRows::Decode(rows) }
+    }
+
+    /// A 2-host run: the NCCL logs of `tests/data/nccl`, rank 1 (node2) slowest in 2 of 3 cycles.
+    fn two_hosts() -> RawRun {
+        let logs: [(&[u8], &str); 2] = [
+            (include_bytes!("../../tests/data/nccl/rank0_multinode.log"), "raw/nccl/world2_node1_100.log"),
+            (include_bytes!("../../tests/data/nccl/rank1_multinode.log"), "raw/nccl/world2_node2_200.log"),
+        ];
+        let mut facts = NcclLogFacts::default();
+        for (bytes, name) in logs {
+            merge(&mut facts, scan_log(bytes, name).expect("in memory"));
+        }
+        RawRun {
+            id: "two".into(),
+            hosts: vec![host("node1", Some(400.0)), host("node2", None)],
+            nccl_log: Some(facts),
+            sections: vec![decode(0, &[10.0, 12.0, 10.0]), decode(1, &[11.0, 11.0, 14.0])],
+            ..RawRun::default()
+        }
+    }
+
+    fn text(block: &Block) -> String {
+        let mut out = format!("## {}\n", block.title);
+        for line in &block.intro {
+            out += &format!("{line}\n");
+        }
+        for table in &block.tables {
+            out += &format!("\n### {}\n", table.caption);
+            out += &table.columns.iter().map(|c| c.label.as_str()).collect::<Vec<_>>().join(" | ");
+            for row in &table.rows {
+                out += "\n";
+                out += &row.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(" | ");
+            }
+            out += "\n";
+        }
+        out
+    }
+
+    #[test]
+    fn two_host_run_block() {
+        let block = build(&summarize(two_hosts())).expect("a 2-host run has the block");
+        insta::assert_snapshot!(text(&block));
+        let views = block.tables.last().expect("per-host table");
+        assert_eq!(views.rows[0].last().map(|c| c.text.as_str()), Some("node2"), "node2 is the slow host");
+    }
+
+    #[test]
+    fn single_node_run_has_no_block() {
+        assert_eq!(build(&summarize(RawRun::default())), None);
+        let one_log_host = RawRun {
+            nccl_log: two_hosts().nccl_log.map(|mut l| {
+                l.files_by_host.remove("node2");
+                l
+            }),
+            ..RawRun::default()
+        };
+        assert_eq!(build(&summarize(one_log_host)), None);
+    }
+
+    #[test]
+    fn bus_ids_match_as_nccl_prints_them() {
+        let gpus = host("n", None).gpus;
+        assert!(gpu_on_bus(&gpus, "18000").is_some());
+        assert!(gpu_on_bus(&gpus, "18").is_none());
+        assert!(gpu_on_bus(&gpus, "zz").is_none());
+    }
 }
