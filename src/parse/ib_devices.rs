@@ -38,7 +38,7 @@ pub fn parse_ib_devices(text: &str) -> Vec<IbPort> {
     ports
 }
 
-/// `port:	1` (ibv_devinfo) or `Port 1:` (ibstat).
+/// `port: 1` (ibv_devinfo) or `Port 1:` (ibstat).
 fn port_number(key: &str, value: &str) -> Option<u64> {
     match key {
         "port" => value.parse().ok(),
