@@ -116,12 +116,13 @@ fn view((section, folder, world_size, case): CaseId, cycles: &BTreeMap<i64, Vec<
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::run::SectionData;
     use crate::model::sections::DecodeRow;
 
-    fn decode(rank: u64, values: &[f64]) -> SectionData {
+    /// Decode rows of `rank` in case folder `world2_decode`, one per cycle (also for other tests).
+    pub(crate) fn decode(rank: u64, values: &[f64]) -> SectionData {
         let rows = values
             .iter()
             .enumerate()

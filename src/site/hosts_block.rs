@@ -191,9 +191,9 @@ fn logs_table(log: &NcclLogFacts) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::comparison::ranks::tests::decode;
     use crate::model::hosts::IbPort;
-    use crate::model::run::{RawRun, SectionData};
-    use crate::model::sections::{DecodeRow, SectionRows};
+    use crate::model::run::RawRun;
     use crate::parse::nccl_log::{merge, scan_log};
     use crate::summarize::summarize;
 
@@ -214,25 +214,6 @@ mod tests {
             rate_gbps: rate,
         };
         HostFacts { host: name.into(), gpus: vec![gpu], topology: None, nics: vec![port] }
-    }
-
-    fn decode(rank: u64, values: &[f64]) -> SectionData {
-        let rows = values
-            .iter()
-            .enumerate()
-            .map(|(cycle, &duration_us)| DecodeRow {
-                world_size: 2,
-                tokens: 1,
-                message_bytes: 8192,
-                collectives: 160,
-                cycle: cycle as i64,
-                duration_us,
-                host_issue_us: None,
-                device_us: None,
-                device_queued: None,
-            })
-            .collect();
-        SectionData { case: "world2_decode".into(), rank, file: String::new(), rows: SectionRows::Decode(rows) }
     }
 
     /// A 2-host run: the NCCL logs of `tests/data/nccl`, rank 1 (node2) slowest in 2 of 3 cycles.
