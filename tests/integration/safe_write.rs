@@ -6,6 +6,7 @@
 
 use crate::common::{build, leftovers, nccl_report, runs_dir, text, tree};
 use std::fs;
+use std::io::Write;
 use std::time::Duration;
 
 #[test]
@@ -100,6 +101,41 @@ fn item5_the_site_never_shares_a_file_with_the_cache() {
     fs::remove_dir_all(&site).unwrap();
     assert!(build(&runs, &site, &[]).status.success());
     assert_eq!(fs::read(&page).unwrap(), original);
+}
+
+/// A +1-run rebuild hard-links unchanged files from the live site instead of copying them,
+/// but never a file edited by hand there, even one whose size and mtime were kept.
+#[test]
+fn item5_a_rebuild_carries_unchanged_live_files_but_never_an_edited_one() {
+    use std::os::unix::fs::MetadataExt;
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle", "synth-even-cycles"]);
+    let site = dir.path().join("site");
+    assert!(build(&runs, &site, &[]).status.success());
+    let page = |id: &str| site.join(format!("runs/{id}/index.html"));
+    let (basic, one) = (fs::read(page("synth-basic")).unwrap(), fs::read(page("synth-one-cycle")).unwrap());
+    let kept_inode = fs::metadata(page("synth-one-cycle")).unwrap().ino();
+    // synth-basic edited in place (same inode), synth-even-cycles too with size and mtime kept.
+    fs::OpenOptions::new().append(true).open(page("synth-basic")).unwrap().write_all(b"defaced").unwrap();
+    let even = page("synth-even-cycles");
+    let (even_bytes, modified) = (fs::read(&even).unwrap(), fs::metadata(&even).unwrap().modified().unwrap());
+    let mut altered = even_bytes.clone();
+    altered[0] ^= 1;
+    fs::File::options().write(true).open(&even).unwrap().write_all(&altered).unwrap();
+    fs::File::options().write(true).open(&even).unwrap().set_modified(modified).unwrap();
+    crate::common::copy_tree(&crate::common::fixture_runs().join("synth-gzip-logs"), &runs.join("synth-gzip-logs"));
+    let output = build(&runs, &site, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert_eq!(fs::read(page("synth-basic")).unwrap(), basic);
+    assert_eq!(fs::read(&even).unwrap(), even_bytes);
+    assert_eq!(fs::read(page("synth-one-cycle")).unwrap(), one);
+    assert_eq!(fs::metadata(page("synth-one-cycle")).unwrap().ino(), kept_inode, "not carried over");
+    // The site is the only owner of each of its files (none shared with the cache or old site).
+    for entry in walkdir::WalkDir::new(&site).into_iter().map(Result::unwrap).filter(|e| e.file_type().is_file()) {
+        assert_eq!(entry.metadata().unwrap().nlink(), 1, "{}", entry.path().display());
+    }
+    let fresh = dir.path().join("fresh");
+    assert!(build(&runs, &fresh, &["--no-cache"]).status.success());
+    assert_eq!(tree(&site), tree(&fresh));
 }
 
 #[test]
