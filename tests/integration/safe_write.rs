@@ -215,3 +215,40 @@ fn item13_a_client_that_stops_reading_does_not_block_others() {
     assert!(answered.is_ok(), "the second client waited: {answered:?}");
     assert!(response.contains(" 200 ") && response.contains("NCCL experiment runs"), "{response}");
 }
+
+/// A client that stops reading holds its connection (and one of the 64 answer slots) only
+/// for `--send-timeout` seconds: then the server drops it, before the whole file was sent.
+#[test]
+fn item13_a_client_that_stops_reading_is_dropped_after_the_send_timeout() {
+    use std::io::Read;
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let site = dir.path().join("site");
+    assert!(build(&runs, &site, &[]).status.success());
+    let size = 64 << 20;
+    fs::write(site.join("big.bin"), vec![7u8; size]).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nccl-report"))
+        .args(["serve", "--out", site.to_str().unwrap(), "--port", &port.to_string(), "--send-timeout", "1"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut slow = (0..100)
+        .find_map(|_| {
+            std::net::TcpStream::connect(("127.0.0.1", port))
+                .inspect_err(|_| std::thread::sleep(Duration::from_millis(50)))
+                .ok()
+        })
+        .expect("server did not start");
+    write!(slow, "GET /big.bin HTTP/1.0\r\nHost: localhost\r\n\r\n").unwrap();
+    std::thread::sleep(Duration::from_secs(4));
+    slow.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut received = Vec::new();
+    let ended = slow.read_to_end(&mut received);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        ended.is_ok() || ended.as_ref().is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionReset),
+        "the connection was not closed: {ended:?}"
+    );
+    assert!(received.len() < size, "the whole file was sent to a client that had stopped reading");
+}
