@@ -3,6 +3,7 @@
 //! from the NCCL logs and the manifest, ranks from the rows. Disagreements become warnings.
 
 use crate::diag::Diagnostic;
+use crate::model::inspector::InspectorSummary;
 use crate::model::run::RawRun;
 use crate::model::sections::SectionRows;
 use serde::{Deserialize, Serialize};
@@ -28,6 +29,10 @@ pub struct RunFacts {
     pub cycles: Option<String>,
     /// Which parts of the suite the run holds.
     pub sections: Vec<String>,
+    /// NCCL's own records (Inspector plugin) per case folder and (operation, size); absent
+    /// from `runs.json` when the run has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inspector: Vec<InspectorSummary>,
 }
 
 pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
@@ -102,5 +107,7 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
     }
     let nccl_ws: BTreeSet<u64> = raw.nccl_tests.iter().filter_map(|f| f.world_size).collect();
     facts.nccl_tests_world_sizes = nccl_ws.into_iter().collect();
+    let tuning = raw.nccl_log.as_ref().map_or(&[][..], |l| &l.tuning[..]);
+    facts.inspector = super::inspector::summarize(&raw.inspector, tuning);
     facts
 }

@@ -12,6 +12,7 @@ pub mod decode;
 pub mod decomposition;
 pub mod facts;
 pub mod fragmentation;
+pub mod inspector;
 pub mod nccl_tests;
 pub mod numerics;
 pub mod unified;
