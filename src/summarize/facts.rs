@@ -5,7 +5,6 @@
 use crate::diag::Diagnostic;
 use crate::model::inspector::InspectorSummary;
 use crate::model::run::RawRun;
-use crate::model::sections::SectionRows;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -91,14 +90,7 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
     let mut sections = BTreeSet::new();
     for data in &raw.sections {
         sections.insert(data.section());
-        match &data.rows {
-            SectionRows::Async(r) => world_sizes.extend(r.iter().map(|x| x.world_size)),
-            SectionRows::Decomposition(r) => world_sizes.extend(r.iter().map(|x| x.world_size)),
-            SectionRows::Fragmentation(r) => world_sizes.extend(r.iter().map(|x| x.world_size)),
-            SectionRows::Decode(r) => world_sizes.extend(r.iter().map(|x| x.world_size)),
-            SectionRows::Numerics(r) => world_sizes.extend(r.iter().filter_map(|x| x.world_size)),
-            SectionRows::Contracts(_) => {}
-        }
+        world_sizes.extend(super::consistency::row_world_sizes(&data.rows));
     }
     facts.world_sizes = world_sizes.into_iter().collect();
     facts.sections = sections.into_iter().map(|s| s.name().to_string()).collect();

@@ -7,6 +7,7 @@
 //! run is "not run", not an error.
 
 pub mod asynchronous;
+pub mod consistency;
 pub mod contracts;
 pub mod decode;
 pub mod decomposition;
@@ -96,6 +97,7 @@ pub fn summarize(raw: RawRun) -> RunSummary {
     };
     let numerics = rows_of!(raw, Numerics).map(|rows| numerics::summarize(&rows));
     let facts = facts::collect(&raw, &mut diagnostics);
+    consistency::check(&raw, &mut diagnostics);
 
     let mut summary = RunSummary {
         raw,

@@ -4,6 +4,7 @@
 
 mod cache;
 mod common;
+mod consistency;
 mod crash;
 mod golden;
 mod inspect;
