@@ -1,8 +1,9 @@
 //! Dispatch of the parsed command line to the library; returns the process exit code.
-//! Exit codes: 0 done; 1 `--strict` build with failed or invalid runs; 2 nothing could be done.
+//! Exit codes: 0 done; 1 `--strict` build with failed or invalid runs, or `compare` found a
+//! slower case; 2 nothing could be done (bad input).
 
 use crate::build::BuildOptions;
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, CompareArgs};
 use crate::collect::{CollectOptions, ImportOptions};
 use crate::publish::PublishOptions;
 use crate::serve::ServeOptions;
@@ -33,6 +34,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 nccl_inspector: args.nccl_inspector,
                 worker: args.worker,
                 dry_run: args.dry_run,
+                force: args.force,
             })?;
             Ok(ExitCode::SUCCESS)
         }
@@ -59,7 +61,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             let report = crate::build::build(&options)?;
             for line in report.skipped.iter().chain(&report.problems) {
-                eprintln!("  {line}");
+                eprintln!("  {}", terminal_safe(line));
             }
             eprintln!("{}", report.summary_line(&args.out));
             if args.timings {
@@ -81,6 +83,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(if had_errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
+        Command::Compare(args) => compare(args),
         Command::Serve(args) => {
             if args.watch {
                 crate::out_dir::check_apart(&args.out, &args.runs)?;
@@ -107,4 +110,36 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
+    use crate::comparison::{self, baseline};
+    let all = comparison::load_all(&args.runs)?;
+    let (base_id, candidate_id, source) = match (args.ids.as_slice(), &args.baseline) {
+        ([base, candidate], None) => (base.clone(), candidate.clone(), "given".to_string()),
+        ([_, _], Some(_)) => anyhow::bail!("give either BASE CAND or CAND --baseline ID, not both"),
+        ([candidate], Some(base)) => (base.clone(), candidate.clone(), "--baseline".to_string()),
+        ([candidate], None) => {
+            let run = comparison::pick(&all, candidate, args.allow_failed)?;
+            let (base, source) = baseline::choose(&args.runs, &all, run)?;
+            (base, candidate.clone(), source)
+        }
+        _ => unreachable!("clap takes one or two run ids"),
+    };
+    let base = comparison::pick(&all, &base_id, args.allow_failed)?;
+    let candidate = comparison::pick(&all, &candidate_id, args.allow_failed)?;
+    let report = comparison::compare(base, candidate, &all, &source);
+    let text = comparison::output::render(&report, args.format)?;
+    if let Err(error) = std::io::stdout().write_all(text.as_bytes()) {
+        if error.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(error.into());
+        }
+    }
+    Ok(if report.has_slower() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// `text` with control characters (terminal escape sequences among them) written as Rust
+/// escapes (`\u{1b}`), so that names and messages from runs cannot drive the terminal.
+fn terminal_safe(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }

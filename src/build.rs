@@ -12,10 +12,11 @@ use crate::find::{FileStamp, RunDir};
 use crate::out_dir::{self, OutputLock, MARKER};
 use crate::site::digest::{digest, RunCard, RunDigest};
 use crate::site::paging::Paging;
-use crate::site::sections::SECTIONS;
+use crate::site::paths;
+use crate::site::sections;
 use crate::summarize::{RunStatus, RunSummary};
 use crate::write::{OutputFile, Staging};
-use crate::{compare, cross_run, export, find, input, load, render, site, summarize};
+use crate::{archived, cross_run, export, find, input, load, render, site, summarize};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -70,6 +71,14 @@ impl StageClock {
     fn add(counter: &AtomicU64, since: Instant) -> Instant {
         counter.fetch_add(since.elapsed().as_nanos() as u64, Ordering::Relaxed);
         Instant::now()
+    }
+
+    /// Runs one stage, adding its thread time to `counter`.
+    fn time<T>(counter: &AtomicU64, stage: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let out = stage();
+        StageClock::add(counter, start);
+        out
     }
 }
 
@@ -126,9 +135,8 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let results: Vec<RunResult> = runs
         .par_iter()
         .map(|(id, path)| {
-            let t = Instant::now();
-            let mut run = find::list_run(id.clone(), path.clone(), &folders.canonical_root);
-            StageClock::add(&clock.list, t);
+            let mut run =
+                StageClock::time(&clock.list, || find::list_run(id.clone(), path.clone(), &folders.canonical_root));
             let plan = plan(&mut run, cache.as_ref());
             let result = build_run(&run, plan, &context);
             progress.inc();
@@ -202,7 +210,7 @@ fn site_unchanged(published: &Published, results: &[RunResult], cross_key: Optio
         && results.iter().all(|r| {
             r.restore.is_some()
                 && published.runs.get(&r.id) == r.key.as_ref()
-                && out.join("runs").join(&r.id).join("index.html").is_file()
+                && out.join(paths::run_file(&r.id, "index.html")).is_file()
         })
 }
 
@@ -250,7 +258,7 @@ fn finish(
     }
     report.files += shared_files;
     let pages = Paging::new(results.len(), page_size).pages();
-    report.pages = results.len() + pages * (1 + SECTIONS.len()) + 1;
+    report.pages = results.len() + pages * (1 + sections::COUNT) + 1;
     report.total = start.elapsed();
     report
 }
@@ -339,22 +347,15 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
         });
     }
     let clock = context.clock;
+    let RunOutput { summary, seed_files, digest: run_digest } = process_run(run, clock);
+    let files = StageClock::time(&clock.render, || {
+        let page = site::run_page::build(&summary, &run_digest, context.site_notes);
+        let mut files = render::run_files(&page);
+        files
+            .extend(seed_files.into_iter().map(|(name, bytes)| OutputFile::new(paths::run_file(&run.id, name), bytes)));
+        files
+    });
     let t = Instant::now();
-    let logs = load::load_logs(run);
-    let t = StageClock::add(&clock.logs, t);
-    let mut raw = load::load_tables(run);
-    logs.attach(&mut raw);
-    let t = StageClock::add(&clock.parse, t);
-    let summary = summarize::summarize(raw);
-    let t = StageClock::add(&clock.summarize, t);
-    let (summary, seed_files) = export_run(summary);
-    let t = StageClock::add(&clock.export, t);
-    let names: Vec<&str> = seed_files.iter().map(|(n, _)| *n).collect();
-    let run_digest = digest(&summary, &names);
-    let page = site::run_page::build(&summary, &run_digest, context.site_notes);
-    let mut files = render::run_files(&page);
-    files.extend(seed_files.into_iter().map(|(name, bytes)| OutputFile::new(format!("runs/{}/{name}", run.id), bytes)));
-    let t = StageClock::add(&clock.render, t);
     for file in &files {
         context.staging.put(file)?;
     }
@@ -382,31 +383,59 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
     })
 }
 
+/// What the per-run pipeline makes of one run folder.
+struct RunOutput {
+    summary: RunSummary,
+    seed_files: Vec<(&'static str, Vec<u8>)>,
+    digest: RunDigest,
+}
+
+/// The per-run pipeline, one named stage a line: run folder -> summary, seed files and digest.
+/// Reads only the run's files and writes nothing; `clock` sums each stage's time.
+fn process_run(run: &RunDir, clock: &StageClock) -> RunOutput {
+    let logs = StageClock::time(&clock.logs, || load::load_logs(run));
+    let raw = StageClock::time(&clock.parse, || {
+        let mut raw = load::load_tables(run);
+        logs.attach(&mut raw);
+        raw
+    });
+    let summary = StageClock::time(&clock.summarize, || summarize::summarize(raw));
+    let (summary, seed_files) = StageClock::time(&clock.export, || export_run(summary));
+    let names: Vec<&str> = seed_files.iter().map(|(n, _)| *n).collect();
+    let digest = digest(&summary, &names);
+    RunOutput { summary, seed_files, digest }
+}
+
 /// A run's digest from its inputs, for one whose stored digest cannot be read back.
 fn recompute_digest(run: &RunDir) -> RunDigest {
-    let logs = load::load_logs(run);
-    let mut raw = load::load_tables(run);
-    logs.attach(&mut raw);
-    let (summary, seed_files) = export_run(summarize::summarize(raw));
-    let names: Vec<&str> = seed_files.iter().map(|(n, _)| *n).collect();
-    digest(&summary, &names)
+    process_run(run, &StageClock::default()).digest
 }
 
 /// Exports the seed's files of a summarized run and compares them with any archived copies.
 pub fn export_run(mut summary: RunSummary) -> (RunSummary, Vec<(&'static str, Vec<u8>)>) {
     let seed_files = export::seed_files(&summary);
-    let differences = compare::compare(&summary.raw.archived_outputs, &seed_files);
+    let differences = archived::differences(&summary.raw.archived_outputs, &seed_files);
     if !differences.is_empty() {
-        summary.raw.diagnostics.extend(differences);
-        summary.raw.diagnostics.sort();
+        // summarize sorted the diagnostics: each difference goes in its place.
+        let diagnostics = &mut summary.raw.diagnostics;
+        for difference in differences {
+            let at = diagnostics.partition_point(|d| *d <= difference);
+            diagnostics.insert(at, difference);
+        }
         summary.status = RunStatus::from_diagnostics(&summary.raw.diagnostics);
     }
     (summary, seed_files)
 }
 
+/// `runs/NOTES.md`, unless it is a symlink leading outside the runs folder (then not read at
+/// all), not a regular file or larger than `input::MAX_NOTES_BYTES`.
 fn read_site_notes(options: &BuildOptions) -> Option<String> {
     let path = options.runs.join("NOTES.md");
-    path.is_file().then(|| input::read_all(&path).ok()).flatten().map(|b| String::from_utf8_lossy(&b).into_owned())
+    let root = options.runs.canonicalize().ok()?;
+    crate::find::stays_inside(&path, &root)
+        .then(|| input::read_all(&path, input::MAX_NOTES_BYTES).ok())
+        .flatten()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
 /// One line for a run that is not ok: id, status and its worst diagnostic.

@@ -30,6 +30,8 @@ pub enum Command {
     Collect(CollectArgs),
     /// Generate synthetic runs in the seed layout (fixtures and benchmark corpora).
     Synth(SynthArgs),
+    /// Compare two runs case by case (exit 0: no case slower, 1: some case slower, 2: bad input).
+    Compare(CompareArgs),
 }
 
 #[derive(Debug, Args)]
@@ -43,8 +45,8 @@ pub struct BuildArgs {
     /// Exit 1 when any run is failed or invalid.
     #[arg(long)]
     pub strict: bool,
-    /// Worker threads (default: all cores). Output does not depend on it.
-    #[arg(long)]
+    /// Worker threads (default: all cores; at most 1024). Output does not depend on it.
+    #[arg(long, value_parser = jobs)]
     pub jobs: Option<usize>,
     /// Ignore the build cache and recompute everything.
     #[arg(long)]
@@ -118,12 +120,15 @@ pub struct CollectArgs {
     pub world_sizes: Vec<u32>,
     #[arg(long, default_value_t = 10)]
     pub cycles: u32,
-    #[arg(long, default_value_t = 3)]
+    /// Untimed iterations before the timed cycles (at least 1: the first holds NCCL's lazy
+    /// connection setup).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub warmups: u32,
     #[arg(long, default_value_t = 160)]
     pub decode_collectives: u32,
-    /// CPU list, local rank i uses entry i (default: 0,2,4,... one per rank of the largest
-    /// world size, as the seed's 0,2,4,6).
+    /// Per local rank i, entry i: `;`-separated CPU lists (`0-47;48-95;`) or one CPU number
+    /// per rank (`0,2,4,6`). Default: the CPUs `nvidia-smi topo -m` lists as local to each GPU;
+    /// without them the seed's 0,2,4,... (with a note).
     #[arg(long, value_name = "LIST")]
     pub cpu_affinity: Option<String>,
     /// Path of an nccl-tests all_reduce_perf binary (the control is skipped without it).
@@ -140,6 +145,10 @@ pub struct CollectArgs {
     /// GPU; clamps world sizes only when nvidia-smi answers.
     #[arg(long)]
     pub dry_run: bool,
+    /// Run even with TORCH_NCCL_BLOCKING_WAIT=1 or CUDA_LAUNCH_BLOCKING=1 set (both make every
+    /// launch or wait blocking and change all timings).
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -161,10 +170,39 @@ pub struct SynthArgs {
     pub gzip_every: usize,
 }
 
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// `BASE CAND`, or `CAND` alone (its baseline: `--baseline`, the one pinned in
+    /// `<runs>/baselines.json`, else the newest earlier ok run of its configuration).
+    #[arg(required = true, num_args = 1..=2, value_name = "RUN")]
+    pub ids: Vec<String>,
+    /// Folder holding one sub-folder per run.
+    #[arg(long, default_value = "runs")]
+    pub runs: PathBuf,
+    /// Base run id (with a single RUN: overrides the pinned or default baseline).
+    #[arg(long, value_name = "ID")]
+    pub baseline: Option<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: crate::comparison::output::Format,
+    /// Compare even when a run is failed or invalid.
+    #[arg(long)]
+    pub allow_failed: bool,
+}
+
 /// A count of at least one.
 fn positive(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
         Ok(n) if n > 0 => Ok(n),
         _ => Err(format!("`{text}` is not a whole number of at least 1")),
+    }
+}
+
+/// The most worker threads `--jobs` accepts: more would only spend time starting threads.
+pub const MAX_JOBS: usize = 1024;
+
+fn jobs(text: &str) -> Result<usize, String> {
+    match positive(text)? {
+        n if n <= MAX_JOBS => Ok(n),
+        _ => Err(format!("`{text}` is more than the {MAX_JOBS} worker threads allowed")),
     }
 }

@@ -9,7 +9,7 @@ use crate::render;
 use crate::site::digest::{self, RunCard, RunDigest};
 use crate::site::paging::Paging;
 use crate::site::section_pages::{SectionContext, MAX_CHART_RUNS};
-use crate::site::sections::SECTIONS;
+use crate::site::sections::{self, Section};
 use crate::site::{self, runs_json};
 use crate::write::Staging;
 use rayon::prelude::*;
@@ -37,11 +37,11 @@ pub fn write(mut cards: Vec<RunCard>, page_size: usize, sources: &Sources, stagi
         }
     };
 
-    let mut totals = [0; SECTIONS.len()];
-    let mut charted_ids: [Vec<&str>; SECTIONS.len()] = Default::default();
+    let mut totals = [0; sections::COUNT];
+    let mut charted_ids: [Vec<&str>; sections::COUNT] = Default::default();
     for card in &cards {
-        for (index, (slug, _)) in SECTIONS.iter().enumerate() {
-            if card.has(slug) {
+        for (index, &section) in Section::ALL.iter().enumerate() {
+            if card.has(section) {
                 totals[index] += 1;
                 if charted_ids[index].len() < MAX_CHART_RUNS {
                     charted_ids[index].push(&card.id);

@@ -110,17 +110,7 @@ impl RunFiles {
 }
 
 /// The seed's output files, as a run may archive them.
-pub const SEED_OUTPUTS: [&str; 9] = [
-    "async_summary.csv",
-    "decomposition_summary.csv",
-    "fragmentation_summary.csv",
-    "decode_summary.csv",
-    "nccl_tests_raw.csv",
-    "nccl_tests_summary.csv",
-    "numeric_summary.csv",
-    "summary.csv",
-    "summary.md",
-];
+pub use crate::model::seed_outputs::SEED_OUTPUTS;
 
 /// Lists the runs under `root` with their files, sorted by id (files listed in parallel).
 /// Folders that are not runs are reported.
@@ -147,7 +137,12 @@ pub fn find_run_folders(root: &Path) -> std::io::Result<RunFolders> {
     let mut skipped = Vec::new();
     for entry in WalkDir::new(root).min_depth(1).max_depth(1).sort_by_file_name() {
         let entry = entry.map_err(std::io::Error::other)?;
-        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            // Two names differing only in invalid bytes must never become one run id.
+            let shown = entry.file_name().to_string_lossy().escape_default().to_string();
+            skipped.push(format!("{shown}: folder name is not UTF-8; skipped"));
+            continue;
+        };
         if name.starts_with('.') {
             continue;
         }
@@ -172,7 +167,8 @@ pub fn find_run_folders(root: &Path) -> std::io::Result<RunFolders> {
     Ok(RunFolders { runs, skipped, canonical_root })
 }
 
-fn stays_inside(path: &Path, canonical_root: &Path) -> bool {
+/// True when `path`, symlinks resolved, lies inside `canonical_root`.
+pub fn stays_inside(path: &Path, canonical_root: &Path) -> bool {
     path.canonicalize().is_ok_and(|target| target.starts_with(canonical_root))
 }
 
@@ -195,16 +191,63 @@ pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
         }
         let meta = match entry.path().metadata() {
             Ok(meta) if meta.is_file() => meta,
-            _ => continue,
+            Ok(meta) if meta.is_dir() => {
+                if section_file_name(&logical_name(entry.path())).is_some() {
+                    run.diagnostics.push(Diagnostic::warning(
+                        rel,
+                        None,
+                        "a folder where a rank file should be; not read",
+                    ));
+                }
+                continue;
+            }
+            Ok(_) => {
+                run.diagnostics.push(Diagnostic::warning(
+                    rel,
+                    None,
+                    "not a regular file (FIFO, socket or device); not read",
+                ));
+                continue;
+            }
+            Err(error) => {
+                run.diagnostics.push(Diagnostic::error(rel, None, format!("cannot read: {error}")));
+                continue;
+            }
         };
         let stamp = FileStamp::of(&meta);
         run.files.total_bytes += stamp.len;
         classify(&mut run.files, FileRef { path: entry.path().to_path_buf(), rel, stamp });
     }
     run.files.sections.sort_by(|a, b| {
-        (a.case.as_str(), logical_name(&a.file.path)).cmp(&(b.case.as_str(), logical_name(&b.file.path)))
+        (a.case.as_str(), logical_name(&a.file.path), &a.file.rel).cmp(&(
+            b.case.as_str(),
+            logical_name(&b.file.path),
+            &b.file.rel,
+        ))
     });
+    drop_compressed_twins(&mut run);
     run
+}
+
+/// When both `X.csv` and `X.csv.gz` hold one rank's section, only `X.csv` is read (the
+/// uncompressed file is the one a user edits), with a warning naming both. Expects the
+/// sections sorted by (case, logical name, stored name): `X.csv` comes right before `X.csv.gz`.
+fn drop_compressed_twins(run: &mut RunDir) {
+    let mut kept: Vec<SectionFile> = Vec::with_capacity(run.files.sections.len());
+    for section in std::mem::take(&mut run.files.sections) {
+        if let Some(previous) = kept.last() {
+            if previous.case == section.case && logical_name(&previous.file.path) == logical_name(&section.file.path) {
+                let message = format!(
+                    "both {} and {} present; only {} read",
+                    previous.file.rel, section.file.rel, previous.file.rel
+                );
+                run.diagnostics.push(Diagnostic::warning(&section.file.rel, None, message));
+                continue;
+            }
+        }
+        kept.push(section);
+    }
+    run.files.sections = kept;
 }
 
 fn relative(base: &Path, path: &Path) -> String {

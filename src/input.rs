@@ -1,10 +1,65 @@
 //! Reading run inputs: the one place that opens files under `runs/`, read-only, with
-//! transparent gzip for `name.gz`. Uses only std and flate2.
+//! transparent gzip for `name.gz`. Every open is safe against hostile runs: the path is
+//! resolved, opened with `O_NOFOLLOW | O_NONBLOCK` and checked with `fstat` to be a regular
+//! file (a FIFO, socket, device or folder is refused, also one swapped in after listing), and
+//! every read is capped at a limit of decompressed bytes (a gzip bomb stops at the limit).
+//! Uses only std, libc (the open flags) and flate2.
 
 use flate2::read::MultiGzDecoder;
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
+
+/// The most bytes (decompressed) read from a file read whole: section CSVs, manifests,
+/// artifacts, nccl-tests outputs, archived seed outputs.
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+/// The most bytes (decompressed) read from a `NOTES.md`.
+pub const MAX_NOTES_BYTES: u64 = 1 << 20;
+/// The most bytes (decompressed) streamed from one NCCL log.
+pub const MAX_LOG_BYTES: u64 = 2 << 30;
+
+/// Opens `path` for reading only if it is a regular file: the path is resolved first, the
+/// open does not follow a (swapped-in) symlink nor block on a FIFO, and `fstat` on the open
+/// file decides (so no race can make a FIFO or device be read).
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    let real = path.canonicalize()?;
+    let file = OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(real)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file; not read"));
+    }
+    Ok(file)
+}
+
+/// A reader that fails once more than `left` bytes would be read.
+struct Limited<R> {
+    inner: R,
+    left: u64,
+    limit: u64,
+}
+
+impl<R: Read> Read for Limited<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let want = buf.len().min(usize::try_from(self.left.saturating_add(1)).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..want])?;
+        if n as u64 > self.left {
+            return Err(too_large(self.limit));
+        }
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
+fn too_large(limit: u64) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("larger than the limit of {limit} bytes; not read"))
+}
+
+/// The file's contents (decompressed for `*.gz`), failing past `limit` bytes.
+fn limited_reader(path: &Path, limit: u64) -> io::Result<Limited<Box<dyn Read + Send>>> {
+    let file = open_regular(path)?;
+    let inner: Box<dyn Read + Send> = if is_gzip(path) { Box::new(MultiGzDecoder::new(file)) } else { Box::new(file) };
+    Ok(Limited { inner, left: limit, limit })
+}
 
 /// True when the file is stored gzip-compressed (by name: `*.gz`).
 pub fn is_gzip(path: &Path) -> bool {
@@ -20,14 +75,10 @@ pub fn logical_name(path: &Path) -> String {
     }
 }
 
-/// Opens a file for streaming, decompressing `*.gz` on the fly.
-pub fn open(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
-    let file = File::open(path)?;
-    if is_gzip(path) {
-        Ok(Box::new(BufReader::with_capacity(1 << 16, MultiGzDecoder::new(file))))
-    } else {
-        Ok(Box::new(BufReader::with_capacity(1 << 16, file)))
-    }
+/// Opens a file for streaming, decompressing `*.gz` on the fly; reading past `limit`
+/// (decompressed) bytes fails.
+pub fn open(path: &Path, limit: u64) -> io::Result<Box<dyn BufRead + Send>> {
+    Ok(Box::new(BufReader::with_capacity(1 << 16, limited_reader(path, limit)?)))
 }
 
 /// The most `with_contents` reads at once (larger files are read on in chunks).
@@ -44,29 +95,30 @@ thread_local! {
 /// bytes are read into a per-thread buffer reused from file to file, sized from `size_hint`
 /// (the length listed when the run was found; any length is read correctly), so reading a
 /// run's many small files costs no allocation, no size lookup and, usually, one `read`.
-pub fn with_contents<T>(path: &Path, size_hint: u64, use_bytes: impl FnOnce(&[u8]) -> T) -> io::Result<T> {
+/// More than `limit` (decompressed) bytes is an error.
+pub fn with_contents<T>(path: &Path, size_hint: u64, limit: u64, use_bytes: impl FnOnce(&[u8]) -> T) -> io::Result<T> {
     let mut buffer = BUFFER.take();
     buffer.clear();
-    let read = File::open(path).and_then(|file| {
+    let read = limited_reader(path, limit).and_then(|mut file| {
         if is_gzip(path) {
-            MultiGzDecoder::new(file).read_to_end(&mut buffer)
+            file.read_to_end(&mut buffer)
         } else {
             // One read of the listed size plus one byte: when exactly the listed size comes
             // back, the file is whole (no second read just to see its end); a file that grew
             // or shrank since it was listed is read on to its end. (A file system that returns
             // short reads of regular files, and exactly the listed size while the file grew,
             // would lose the growth: runs are archives, not files being written.)
-            let listed = usize::try_from(size_hint.min(FIRST_READ_MAX)).unwrap_or(0);
+            let listed = usize::try_from(size_hint.min(FIRST_READ_MAX).min(limit)).unwrap_or(0);
             buffer.resize(listed + 1, 0);
             let n = loop {
-                match (&file).read(&mut buffer) {
+                match file.read(&mut buffer) {
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     other => break other?,
                 }
             };
             buffer.truncate(n);
             if n != listed {
-                (&file).read_to_end(&mut buffer)?;
+                file.read_to_end(&mut buffer)?;
             }
             Ok(buffer.len())
         }
@@ -78,15 +130,11 @@ pub fn with_contents<T>(path: &Path, size_hint: u64, use_bytes: impl FnOnce(&[u8
     result
 }
 
-/// Reads a whole (small) file, decompressing `*.gz`.
-pub fn read_all(path: &Path) -> io::Result<Vec<u8>> {
-    if is_gzip(path) {
-        let mut out = Vec::new();
-        MultiGzDecoder::new(File::open(path)?).read_to_end(&mut out)?;
-        Ok(out)
-    } else {
-        std::fs::read(path)
-    }
+/// Reads a whole (small) file, decompressing `*.gz`; more than `limit` bytes is an error.
+pub fn read_all(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    limited_reader(path, limit)?.read_to_end(&mut out)?;
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -99,16 +147,52 @@ mod tests {
         let path = dir.path().join("a.csv");
         std::fs::write(&path, b"0123456789").unwrap();
         for listed in [0, 3, 9, 10, 11, 1 << 40] {
-            let bytes = with_contents(&path, listed, |b| b.to_vec()).unwrap();
+            let bytes = with_contents(&path, listed, MAX_FILE_BYTES, |b| b.to_vec()).unwrap();
             assert_eq!(bytes, b"0123456789", "listed {listed}");
         }
         std::fs::write(&path, b"").unwrap();
-        assert!(with_contents(&path, 0, |b| b.is_empty()).unwrap());
+        assert!(with_contents(&path, 0, MAX_FILE_BYTES, |b| b.is_empty()).unwrap());
         let gz = dir.path().join("b.csv.gz");
         let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut encoder, b"x,y\n1,2\n").unwrap();
         std::fs::write(&gz, encoder.finish().unwrap()).unwrap();
-        assert_eq!(with_contents(&gz, 5, |b| b.to_vec()).unwrap(), b"x,y\n1,2\n");
-        assert!(with_contents(&dir.path().join("missing"), 1, |_| ()).is_err());
+        assert_eq!(with_contents(&gz, 5, MAX_FILE_BYTES, |b| b.to_vec()).unwrap(), b"x,y\n1,2\n");
+        assert!(with_contents(&dir.path().join("missing"), 1, MAX_FILE_BYTES, |_| ()).is_err());
+    }
+
+    #[test]
+    fn non_regular_files_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("rank0_async.csv");
+        let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(status.success());
+        let error = read_all(&fifo, MAX_FILE_BYTES).unwrap_err();
+        assert!(error.to_string().contains("not a regular file"), "{error}");
+        assert!(read_all(dir.path(), MAX_FILE_BYTES).is_err());
+        assert!(read_all(Path::new("/dev/zero"), MAX_FILE_BYTES)
+            .unwrap_err()
+            .to_string()
+            .contains("not a regular file"));
+    }
+
+    #[test]
+    fn reads_stop_at_the_limit_also_decompressed() {
+        let dir = tempfile::tempdir().unwrap();
+        let sparse = dir.path().join("NOTES.md");
+        File::create(&sparse).unwrap().set_len(2 << 30).unwrap();
+        let error = read_all(&sparse, 1000).unwrap_err();
+        assert!(error.to_string().contains("limit of 1000 bytes"), "{error}");
+        assert!(with_contents(&sparse, 2 << 30, 1000, |_| ()).is_err());
+        File::create(&sparse).unwrap().set_len(1000).unwrap();
+        assert_eq!(read_all(&sparse, 1000).unwrap().len(), 1000);
+        assert_eq!(with_contents(&sparse, 0, 1000, <[u8]>::len).unwrap(), 1000);
+        let gz = dir.path().join("NOTES.md.gz");
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut encoder, &vec![0u8; 1 << 20]).unwrap();
+        std::fs::write(&gz, encoder.finish().unwrap()).unwrap();
+        assert!(read_all(&gz, 4096).is_err());
+        let mut lines = String::new();
+        assert!(open(&gz, 4096).unwrap().read_to_string(&mut lines).is_err());
+        assert_eq!(read_all(&gz, 1 << 20).unwrap().len(), 1 << 20);
     }
 }

@@ -1,7 +1,8 @@
 //! `nccl-report inspect <FILE>`: what nccl-report reads from one input file, as JSON, so a
 //! user can see why a log reads the way it does. The kind of file is told by its name
 //! (`.gz` stripped): section CSVs, manifests, nvidia-smi artifacts, NCCL Inspector dumps
-//! (`inspector/` folders, `<host>-pid<pid>.log`), NCCL logs, nccl-tests JSON; anything else is read as nccl-tests stdout.
+//! (`inspector/` folders, `<host>-pid<pid>.log`), NCCL logs, nccl-tests JSON; anything else
+//! is read as nccl-tests stdout.
 
 use crate::find::section_file_name;
 use crate::input;
@@ -17,19 +18,19 @@ pub fn inspect(path: &Path) -> anyhow::Result<(Value, bool)> {
     let name = input::logical_name(path);
     let label = path.display().to_string();
     if is_inspector_dump(path, &name) {
-        let bytes = input::read_all(path).with_context(|| format!("cannot read {label}"))?;
+        let bytes = input::read_all(path, input::MAX_FILE_BYTES).with_context(|| format!("cannot read {label}"))?;
         let (records, error) = parse::inspector::parse_inspector(&bytes);
         let error = error.map(|e| json!({"line": e.line, "message": e.message}));
         let failed = error.is_some();
         return Ok((json!({"file": label, "kind": "nccl_inspector", "records": records, "error": error}), failed));
     }
     if name.ends_with(".log") {
-        let reader = input::open(path).with_context(|| format!("cannot open {label}"))?;
+        let reader = input::open(path, input::MAX_LOG_BYTES).with_context(|| format!("cannot open {label}"))?;
         let facts = parse::nccl_log::scan_log(reader, &name).with_context(|| format!("cannot read {label}"))?;
         let tuning = facts.tuning.clone();
         return Ok((json!({"file": label, "kind": "nccl_log", "facts": facts, "tuning": tuning}), false));
     }
-    let bytes = input::read_all(path).with_context(|| format!("cannot read {label}"))?;
+    let bytes = input::read_all(path, input::MAX_FILE_BYTES).with_context(|| format!("cannot read {label}"))?;
     let document = if let Some((rank, section)) = section_file_name(&name) {
         match parse::section_csv::parse_section(section, &bytes) {
             Ok(rows) => {

@@ -5,11 +5,12 @@
 //! (HTML, SVG) -> `write` (the only module that writes the site).
 
 pub mod app;
+pub mod archived;
 pub mod build;
 pub mod cache;
 pub mod cli;
 pub mod collect;
-pub mod compare;
+pub mod comparison;
 pub mod cross_run;
 pub mod diag;
 pub mod export;

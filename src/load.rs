@@ -43,7 +43,9 @@ pub fn load_tables(run: &RunDir) -> RawRun {
         }
     }
     if let Some(file) = &files.notes {
-        raw.notes = read_text(file, &mut raw.diagnostics);
+        raw.notes = contents_within(file, input::MAX_NOTES_BYTES, |b| String::from_utf8_lossy(b).into_owned())
+            .map_err(|d| raw.diagnostics.push(d))
+            .ok();
     }
     for (name, file) in &files.archived_outputs {
         if let Some(bytes) = read(file, &mut raw.diagnostics, <[u8]>::to_vec) {
@@ -164,7 +166,7 @@ pub fn load_logs(run: &RunDir) -> LogScan {
     }
     let mut facts = NcclLogFacts::default();
     for file in &run.files.nccl_logs {
-        let result = input::open(&file.path)
+        let result = input::open(&file.path, input::MAX_LOG_BYTES)
             .and_then(|reader| parse::nccl_log::scan_log(reader, &file.rel))
             .map_err(|e| cannot_read(file, e));
         match result {
@@ -187,7 +189,12 @@ fn all_files(files: &crate::find::RunFiles) -> Vec<(String, u64)> {
 
 /// A whole file through `input::with_contents`; a failure to read names the file.
 fn contents<T>(file: &FileRef, use_bytes: impl FnOnce(&[u8]) -> T) -> Result<T, Diagnostic> {
-    input::with_contents(&file.path, file.stamp.len, use_bytes).map_err(|e| cannot_read(file, e))
+    contents_within(file, input::MAX_FILE_BYTES, use_bytes)
+}
+
+/// `contents` with a size limit of its own.
+fn contents_within<T>(file: &FileRef, limit: u64, use_bytes: impl FnOnce(&[u8]) -> T) -> Result<T, Diagnostic> {
+    input::with_contents(&file.path, file.stamp.len, limit, use_bytes).map_err(|e| cannot_read(file, e))
 }
 
 fn cannot_read(file: &FileRef, error: std::io::Error) -> Diagnostic {

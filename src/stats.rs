@@ -1,6 +1,10 @@
 //! The seed's statistics, exactly: Python's `statistics.median`, `fmean` (over `math.fsum`),
 //! `pstdev`, nearest-rank percentile, `max`/`min` and the critical path.
-//! Uses std (and a fast hash map) only. Every function takes a non-empty slice unless it says otherwise.
+//! Uses std (and a fast hash map) only. Submodules: `significance` (Mann-Whitney, BH) and
+//! `bootstrap` (seeded intervals), for cross-run comparison. Every function takes a non-empty slice unless it says otherwise.
+
+pub mod bootstrap;
+pub mod significance;
 
 use rustc_hash::FxHashMap;
 use std::collections::hash_map::Entry;
@@ -13,9 +17,42 @@ pub fn sorted(values: &[f64]) -> Vec<f64> {
     ordered
 }
 
+/// The spread of a case's per-cycle values, as the seed reports it: built once per case by
+/// `Spread::of`, so no summarizer writes the median/P95/min/max/CV block out again.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    pub n: usize,
+    pub median: f64,
+    /// Nearest-rank 95th percentile.
+    pub p95: f64,
+    /// Python's `min()`/`max()` over the values in their order (not over the sorted copy:
+    /// they differ for NaN and for signed zeros).
+    pub min: f64,
+    pub max: f64,
+    pub cv_percent: f64,
+}
+
+impl Spread {
+    /// The spread of a non-empty slice.
+    pub fn of(values: &[f64]) -> Spread {
+        let ordered = sorted(values);
+        Spread {
+            n: values.len(),
+            median: median_of_sorted(&ordered),
+            p95: percentile_of_sorted(&ordered, 0.95),
+            min: py_min(values),
+            max: py_max(values),
+            cv_percent: cv_percent(values),
+        }
+    }
+}
+
 /// `statistics.median`: the middle value, or the mean of the two middle values.
 pub fn median(values: &[f64]) -> f64 {
-    let ordered = sorted(values);
+    median_of_sorted(&sorted(values))
+}
+
+fn median_of_sorted(ordered: &[f64]) -> f64 {
     let n = ordered.len();
     if n % 2 == 1 {
         ordered[n / 2]
@@ -26,7 +63,10 @@ pub fn median(values: &[f64]) -> f64 {
 
 /// Nearest-rank percentile: `sorted[max(0, ceil(q * n) - 1)]`, with `q * n` in f64 as Python.
 pub fn percentile(values: &[f64], quantile: f64) -> f64 {
-    let ordered = sorted(values);
+    percentile_of_sorted(&sorted(values), quantile)
+}
+
+fn percentile_of_sorted(ordered: &[f64], quantile: f64) -> f64 {
     let rank = (quantile * ordered.len() as f64).ceil() as i64 - 1;
     ordered[rank.max(0) as usize]
 }
@@ -171,6 +211,16 @@ where
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn spread_is_the_seeds_block() {
+        // Values from Python: statistics.median, nearest-rank P95, min, max, pstdev/fmean*100.
+        let spread = Spread::of(&[3.0, 1.0, 2.0, 10.0]);
+        assert_eq!(spread, Spread { n: 4, median: 2.5, p95: 10.0, min: 1.0, max: 10.0, cv_percent: 88.38834764831844 });
+        // min/max keep Python's first-wins order for signed zeros; the median sorts.
+        let zeros = Spread::of(&[0.0, -0.0]);
+        assert!(zeros.min.is_sign_positive() && zeros.max.is_sign_positive());
+    }
+
     use super::*;
 
     #[test]

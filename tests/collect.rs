@@ -210,6 +210,36 @@ fn refuses_without_torchrun_and_creates_nothing() {
 }
 
 #[test]
+fn zero_warmups_and_blocking_environment_are_refused() {
+    let machine = Machine::new().with_gpus(1).with_torch();
+    let (ok, _, err) = machine.collect(&["--warmups", "0"]);
+    assert!(!ok);
+    assert!(err.contains("--warmups"), "{err}");
+    let blocking = |extra: &[&str]| {
+        Command::cargo_bin("nccl-report")
+            .unwrap()
+            .current_dir(machine.dir.path())
+            .env("PATH", machine.dir.path().join("bin"))
+            .env("CUDA_LAUNCH_BLOCKING", "1")
+            .args(["collect", "--run-id", "forced", "--cycles", "2", "--runs"])
+            .arg(machine.runs())
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let refused = blocking(&[]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(err.contains("CUDA_LAUNCH_BLOCKING=1 makes every launch or wait blocking"), "{err}");
+    assert!(!machine.runs().exists());
+    let forced = blocking(&["--force"]);
+    assert!(forced.status.success(), "{}", String::from_utf8_lossy(&forced.stderr));
+    let manifest = read(&machine.runs().join("forced/manifest.txt"));
+    assert!(manifest.contains("timing_env=CUDA_LAUNCH_BLOCKING=1"), "{manifest}");
+    assert!(manifest.lines().any(|l| l.starts_with(" ") && l.ends_with("--force")), "{manifest}");
+}
+
+#[test]
 fn one_gpu_run_lands_with_manifest_artifacts_and_gzipped_logs() {
     let machine = Machine::new().with_gpus(1).with_torch();
     let (ok, out, err) = machine.collect(&["--run-id", "h200"]);
@@ -260,7 +290,9 @@ fn one_gpu_run_lands_with_manifest_artifacts_and_gzipped_logs() {
         "cycles=2",
         "warmups=3",
         "decode_collectives=160",
-        "cpu_affinity=0 (local rank i uses entry i)",
+        "cpu_affinity=0-15; (local rank i uses entry i)",
+        "timing_env=",
+        "worker_cpus=world1_full: ",
         "nccl_tests=not run: no --nccl-tests given",
         "dtype=FP32 for async/decomposition;",
         "critical_path_summary=max rank duration per cycle",
@@ -304,7 +336,7 @@ fn four_gpu_run_with_nccl_tests_json() {
     assert!(manifest.contains("gpu=4x NVIDIA H200\n"), "{manifest}");
     assert!(manifest.contains("nccl_tests_json_env=only NCCL_*, CUDA_*, NVSHMEM_*, TORCH_* kept"), "{manifest}");
     assert!(manifest.contains("topology=all GPU pairs NV18\n"), "{manifest}");
-    assert!(manifest.contains("cpu_affinity=0,2,4,6 (local rank i uses entry i)\n"), "{manifest}");
+    assert!(manifest.contains("cpu_affinity=0-15;0-15;0-15;0-15; (local rank i uses entry i)\n"), "{manifest}");
     assert!(manifest.contains(&format!("nccl_tests={}\n", fs::canonicalize(&nccl_tests).unwrap().display())));
     let commands: Vec<&str> = manifest.lines().skip_while(|l| *l != "commands:").skip(1).collect();
     assert_eq!(commands.len(), 4, "{manifest}");

@@ -32,7 +32,7 @@
 use crate::collect::clock::UtcTime;
 use crate::collect::plan::{self, Step, WorkerSettings, WorldSizes, SAFETY_ENV};
 use crate::collect::probe::{self, Gpus, Versions};
-use crate::collect::record::{gpu_summary, manifest_text, topology_summary};
+use crate::collect::record::{gpu_summary, local_cpus, manifest_text, topology_summary, worker_cpus};
 use crate::collect::run_id;
 use crate::collect::steps::{filter_json_env, gzip_inspector_dumps, gzip_logs, run_step, KEPT_ENV_PREFIXES};
 use crate::collect::CollectOptions;
@@ -58,7 +58,7 @@ pub fn collect(options: &CollectOptions) -> Result<()> {
     folders.check_free()?;
     let machine = Machine::probe()?;
     let worker = existing_worker(options)?;
-    let plan = Plan::new(options, Some(machine.gpus.count), worker)?;
+    let plan = Plan::new(options, Some(machine.gpus.count), &machine.topology, worker)?;
     for note in &plan.notes {
         eprintln!("note: {note}");
     }
@@ -190,15 +190,27 @@ struct Plan {
 }
 
 impl Plan {
-    fn new(options: &CollectOptions, gpus: Option<u32>, worker: PathBuf) -> Result<Self> {
+    fn new(options: &CollectOptions, gpus: Option<u32>, topology: &str, worker: PathBuf) -> Result<Self> {
+        if options.warmups < 1 {
+            bail!("--warmups must be at least 1: cycle 0 would hold NCCL's lazy connection setup");
+        }
+        let blocking = plan::blocking_env(&plan::timing_env(std::env::vars()));
+        if !blocking.is_empty() && !options.force {
+            bail!("{} makes every launch or wait blocking and changes all timings; unset it or pass --force; nothing was created", blocking.join(" "));
+        }
         let world_sizes = plan::clamp_world_sizes(&options.world_sizes, gpus);
         let max_world = world_sizes.sizes.iter().copied().max().unwrap_or(1);
+        let mut notes: Vec<String> = world_sizes.note.iter().cloned().collect();
         let cpu_affinity = match &options.cpu_affinity {
             Some(list) => {
                 plan::check_cpu_affinity(list, max_world).map_err(|e| anyhow!(e))?;
                 list.clone()
             }
-            None => plan::default_cpu_affinity(max_world),
+            None => {
+                let (list, note) = plan::default_cpu_affinity(max_world, &local_cpus(topology));
+                notes.extend(note);
+                list
+            }
         };
         let settings = WorkerSettings {
             worker,
@@ -206,10 +218,10 @@ impl Plan {
             warmups: options.warmups,
             decode_collectives: options.decode_collectives,
             cpu_affinity,
+            force: options.force,
         };
         let mut steps: Vec<Step> =
             plan::cases(&world_sizes.sizes).iter().map(|case| plan::torch_step(case, &settings)).collect();
-        let mut notes: Vec<String> = world_sizes.note.iter().cloned().collect();
         let (control, nccl_tests, note) =
             nccl_tests_steps(options.nccl_tests.as_deref(), &world_sizes.sizes, options.cycles);
         steps.extend(control);
@@ -275,7 +287,8 @@ fn inspector_plugin(path: &Path) -> Result<PathBuf> {
 fn dry_run(options: &CollectOptions, folders: &Folders) -> Result<()> {
     let worker = worker_path(options);
     let gpus = probe::probe_gpus();
-    let plan = Plan::new(options, gpus.as_ref().ok().map(|g| g.count), absolute(&worker))?;
+    let topology = if gpus.is_ok() { probe::capture_artifact(&probe::TOPOLOGY) } else { String::new() };
+    let plan = Plan::new(options, gpus.as_ref().ok().map(|g| g.count), &topology, absolute(&worker))?;
     println!("# nccl-report collect --dry-run: nothing is run or created");
     println!("# run folder: {} (assembled in {})", folders.landed.display(), folders.assembly.display());
     match &gpus {
@@ -351,13 +364,28 @@ fn assemble_and_land(folders: &Folders, context: &ManifestContext) -> Result<()>
         Ok(()) => Ok(()),
         Err(error) => Err(format!("{error:#}")),
     };
-    let manifest = manifest_entries(context, &status);
+    let mut manifest = manifest_entries(context, &status);
+    manifest.push(("worker_cpus".to_string(), cpus_per_case(dir, &context.plan.steps)));
     let written = fs::write(dir.join("manifest.txt"), manifest_text(&manifest, &commands))
         .with_context(|| format!("cannot write {}", dir.join("manifest.txt").display()));
     match result.and(written) {
         Ok(()) => land(folders),
         Err(error) => fail(folders, error),
     }
+}
+
+/// `worker_cpus=`: the CPUs each rank of each worker case ran on, from its stdout
+/// (`world4_full: 0=0-47 1=...; world2_decode: ...`).
+fn cpus_per_case(dir: &Path, steps: &[Step]) -> String {
+    let cases: Vec<String> = steps
+        .iter()
+        .filter(|s| s.program == "torchrun")
+        .map(|s| {
+            let cpus = fs::read_to_string(dir.join(&s.stdout)).map(|t| worker_cpus(&t)).unwrap_or_default();
+            format!("{}: {}", s.label, if cpus.is_empty() { "not reported" } else { &cpus })
+        })
+        .collect();
+    cases.join("; ")
 }
 
 fn assemble(dir: &Path, context: &ManifestContext, commands: &mut Vec<String>) -> Result<()> {
@@ -437,6 +465,24 @@ fn fail(folders: &Folders, error: anyhow::Error) -> Result<()> {
     }
 }
 
+/// `timing_env=`: the inherited `NCCL_*`, `TORCH_*`, `CUDA_*` variables (secrets left out by
+/// name), space-separated `KEY=VALUE`. Those `collect` sets itself ([`SAFETY_ENV`], the NCCL
+/// debug settings) are left out: their values are their own entries and on the `commands:` lines.
+fn timing_env_entry() -> String {
+    let set_by_collect =
+        |k: &str| SAFETY_ENV.iter().chain(&plan::DEBUG_ENV).any(|(s, _)| *s == k) || k == "NCCL_DEBUG_FILE";
+    let vars: Vec<String> = plan::timing_env(std::env::vars())
+        .into_iter()
+        .filter(|(k, _)| !set_by_collect(k))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    if vars.is_empty() {
+        "none inherited".to_string()
+    } else {
+        vars.join(" ")
+    }
+}
+
 fn manifest_entries(context: &ManifestContext, status: &Result<(), String>) -> Vec<(String, String)> {
     let ManifestContext { id, started, machine, plan } = context;
     let versions = &machine.versions;
@@ -459,6 +505,7 @@ fn manifest_entries(context: &ManifestContext, status: &Result<(), String>) -> V
         ("warmups", plan.settings.warmups.to_string()),
         ("decode_collectives", plan.settings.decode_collectives.to_string()),
         ("cpu_affinity", format!("{} (local rank i uses entry i)", plan.settings.cpu_affinity)),
+        ("timing_env", timing_env_entry()),
         ("nccl_tests", plan.nccl_tests.clone()),
         ("dtype", DTYPE.into()),
         ("critical_path_summary", CRITICAL_PATH.into()),

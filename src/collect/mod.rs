@@ -38,4 +38,6 @@ pub struct CollectOptions {
     /// The worker script (default: `suite/worker.py` beside the runs folder: `<runs>/../suite/`).
     pub worker: Option<PathBuf>,
     pub dry_run: bool,
+    /// Run despite `TORCH_NCCL_BLOCKING_WAIT=1` or `CUDA_LAUNCH_BLOCKING=1` (passed to the worker).
+    pub force: bool,
 }

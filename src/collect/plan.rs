@@ -80,18 +80,40 @@ pub fn clamp_world_sizes(requested: &[u32], gpus: Option<u32>) -> WorldSizes {
     WorldSizes { sizes, note }
 }
 
-/// `0,2,4,...` with one entry per local rank of the largest world size, as the seed's
-/// `0,2,4,6` for four ranks.
-pub fn default_cpu_affinity(max_world_size: u32) -> String {
+/// The default `--cpu-affinity`: the CPUs `nvidia-smi topo -m` lists as local to each GPU
+/// (`local_cpus`, one CPU list per GPU), `;`-separated and ended by `;`, one entry per local
+/// rank of the largest world size. Without a usable list for every rank: the seed's
+/// `0,2,4,...`, with a note saying why.
+pub fn default_cpu_affinity(max_world_size: u32, local_cpus: &[String]) -> (String, Option<String>) {
+    let wanted = max_world_size as usize;
+    if local_cpus.len() >= wanted && local_cpus[..wanted].iter().all(|c| is_cpu_list(c)) {
+        return (format!("{};", local_cpus[..wanted].join(";")), None);
+    }
     let cpus: Vec<u32> = (0..max_world_size).map(|rank| rank * 2).collect();
-    join(&cpus)
+    let note = format!(
+        "nvidia-smi topo -m lists no CPU Affinity for each of {max_world_size} GPU(s); pinning local rank i to CPU 2i as the seed"
+    );
+    (join(&cpus), Some(note))
 }
 
-/// Checks a `--cpu-affinity` list: CPU numbers, at least one per local rank.
+/// A Linux CPU list: `0-15`, `0-47,96-143`, `3`.
+fn is_cpu_list(text: &str) -> bool {
+    text.split(',').all(|part| {
+        let (low, high) = part.split_once('-').unwrap_or((part, part));
+        matches!((low.parse::<u32>(), high.parse::<u32>()), (Ok(a), Ok(b)) if a <= b)
+    })
+}
+
+/// Checks a `--cpu-affinity` value, at least one entry per local rank: `;`-separated CPU
+/// lists (`0-47;48-95;`), or one CPU number per rank (`0,2,4,6`).
 pub fn check_cpu_affinity(list: &str, max_world_size: u32) -> Result<(), String> {
-    let entries: Vec<&str> = list.split(',').map(str::trim).collect();
-    if let Some(bad) = entries.iter().find(|e| e.parse::<u32>().is_err()) {
-        return Err(format!("--cpu-affinity {list:?}: {bad:?} is not a CPU number"));
+    let entries: Vec<&str> = if list.contains(';') {
+        list.split(';').map(str::trim).filter(|e| !e.is_empty()).collect()
+    } else {
+        list.split(',').map(str::trim).collect()
+    };
+    if let Some(bad) = entries.iter().find(|e| !is_cpu_list(e) || (!list.contains(';') && e.parse::<u32>().is_err())) {
+        return Err(format!("--cpu-affinity {list:?}: {bad:?} is not a CPU number or ';'-ended CPU list"));
     }
     if entries.len() < max_world_size as usize {
         return Err(format!(
@@ -100,6 +122,33 @@ pub fn check_cpu_affinity(list: &str, max_world_size: u32) -> Result<(), String>
         ));
     }
     Ok(())
+}
+
+/// Environment prefixes that change timing, recorded in the manifest (`timing_env=`).
+pub const TIMING_ENV_PREFIXES: [&str; 3] = ["NCCL_", "TORCH_", "CUDA_"];
+/// A variable whose name holds one of these is never recorded.
+const SECRET_MARKERS: [&str; 5] = ["TOKEN", "KEY", "SECRET", "PASSWORD", "CREDENTIAL"];
+/// Settings that make every launch or wait blocking: refused unless `--force`.
+pub const BLOCKING_ENV: [(&str, &str); 2] = [("TORCH_NCCL_BLOCKING_WAIT", "1"), ("CUDA_LAUNCH_BLOCKING", "1")];
+
+/// The `NCCL_*`, `TORCH_*` and `CUDA_*` variables of `vars`, sorted, secrets left out by name.
+pub fn timing_env(vars: impl IntoIterator<Item = (String, String)>) -> Vec<(String, String)> {
+    let mut kept: Vec<(String, String)> = vars
+        .into_iter()
+        .filter(|(k, _)| TIMING_ENV_PREFIXES.iter().any(|p| k.starts_with(p)))
+        .filter(|(k, _)| !SECRET_MARKERS.iter().any(|m| k.to_ascii_uppercase().contains(m)))
+        .collect();
+    kept.sort();
+    kept
+}
+
+/// The [`BLOCKING_ENV`] settings present in `vars`, as `KEY=VALUE`.
+pub fn blocking_env(vars: &[(String, String)]) -> Vec<String> {
+    BLOCKING_ENV
+        .iter()
+        .filter(|(key, value)| vars.iter().any(|(k, v)| k == key && v.trim() == *value))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect()
 }
 
 pub fn join(values: &[u32]) -> String {
@@ -149,6 +198,8 @@ pub struct WorkerSettings {
     pub warmups: u32,
     pub decode_collectives: u32,
     pub cpu_affinity: String,
+    /// Passes `--force`: the worker runs despite a [`BLOCKING_ENV`] setting.
+    pub force: bool,
 }
 
 fn debug_env(log_name: &str) -> Vec<(String, String)> {
@@ -161,7 +212,7 @@ fn debug_env(log_name: &str) -> Vec<(String, String)> {
 /// exactly as the seed launches its worker.
 pub fn torch_step(case: &Case, settings: &WorkerSettings) -> Step {
     let output_dir = format!("raw/results/{}", case.name);
-    let args = vec![
+    let mut args = vec![
         "--standalone".to_string(),
         format!("--nproc_per_node={}", case.world_size),
         settings.worker.display().to_string(),
@@ -178,6 +229,9 @@ pub fn torch_step(case: &Case, settings: &WorkerSettings) -> Step {
         "--cpu-affinity".to_string(),
         settings.cpu_affinity.clone(),
     ];
+    if settings.force {
+        args.push("--force".to_string());
+    }
     Step {
         label: case.name.clone(),
         program: "torchrun".to_string(),
@@ -276,6 +330,7 @@ mod tests {
             warmups: 3,
             decode_collectives: 160,
             cpu_affinity: "0,2,4,6".to_string(),
+            force: false,
         }
     }
 
@@ -309,11 +364,45 @@ mod tests {
 
     #[test]
     fn cpu_affinity() {
-        assert_eq!(default_cpu_affinity(4), "0,2,4,6");
-        assert_eq!(default_cpu_affinity(1), "0");
+        let (seed, note) = default_cpu_affinity(4, &[]);
+        assert_eq!(seed, "0,2,4,6");
+        assert!(note.unwrap().contains("no CPU Affinity"));
+        assert_eq!(default_cpu_affinity(1, &["0-15".into()]), ("0-15;".to_string(), None));
+        let two = ["0-47,96-143".to_string(), "48-95".to_string()];
+        assert_eq!(default_cpu_affinity(2, &two).0, "0-47,96-143;48-95;");
+        assert_eq!(default_cpu_affinity(2, &["0-15".into(), "N/A".into()]).0, "0,2");
         assert!(check_cpu_affinity("0,2,4,6", 4).is_ok());
+        assert!(check_cpu_affinity("0-47,96-143;48-95;", 2).is_ok());
+        assert!(check_cpu_affinity("0-47;", 2).unwrap_err().contains("needs one per local rank"));
+        assert!(check_cpu_affinity("0-3,2", 2).is_err());
         assert!(check_cpu_affinity("0,2", 4).unwrap_err().contains("needs one per local rank"));
         assert!(check_cpu_affinity("0,x", 2).unwrap_err().contains("\"x\" is not a CPU number"));
+    }
+
+    #[test]
+    fn timing_environment() {
+        let vars = [
+            ("NCCL_ALGO", "Ring"),
+            ("PATH", "/bin"),
+            ("TORCH_HUB_TOKEN", "t"),
+            ("NCCL_IB_Key", "k"),
+            ("CUDA_LAUNCH_BLOCKING", "1"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()));
+        let kept = timing_env(vars.clone());
+        assert_eq!(
+            kept,
+            [("CUDA_LAUNCH_BLOCKING", "1"), ("NCCL_ALGO", "Ring")].map(|(k, v)| (k.to_string(), v.to_string()))
+        );
+        assert_eq!(blocking_env(&kept), vec!["CUDA_LAUNCH_BLOCKING=1".to_string()]);
+        assert!(blocking_env(&[("TORCH_NCCL_BLOCKING_WAIT".into(), "0".into())]).is_empty());
+    }
+
+    #[test]
+    fn forced_worker_gets_force() {
+        let forced = WorkerSettings { force: true, ..settings() };
+        assert_eq!(torch_step(&cases(&[4])[0], &forced).args.last().map(String::as_str), Some("--force"));
+        assert!(!torch_step(&cases(&[4])[0], &settings()).args.contains(&"--force".to_string()));
     }
 
     #[test]

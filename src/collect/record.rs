@@ -20,6 +20,36 @@ pub fn gpu_summary(query: &str) -> Option<String> {
     Some(parts.join(", "))
 }
 
+/// Each GPU's `CPU Affinity` cell of the `nvidia-smi topo -m` matrix, in GPU order (empty
+/// when the matrix has no such column).
+pub fn local_cpus(topo: &str) -> Vec<String> {
+    let matrix = parse_topology(topo);
+    let Some(column) = matrix.header.iter().position(|h| h == "CPU Affinity") else {
+        return Vec::new();
+    };
+    let gpu_rows = matrix.rows.iter().filter(|row| row.first().is_some_and(|c| is_gpu_label(c)));
+    gpu_rows.map(|row| row.get(column + 1).cloned().unwrap_or_default()).collect()
+}
+
+/// The CPUs each rank ran on, from the worker's start lines in a case's stdout
+/// (`worker rank=1/4 ... cpus=48-95 ...`): `0=0-47 1=48-95`, in rank order. Empty when the
+/// worker printed none (a worker before it recorded its CPUs, or one that failed first).
+pub fn worker_cpus(stdout: &str) -> String {
+    let mut ranks: Vec<(u32, String)> = stdout
+        .lines()
+        .filter_map(|line| {
+            let rest = line.strip_prefix("worker rank=")?;
+            let (rank, _) = rest.split_once('/')?;
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            let at = words.iter().position(|w| w.starts_with("cpus="))?;
+            let unpinned = if words.get(at + 1) == Some(&"(unpinned)") { " (unpinned)" } else { "" };
+            Some((rank.parse().ok()?, format!("{}{unpinned}", &words[at][5..])))
+        })
+        .collect();
+    ranks.sort_unstable();
+    ranks.iter().map(|(rank, cpus)| format!("{rank}={cpus}")).collect::<Vec<_>>().join(" ")
+}
+
 /// `single GPU`, `all GPU pairs NV18`, or `GPU pairs: 4x NV18, 2x SYS` from the
 /// `nvidia-smi topo -m` matrix; `None` when the text holds no GPU matrix.
 pub fn topology_summary(topo: &str) -> Option<String> {
@@ -87,6 +117,25 @@ mod tests {
         let four = (0..4).map(|i| format!("{i}, Tesla V100-SXM2-32GB, u, d, m, p\n")).collect::<String>();
         assert_eq!(gpu_summary(&four).as_deref(), Some("4x Tesla V100-SXM2-32GB"));
         assert_eq!(gpu_summary("nvidia-smi: command not found\n"), None);
+    }
+
+    #[test]
+    fn worker_cpus_from_start_lines() {
+        let stdout = "worker rank=1/2 local_rank=1 device=NVIDIA H200 cpus=48-95 torch=2.11\n\
+                      worker env NCCL_ALGO=Ring\n\
+                      worker rank=0/2 local_rank=0 device=NVIDIA H200 cpus=0-15 (unpinned) torch=2.11\n\
+                      worker section=decode rows=240 seconds=3.9 correct=True\n";
+        assert_eq!(worker_cpus(stdout), "0=0-15 (unpinned) 1=48-95");
+        assert_eq!(worker_cpus("worker rank=0/1 local_rank=0 device=H200 cpu=0 torch=2.11\n"), "");
+    }
+
+    #[test]
+    fn local_cpus_from_real_matrix() {
+        assert_eq!(local_cpus(H200_TOPO), vec!["0-15".to_string()]);
+        let two =
+            "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\nGPU0\t X \tNV18\t0-47,96-143\t0\nGPU1\tNV18\t X \t48-95\t1\n";
+        assert_eq!(local_cpus(two), vec!["0-47,96-143".to_string(), "48-95".to_string()]);
+        assert!(local_cpus("nvidia-smi: command not found\n").is_empty());
     }
 
     #[test]

@@ -53,272 +53,164 @@ fn b(x: bool) -> String {
     py_bool(x).to_string()
 }
 
-pub fn async_summary(rows: &[AsyncSummary]) -> Vec<u8> {
-    let header = [
-        "world_size",
-        "size_bytes",
-        "cycles",
-        "median_host_enqueue_us",
-        "median_host_wait_us",
-        "median_gpu_dependency_us",
-        "p95_gpu_dependency_us",
-        "gpu_cv_percent",
-        "work_completed_after_return_rate",
-        "event_ready_after_wait_rate",
-        "correct",
-    ];
-    let rows: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.world_size.to_string(),
-                r.size_bytes.to_string(),
-                r.cycles.to_string(),
-                f(r.median_host_enqueue_us),
-                f(r.median_host_wait_us),
-                f(r.median_gpu_dependency_us),
-                f(r.p95_gpu_dependency_us),
-                f(r.gpu_cv_percent),
-                f(r.work_completed_after_return_rate),
-                f(r.event_ready_after_wait_rate),
-                b(r.correct),
-            ]
-        })
-        .collect();
+/// One column of a seed CSV: its header and the cell it writes for a row. Header and value
+/// sit together, so two columns cannot be swapped in one list and not in the other.
+type SeedColumn<R> = (&'static str, fn(&R) -> String);
+
+/// Renders rows through their column table.
+fn table<R>(columns: &[SeedColumn<R>], rows: &[R]) -> Vec<u8> {
+    let header: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
+    let rows: Vec<Vec<String>> = rows.iter().map(|r| columns.iter().map(|(_, value)| value(r)).collect()).collect();
     render(&header, &rows)
 }
+
+/// nccl-tests' `#wrong`: a count, or `N/A` when the values were not checked.
+fn count(x: Option<u64>) -> String {
+    x.map(|n| n.to_string()).unwrap_or_else(|| "N/A".into())
+}
+
+const ASYNC_SUMMARY: &[SeedColumn<AsyncSummary>] = &[
+    ("world_size", |r| r.world_size.to_string()),
+    ("size_bytes", |r| r.size_bytes.to_string()),
+    ("cycles", |r| r.cycles.to_string()),
+    ("median_host_enqueue_us", |r| f(r.median_host_enqueue_us)),
+    ("median_host_wait_us", |r| f(r.median_host_wait_us)),
+    ("median_gpu_dependency_us", |r| f(r.median_gpu_dependency_us)),
+    ("p95_gpu_dependency_us", |r| f(r.p95_gpu_dependency_us)),
+    ("gpu_cv_percent", |r| f(r.gpu_cv_percent)),
+    ("work_completed_after_return_rate", |r| f(r.work_completed_after_return_rate)),
+    ("event_ready_after_wait_rate", |r| f(r.event_ready_after_wait_rate)),
+    ("correct", |r| b(r.correct)),
+];
+
+pub fn async_summary(rows: &[AsyncSummary]) -> Vec<u8> {
+    table(ASYNC_SUMMARY, rows)
+}
+
+const DECOMPOSITION_SUMMARY: &[SeedColumn<DecompositionSummary>] = &[
+    ("world_size", |r| r.world_size.to_string()),
+    ("size_bytes", |r| r.size_bytes.to_string()),
+    ("mode", |r| r.mode.clone()),
+    ("cycles", |r| r.cycles.to_string()),
+    ("median_duration_us", |r| f(r.median_duration_us)),
+    ("p95_duration_us", |r| f(r.p95_duration_us)),
+    ("cv_percent", |r| f(r.cv_percent)),
+    ("overhead_vs_allreduce_percent", |r| opt_f(r.overhead_vs_allreduce_percent)),
+    ("correct", |r| b(r.correct)),
+];
 
 pub fn decomposition_summary(rows: &[DecompositionSummary]) -> Vec<u8> {
-    let header = [
-        "world_size",
-        "size_bytes",
-        "mode",
-        "cycles",
-        "median_duration_us",
-        "p95_duration_us",
-        "cv_percent",
-        "overhead_vs_allreduce_percent",
-        "correct",
-    ];
-    let rows: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.world_size.to_string(),
-                r.size_bytes.to_string(),
-                r.mode.clone(),
-                r.cycles.to_string(),
-                f(r.median_duration_us),
-                f(r.p95_duration_us),
-                f(r.cv_percent),
-                opt_f(r.overhead_vs_allreduce_percent),
-                b(r.correct),
-            ]
-        })
-        .collect();
-    render(&header, &rows)
+    table(DECOMPOSITION_SUMMARY, rows)
 }
+
+const FRAGMENTATION_SUMMARY: &[SeedColumn<FragmentationSummary>] = &[
+    ("world_size", |r| r.world_size.to_string()),
+    ("total_bytes", |r| r.total_bytes.to_string()),
+    ("fragment_count", |r| r.fragment_count.to_string()),
+    ("fragment_bytes", |r| r.fragment_bytes.to_string()),
+    ("cycles", |r| r.cycles.to_string()),
+    ("median_duration_us", |r| f(r.median_duration_us)),
+    ("p95_duration_us", |r| f(r.p95_duration_us)),
+    ("min_duration_us", |r| f(r.min_duration_us)),
+    ("max_duration_us", |r| f(r.max_duration_us)),
+    ("cv_percent", |r| f(r.cv_percent)),
+    ("slowdown_vs_one_collective", |r| opt_f(r.slowdown_vs_one_collective)),
+    ("median_per_collective_us", |r| f(r.median_per_collective_us)),
+    ("strictly_slower_than_one_in_all_cycles", |r| r.strictly_slower_than_one_in_all_cycles.map(b).unwrap_or_default()),
+    ("correct", |r| b(r.correct)),
+];
 
 pub fn fragmentation_summary(rows: &[FragmentationSummary]) -> Vec<u8> {
-    let header = [
-        "world_size",
-        "total_bytes",
-        "fragment_count",
-        "fragment_bytes",
-        "cycles",
-        "median_duration_us",
-        "p95_duration_us",
-        "min_duration_us",
-        "max_duration_us",
-        "cv_percent",
-        "slowdown_vs_one_collective",
-        "median_per_collective_us",
-        "strictly_slower_than_one_in_all_cycles",
-        "correct",
-    ];
-    let rows: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.world_size.to_string(),
-                r.total_bytes.to_string(),
-                r.fragment_count.to_string(),
-                r.fragment_bytes.to_string(),
-                r.cycles.to_string(),
-                f(r.median_duration_us),
-                f(r.p95_duration_us),
-                f(r.min_duration_us),
-                f(r.max_duration_us),
-                f(r.cv_percent),
-                opt_f(r.slowdown_vs_one_collective),
-                f(r.median_per_collective_us),
-                r.strictly_slower_than_one_in_all_cycles.map(b).unwrap_or_default(),
-                b(r.correct),
-            ]
-        })
-        .collect();
-    render(&header, &rows)
+    table(FRAGMENTATION_SUMMARY, rows)
 }
+
+const DECODE_SUMMARY: &[SeedColumn<DecodeSummary>] = &[
+    ("world_size", |r| r.world_size.to_string()),
+    ("tokens", |r| r.tokens.to_string()),
+    ("hidden_size", |r| r.hidden_size.to_string()),
+    ("message_bytes", |r| r.message_bytes.to_string()),
+    ("collectives", |r| r.collectives.to_string()),
+    ("cycles", |r| r.cycles.to_string()),
+    ("median_total_us", |r| f(r.median_total_us)),
+    ("p95_total_us", |r| f(r.p95_total_us)),
+    ("min_total_us", |r| f(r.min_total_us)),
+    ("max_total_us", |r| f(r.max_total_us)),
+    ("cv_percent", |r| f(r.cv_percent)),
+    ("median_per_collective_us", |r| f(r.median_per_collective_us)),
+    ("correct", |r| b(r.correct)),
+];
 
 pub fn decode_summary(rows: &[DecodeSummary]) -> Vec<u8> {
-    let header = [
-        "world_size",
-        "tokens",
-        "hidden_size",
-        "message_bytes",
-        "collectives",
-        "cycles",
-        "median_total_us",
-        "p95_total_us",
-        "min_total_us",
-        "max_total_us",
-        "cv_percent",
-        "median_per_collective_us",
-        "correct",
-    ];
-    let rows: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.world_size.to_string(),
-                r.tokens.to_string(),
-                r.hidden_size.to_string(),
-                r.message_bytes.to_string(),
-                r.collectives.to_string(),
-                r.cycles.to_string(),
-                f(r.median_total_us),
-                f(r.p95_total_us),
-                f(r.min_total_us),
-                f(r.max_total_us),
-                f(r.cv_percent),
-                f(r.median_per_collective_us),
-                b(r.correct),
-            ]
-        })
-        .collect();
-    render(&header, &rows)
+    table(DECODE_SUMMARY, rows)
 }
+
+const NCCL_TESTS_RAW: &[SeedColumn<NcclTestsRawRow>] = &[
+    ("cycle", |r| r.cycle.to_string()),
+    ("size_bytes", |r| r.size_bytes.to_string()),
+    ("time_us", |r| f(r.time_us)),
+    ("algbw_GBs", |r| f(r.algbw_gbs)),
+    ("busbw_GBs", |r| f(r.busbw_gbs)),
+    ("wrong", |r| count(r.wrong)),
+    ("inplace_time_us", |r| f(r.inplace_time_us)),
+    ("inplace_algbw_GBs", |r| f(r.inplace_algbw_gbs)),
+    ("inplace_busbw_GBs", |r| f(r.inplace_busbw_gbs)),
+    ("inplace_wrong", |r| count(r.inplace_wrong)),
+    ("world_size", |r| r.world_size.to_string()),
+];
 
 pub fn nccl_tests_raw(rows: &[NcclTestsRawRow]) -> Vec<u8> {
-    let header = [
-        "cycle",
-        "size_bytes",
-        "time_us",
-        "algbw_GBs",
-        "busbw_GBs",
-        "wrong",
-        "inplace_time_us",
-        "inplace_algbw_GBs",
-        "inplace_busbw_GBs",
-        "inplace_wrong",
-        "world_size",
-    ];
-    let count = |x: Option<u64>| x.map(|n| n.to_string()).unwrap_or_else(|| "N/A".into());
-    let rows: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.cycle.to_string(),
-                r.size_bytes.to_string(),
-                f(r.time_us),
-                f(r.algbw_gbs),
-                f(r.busbw_gbs),
-                count(r.wrong),
-                f(r.inplace_time_us),
-                f(r.inplace_algbw_gbs),
-                f(r.inplace_busbw_gbs),
-                count(r.inplace_wrong),
-                r.world_size.to_string(),
-            ]
-        })
-        .collect();
-    render(&header, &rows)
+    table(NCCL_TESTS_RAW, rows)
 }
+
+const NCCL_TESTS_SUMMARY: &[SeedColumn<NcclTestsSummary>] = &[
+    ("world_size", |r| r.world_size.to_string()),
+    ("size_bytes", |r| r.size_bytes.to_string()),
+    ("cycles", |r| r.cycles.to_string()),
+    ("median_time_us", |r| f(r.median_time_us)),
+    ("p95_time_us", |r| f(r.p95_time_us)),
+    ("min_time_us", |r| f(r.min_time_us)),
+    ("max_time_us", |r| f(r.max_time_us)),
+    ("cv_percent", |r| f(r.cv_percent)),
+    ("median_algbw_GBs", |r| f(r.median_algbw_gbs)),
+    ("median_busbw_GBs", |r| f(r.median_busbw_gbs)),
+    ("wrong_total", |r| r.wrong_total.to_string()),
+];
 
 pub fn nccl_tests_summary(rows: &[NcclTestsSummary]) -> Vec<u8> {
-    let header = [
-        "world_size",
-        "size_bytes",
-        "cycles",
-        "median_time_us",
-        "p95_time_us",
-        "min_time_us",
-        "max_time_us",
-        "cv_percent",
-        "median_algbw_GBs",
-        "median_busbw_GBs",
-        "wrong_total",
-    ];
-    let rows: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.world_size.to_string(),
-                r.size_bytes.to_string(),
-                r.cycles.to_string(),
-                f(r.median_time_us),
-                f(r.p95_time_us),
-                f(r.min_time_us),
-                f(r.max_time_us),
-                f(r.cv_percent),
-                f(r.median_algbw_gbs),
-                f(r.median_busbw_gbs),
-                r.wrong_total.to_string(),
-            ]
-        })
-        .collect();
-    render(&header, &rows)
+    table(NCCL_TESTS_SUMMARY, rows)
 }
+
+const NUMERIC_SUMMARY: &[SeedColumn<NumericSummary>] = &[
+    ("scenario", |r| r.scenario.clone()),
+    ("cases", |r| r.cases.to_string()),
+    ("fp16_mismatch_count", |r| r.fp16_mismatch_count.to_string()),
+    ("fp16_nonfinite_count", |r| r.fp16_nonfinite_count.to_string()),
+    ("fp32_mismatch_count", |r| r.fp32_mismatch_count.to_string()),
+    ("unique_fp16_results", |r| r.unique_fp16_results.clone()),
+    ("correct_replication_and_fp32_reference", |r| b(r.correct_replication_and_fp32_reference)),
+];
 
 pub fn numeric_summary(rows: &[NumericSummary]) -> Vec<u8> {
-    let header = [
-        "scenario",
-        "cases",
-        "fp16_mismatch_count",
-        "fp16_nonfinite_count",
-        "fp32_mismatch_count",
-        "unique_fp16_results",
-        "correct_replication_and_fp32_reference",
-    ];
-    let rows: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.scenario.clone(),
-                r.cases.to_string(),
-                r.fp16_mismatch_count.to_string(),
-                r.fp16_nonfinite_count.to_string(),
-                r.fp32_mismatch_count.to_string(),
-                r.unique_fp16_results.clone(),
-                b(r.correct_replication_and_fp32_reference),
-            ]
-        })
-        .collect();
-    render(&header, &rows)
+    table(NUMERIC_SUMMARY, rows)
 }
 
+const UNIFIED: &[SeedColumn<UnifiedRow>] = &[
+    ("section", |r| r.section.to_string()),
+    ("world_size", |r| r.world_size.map(|w| w.to_string()).unwrap_or_default()),
+    ("case", |r| r.case.clone()),
+    ("metric", |r| r.metric.to_string()),
+    ("median", |r| match r.median {
+        Number::Int(n) => n.to_string(),
+        Number::Float(x) => f(x),
+    }),
+    ("p95", |r| opt_f(r.p95)),
+    ("cv_percent", |r| opt_f(r.cv_percent)),
+    ("samples", |r| r.samples.to_string()),
+    ("correct", |r| b(r.correct)),
+];
+
 pub fn unified(rows: &[UnifiedRow]) -> Vec<u8> {
-    let header = ["section", "world_size", "case", "metric", "median", "p95", "cv_percent", "samples", "correct"];
-    let rows: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.section.to_string(),
-                r.world_size.map(|w| w.to_string()).unwrap_or_default(),
-                r.case.clone(),
-                r.metric.to_string(),
-                match r.median {
-                    Number::Int(n) => n.to_string(),
-                    Number::Float(x) => f(x),
-                },
-                opt_f(r.p95),
-                opt_f(r.cv_percent),
-                r.samples.to_string(),
-                b(r.correct),
-            ]
-        })
-        .collect();
-    render(&header, &rows)
+    table(UNIFIED, rows)
 }
 
 #[cfg(test)]

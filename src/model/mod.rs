@@ -8,4 +8,5 @@ pub mod nccl_log;
 pub mod nccl_tests;
 pub mod run;
 pub mod sections;
+pub mod seed_outputs;
 pub mod summary;

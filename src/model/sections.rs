@@ -45,12 +45,17 @@ impl Section {
 /// `true`/`false` in any case and rejects anything else, so a typo is an error, not `False`.
 pub fn py_bool<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
     let text = <&str>::deserialize(deserializer)?;
+    parse_py_bool(text).ok_or_else(|| serde::de::Error::custom(format!("{text:?} is not True or False")))
+}
+
+/// `True`/`False` in any case, as the seed's `truthy` reads them.
+fn parse_py_bool(text: &str) -> Option<bool> {
     if text.eq_ignore_ascii_case("true") {
-        Ok(true)
+        Some(true)
     } else if text.eq_ignore_ascii_case("false") {
-        Ok(false)
+        Some(false)
     } else {
-        Err(serde::de::Error::custom(format!("{text:?} is not True or False")))
+        None
     }
 }
 
@@ -109,6 +114,12 @@ pub struct AsyncRow {
     pub event_ready_after_wait: bool,
     #[serde(deserialize_with = "py_bool")]
     pub correct: bool,
+    /// The dependent kernel's result was right (absent in older runs; `correct` includes it).
+    #[serde(default, deserialize_with = "opt_py_bool")]
+    pub dependent_correct: Option<bool>,
+    /// `gpu_dependency_us` was measured with the launches queued ahead of the GPU.
+    #[serde(default, deserialize_with = "opt_py_bool")]
+    pub device_queued: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -122,6 +133,15 @@ pub struct DecompositionRow {
     pub cycle: i64,
     #[serde(deserialize_with = "py_float")]
     pub duration_us: f64,
+    /// The worker's second and third clocks (absent in runs before them; see suite/README.md):
+    /// host time to issue the calls, device-only time queued behind a GPU sleep (minimum over
+    /// ranks), and whether that queue held (else `device_us` is a span again).
+    #[serde(default, deserialize_with = "opt_py_float")]
+    pub host_issue_us: Option<f64>,
+    #[serde(default, deserialize_with = "opt_py_float")]
+    pub device_us: Option<f64>,
+    #[serde(default, deserialize_with = "opt_py_bool")]
+    pub device_queued: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -138,6 +158,15 @@ pub struct FragmentationRow {
     pub cycle: i64,
     #[serde(deserialize_with = "py_float")]
     pub duration_us: f64,
+    /// The worker's second and third clocks (absent in runs before them; see suite/README.md):
+    /// host time to issue the calls, device-only time queued behind a GPU sleep (minimum over
+    /// ranks), and whether that queue held (else `device_us` is a span again).
+    #[serde(default, deserialize_with = "opt_py_float")]
+    pub host_issue_us: Option<f64>,
+    #[serde(default, deserialize_with = "opt_py_float")]
+    pub device_us: Option<f64>,
+    #[serde(default, deserialize_with = "opt_py_bool")]
+    pub device_queued: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -154,6 +183,15 @@ pub struct DecodeRow {
     pub cycle: i64,
     #[serde(deserialize_with = "py_float")]
     pub duration_us: f64,
+    /// The worker's second and third clocks (absent in runs before them; see suite/README.md):
+    /// host time to issue the calls, device-only time queued behind a GPU sleep (minimum over
+    /// ranks), and whether that queue held (else `device_us` is a span again).
+    #[serde(default, deserialize_with = "opt_py_float")]
+    pub host_issue_us: Option<f64>,
+    #[serde(default, deserialize_with = "opt_py_float")]
+    pub device_us: Option<f64>,
+    #[serde(default, deserialize_with = "opt_py_bool")]
+    pub device_queued: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -179,6 +217,22 @@ fn py_float_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D
         Some(_) => Ok(text.to_string()),
         None => Err(serde::de::Error::custom(format!("{text:?} is not a number"))),
     }
+}
+
+fn opt_py_float<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    let text = <&str>::deserialize(deserializer)?;
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    parse_py_float(text).map(Some).ok_or_else(|| serde::de::Error::custom(format!("{text:?} is not a number")))
+}
+
+fn opt_py_bool<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<bool>, D::Error> {
+    let text = <&str>::deserialize(deserializer)?;
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    parse_py_bool(text).map(Some).ok_or_else(|| serde::de::Error::custom(format!("{text:?} is not True or False")))
 }
 
 fn opt_py_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
@@ -212,21 +266,49 @@ impl Columns for AsyncRow {
         "work_completed_after_return",
         "event_ready_after_wait",
         "correct",
+        "dependent_correct",
+        "device_queued",
     ];
+    const OPTIONAL: &'static [&'static str] = &["dependent_correct", "device_queued"];
 }
 
+/// The worker's clock columns after `duration_us`, optional in every timed section.
+const CLOCKS: [&str; 3] = ["host_issue_us", "device_us", "device_queued"];
+
 impl Columns for DecompositionRow {
-    const COLUMNS: &'static [&'static str] = &["world_size", "size_bytes", "mode", "cycle", "duration_us"];
+    const COLUMNS: &'static [&'static str] =
+        &["world_size", "size_bytes", "mode", "cycle", "duration_us", CLOCKS[0], CLOCKS[1], CLOCKS[2]];
+    const OPTIONAL: &'static [&'static str] = &CLOCKS;
 }
 
 impl Columns for FragmentationRow {
-    const COLUMNS: &'static [&'static str] =
-        &["world_size", "total_bytes", "fragment_count", "fragment_bytes", "cycle", "duration_us"];
+    const COLUMNS: &'static [&'static str] = &[
+        "world_size",
+        "total_bytes",
+        "fragment_count",
+        "fragment_bytes",
+        "cycle",
+        "duration_us",
+        CLOCKS[0],
+        CLOCKS[1],
+        CLOCKS[2],
+    ];
+    const OPTIONAL: &'static [&'static str] = &CLOCKS;
 }
 
 impl Columns for DecodeRow {
-    const COLUMNS: &'static [&'static str] =
-        &["world_size", "tokens", "message_bytes", "collectives", "cycle", "duration_us"];
+    const COLUMNS: &'static [&'static str] = &[
+        "world_size",
+        "tokens",
+        "message_bytes",
+        "collectives",
+        "cycle",
+        "duration_us",
+        CLOCKS[0],
+        CLOCKS[1],
+        CLOCKS[2],
+    ];
+    const OPTIONAL: &'static [&'static str] = &CLOCKS;
 }
 
 impl Columns for NumericsRow {

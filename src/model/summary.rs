@@ -22,6 +22,25 @@ pub struct AsyncSummary {
     pub wait_cycles: Vec<f64>,
 }
 
+/// A case's host issue and device-only times beside its span (`summarize::clocks`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Clocks {
+    /// Median over cycles of the slowest rank's host time to issue the calls.
+    pub median_host_issue_us: f64,
+    /// Median over the queued cycles of the device-only time; `None` if no cycle was queued.
+    pub median_device_us: Option<f64>,
+    pub queued_cycles: usize,
+    pub cycles: usize,
+}
+
+impl Clocks {
+    /// The span is within 10 % of the host issue time: it measures Python/PyTorch's launch
+    /// rate, not NCCL.
+    pub fn host_bound(&self, median_span_us: f64) -> bool {
+        (median_span_us - self.median_host_issue_us).abs() <= 0.1 * self.median_host_issue_us
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DecompositionSummary {
     pub world_size: i64,
@@ -35,6 +54,9 @@ pub struct DecompositionSummary {
     pub overhead_vs_allreduce_percent: Option<f64>,
     pub correct: bool,
     pub cycle_values: Vec<f64>,
+    /// The worker's host-issue and device-only clocks (absent in runs before them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks: Option<Clocks>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,6 +77,9 @@ pub struct FragmentationSummary {
     pub strictly_slower_than_one_in_all_cycles: Option<bool>,
     pub correct: bool,
     pub cycle_values: Vec<f64>,
+    /// The worker's host-issue and device-only clocks (absent in runs before them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks: Option<Clocks>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -73,6 +98,9 @@ pub struct DecodeSummary {
     pub median_per_collective_us: f64,
     pub correct: bool,
     pub cycle_values: Vec<f64>,
+    /// The worker's host-issue and device-only clocks (absent in runs before them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks: Option<Clocks>,
 }
 
 /// One row of the seed's `nccl_tests_raw.csv`.

@@ -357,6 +357,26 @@ mod tests {
     }
 
     #[test]
+    fn reads_the_worker_clocks_when_present() {
+        let text =
+            b"world_size,tokens,message_bytes,collectives,cycle,duration_us,host_issue_us,device_us,device_queued\n\
+            1,1,8192,160,0,4122.0,4068.4,1.3,True\n1,1,8192,160,1,4100.0,4050.0,1.2,False\n";
+        let SectionRows::Decode(rows) = parse_section(Section::Decode, text).unwrap() else { panic!("wrong section") };
+        assert_eq!(
+            (rows[0].host_issue_us, rows[0].device_us, rows[0].device_queued),
+            (Some(4068.4), Some(1.3), Some(true))
+        );
+        assert_eq!(rows[1].device_queued, Some(false));
+        let old = b"world_size,tokens,message_bytes,collectives,cycle,duration_us\n1,1,8192,160,0,4122.0\n";
+        let SectionRows::Decode(rows) = parse_section(Section::Decode, old).unwrap() else { panic!("wrong section") };
+        assert_eq!((rows[0].host_issue_us, rows[0].device_us, rows[0].device_queued), (None, None, None));
+        let bad =
+            b"world_size,tokens,message_bytes,collectives,cycle,duration_us,device_queued\n1,1,8192,160,0,4.0,maybe\n";
+        let err = parse_section(Section::Decode, bad).unwrap_err();
+        assert!(err.message.contains("column device_queued"), "{}", err.message);
+    }
+
+    #[test]
     fn non_number_names_line_and_column() {
         let text = b"world_size,size_bytes,mode,cycle,duration_us\n4,1024,direct,0,12.5\n4,1024,direct,1,abc\n";
         let err = parse_section(Section::Decomposition, text).unwrap_err();

@@ -4,6 +4,7 @@ pub mod charts;
 pub mod markdown;
 pub mod pages;
 
+use crate::site::paths;
 use crate::site::view::{Block, CrossRunModel, RunPage};
 use crate::write::OutputFile;
 use rayon::prelude::*;
@@ -22,7 +23,7 @@ pub fn static_files() -> Vec<OutputFile> {
 
 /// A run's page and its charts (site-relative paths).
 pub fn run_files(page: &RunPage) -> Vec<OutputFile> {
-    let mut out = vec![OutputFile::new(format!("runs/{}/index.html", page.id), pages::run(page))];
+    let mut out = vec![OutputFile::new(paths::run_file(&page.id, "index.html"), pages::run(page))];
     out.extend(figure_files(&page.blocks));
     out
 }

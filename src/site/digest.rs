@@ -6,7 +6,7 @@
 
 use crate::diag::Diagnostic;
 use crate::model::summary::*;
-use crate::site::sections::{self, SECTIONS};
+use crate::site::sections::Section;
 use crate::summarize::facts::RunFacts;
 use crate::summarize::{RunStatus, RunSummary};
 use serde::{Deserialize, Serialize};
@@ -55,22 +55,18 @@ pub struct RunCard {
     pub id: String,
     pub timestamp_utc: Option<String>,
     pub status: RunStatus,
-    /// Bit i: the run has section `SECTIONS[i]`.
+    /// Bit i: the run has section `Section::ALL[i]` (the cache stores this mask).
     pub sections: u8,
 }
 
 impl RunCard {
     pub fn of(run: &RunDigest) -> RunCard {
-        let sections = SECTIONS
-            .iter()
-            .enumerate()
-            .filter(|(_, (slug, _))| sections::has(run, slug))
-            .fold(0u8, |bits, (i, _)| bits | 1 << i);
+        let sections = Section::ALL.iter().filter(|s| s.has(run)).fold(0u8, |bits, s| bits | 1 << s.index());
         RunCard { id: run.id.clone(), timestamp_utc: run.facts.timestamp_utc.clone(), status: run.status, sections }
     }
 
-    pub fn has(&self, slug: &str) -> bool {
-        SECTIONS.iter().position(|(s, _)| *s == slug).is_some_and(|i| self.sections & 1 << i != 0)
+    pub fn has(&self, section: Section) -> bool {
+        self.sections & 1 << section.index() != 0
     }
 }
 

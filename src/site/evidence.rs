@@ -1,35 +1,7 @@
 //! Evidence-boundary statements, generated from what each run says: hardware, topology,
-//! NCCL version, cycles, and what each section measures and does not.
+//! NCCL version, cycles (what each section measures lives with the section, `site::sections`).
 
 use crate::site::digest::RunDigest;
-
-/// What a section measures and what it does not (shown on run and section pages).
-pub fn section_scope(slug: &str) -> &'static [&'static str] {
-    match slug {
-        "async" => &[
-            "Host enqueue and Work.wait times are host clocks: returning from wait() orders the current stream after the collective; it does not mean the GPU has finished.",
-            "GPU dependency time is measured with CUDA events until a dependent kernel can run on the same stream.",
-        ],
-        "decomposition" => &[
-            "Compares one AllReduce with ReduceScatter followed by AllGather on the same data; overhead is relative to the AllReduce median of the same size.",
-        ],
-        "fragmentation" => &[
-            "One logical payload all-reduced as 1, 2, 4 ... collectives; the slowdown is relative to the single-call median. It measures per-call overhead, not any model's step time.",
-        ],
-        "decode" => &[
-            "Decode replay contains communication only (tokens x 4096 FP16 AllReduces back to back); it excludes GEMM, scheduling, CUDA Graphs and custom AllReduce kernels.",
-        ],
-        "nccl-tests" => &[
-            "nccl-tests times are the mean of n iterations per size, as printed; the median and P95 here are over repeated sweeps (-N cycles), not over iterations.",
-            "A #wrong of N/A means the values were not checked (-c 0), not that they were right.",
-            "With one rank, AllReduce moves no data between GPUs and busbw is 0.",
-        ],
-        "numerics" => &[
-            "FP16 counterexamples show that callers cannot assume implicit FP32 accumulation; they do not describe every GPU architecture's internal reduction order.",
-        ],
-        _ => &[],
-    }
-}
 
 /// Statements about the conditions of one run.
 pub fn run_statements(run: &RunDigest) -> Vec<String> {

@@ -3,9 +3,9 @@
 
 use crate::site::digest::{RunCard, RunDigest};
 use crate::site::format::num3;
-use crate::site::format::url_segment;
 use crate::site::paging::Paging;
-use crate::site::sections::SECTIONS;
+use crate::site::paths;
+use crate::site::sections::Section;
 use crate::site::view::{Cell, IndexPage, Link, Table};
 use crate::summarize::RunStatus;
 
@@ -32,7 +32,7 @@ pub fn build(window: &[&RunDigest], cards: &[RunCard], paging: &Paging, page: us
         let f = &run.facts;
         let ranks: Vec<String> = f.world_sizes.iter().map(|w| w.to_string()).collect();
         table.push(vec![
-            Cell::link(run.id.clone(), format!("{root}runs/{}/index.html", url_segment(&run.id))),
+            Cell::link(run.id.clone(), paths::run_link(root, &run.id)),
             Cell::text(
                 f.timestamp_utc
                     .clone()
@@ -54,9 +54,9 @@ pub fn build(window: &[&RunDigest], cards: &[RunCard], paging: &Paging, page: us
         root,
         pager: paging.index_pager(page),
         runs: table,
-        sections: SECTIONS
+        sections: Section::ALL
             .iter()
-            .map(|(slug, title)| Link { text: title.to_string(), href: format!("{root}sections/{slug}.html") })
+            .map(|s| Link { text: s.title().to_string(), href: format!("{root}{}", paths::section(s.slug(), 1)) })
             .collect(),
         counts: format!(
             "{} runs: {} ok, {} failed, {} invalid.",

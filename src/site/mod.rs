@@ -11,6 +11,7 @@ pub mod evidence;
 pub mod format;
 pub mod index_page;
 pub mod paging;
+pub mod paths;
 pub mod run_page;
 pub mod runs_json;
 pub mod section_pages;

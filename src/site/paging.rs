@@ -33,20 +33,12 @@ impl Paging {
 
     /// The index page's path from the site root.
     pub fn index_path(page: usize) -> String {
-        if page == 1 {
-            "index.html".to_string()
-        } else {
-            format!("pages/{page}.html")
-        }
+        crate::site::paths::index(page)
     }
 
     /// A section page's path from the site root.
     pub fn section_path(slug: &str, page: usize) -> String {
-        if page == 1 {
-            format!("sections/{slug}.html")
-        } else {
-            format!("sections/{slug}-{page}.html")
-        }
+        crate::site::paths::section(slug, page)
     }
 
     /// The root-relative prefix of index page `page` (`""` or `"../"`).

@@ -4,37 +4,37 @@
 use crate::diag::Severity;
 use crate::model::nccl_log::NcclLogFacts;
 use crate::site::digest::RunDigest;
-use crate::site::evidence::{run_statements, section_scope};
+use crate::site::evidence::run_statements;
 use crate::site::format::{bytes, num3};
-use crate::site::sections::{self, SECTIONS};
+use crate::site::paths;
+use crate::site::sections::Section;
 use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
 use crate::summarize::RunSummary;
 
 pub fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> RunPage {
     let mut blocks = vec![diagnostics_block(run)];
     let one = [(digest, String::new())];
-    for (slug, title) in SECTIONS {
-        if !sections::has(digest, slug) {
+    for &section in Section::ALL {
+        if !section.has(digest) {
             continue;
         }
-        let figures = sections::charts(&one, slug, "")
+        let figures = section
+            .charts(&one, "")
             .into_iter()
-            .map(|spec| Figure {
-                svg_href: format!("charts/{}.svg", spec.id),
-                csv_href: format!("charts/{}.csv", spec.id),
-                dir: format!("runs/{}/charts", run.raw.id),
-                spec,
+            .map(|spec| {
+                let (svg_href, csv_href) = paths::chart_files(&spec.id);
+                Figure { svg_href, csv_href, dir: paths::run_file(&run.raw.id, "charts"), spec }
             })
             .collect();
         let mut block = Block {
-            id: slug.to_string(),
-            title: title.to_string(),
-            intro: section_scope(slug).iter().map(|s| s.to_string()).collect(),
-            tables: vec![sections::table(&one, slug)],
+            id: section.slug().to_string(),
+            title: section.title().to_string(),
+            intro: section.scope().iter().map(|s| s.to_string()).collect(),
+            tables: vec![section.table(&one)],
             figures,
             pre: Vec::new(),
         };
-        if slug == "nccl-tests" {
+        if section == Section::NcclTests {
             block.tables.push(nccl_tests_files(run));
         }
         blocks.push(block);

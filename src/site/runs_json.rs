@@ -3,6 +3,7 @@
 
 use crate::diag::Diagnostic;
 use crate::site::digest::RunDigest;
+use crate::site::paths;
 use crate::summarize::facts::RunFacts;
 use serde::Serialize;
 
@@ -25,7 +26,7 @@ impl<'a> Entry<'a> {
             facts: &run.facts,
             contracts_checked: run.contracts.map(|c| c.0),
             contract_failures: run.contracts.map(|c| c.1),
-            outputs: run.outputs.iter().map(|f| format!("runs/{}/{f}", run.id)).collect(),
+            outputs: run.outputs.iter().map(|f| paths::run_file(&run.id, f)).collect(),
             diagnostics: &run.diagnostics,
         }
     }

@@ -3,10 +3,9 @@
 //! page (capped so charts stay readable).
 
 use crate::site::digest::RunDigest;
-use crate::site::evidence::section_scope;
-use crate::site::format::url_segment;
 use crate::site::paging::Paging;
-use crate::site::sections::{self, SECTIONS};
+use crate::site::paths;
+use crate::site::sections::{self, Section};
 use crate::site::view::{Block, Evidence, Figure, SectionPage};
 use rayon::prelude::*;
 
@@ -16,37 +15,37 @@ pub const MAX_CHART_RUNS: usize = 8;
 /// What every section page needs beyond its page of runs.
 pub struct SectionContext<'a> {
     pub paging: Paging,
-    /// Per section (in `SECTIONS` order): how many runs have it, and the newest of them (up
+    /// Per section (in `Section::ALL` order): how many runs have it, and the newest of them (up
     /// to `MAX_CHART_RUNS`) that its first page charts.
-    pub totals: [usize; SECTIONS.len()],
-    pub charted: [Vec<&'a RunDigest>; SECTIONS.len()],
+    pub totals: [usize; sections::COUNT],
+    pub charted: [Vec<&'a RunDigest>; sections::COUNT],
     pub site_notes: Option<&'a str>,
 }
 
 /// Page `page` of every section: its runs (`window`, newest first) that have the section.
 pub fn build(window: &[&RunDigest], page: usize, context: &SectionContext) -> Vec<SectionPage> {
-    SECTIONS
+    Section::ALL
         .par_iter()
         .enumerate()
-        .map(|(index, (slug, title))| {
-            let href = |run: &RunDigest| format!("../runs/{}/index.html", url_segment(&run.id));
+        .map(|(index, &section)| {
+            let (slug, title) = (section.slug(), section.title());
+            let href = |run: &RunDigest| paths::run_link("../", &run.id);
             let with: Vec<(&RunDigest, String)> =
-                window.iter().filter(|r| sections::has(r, slug)).map(|r| (*r, href(r))).collect();
+                window.iter().filter(|r| section.has(r)).map(|r| (*r, href(r))).collect();
             let total = context.totals[index];
-            let mut what: Vec<String> = section_scope(slug).iter().map(|s| s.to_string()).collect();
+            let mut what: Vec<String> = section.scope().iter().map(|s| s.to_string()).collect();
             let mut blocks = Vec::new();
             if total == 0 {
                 what.push("No run has this section yet.".to_string());
             } else {
                 let charted: Vec<(&RunDigest, String)> =
                     if page == 1 { context.charted[index].iter().map(|r| (*r, href(r))).collect() } else { Vec::new() };
-                let figures = sections::charts(&charted, slug, "")
+                let figures = section
+                    .charts(&charted, "")
                     .into_iter()
-                    .map(|spec| Figure {
-                        svg_href: format!("charts/{}.svg", spec.id),
-                        csv_href: format!("charts/{}.csv", spec.id),
-                        dir: "sections/charts".into(),
-                        spec,
+                    .map(|spec| {
+                        let (svg_href, csv_href) = paths::chart_files(&spec.id);
+                        Figure { svg_href, csv_href, dir: paths::SECTION_CHARTS.into(), spec }
                     })
                     .collect();
                 let mut intro = vec![format!("{total} run(s) have this section.")];
@@ -60,7 +59,7 @@ pub fn build(window: &[&RunDigest], page: usize, context: &SectionContext) -> Ve
                 if with.is_empty() {
                     intro.push("No run on this page has this section.".to_string());
                 }
-                let tables = if with.is_empty() { Vec::new() } else { vec![sections::table(&with, slug)] };
+                let tables = if with.is_empty() { Vec::new() } else { vec![section.table(&with)] };
                 blocks.push(Block {
                     id: "runs".into(),
                     title: "Across runs".into(),

@@ -2,7 +2,7 @@
 //! cycle to P95, every cycle as a dot.
 
 use crate::site::chart::Point;
-use crate::stats::{median, percentile, py_min};
+use crate::stats::Spread;
 
 /// A point summarizing `cycles` (scaled by `scale`, e.g. 1/collectives for per-call values).
 pub fn point(x: f64, cycles: &[f64], scale: f64) -> Point {
@@ -10,7 +10,8 @@ pub fn point(x: f64, cycles: &[f64], scale: f64) -> Point {
     if samples.is_empty() {
         return Point { x, y: f64::NAN, low: None, high: None, samples };
     }
-    Point { x, y: median(&samples), low: Some(py_min(&samples)), high: Some(percentile(&samples, 0.95)), samples }
+    let spread = Spread::of(&samples);
+    Point { x, y: spread.median, low: Some(spread.min), high: Some(spread.p95), samples }
 }
 
 /// A point for a value that is not a statistic over cycles.

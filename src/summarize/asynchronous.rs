@@ -3,7 +3,7 @@
 
 use crate::model::sections::AsyncRow;
 use crate::model::summary::AsyncSummary;
-use crate::stats::{critical_cycles, cv_percent, fmean, median, percentile};
+use crate::stats::{critical_cycles, fmean, median, Spread};
 
 pub fn summarize(rows: &[&AsyncRow]) -> Vec<AsyncSummary> {
     let key = |r: &&AsyncRow| (r.world_size, r.size_bytes);
@@ -26,15 +26,16 @@ pub fn summarize(rows: &[&AsyncRow]) -> Vec<AsyncSummary> {
             let rate = |f: fn(&AsyncRow) -> bool| {
                 fmean(&case_rows.iter().map(|r| if f(r) { 1.0 } else { 0.0 }).collect::<Vec<_>>())
             };
+            let gpu = Spread::of(&gpu_values);
             AsyncSummary {
                 world_size,
                 size_bytes,
-                cycles: gpu_values.len(),
+                cycles: gpu.n,
                 median_host_enqueue_us: median(&enqueue_values),
                 median_host_wait_us: median(&wait_values),
-                median_gpu_dependency_us: median(&gpu_values),
-                p95_gpu_dependency_us: percentile(&gpu_values, 0.95),
-                gpu_cv_percent: cv_percent(&gpu_values),
+                median_gpu_dependency_us: gpu.median,
+                p95_gpu_dependency_us: gpu.p95,
+                gpu_cv_percent: gpu.cv_percent,
                 work_completed_after_return_rate: rate(|r| r.work_completed_after_return),
                 event_ready_after_wait_rate: rate(|r| r.event_ready_after_wait),
                 correct: case_rows.iter().all(|r| r.correct),

@@ -27,3 +27,40 @@ pub fn summarize(sections: &[SectionData], diagnostics: &mut Vec<Diagnostic>) ->
     }
     any.then_some(summary)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Severity;
+    use crate::model::sections::{ContractRecord, ContractRow};
+
+    fn record(line: u64, correct: bool) -> ContractRecord {
+        let fields = vec![("check".to_string(), "c".to_string()), ("correct".to_string(), correct.to_string())];
+        ContractRecord { line, row: ContractRow { correct }, fields }
+    }
+
+    #[test]
+    fn every_false_row_is_a_failure_at_its_file_and_line() {
+        let data = SectionData {
+            case: "world4_full".into(),
+            rank: 3,
+            file: "raw/results/world4_full/rank3_contracts.csv".into(),
+            rows: SectionRows::Contracts(vec![record(2, true), record(3, false), record(4, true)]),
+        };
+        let mut diagnostics = Vec::new();
+        let summary = summarize(&[data], &mut diagnostics).unwrap();
+        assert_eq!((summary.total, summary.failures.len()), (3, 1));
+        assert_eq!(diagnostics.len(), 1);
+        let failure = &diagnostics[0];
+        assert_eq!(failure.severity, Severity::Failure);
+        assert_eq!((failure.file.as_str(), failure.line), ("raw/results/world4_full/rank3_contracts.csv", Some(3)));
+        assert_eq!(failure.message, "contract failed: check=c, correct=false");
+    }
+
+    #[test]
+    fn no_contract_files_is_no_summary() {
+        let mut diagnostics = Vec::new();
+        assert!(summarize(&[], &mut diagnostics).is_none());
+        assert!(diagnostics.is_empty());
+    }
+}

@@ -4,7 +4,8 @@
 use crate::diag::Diagnostic;
 use crate::model::sections::DecompositionRow;
 use crate::model::summary::DecompositionSummary;
-use crate::stats::{critical_cycles, cv_percent, median, percentile};
+use crate::stats::{critical_cycles, median, Spread};
+use crate::summarize::clocks;
 
 /// Critical-path values per (world size, size, mode), in first-seen order.
 type Groups<'a> = [((i64, i64, &'a str), Vec<f64>)];
@@ -26,22 +27,28 @@ pub fn summarize(rows: &[&DecompositionRow], diagnostics: &mut Vec<Diagnostic>) 
         .into_iter()
         .map(|i| {
             let ((world_size, size_bytes, mode), values) = std::mem::take(&mut groups[i]);
-            let median_us = median(&values);
-            let overhead = baselines[i].map(|direct| (median_us / direct - 1.0) * 100.0);
+            let spread = Spread::of(&values);
+            let overhead = baselines[i].map(|direct| (spread.median / direct - 1.0) * 100.0);
             if overhead.is_none() {
                 missing.push(format!("world_size={world_size} size_bytes={size_bytes}"));
             }
+            let clocks = clocks::summarize(
+                rows.iter()
+                    .filter(|r| (r.world_size, r.size_bytes, r.mode.as_str()) == (world_size, size_bytes, mode))
+                    .map(|r| (r.cycle, r.host_issue_us, r.device_us, r.device_queued)),
+            );
             DecompositionSummary {
                 world_size,
                 size_bytes,
                 mode: mode.to_string(),
-                cycles: values.len(),
-                median_duration_us: median_us,
-                p95_duration_us: percentile(&values, 0.95),
-                cv_percent: cv_percent(&values),
+                cycles: spread.n,
+                median_duration_us: spread.median,
+                p95_duration_us: spread.p95,
+                cv_percent: spread.cv_percent,
                 overhead_vs_allreduce_percent: overhead,
                 correct: true,
                 cycle_values: values,
+                clocks,
             }
         })
         .collect();

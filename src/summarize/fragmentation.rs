@@ -9,7 +9,8 @@
 use crate::diag::Diagnostic;
 use crate::model::sections::FragmentationRow;
 use crate::model::summary::FragmentationSummary;
-use crate::stats::{critical_cycles, cv_percent, median, percentile, py_max, py_min};
+use crate::stats::{critical_cycles, median, py_max, Spread};
+use crate::summarize::clocks;
 
 type Key = (i64, i64, i64, i64);
 
@@ -31,7 +32,7 @@ pub fn summarize(rows: &[&FragmentationRow], diagnostics: &mut Vec<Diagnostic>) 
         .into_iter()
         .map(|i| {
             let ((world_size, total_bytes, fragment_count, fragment_bytes), values) = std::mem::take(&mut groups[i]);
-            let median_us = median(&values);
+            let spread = Spread::of(&values);
             let base = bases[i].as_deref();
             if base.is_none() && !reported {
                 reported = true;
@@ -41,27 +42,93 @@ pub fn summarize(rows: &[&FragmentationRow], diagnostics: &mut Vec<Diagnostic>) 
                     "fragmentation: no fragment_count=1 case to compare with; slowdown left empty",
                 ));
             }
+            let key = (world_size, total_bytes, fragment_count, fragment_bytes);
+            let clocks = clocks::summarize(
+                rows.iter()
+                    .filter(|r| (r.world_size, r.total_bytes, r.fragment_count, r.fragment_bytes) == key)
+                    .map(|r| (r.cycle, r.host_issue_us, r.device_us, r.device_queued)),
+            );
             FragmentationSummary {
                 world_size,
                 total_bytes,
                 fragment_count,
                 fragment_bytes,
-                cycles: values.len(),
-                median_duration_us: median_us,
-                p95_duration_us: percentile(&values, 0.95),
-                min_duration_us: py_min(&values),
-                max_duration_us: py_max(&values),
-                cv_percent: cv_percent(&values),
-                slowdown_vs_one_collective: base.map(|b| median_us / median(b)),
-                median_per_collective_us: median_us / fragment_count as f64,
+                cycles: spread.n,
+                median_duration_us: spread.median,
+                p95_duration_us: spread.p95,
+                min_duration_us: spread.min,
+                max_duration_us: spread.max,
+                cv_percent: spread.cv_percent,
+                slowdown_vs_one_collective: base.map(|b| spread.median / median(b)),
+                median_per_collective_us: spread.median / fragment_count as f64,
                 strictly_slower_than_one_in_all_cycles: if fragment_count == 1 {
                     Some(true)
                 } else {
-                    base.map(|b| py_min(&values) > py_max(b))
+                    base.map(|b| spread.min > py_max(b))
                 },
                 correct: true,
                 cycle_values: values,
+                clocks,
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slowdown_and_strictly_slower_against_the_one_call_case_as_the_seed() {
+        let total = 83_886_080;
+        let rows: Vec<FragmentationRow> = [
+            (4, 0, 120.0),
+            (4, 0, 103.0),
+            (4, 1, 101.0),
+            (4, 1, 100.5),
+            (4, 2, 130.0),
+            (4, 2, 110.0),
+            (1, 0, 100.0),
+            (1, 0, 101.0),
+            (1, 1, 99.0),
+            (1, 1, 98.0),
+            (1, 2, 102.5),
+            (1, 2, 100.0),
+        ]
+        .into_iter()
+        .map(|(count, cycle, duration_us)| FragmentationRow {
+            world_size: 4,
+            total_bytes: total,
+            fragment_count: count,
+            fragment_bytes: total / count,
+            cycle,
+            duration_us,
+            host_issue_us: None,
+            device_us: None,
+            device_queued: None,
+        })
+        .collect();
+        let refs: Vec<&FragmentationRow> = rows.iter().collect();
+        let mut diagnostics = Vec::new();
+        let out = summarize(&refs, &mut diagnostics);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        // Expected values (tests/fixtures/summarizer_oracle.py): the seed's fragmentation loop (seed_runner.py) on the same rows.
+        let expect = [
+            (1, 101.0, 102.5, 99.0, 102.5, 1.4218719449657236, 1.0, 101.0, true),
+            (4, 120.0, 130.0, 101.0, 130.0, 10.280124531435167, 1.188118811881188, 30.0, false),
+        ];
+        assert_eq!(out.len(), 2);
+        for (s, (count, median, p95, min, max, cv, slowdown, per_call, slower)) in out.iter().zip(expect) {
+            assert_eq!((s.fragment_count, s.fragment_bytes, s.cycles), (count, total / count, 3));
+            assert_eq!(
+                (s.median_duration_us, s.p95_duration_us, s.min_duration_us, s.max_duration_us),
+                (median, p95, min, max)
+            );
+            assert_eq!(s.slowdown_vs_one_collective, Some(slowdown));
+            assert_eq!(s.median_per_collective_us, per_call);
+            assert_eq!(s.strictly_slower_than_one_in_all_cycles, Some(slower));
+            // CV only within 1e-12: the seed's pstdev sums exact rationals, ours f64.
+            assert!((s.cv_percent - cv).abs() <= 1e-12 * cv, "{} vs {cv}", s.cv_percent);
+        }
+    }
 }

@@ -7,6 +7,7 @@
 //! run is "not run", not an error.
 
 pub mod asynchronous;
+pub mod clocks;
 pub mod consistency;
 pub mod contracts;
 pub mod decode;

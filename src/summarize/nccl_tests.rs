@@ -9,7 +9,7 @@
 use crate::diag::Diagnostic;
 use crate::model::run::NcclTestsFile;
 use crate::model::summary::{NcclTestsRawRow, NcclTestsSummary};
-use crate::stats::{cv_percent, median, percentile, py_max, py_min};
+use crate::stats::{median, Spread};
 use std::collections::BTreeMap;
 
 /// The message sizes the seed summarizes (decode-sized AllReduces).
@@ -102,15 +102,16 @@ pub fn summarize(raw: &[NcclTestsRawRow]) -> Vec<NcclTestsSummary> {
             let values: Vec<f64> = rows.iter().map(|r| r.time_us).collect();
             let algbw: Vec<f64> = rows.iter().map(|r| r.algbw_gbs).collect();
             let busbw: Vec<f64> = rows.iter().map(|r| r.busbw_gbs).collect();
+            let spread = Spread::of(&values);
             NcclTestsSummary {
                 world_size,
                 size_bytes,
-                cycles: values.len(),
-                median_time_us: median(&values),
-                p95_time_us: percentile(&values, 0.95),
-                min_time_us: py_min(&values),
-                max_time_us: py_max(&values),
-                cv_percent: cv_percent(&values),
+                cycles: spread.n,
+                median_time_us: spread.median,
+                p95_time_us: spread.p95,
+                min_time_us: spread.min,
+                max_time_us: spread.max,
+                cv_percent: spread.cv_percent,
                 median_algbw_gbs: median(&algbw),
                 median_busbw_gbs: median(&busbw),
                 wrong_total: rows.iter().map(|r| r.wrong.unwrap_or(0) + r.inplace_wrong.unwrap_or(0)).sum(),

@@ -4,6 +4,7 @@
 
 mod cache;
 mod common;
+mod compare;
 mod consistency;
 mod crash;
 mod golden;
@@ -12,3 +13,4 @@ mod pipeline;
 mod publish_safety;
 mod safe_write;
 mod site;
+mod untrusted;

@@ -1,4 +1,5 @@
-//! Comparing the seed's summary files archived in a run with the recomputed ones: CSVs cell
+//! The seed's summary files archived in a run against the recomputed ones (not run against
+//! run: that is `comparison`): CSVs cell
 //! by cell (numbers within 1e-9 relative, everything else exactly), `summary.md` by its table
 //! rows. Each differing file gives one warning naming the first difference.
 
@@ -7,7 +8,7 @@ use crate::diag::Diagnostic;
 /// Relative tolerance for numbers, as promised for every seed statistic.
 pub const REL_TOL: f64 = 1e-9;
 
-pub fn compare(archived: &[(String, Vec<u8>)], recomputed: &[(&str, Vec<u8>)]) -> Vec<Diagnostic> {
+pub fn differences(archived: &[(String, Vec<u8>)], recomputed: &[(&str, Vec<u8>)]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for (name, old) in archived {
         let Some((_, new)) = recomputed.iter().find(|(n, _)| n == name) else {
@@ -89,8 +90,8 @@ mod tests {
     #[test]
     fn numbers_within_tolerance_are_equal() {
         let archived = vec![("a.csv".to_string(), b"x,y\r\n1,0.30000000000000004\r\n".to_vec())];
-        assert!(compare(&archived, &[("a.csv", b"x,y\r\n1,0.3\r\n".to_vec())]).is_empty());
-        let diags = compare(&archived, &[("a.csv", b"x,y\r\n1,0.31\r\n".to_vec())]);
+        assert!(differences(&archived, &[("a.csv", b"x,y\r\n1,0.3\r\n".to_vec())]).is_empty());
+        let diags = differences(&archived, &[("a.csv", b"x,y\r\n1,0.31\r\n".to_vec())]);
         assert_eq!(diags.len(), 1);
         assert_eq!(diags[0].line, Some(2));
         assert!(diags[0].message.contains("column y"), "{}", diags[0].message);
@@ -99,7 +100,7 @@ mod tests {
     #[test]
     fn markdown_tables_compared_by_rows() {
         let archived = vec![("summary.md".to_string(), b"# t\n| a | 1 |\nprose\n".to_vec())];
-        assert!(compare(&archived, &[("summary.md", b"# other\n| a | 1 |\n".to_vec())]).is_empty());
-        assert_eq!(compare(&archived, &[("summary.md", b"| a | 2 |\n".to_vec())]).len(), 1);
+        assert!(differences(&archived, &[("summary.md", b"# other\n| a | 1 |\n".to_vec())]).is_empty());
+        assert_eq!(differences(&archived, &[("summary.md", b"| a | 2 |\n".to_vec())]).len(), 1);
     }
 }

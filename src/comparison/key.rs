@@ -1,0 +1,211 @@
+//! The comparison key of a run: every fact the run states about itself that changes what a
+//! measurement means (hardware, topology, software, suite parameters, the worker). Runs whose
+//! keys agree form one *configuration*. Missing facts are part of the key as `unknown`.
+//! Knows `model` and `summarize` only; never looks at the machine that builds.
+
+use crate::model::artifacts::TopologyMatrix;
+use crate::summarize::RunSummary;
+use serde::Serialize;
+
+/// The value of a fact the run does not state.
+pub const UNKNOWN: &str = "unknown";
+
+/// Ordered (part, value) pairs; two runs are comparable when every part agrees.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConfigKey {
+    pub parts: Vec<(&'static str, String)>,
+}
+
+impl ConfigKey {
+    pub fn of(run: &RunSummary) -> ConfigKey {
+        let manifest = |key: &str| run.raw.manifest.as_ref().and_then(|m| m.get(key)).map(str::to_string);
+        let commands: &[String] = run.raw.manifest.as_ref().map_or(&[], |m| m.commands.as_slice());
+        let (gpu_model, gpu_count) = gpu_model_and_count(run);
+        let parts = vec![
+            ("gpu_model", gpu_model),
+            ("gpu_count", gpu_count),
+            ("topology", run.raw.topology.as_ref().map(topology_signature).or_else(|| manifest("topology"))),
+            ("nccl", run.facts.nccl_version.clone()),
+            ("torch", run.facts.torch_version.clone()),
+            ("cuda", run.facts.cuda_version.clone()),
+            ("dtype", manifest("dtype")),
+            ("cycles", manifest("cycles")),
+            ("warmups", manifest("warmups")),
+            ("decode_collectives", manifest("decode_collectives")),
+            ("nccl_tests_args", nccl_tests_arguments(commands)),
+            ("worker_sha256", manifest("worker_sha256")),
+            (
+                "nodes",
+                manifest("nodes").or_else(|| launcher_option(commands, "--nnodes")).or_else(|| standalone(commands)),
+            ),
+            ("gpus_per_node", manifest("gpus_per_node").or_else(|| launcher_option(commands, "--nproc_per_node"))),
+        ];
+        ConfigKey { parts: parts.into_iter().map(|(k, v)| (k, v.unwrap_or_else(|| UNKNOWN.to_string()))).collect() }
+    }
+
+    fn get(&self, part: &str) -> &str {
+        self.parts.iter().find(|(k, _)| *k == part).map_or(UNKNOWN, |(_, v)| v.as_str())
+    }
+
+    /// A short readable label, e.g. `1x H200 · NCCL 2.28.9 · torch 2.11 · 10 cycles`.
+    pub fn label(&self) -> String {
+        let model = self.get("gpu_model").trim_start_matches("NVIDIA ").to_string();
+        let torch: String =
+            self.get("torch").split('+').next().unwrap_or(UNKNOWN).splitn(3, '.').take(2).collect::<Vec<_>>().join(".");
+        format!(
+            "{}x {model} · NCCL {} · torch {torch} · {} cycles",
+            self.get("gpu_count"),
+            self.get("nccl"),
+            self.get("cycles")
+        )
+    }
+
+    /// The parts that differ, in key order.
+    pub fn differences(&self, other: &ConfigKey) -> Vec<KeyDifference> {
+        self.parts
+            .iter()
+            .zip(&other.parts)
+            .filter(|(a, b)| a.1 != b.1)
+            .map(|(a, b)| KeyDifference { part: a.0, base: a.1.clone(), candidate: b.1.clone() })
+            .collect()
+    }
+
+    /// The parts the run does not state.
+    pub fn unknown_parts(&self) -> Vec<&'static str> {
+        self.parts.iter().filter(|(_, v)| v == UNKNOWN).map(|(k, _)| *k).collect()
+    }
+
+    /// One line `part=value;...`, the full key as text.
+    pub fn text(&self) -> String {
+        self.parts.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(";")
+    }
+}
+
+/// One key part in which two runs differ.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KeyDifference {
+    pub part: &'static str,
+    pub base: String,
+    pub candidate: String,
+}
+
+/// GPU model(s) and count from nvidia-smi, else parsed from the manifest's `gpu=4x NAME`.
+fn gpu_model_and_count(run: &RunSummary) -> (Option<String>, Option<String>) {
+    if !run.raw.gpus.is_empty() {
+        let mut names: Vec<&str> = run.raw.gpus.iter().map(|g| g.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        return (Some(names.join(" + ")), Some(run.raw.gpus.len().to_string()));
+    }
+    let claimed = run.raw.manifest.as_ref().and_then(|m| m.get("gpu"));
+    match claimed.and_then(|g| g.split_once("x ")) {
+        Some((count, model)) if count.trim().parse::<u64>().is_ok() => {
+            (Some(model.trim().to_string()), Some(count.trim().to_string()))
+        }
+        _ => (claimed.map(str::to_string), None),
+    }
+}
+
+/// The topology matrix normalized: GPU rows and GPU columns only (CPU/NUMA affinity dropped),
+/// whitespace trimmed, columns and rows sorted by name, as `GPU0:X,NV18|GPU1:NV18,X`.
+pub fn topology_signature(topology: &TopologyMatrix) -> String {
+    let gpu_columns: Vec<(usize, &String)> = topology.header.iter().enumerate().filter(|(_, h)| is_device(h)).collect();
+    let mut order: Vec<usize> = (0..gpu_columns.len()).collect();
+    order.sort_by(|&a, &b| gpu_columns[a].1.cmp(gpu_columns[b].1));
+    let mut rows: Vec<String> = topology
+        .rows
+        .iter()
+        .filter(|r| r.first().is_some_and(|c| is_device(c)))
+        .map(|r| {
+            let cells: Vec<&str> =
+                order.iter().map(|&i| r.get(gpu_columns[i].0 + 1).map_or("", |c| c.trim())).collect();
+            format!("{}:{}", r[0].trim(), cells.join(","))
+        })
+        .collect();
+    rows.sort();
+    rows.join("|")
+}
+
+/// `GPU3`, `NIC0`, `mlx5_0`: anything but the affinity and NUMA columns.
+fn is_device(name: &str) -> bool {
+    !name.contains("Affinity") && !name.contains("NUMA")
+}
+
+/// The nccl-tests arguments of the manifest's commands, without the output path of `-J`.
+fn nccl_tests_arguments(commands: &[String]) -> Option<String> {
+    let found: Vec<String> = commands
+        .iter()
+        .filter_map(|c| {
+            let words: Vec<&str> = c.split_whitespace().collect();
+            let binary = words.iter().position(|w| w.ends_with("_perf"))?;
+            let mut kept = Vec::new();
+            let mut skip_next = false;
+            for word in &words[binary + 1..] {
+                if std::mem::take(&mut skip_next) {
+                    continue;
+                }
+                if *word == "-J" {
+                    skip_next = true;
+                    continue;
+                }
+                kept.push(*word);
+            }
+            Some(format!("{} {}", words[binary].rsplit('/').next().unwrap_or(""), kept.join(" ")))
+        })
+        .collect();
+    (!found.is_empty()).then(|| found.join(" | "))
+}
+
+/// The value of `--opt=V` or `--opt V` in the first launcher command that has it.
+fn launcher_option(commands: &[String], option: &str) -> Option<String> {
+    commands.iter().find_map(|c| {
+        let mut words = c.split_whitespace();
+        while let Some(word) = words.next() {
+            if let Some(value) = word.strip_prefix(option).and_then(|rest| rest.strip_prefix('=')) {
+                return Some(value.to_string());
+            }
+            if word == option {
+                return words.next().map(str::to_string);
+            }
+        }
+        None
+    })
+}
+
+/// `torchrun --standalone` runs on one node.
+fn standalone(commands: &[String]) -> Option<String> {
+    commands.iter().any(|c| c.split_whitespace().any(|w| w == "--standalone")).then(|| "1".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topology_signature_ignores_whitespace_column_order_and_affinity() {
+        let matrix = |header: &[&str], rows: &[&[&str]]| TopologyMatrix {
+            header: header.iter().map(|s| s.to_string()).collect(),
+            rows: rows.iter().map(|r| r.iter().map(|s| s.to_string()).collect()).collect(),
+            gpu_links: Vec::new(),
+        };
+        let a = matrix(
+            &["GPU0", "GPU1", "CPU Affinity", "NUMA Affinity"],
+            &[&["GPU0", "X", "NV18", "0-15", "0"], &["GPU1", "NV18", " X ", "16-31", "1"]],
+        );
+        let b = matrix(
+            &["GPU1", "GPU0", "CPU Affinity"],
+            &[&["GPU1", "X", "NV18", "0-63"], &["GPU0", "NV18", "X", "0-63"]],
+        );
+        assert_eq!(topology_signature(&a), "GPU0:X,NV18|GPU1:NV18,X");
+        assert_eq!(topology_signature(&a), topology_signature(&b));
+    }
+
+    #[test]
+    fn nccl_tests_arguments_drop_the_json_path() {
+        let commands = ["NCCL_DEBUG=INFO /x/all_reduce_perf -b 8K -e 1M -N 10 -J raw/nccl_tests_g1.json".to_string()];
+        assert_eq!(nccl_tests_arguments(&commands).as_deref(), Some("all_reduce_perf -b 8K -e 1M -N 10"));
+        let launch = ["torchrun --standalone --nproc_per_node=4 w.py".to_string()];
+        assert_eq!(launcher_option(&launch, "--nproc_per_node").as_deref(), Some("4"));
+        assert_eq!(standalone(&launch).as_deref(), Some("1"));
+    }
+}

@@ -1,0 +1,167 @@
+//! The comparison report as text, Markdown, JSON (schema `SCHEMA_VERSION`) or CSV.
+//! Numbers print with Rust's shortest round-trip form (JSON) or fixed digits (text, md).
+
+use super::engine::CaseResult;
+use super::Report;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Md,
+    Json,
+    Csv,
+}
+
+pub fn render(report: &Report, format: Format) -> anyhow::Result<String> {
+    Ok(match format {
+        Format::Json => serde_json::to_string_pretty(report)? + "\n",
+        Format::Csv => csv(report)?,
+        Format::Text => text(report, false),
+        Format::Md => text(report, true),
+    })
+}
+
+fn opt(value: Option<f64>, digits: usize) -> String {
+    value.map_or_else(|| "-".to_string(), |v| format!("{v:.digits$}"))
+}
+
+fn p_value(value: Option<f64>) -> String {
+    value.map_or_else(|| "-".to_string(), |v| format!("{v:.2e}"))
+}
+
+fn headline(report: &Report) -> Vec<String> {
+    let mut lines = vec![
+        format!("base:      {} ({}, {})", report.base.id, report.base.status, report.base.configuration),
+        format!("candidate: {} ({}, {})", report.candidate.id, report.candidate.status, report.candidate.configuration),
+        format!("baseline:  {}", report.baseline_source),
+    ];
+    if !report.key_differences.is_empty() {
+        lines.push("NOT COMPARABLE: the configurations differ in".to_string());
+        for d in &report.key_differences {
+            lines.push(format!("  {}: base {:?}, candidate {:?}", d.part, d.base, d.candidate));
+        }
+    }
+    for (side, unknown) in [("base", &report.base.unknown), ("candidate", &report.candidate.unknown)] {
+        if !unknown.is_empty() {
+            lines.push(format!("{side} does not state: {} (unknown in the key)", unknown.join(", ")));
+        }
+    }
+    if let Some(d) = &report.drift {
+        let (low, high) = (d.ci_low.unwrap_or(d.ratio), d.ci_high.unwrap_or(d.ratio));
+        let what = if low > 1.0 + super::engine::MIN_EFFECT {
+            format!(": everything is {:.1} % slower (a machine or environment change?)", (d.ratio - 1.0) * 100.0)
+        } else if high < 1.0 - super::engine::MIN_EFFECT {
+            format!(": everything is {:.1} % faster (a machine or environment change?)", (1.0 - d.ratio) * 100.0)
+        } else {
+            String::new()
+        };
+        let applied = if d.applied { "divided out" } else { "too few cases to divide out" };
+        lines.push(format!(
+            "drift:     {:.4} [{}, {}] over {} cases, {applied}{what}",
+            d.ratio,
+            opt(d.ci_low, 4),
+            opt(d.ci_high, 4),
+            d.cases
+        ));
+    }
+    let counts: Vec<String> = report.counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    lines.push(format!("verdicts:  {}", counts.join(", ")));
+    lines
+}
+
+fn row(c: &CaseResult) -> [String; 11] {
+    [
+        c.section.to_string(),
+        c.world_size.to_string(),
+        c.case.clone(),
+        c.metric.to_string(),
+        format!("{}/{}", c.base_cycles, c.candidate_cycles),
+        opt(c.ratio, 4),
+        format!("[{}, {}]", opt(c.ci_low, 4), opt(c.ci_high, 4)),
+        p_value(c.p),
+        p_value(c.q),
+        c.verdict.as_str().to_string(),
+        c.reason.clone().unwrap_or_default(),
+    ]
+}
+
+const COLUMNS: [&str; 11] =
+    ["section", "ws", "case", "metric", "cycles", "ratio", "95% CI", "p", "q", "verdict", "why"];
+
+fn text(report: &Report, markdown: bool) -> String {
+    let mut out = String::new();
+    let rows: Vec<[String; 11]> = report.cases.iter().map(row).collect();
+    if markdown {
+        out.push_str(&format!("# {} vs {}\n\n", report.candidate.id, report.base.id));
+        for line in headline(report) {
+            out.push_str(&format!("- {}\n", md_escape(&line)));
+        }
+        out.push_str(&format!("\n| {} |\n|{}\n", COLUMNS.join(" | "), "---|".repeat(COLUMNS.len())));
+        for r in &rows {
+            let cells: Vec<String> = r.iter().map(|c| md_escape(c)).collect();
+            out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+        return out;
+    }
+    for line in headline(report) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
+    for r in &rows {
+        for (w, cell) in widths.iter_mut().zip(r.iter()).take(COLUMNS.len() - 1) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    out.push('\n');
+    for cells in std::iter::once(COLUMNS.map(String::from)).chain(rows) {
+        let line: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn md_escape(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('|', "\\|").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+fn csv(report: &Report) -> anyhow::Result<String> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record([
+        "section",
+        "world_size",
+        "case",
+        "metric",
+        "base_cycles",
+        "candidate_cycles",
+        "ratio",
+        "ci_low",
+        "ci_high",
+        "corrected_cost_ratio",
+        "p",
+        "q",
+        "verdict",
+        "reason",
+    ])?;
+    let number = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+    for c in &report.cases {
+        writer.write_record([
+            c.section.to_string(),
+            c.world_size.to_string(),
+            c.case.clone(),
+            c.metric.to_string(),
+            c.base_cycles.to_string(),
+            c.candidate_cycles.to_string(),
+            number(c.ratio),
+            number(c.ci_low),
+            number(c.ci_high),
+            number(c.corrected_cost_ratio),
+            number(c.p),
+            number(c.q),
+            c.verdict.as_str().to_string(),
+            c.reason.clone().unwrap_or_default(),
+        ])?;
+    }
+    Ok(String::from_utf8(writer.into_inner()?)?)
+}

@@ -1,0 +1,59 @@
+//! Decode-time tensor-parallel AllReduce replay: latency per call against tokens per step.
+
+use super::{clocks_cell, num, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
+use crate::model::summary::DecodeSummary;
+use crate::site::chart::{ChartSpec, Scale, Series};
+use crate::site::digest::RunDigest;
+use crate::site::format::{bytes, num3, pct2};
+use crate::site::spread::point;
+
+pub(super) const SLUG: &str = "decode";
+pub(super) const TITLE: &str = "Decode-time tensor-parallel AllReduce replay";
+pub(super) const CAPTION: &str = "Replay of `calls` AllReduces of tokens x 4096 FP16 per step";
+pub(super) const SCOPE: &[&str] = &[
+    "Charts and the median/P95 columns use the span (the seed's duration_us: CUDA events around the calls on an idle GPU, host launch cost included); the host issue · device-only column gives the host time to issue the calls and the device time with the calls queued behind a GPU sleep (minimum over ranks). A span within 10 % of its host issue time is marked host-bound.",
+    "Decode replay contains communication only (tokens x 4096 FP16 AllReduces back to back); it excludes GEMM, scheduling, CUDA Graphs and custom AllReduce kernels.",
+];
+
+pub(super) const COLUMNS: &[Column<DecodeSummary>] = &[
+    num("TP", |r| t(r.world_size.to_string())),
+    num("tokens", |r| t(r.tokens.to_string())),
+    num("bytes/call", |r| t(bytes(r.message_bytes))),
+    num("calls", |r| t(r.collectives.to_string())),
+    num("median total (µs)", |r| t(num3(r.median_total_us))),
+    num("P95 (µs)", |r| t(num3(r.p95_total_us))),
+    num("per call (µs)", |r| t(num3(r.median_per_collective_us))),
+    num("CV", |r| t(pct2(r.cv_percent))),
+    text("host issue · device-only (µs)", |r| clocks_cell(r.clocks.as_ref(), r.median_total_us)),
+];
+
+pub(super) fn rows(run: &RunDigest) -> &[DecodeSummary] {
+    run.decode.as_deref().unwrap_or_default()
+}
+
+pub(super) fn has(run: &RunDigest) -> bool {
+    !rows(run).is_empty()
+}
+
+pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<ChartSpec> {
+    let mut series = Vec::new();
+    for (run, _) in runs {
+        for ws in super::world_sizes(rows(run).iter().map(|r| r.world_size)) {
+            let of_size: Vec<&DecodeSummary> = rows(run).iter().filter(|r| r.world_size == ws).collect();
+            series.push(Series {
+                name: kit.label(run, format!("TP={ws}")),
+                points: of_size
+                    .iter()
+                    .map(|r| point(r.tokens as f64, &r.cycle_values, 1.0 / r.collectives.max(1) as f64))
+                    .collect(),
+            });
+        }
+    }
+    vec![kit.spec(
+        "decode-per-call",
+        "Decode replay: AllReduce latency per call",
+        Axes { x: ("tokens per step (tokens x 4096 FP16)", Scale::Log2), y: ("time per call (µs)", Scale::Linear) },
+        series,
+        &format!("Per-call latency (total replay time over the number of calls) against tokens, one line per tensor-parallel size. {SPREAD_NOTE}"),
+    )]
+}

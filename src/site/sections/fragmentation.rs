@@ -1,0 +1,80 @@
+//! One 80 MiB payload all-reduced as 1, 2, 4 ... collectives: total time and slowdown.
+
+use super::{clocks_cell, num, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
+use crate::export::pyfmt::fixed;
+use crate::model::summary::FragmentationSummary;
+use crate::site::chart::{ChartSpec, Scale, Series};
+use crate::site::digest::RunDigest;
+use crate::site::format::{bytes, num3, pct2, yes_no};
+use crate::site::spread::{plain, point};
+
+pub(super) const SLUG: &str = "fragmentation";
+pub(super) const TITLE: &str = "One 80 MiB payload split into many collectives";
+pub(super) const CAPTION: &str = "Total time for the whole payload per number of calls";
+pub(super) const SCOPE: &[&str] = &[
+    "Charts and the median/P95 columns use the span (the seed's duration_us: CUDA events around the calls on an idle GPU, host launch cost included); the host issue · device-only column gives the host time to issue the calls and the device time with the calls queued behind a GPU sleep (minimum over ranks). A span within 10 % of its host issue time is marked host-bound.",
+    "One logical payload all-reduced as 1, 2, 4 ... collectives; the slowdown is relative to the single-call median. It measures per-call overhead, not any model's step time.",
+];
+
+pub(super) const COLUMNS: &[Column<FragmentationSummary>] = &[
+    num("ranks", |r| t(r.world_size.to_string())),
+    num("calls", |r| t(r.fragment_count.to_string())),
+    num("bytes/call", |r| t(bytes(r.fragment_bytes))),
+    num("median total (µs)", |r| t(num3(r.median_duration_us))),
+    num("P95 (µs)", |r| t(num3(r.p95_duration_us))),
+    num("min (µs)", |r| t(num3(r.min_duration_us))),
+    num("max (µs)", |r| t(num3(r.max_duration_us))),
+    num("slowdown vs one call", |r| {
+        t(r.slowdown_vs_one_collective.map_or("n/a".into(), |s| format!("{}x", fixed(s, 2))))
+    }),
+    num("per call (µs)", |r| t(num3(r.median_per_collective_us))),
+    num("CV", |r| t(pct2(r.cv_percent))),
+    text("slower in every cycle", |r| t(r.strictly_slower_than_one_in_all_cycles.map_or("n/a", yes_no))),
+    text("host issue · device-only (µs)", |r| clocks_cell(r.clocks.as_ref(), r.median_duration_us)),
+];
+
+pub(super) fn rows(run: &RunDigest) -> &[FragmentationSummary] {
+    run.fragmentation.as_deref().unwrap_or_default()
+}
+
+pub(super) fn has(run: &RunDigest) -> bool {
+    !rows(run).is_empty()
+}
+
+pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<ChartSpec> {
+    let mut totals = Vec::new();
+    let mut slowdowns = Vec::new();
+    for (run, _) in runs {
+        for ws in super::world_sizes(rows(run).iter().map(|r| r.world_size)) {
+            let of_size: Vec<&FragmentationSummary> = rows(run).iter().filter(|r| r.world_size == ws).collect();
+            let name = kit.label(run, format!("{ws} ranks"));
+            totals.push(Series {
+                name: name.clone(),
+                points: of_size.iter().map(|r| point(r.fragment_count as f64, &r.cycle_values, 1.0)).collect(),
+            });
+            slowdowns.push(Series {
+                name,
+                points: of_size
+                    .iter()
+                    .filter_map(|r| r.slowdown_vs_one_collective.map(|s| plain(r.fragment_count as f64, s)))
+                    .collect(),
+            });
+        }
+    }
+    vec![
+        kit.spec(
+            "fragmentation-total",
+            "80 MiB payload: total time against number of calls",
+            Axes { x: ("collectives per payload (calls)", Scale::Log2), y: ("total time (µs)", Scale::Log10) },
+            totals,
+            &format!("Total time to all-reduce the whole payload when split into more calls. {SPREAD_NOTE}"),
+        ),
+        kit.spec(
+            "fragmentation-slowdown",
+            "Slowdown against one call",
+            Axes { x: ("collectives per payload (calls)", Scale::Log2), y: ("slowdown (x)", Scale::Linear) },
+            slowdowns,
+            "Median total time over the median of the single-call case.",
+        ),
+    ]
+}

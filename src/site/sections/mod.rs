@@ -1,0 +1,232 @@
+//! The site's sections: one file per section holds everything the site shows about it (its
+//! slug and title, what it measures, the table's caption and columns, its charts). This module
+//! lists them once (`sections!` below) and derives the `Section` enum, its order and the
+//! exhaustive dispatch from that list. Adding a section is one new file and one line here.
+//!
+//! Uses the digest (`site::digest`) and the site's view types only.
+
+mod asynchronous;
+mod decode;
+mod decomposition;
+mod fragmentation;
+mod nccl_tests;
+mod numerics;
+
+use crate::model::summary::Clocks;
+use crate::site::chart::{ChartSpec, Scale, Series};
+use crate::site::digest::RunDigest;
+use crate::site::format::{num3, yes_no};
+use crate::site::view::{Cell, Table};
+
+/// Declares the sections in page order: `Variant => module`. Every module provides `SLUG`,
+/// `TITLE`, `CAPTION`, `SCOPE` (what it measures and what it does not), `COLUMNS`, `rows`,
+/// `has` and `charts`.
+macro_rules! sections {
+    ($($variant:ident => $module:ident),+ $(,)?) => {
+        /// A section with a page of its own, in page order.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Section {
+            $($variant),+
+        }
+
+        impl Section {
+            /// Every section, in page order.
+            pub const ALL: &'static [Section] = &[$(Section::$variant),+];
+
+            /// The section's name in URLs and element ids.
+            pub fn slug(self) -> &'static str {
+                match self { $(Section::$variant => $module::SLUG),+ }
+            }
+
+            pub fn title(self) -> &'static str {
+                match self { $(Section::$variant => $module::TITLE),+ }
+            }
+
+            /// What the section measures and what it does not (shown on run and section pages).
+            pub fn scope(self) -> &'static [&'static str] {
+                match self { $(Section::$variant => $module::SCOPE),+ }
+            }
+
+            /// Whether a run has data for the section.
+            pub fn has(self, run: &RunDigest) -> bool {
+                match self { $(Section::$variant => $module::has(run)),+ }
+            }
+
+            /// A table of the section; with several runs (or a link per run), every row starts
+            /// with a link to its run page.
+            pub fn table(self, runs: &[(&RunDigest, String)]) -> Table {
+                match self {
+                    $(Section::$variant => table($module::CAPTION, $module::COLUMNS, $module::rows, runs)),+
+                }
+            }
+
+            /// Chart specs of the section, with one series per (label prefix, case) so that the
+            /// same function serves a run page (one run) and a section page (label = run id).
+            pub fn charts(self, runs: &[(&RunDigest, String)], id_prefix: &str) -> Vec<ChartSpec> {
+                let kit = ChartKit { several: runs.len() > 1, id_prefix };
+                match self { $(Section::$variant => $module::charts(&kit, runs)),+ }
+            }
+        }
+    };
+}
+
+sections! {
+    Async => asynchronous,
+    Decomposition => decomposition,
+    Fragmentation => fragmentation,
+    Decode => decode,
+    NcclTests => nccl_tests,
+    Numerics => numerics,
+}
+
+/// Every section, as a fixed-size array (for per-section counters).
+pub const COUNT: usize = Section::ALL.len();
+
+impl Section {
+    /// The section's position in page order.
+    pub fn index(self) -> usize {
+        Section::ALL.iter().position(|s| *s == self).unwrap_or(0)
+    }
+}
+
+/// One column of a section's table: its header, whether it is numeric (right-aligned), and
+/// the cell it shows for a row. Header and value sit together so they cannot drift apart.
+pub struct Column<R> {
+    pub header: &'static str,
+    pub numeric: bool,
+    pub value: fn(&R) -> Cell,
+}
+
+/// A numeric column.
+const fn num<R>(header: &'static str, value: fn(&R) -> Cell) -> Column<R> {
+    Column { header, numeric: true, value }
+}
+
+/// A text column.
+const fn text<R>(header: &'static str, value: fn(&R) -> Cell) -> Column<R> {
+    Column { header, numeric: false, value }
+}
+
+fn table<R>(
+    caption: &str,
+    columns: &[Column<R>],
+    rows: fn(&RunDigest) -> &[R],
+    runs: &[(&RunDigest, String)],
+) -> Table {
+    let with_run = runs.len() > 1 || runs.first().is_some_and(|(_, href)| !href.is_empty());
+    let mut heads: Vec<(&str, bool)> = if with_run { vec![("run", false)] } else { Vec::new() };
+    heads.extend(columns.iter().map(|c| (c.header, c.numeric)));
+    let mut table = Table::new(caption, &heads);
+    for (run, href) in runs {
+        for r in rows(run) {
+            let mut row: Vec<Cell> = columns.iter().map(|c| (c.value)(r)).collect();
+            if with_run {
+                row.insert(0, Cell::link(run.id.clone(), href.clone()));
+            }
+            table.push(row);
+        }
+    }
+    table
+}
+
+fn t(text: impl Into<String>) -> Cell {
+    Cell::text(text)
+}
+
+fn ok_cell(ok: bool) -> Cell {
+    Cell { text: yes_no(ok).to_string(), href: None, class: if ok { "" } else { "failed" } }
+}
+
+/// A percentage with two decimals, or `n/a`.
+fn pct2_or_na(value: Option<f64>) -> String {
+    value.map_or("n/a".into(), crate::site::format::pct2)
+}
+
+/// The worker's host issue and device-only medians beside the span; a span within 10 % of
+/// the host issue time is marked host-bound. `n/a` for runs recorded before those clocks.
+fn clocks_cell(clocks: Option<&Clocks>, median_span_us: f64) -> Cell {
+    let Some(c) = clocks else {
+        return t("n/a");
+    };
+    let both = format!("{} · {}", num3(c.median_host_issue_us), c.median_device_us.map_or("n/a".into(), num3));
+    if c.host_bound(median_span_us) {
+        Cell {
+            text: format!("{both} — host-bound: this measures Python/PyTorch launch rate, not NCCL"),
+            href: None,
+            class: "host-bound",
+        }
+    } else {
+        t(both)
+    }
+}
+
+/// A cell marked `failed` when `bad`.
+fn flagged(text: String, bad: bool) -> Cell {
+    Cell { text, href: None, class: if bad { "failed" } else { "" } }
+}
+
+/// The part of a chart spec every section shares: the element-id prefix and the series labels.
+pub(crate) struct ChartKit<'a> {
+    several: bool,
+    id_prefix: &'a str,
+}
+
+/// Shared by the charts that show a spread over cycles.
+const SPREAD_NOTE: &str = "Lines join the medians over cycles; whiskers span the fastest cycle to P95; dots are individual cycles (each the slowest rank's value).";
+
+/// The axes of a chart: (label, scale) for x and for y.
+struct Axes<'a> {
+    x: (&'a str, Scale),
+    y: (&'a str, Scale),
+}
+
+impl ChartKit<'_> {
+    /// A series label: prefixed with the run id when several runs share the chart.
+    fn label(&self, run: &RunDigest, what: String) -> String {
+        if self.several {
+            format!("{} · {what}", run.id)
+        } else {
+            what
+        }
+    }
+
+    fn spec(&self, id: &str, title: &str, axes: Axes, series: Vec<Series>, description: &str) -> ChartSpec {
+        ChartSpec {
+            id: format!("{}{id}", self.id_prefix),
+            title: title.to_string(),
+            x_label: axes.x.0.to_string(),
+            y_label: axes.y.0.to_string(),
+            x_scale: axes.x.1,
+            y_scale: axes.y.1,
+            series,
+            description: description.to_string(),
+        }
+    }
+}
+
+/// The distinct world sizes, ascending.
+fn world_sizes(values: impl Iterator<Item = i64>) -> Vec<i64> {
+    let mut sizes: Vec<i64> = values.collect();
+    sizes.sort();
+    sizes.dedup();
+    sizes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_bound_cases_are_marked_with_both_numbers() {
+        let clocks =
+            Clocks { median_host_issue_us: 3960.0, median_device_us: Some(1.3), queued_cycles: 30, cycles: 30 };
+        let bound = clocks_cell(Some(&clocks), 4010.0);
+        assert_eq!(bound.class, "host-bound");
+        assert!(bound.text.starts_with("3960.000 · 1.300 — host-bound"), "{}", bound.text);
+        let free = clocks_cell(Some(&clocks), 4400.0);
+        assert_eq!((free.text.as_str(), free.class), ("3960.000 · 1.300", ""));
+        assert_eq!(clocks_cell(None, 1.0).text, "n/a");
+        let unqueued = Clocks { median_device_us: None, ..clocks };
+        assert!(clocks_cell(Some(&unqueued), 9000.0).text.ends_with("· n/a"));
+    }
+}

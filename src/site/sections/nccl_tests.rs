@@ -1,0 +1,89 @@
+//! The nccl-tests all_reduce_perf control: decode-sized messages over repeated sweeps.
+
+use super::{flagged, num, t, Axes, ChartKit, Column, SPREAD_NOTE};
+use crate::model::summary::{NcclTestsRawRow, NcclTestsSummary};
+use crate::site::chart::{ChartSpec, Scale, Series};
+use crate::site::digest::RunDigest;
+use crate::site::format::{bytes, num3, pct2};
+use crate::site::spread::point;
+
+pub(super) const SLUG: &str = "nccl-tests";
+pub(super) const TITLE: &str = "nccl-tests all_reduce_perf control";
+pub(super) const CAPTION: &str = "Decode-sized messages, out-of-place time, over -N cycles";
+pub(super) const SCOPE: &[&str] = &[
+    "nccl-tests times are the mean of n iterations per size, as printed; the median and P95 here are over repeated sweeps (-N cycles), not over iterations.",
+    "A #wrong of N/A means the values were not checked (-c 0), not that they were right.",
+    "With one rank, AllReduce moves no data between GPUs and busbw is 0.",
+];
+
+pub(super) const COLUMNS: &[Column<NcclTestsSummary>] = &[
+    num("ranks", |r| t(r.world_size.to_string())),
+    num("size", |r| t(bytes(r.size_bytes as i64))),
+    num("cycles", |r| t(r.cycles.to_string())),
+    num("median (µs)", |r| t(num3(r.median_time_us))),
+    num("P95 (µs)", |r| t(num3(r.p95_time_us))),
+    num("algbw (GB/s)", |r| t(num3(r.median_algbw_gbs))),
+    num("busbw (GB/s)", |r| t(num3(r.median_busbw_gbs))),
+    num("CV", |r| t(pct2(r.cv_percent))),
+    num("wrong", |r| {
+        let wrong = if r.unchecked { format!("{} (some N/A)", r.wrong_total) } else { r.wrong_total.to_string() };
+        flagged(wrong, r.wrong_total > 0)
+    }),
+];
+
+pub(super) fn rows(run: &RunDigest) -> &[NcclTestsSummary] {
+    run.nccl_tests.as_deref().unwrap_or_default()
+}
+
+fn raw(run: &RunDigest) -> &[NcclTestsRawRow] {
+    run.nccl_tests_raw.as_deref().unwrap_or_default()
+}
+
+/// A run has the section when nccl-tests printed any row (the charts draw the raw rows).
+pub(super) fn has(run: &RunDigest) -> bool {
+    !raw(run).is_empty()
+}
+
+pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<ChartSpec> {
+    let mut times = Vec::new();
+    let mut busbw = Vec::new();
+    for (run, _) in runs {
+        let raw = raw(run);
+        let mut keys: Vec<u64> = raw.iter().map(|r| r.world_size).collect();
+        keys.sort();
+        keys.dedup();
+        for ws in keys {
+            let mut sizes: Vec<u64> = raw.iter().filter(|r| r.world_size == ws).map(|r| r.size_bytes).collect();
+            sizes.sort();
+            sizes.dedup();
+            let name = kit.label(run, format!("{ws} ranks"));
+            let values = |size: u64, f: fn(&NcclTestsRawRow) -> f64| -> Vec<f64> {
+                raw.iter().filter(|r| r.world_size == ws && r.size_bytes == size).map(f).collect()
+            };
+            times.push(Series {
+                name: name.clone(),
+                points: sizes.iter().map(|&s| point(s as f64, &values(s, |r| r.time_us), 1.0)).collect(),
+            });
+            busbw.push(Series {
+                name,
+                points: sizes.iter().map(|&s| point(s as f64, &values(s, |r| r.busbw_gbs), 1.0)).collect(),
+            });
+        }
+    }
+    vec![
+        kit.spec(
+            "nccl-tests-time",
+            "all_reduce_perf: out-of-place time against size",
+            Axes { x: ("message size (bytes)", Scale::Log2), y: ("time (µs)", Scale::Log10) },
+            times,
+            &format!("nccl-tests time per size (each value is nccl-tests' mean over its iterations). {SPREAD_NOTE}"),
+        ),
+        kit.spec(
+            "nccl-tests-busbw",
+            "all_reduce_perf: out-of-place bus bandwidth against size",
+            Axes { x: ("message size (bytes)", Scale::Log2), y: ("bus bandwidth (GB/s)", Scale::Linear) },
+            busbw,
+            "Bus bandwidth (algbw x 2(n-1)/n for AllReduce) per size; with one rank it is 0.",
+        ),
+    ]
+}

@@ -1,0 +1,86 @@
+//! Hostile or odd runs (issue #10, the read side): nothing outside `runs/` is read, no
+//! quirk is silently ok, resources stay bounded and names cannot drive the terminal.
+
+use crate::common::{build, nccl_report, runs_dir, text, tree};
+use std::path::Path;
+
+/// Whether any file of the site contains `needle`.
+fn site_contains(site: &Path, needle: &str) -> bool {
+    tree(site).values().any(|bytes| String::from_utf8_lossy(bytes).contains(needle))
+}
+
+#[test]
+fn runs_notes_symlink_leading_outside_is_not_read() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "root:x:0:0:SECRET-OUTSIDE-RUNS").unwrap();
+    std::os::unix::fs::symlink(&secret, runs.join("NOTES.md")).unwrap();
+    std::os::unix::fs::symlink(&secret, runs.join("synth-basic/NOTES.md")).unwrap();
+    let site = dir.path().join("site");
+    let output = build(&runs, &site, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(!site_contains(&site, "SECRET-OUTSIDE-RUNS"), "a file outside runs/ was published");
+}
+
+#[test]
+fn csv_and_csv_gz_of_one_rank_are_not_both_read() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let plain = runs.join("synth-basic/raw/results/world4_full/rank1_async.csv");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut encoder, &std::fs::read(&plain).unwrap()).unwrap();
+    std::fs::write(plain.with_extension("csv.gz"), encoder.finish().unwrap()).unwrap();
+    let site = dir.path().join("site");
+    let output = build(&runs, &site, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(site_contains(&site, "rank1_async.csv and raw/results/world4_full/rank1_async.csv.gz present"));
+}
+
+#[test]
+fn fifo_or_folder_where_a_rank_file_should_be_is_diagnosed() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let results = runs.join("synth-basic/raw/results/world4_full");
+    std::fs::remove_file(results.join("rank1_async.csv")).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(results.join("rank1_async.csv")).status().unwrap().success());
+    std::fs::remove_file(results.join("rank1_numerics.csv")).unwrap();
+    std::fs::create_dir(results.join("rank1_numerics.csv")).unwrap();
+    let site = dir.path().join("site");
+    let output = build(&runs, &site, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(site_contains(&site, "not a regular file (FIFO, socket or device); not read"));
+    assert!(site_contains(&site, "a folder where a rank file should be; not read"));
+}
+
+#[test]
+fn jobs_is_capped_and_devices_are_not_inspected() {
+    let output = nccl_report(&["build", "--jobs", "100000"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output).contains("more than the 1024 worker threads allowed"), "{}", text(&output));
+    let output = nccl_report(&["inspect", "/dev/zero"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output).contains("not a regular file"), "{}", text(&output));
+}
+
+#[test]
+fn terminal_escapes_in_folder_names_are_printed_escaped() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    std::fs::create_dir(runs.join("evil\x1b]0;pwned\x07\x1b[2J")).unwrap();
+    let output = build(&runs, &dir.path().join("site"), &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains('\x1b') && !stderr.contains('\x07'), "{stderr:?}");
+    assert!(stderr.contains(r"evil\u{1b}]0;pwned\u{7}\u{1b}[2J"), "{stderr}");
+}
+
+#[test]
+fn non_utf8_folder_names_are_skipped_not_merged() {
+    use std::os::unix::ffi::OsStrExt;
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    for name in [&b"run\xff"[..], &b"run\xfe"[..]] {
+        crate::common::copy_tree(&runs.join("synth-basic"), &runs.join(std::ffi::OsStr::from_bytes(name)));
+    }
+    let site = dir.path().join("site");
+    let output = build(&runs, &site, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert_eq!(text(&output).matches("folder name is not UTF-8; skipped").count(), 2, "{}", text(&output));
+    assert!(!tree(&site).keys().any(|path| path.starts_with("runs/run")), "a non-UTF-8 folder became a run");
+}
