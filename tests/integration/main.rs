@@ -9,6 +9,7 @@ mod consistency;
 mod crash;
 mod golden;
 mod inspect;
+mod nccl_facts;
 mod pipeline;
 mod publish_safety;
 mod safe_write;
