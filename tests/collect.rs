@@ -27,6 +27,9 @@ done
 echo "NCCL INFO fake" > "${NCCL_DEBUG_FILE%_%h_%p.log}_fakehost_$$.log"
 if [ "$NCCL_INSPECTOR_ENABLE" = 1 ]; then
   echo "env NCCL_PROFILER_PLUGIN=$NCCL_PROFILER_PLUGIN interval=$NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS"
+fi
+# As NCCL: at one rank no collective kernel runs, so the Inspector writes nothing.
+if [ "$NCCL_INSPECTOR_ENABLE" = 1 ] && [ "$n" -gt 1 ]; then
   r=0
   while [ $r -lt $n ]; do
     for sn in 1 2; do
@@ -381,6 +384,31 @@ fn nccl_inspector_dumps_are_kept_gzipped_per_case_and_read_by_the_build() {
     // exec times 10, 11, 20, 21 and busbw 1, 2, 2, 3: medians 15.5 and 2.
     assert_eq!((row["median_exec_time_us"].as_f64(), row["median_busbw_gbs"].as_f64()), (Some(15.5), Some(2.0)));
     assert!(row["algorithm"].is_null(), "the fake logs have no TUNING line");
+    let page = read(&site.join("runs/insp/index.html"));
+    assert!(page.contains("NCCL Inspector records") && page.contains("1 MiB") && page.contains("15.5"), "{page}");
+}
+
+#[test]
+fn nccl_inspector_at_one_rank_says_not_logged() {
+    let machine = Machine::new().with_gpus(1).with_torch();
+    let plugin = machine.dir.path().join("inspector.so");
+    fs::write(&plugin, "").unwrap();
+    let (ok, out, err) = machine.collect(&["--run-id", "one", "--nccl-inspector", plugin.to_str().unwrap()]);
+    assert!(ok, "{out}{err}");
+    assert!(err.contains("the NCCL Inspector wrote no records"), "{err}");
+    assert_eq!(names(&machine.runs().join("one/raw/inspector/world1_full")), Vec::<String>::new());
+    let site = machine.dir.path().join("site");
+    Command::cargo_bin("nccl-report")
+        .unwrap()
+        .args(["build", "--runs"])
+        .arg(machine.runs())
+        .arg("--out")
+        .arg(&site)
+        .output()
+        .unwrap();
+    let page = read(&site.join("runs/one/index.html"));
+    assert!(page.contains("Not logged at one rank"), "{page}");
+    assert!(!page.contains("NCCL Inspector records"), "no empty table");
 }
 
 #[test]

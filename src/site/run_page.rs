@@ -7,6 +7,7 @@ use crate::nccl_perf::log_facts;
 use crate::site::digest::RunDigest;
 use crate::site::evidence::run_statements;
 use crate::site::format::{bytes, num3};
+use crate::site::inspector_block::inspector_block;
 use crate::site::paths;
 use crate::site::sections::Section;
 use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
@@ -43,6 +44,7 @@ pub fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> 
     if let Some(facts) = &run.raw.nccl_log {
         blocks.push(nccl_log_block(facts, &run.raw.nccl_log_files));
     }
+    blocks.extend(inspector_block(run));
     blocks.push(manifest_block(run));
     blocks.push(artifacts_block(run));
     blocks.push(files_block(run));
