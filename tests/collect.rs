@@ -112,6 +112,27 @@ impl Machine {
         self.dir.path().join("repo/runs")
     }
 
+    /// A stand-in for the Inspector plugin (`collect` only checks that it exists).
+    fn plugin(&self) -> PathBuf {
+        let plugin = self.dir.path().join("libnccl-profiler-inspector.so");
+        fs::write(&plugin, "not really a library").unwrap();
+        plugin
+    }
+
+    /// `nccl-report build` of the runs folder into `site/`; returns `site/` and the stderr.
+    fn build(&self) -> (PathBuf, String) {
+        let site = self.dir.path().join("site");
+        let output = Command::cargo_bin("nccl-report")
+            .unwrap()
+            .args(["build", "--runs"])
+            .arg(self.runs())
+            .arg("--out")
+            .arg(&site)
+            .output()
+            .unwrap();
+        (site, String::from_utf8_lossy(&output.stderr).into_owned())
+    }
+
     fn nccl_tests(&self) -> PathBuf {
         self.dir.path().join("bin/all_reduce_perf")
     }
@@ -350,8 +371,7 @@ fn four_gpu_run_with_nccl_tests_json() {
 #[test]
 fn nccl_inspector_dumps_are_kept_gzipped_per_case_and_read_by_the_build() {
     let machine = Machine::new().with_gpus(2).with_torch();
-    let plugin = machine.dir.path().join("libnccl-profiler-inspector.so");
-    fs::write(&plugin, "not really a library").unwrap();
+    let plugin = machine.plugin();
     let (ok, out, err) = machine.collect(&["--run-id", "insp", "--nccl-inspector", plugin.to_str().unwrap()]);
     assert!(ok, "{out}{err}");
     let run = machine.runs().join("insp");
@@ -365,17 +385,9 @@ fn nccl_inspector_dumps_are_kept_gzipped_per_case_and_read_by_the_build() {
     assert!(manifest.contains(&format!("\nnccl_inspector={}\n", plugin.display())), "{manifest}");
     assert!(manifest.contains("NCCL_INSPECTOR_DUMP_DIR=raw/inspector/world2_full "), "{manifest}");
 
-    let site = machine.dir.path().join("site");
-    let output = Command::cargo_bin("nccl-report")
-        .unwrap()
-        .args(["build", "--runs"])
-        .arg(machine.runs())
-        .arg("--out")
-        .arg(&site)
-        .output()
-        .unwrap();
-    let runs: serde_json::Value = serde_json::from_str(&read(&site.join("data/runs.json")))
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    let (site, stderr) = machine.build();
+    let runs: serde_json::Value =
+        serde_json::from_str(&read(&site.join("data/runs.json"))).unwrap_or_else(|e| panic!("{e}: {stderr}"));
     let rows = &runs[0]["facts"]["inspector"];
     assert_eq!(rows.as_array().map(Vec::len), Some(1), "{runs}");
     let row = &rows[0];
@@ -391,21 +403,12 @@ fn nccl_inspector_dumps_are_kept_gzipped_per_case_and_read_by_the_build() {
 #[test]
 fn nccl_inspector_at_one_rank_says_not_logged() {
     let machine = Machine::new().with_gpus(1).with_torch();
-    let plugin = machine.dir.path().join("inspector.so");
-    fs::write(&plugin, "").unwrap();
+    let plugin = machine.plugin();
     let (ok, out, err) = machine.collect(&["--run-id", "one", "--nccl-inspector", plugin.to_str().unwrap()]);
     assert!(ok, "{out}{err}");
     assert!(err.contains("the NCCL Inspector wrote no records"), "{err}");
     assert_eq!(names(&machine.runs().join("one/raw/inspector/world1_full")), Vec::<String>::new());
-    let site = machine.dir.path().join("site");
-    Command::cargo_bin("nccl-report")
-        .unwrap()
-        .args(["build", "--runs"])
-        .arg(machine.runs())
-        .arg("--out")
-        .arg(&site)
-        .output()
-        .unwrap();
+    let (site, _) = machine.build();
     let page = read(&site.join("runs/one/index.html"));
     assert!(page.contains("Not logged at one rank"), "{page}");
     assert!(!page.contains("NCCL Inspector records"), "no empty table");
