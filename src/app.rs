@@ -3,8 +3,10 @@
 //! slower case; 2 nothing could be done (bad input).
 
 use crate::build::BuildOptions;
-use crate::cli::{Cli, Command, CompareArgs};
-use crate::collect::{CollectOptions, ImportOptions};
+use crate::cli::{Cli, CollectArgs, Command, CompareArgs, LauncherKind};
+use crate::collect::multinode::Rendezvous;
+use crate::collect::slurm::SlurmSettings;
+use crate::collect::{CollectOptions, ImportOptions, Launcher};
 use crate::publish::PublishOptions;
 use crate::serve::ServeOptions;
 use crate::synth::SynthOptions;
@@ -22,6 +24,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Collect(args) => {
+            let launcher = collect_launcher(&args);
             crate::collect::launch::collect(&CollectOptions {
                 runs: args.runs,
                 run_id: args.run_id,
@@ -35,6 +38,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 worker: args.worker,
                 dry_run: args.dry_run,
                 force: args.force,
+                launcher,
             })?;
             Ok(ExitCode::SUCCESS)
         }
@@ -142,4 +146,32 @@ fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
 /// escapes (`\u{1b}`), so that names and messages from runs cannot drive the terminal.
 fn terminal_safe(text: &str) -> String {
     text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
+
+fn collect_launcher(args: &CollectArgs) -> Launcher {
+    if let Some(id) = &args.finish {
+        return Launcher::Finish(id.clone());
+    }
+    match args.launcher {
+        LauncherKind::Local => Launcher::Local,
+        LauncherKind::Torchrun => Launcher::Torchrun(Rendezvous {
+            nnodes: args.nnodes,
+            node_rank: args.node_rank,
+            endpoint: args.rdzv_endpoint.clone(),
+            rdzv_id: None,
+            node_timeout: std::time::Duration::from_secs(args.node_timeout),
+        }),
+        LauncherKind::Slurm => Launcher::Slurm {
+            settings: SlurmSettings {
+                nodes: args.nodes,
+                gpus_per_node: args.gpus_per_node,
+                partition: args.partition.clone(),
+                account: args.account.clone(),
+                time: args.time.clone(),
+                nodelist: args.nodelist.clone(),
+                extra: args.sbatch_arg.clone(),
+            },
+            submit: args.submit,
+        },
+    }
 }

@@ -27,7 +27,7 @@ pub enum Command {
     /// Copy existing run folders into the runs folder.
     Import(ImportArgs),
     /// Run the experiment suite on this machine's GPUs and archive the run.
-    Collect(CollectArgs),
+    Collect(Box<CollectArgs>),
     /// Generate synthetic runs in the seed layout (fixtures and benchmark corpora).
     Synth(SynthArgs),
     /// Compare two runs case by case (exit 0: no case slower, 1: some case slower, 2: bad input).
@@ -142,13 +142,63 @@ pub struct CollectArgs {
     #[arg(long, value_name = "PATH")]
     pub worker: Option<PathBuf>,
     /// Print every command with the environment it sets; run and create nothing. Needs no
-    /// GPU; clamps world sizes only when nvidia-smi answers.
+    /// GPU; clamps world sizes only when nvidia-smi answers. With --launcher slurm: print
+    /// the batch script.
     #[arg(long)]
     pub dry_run: bool,
     /// Run even with TORCH_NCCL_BLOCKING_WAIT=1 or CUDA_LAUNCH_BLOCKING=1 set (both make every
     /// launch or wait blocking and change all timings).
     #[arg(long)]
     pub force: bool,
+    /// `local`: torchrun --standalone on this machine's GPUs; `slurm`: write a batch script
+    /// into the run folder (see --nodes, --submit); `torchrun`: as local, with the c10d
+    /// rendezvous of --nnodes, --node-rank, --rdzv-endpoint.
+    #[arg(long, value_enum, default_value = "local")]
+    pub launcher: LauncherKind,
+    /// Slurm: nodes to allocate.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    pub nodes: u32,
+    /// Slurm: GPUs per node (torchrun --nproc-per-node).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..))]
+    pub gpus_per_node: u32,
+    #[arg(long)]
+    pub partition: Option<String>,
+    #[arg(long)]
+    pub account: Option<String>,
+    /// Slurm: the job's time limit.
+    #[arg(long, default_value = "01:00:00")]
+    pub time: String,
+    #[arg(long)]
+    pub nodelist: Option<String>,
+    /// Slurm: an extra #SBATCH argument, verbatim (repeatable): --sbatch-arg=--qos=high.
+    #[arg(long, value_name = "ARG", allow_hyphen_values = true)]
+    pub sbatch_arg: Vec<String>,
+    /// Slurm: submit the script with sbatch and print the job id.
+    #[arg(long, conflicts_with = "dry_run")]
+    pub submit: bool,
+    /// torchrun: the number of nodes (all given the same --run-id and a shared --runs).
+    #[arg(long, default_value_t = 1)]
+    pub nnodes: u32,
+    /// torchrun: this node's rank.
+    #[arg(long, default_value_t = 0)]
+    pub node_rank: u32,
+    /// torchrun: HOST:PORT of the c10d rendezvous (node 0).
+    #[arg(long, default_value = "127.0.0.1:29400")]
+    pub rdzv_endpoint: String,
+    /// torchrun, several nodes: how long node 0 waits for the others' folders, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 3600)]
+    pub node_timeout: u64,
+    /// Land the multi-node run <ID> its batch job assembled (the job's last step does it).
+    #[arg(long, value_name = "ID", conflicts_with_all = ["submit", "dry_run"])]
+    pub finish: Option<String>,
+}
+
+/// `collect --launcher`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LauncherKind {
+    Local,
+    Slurm,
+    Torchrun,
 }
 
 #[derive(Debug, Args)]

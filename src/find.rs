@@ -77,7 +77,9 @@ pub struct RunFiles {
     pub inspector: Vec<(String, FileRef)>,
     pub gpu_query: Option<FileRef>,
     pub topology: Option<FileRef>,
-    /// Other `artifacts/*` files (ibv_devinfo, versions...), shown as text.
+    /// `artifacts/<host>/nvidia_smi_query.txt` / `nvidia_smi_topo.txt` of a multi-node run.
+    pub host_artifacts: Vec<(String, FileRef)>,
+    /// Other `artifacts/*` and `artifacts/<host>/*` files (ibv_devinfo, versions...), shown as text.
     pub other_artifacts: Vec<FileRef>,
     /// `raw/<case>.stdout` torchrun outputs.
     pub case_stdouts: Vec<FileRef>,
@@ -98,6 +100,7 @@ impl RunFiles {
             .chain(self.notes.iter())
             .chain(self.gpu_query.iter())
             .chain(self.topology.iter())
+            .chain(self.host_artifacts.iter().map(|(_, f)| f))
             .chain(self.other_artifacts.iter())
             .chain(self.sections.iter().map(|s| &s.file))
             .chain(self.nccl_tests.iter().map(|(_, f)| f))
@@ -268,6 +271,10 @@ fn classify(files: &mut RunFiles, file: FileRef) {
         ["artifacts", "nvidia_smi_query.txt"] => files.gpu_query = Some(file),
         ["artifacts", "nvidia_smi_topo.txt"] => files.topology = Some(file),
         ["artifacts", _] => files.other_artifacts.push(file),
+        ["artifacts", host, "nvidia_smi_query.txt" | "nvidia_smi_topo.txt"] => {
+            files.host_artifacts.push((host.to_string(), file))
+        }
+        ["artifacts", _, _] => files.other_artifacts.push(file),
         ["raw", "results", case, name] => match section_file_name(name) {
             Some((rank, section)) => files.sections.push(SectionFile { case: case.to_string(), rank, section, file }),
             None => files.unrecognized.push(file),

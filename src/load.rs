@@ -6,11 +6,12 @@
 use crate::diag::Diagnostic;
 use crate::find::{FileRef, RunDir};
 use crate::input;
+use crate::model::hosts::HostFacts;
 use crate::model::inspector::InspectorCase;
 use crate::model::nccl_log::NcclLogFacts;
 use crate::model::run::{NcclTestsFile, RawRun, SectionData};
 use crate::parse::{self, ParseError};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Reads and parses everything but the NCCL logs.
 pub fn load_tables(run: &RunDir) -> RawRun {
@@ -37,6 +38,7 @@ pub fn load_tables(run: &RunDir) -> RawRun {
             raw.topology = (!topology.header.is_empty()).then_some(topology);
         }
     }
+    raw.hosts = load_hosts(run, &mut raw.diagnostics);
     for file in &files.other_artifacts {
         if let Some(text) = read_text(file, &mut raw.diagnostics) {
             raw.other_artifacts.push((file.rel.clone(), text));
@@ -59,6 +61,23 @@ pub fn load_tables(run: &RunDir) -> RawRun {
 
     raw.files = all_files(files);
     raw
+}
+
+/// Each host's GPUs and topology from `artifacts/<host>/`, sorted by host name.
+fn load_hosts(run: &RunDir, diagnostics: &mut Vec<Diagnostic>) -> Vec<HostFacts> {
+    let mut hosts: BTreeMap<String, HostFacts> = BTreeMap::new();
+    for (host, file) in &run.files.host_artifacts {
+        let Some(text) = read_text(file, diagnostics) else { continue };
+        let facts =
+            hosts.entry(host.clone()).or_insert_with(|| HostFacts { host: host.clone(), ..HostFacts::default() });
+        if file.rel.contains("nvidia_smi_query.txt") {
+            facts.gpus = parse::artifacts::parse_gpu_query(&text);
+        } else {
+            let topology = parse::artifacts::parse_topology(&text);
+            facts.topology = (!topology.header.is_empty()).then_some(topology);
+        }
+    }
+    hosts.into_values().collect()
 }
 
 fn load_sections(run: &RunDir, raw: &mut RawRun) {

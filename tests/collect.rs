@@ -478,3 +478,62 @@ fn an_existing_run_id_is_refused() {
     assert!(err.contains("path separator"), "{err}");
     assert_eq!(names(&machine.runs()), ["taken"]);
 }
+
+/// Every path under `dir`, relative, sorted (NCCL log names without their pid).
+fn shape(dir: &Path) -> Vec<String> {
+    let mut paths = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(next) = stack.pop() {
+        for entry in fs::read_dir(&next).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path.strip_prefix(dir).unwrap().display().to_string();
+            paths.push(rel.split("_fakehost_").next().unwrap().to_string());
+            if path.is_dir() {
+                stack.push(path);
+            }
+        }
+    }
+    paths.sort();
+    paths
+}
+
+#[test]
+fn torchrun_launcher_on_one_node_lands_the_same_shape_as_local() {
+    let machine = Machine::new().with_gpus(2).with_torch().with_nccl_tests(true);
+    let nccl_tests = machine.nccl_tests();
+    let nccl_tests = nccl_tests.to_str().unwrap();
+    let (ok, out, err) = machine.collect(&["--run-id", "local", "--nccl-tests", nccl_tests]);
+    assert!(ok, "{out}{err}");
+    let torchrun = [
+        "--run-id",
+        "rdzv",
+        "--nccl-tests",
+        nccl_tests,
+        "--launcher",
+        "torchrun",
+        "--nnodes",
+        "1",
+        "--node-rank",
+        "0",
+        "--rdzv-endpoint",
+        "127.0.0.1:29400",
+    ];
+    let (ok, out, err) = machine.collect(&torchrun);
+    assert!(ok, "{out}{err}");
+    let (local, rdzv) = (machine.runs().join("local"), machine.runs().join("rdzv"));
+    assert_eq!(shape(&local), shape(&rdzv));
+    let stdout = read(&rdzv.join("raw/world2_full.stdout"));
+    assert!(
+        stdout.contains(
+            "fake torchrun --nnodes=1 --node-rank=0 --rdzv-backend=c10d --rdzv-endpoint=127.0.0.1:29400 \
+             --rdzv-id=rdzv --nproc_per_node=2 "
+        ),
+        "{stdout}"
+    );
+    let manifest = read(&rdzv.join("manifest.txt"));
+    assert!(manifest.contains("launcher=torchrun\nnodes=1\nrdzv_endpoint=127.0.0.1:29400\n"), "{manifest}");
+    assert!(!read(&local.join("manifest.txt")).contains("launcher="));
+
+    let (ok, _, err) = machine.collect(&["--launcher", "torchrun", "--nnodes", "2"]);
+    assert!(!ok && err.contains("needs --run-id, the same on every node"), "{err}");
+}

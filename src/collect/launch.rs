@@ -35,18 +35,29 @@ use crate::collect::probe::{self, Gpus, Versions};
 use crate::collect::record::{gpu_summary, local_cpus, manifest_text, topology_summary, worker_cpus};
 use crate::collect::run_id;
 use crate::collect::steps::{filter_json_env, gzip_inspector_dumps, gzip_logs, run_step, KEPT_ENV_PREFIXES};
-use crate::collect::CollectOptions;
+use crate::collect::{finish, gather, sbatch, CollectOptions, Launcher};
 use anyhow::{anyhow, bail, Context, Result};
 use sha2::Digest;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The seed's dtype and critical-path notes, recorded verbatim in every manifest.
-const DTYPE: &str =
+pub(crate) const DTYPE: &str =
     "FP32 for async/decomposition; FP16 for fragmentation/decode/numeric counterexample/nccl-tests control";
-const CRITICAL_PATH: &str = "max rank duration per cycle, then median/P95/CV across cycles";
+pub(crate) const CRITICAL_PATH: &str = "max rank duration per cycle, then median/P95/CV across cycles";
 
 pub fn collect(options: &CollectOptions) -> Result<()> {
+    match &options.launcher {
+        Launcher::Local => {}
+        Launcher::Torchrun(rendezvous) => {
+            rendezvous.check()?;
+            if rendezvous.nnodes > 1 && rendezvous.rdzv_id.is_none() {
+                return gather::collect_node(options, rendezvous);
+            }
+        }
+        Launcher::Slurm { settings, submit } => return sbatch::prepare(options, settings, *submit),
+        Launcher::Finish(id) => return finish::finish(&options.runs, id),
+    }
     let started = UtcTime::now();
     let id = options.run_id.clone().unwrap_or_else(|| started.run_id());
     run_id::validate(&id).map_err(|e| anyhow!("run id {id:?}: {e}"))?;
@@ -58,7 +69,7 @@ pub fn collect(options: &CollectOptions) -> Result<()> {
     folders.check_free()?;
     let machine = Machine::probe()?;
     let worker = existing_worker(options)?;
-    let plan = Plan::new(options, Some(machine.gpus.count), &machine.topology, worker)?;
+    let plan = Plan::new(options, &id, Some(machine.gpus.count), &machine.topology, worker)?;
     for note in &plan.notes {
         eprintln!("note: {note}");
     }
@@ -77,15 +88,15 @@ fn check_counts(options: &CollectOptions) -> Result<()> {
 }
 
 /// `runs/<id>`, its assembly folder `runs/.collect-<id>` and the failed runs' folder.
-struct Folders {
-    id: String,
-    landed: PathBuf,
-    assembly: PathBuf,
+pub(crate) struct Folders {
+    pub(crate) id: String,
+    pub(crate) landed: PathBuf,
+    pub(crate) assembly: PathBuf,
     failed: PathBuf,
 }
 
 impl Folders {
-    fn new(runs: &Path, id: &str) -> Self {
+    pub(crate) fn new(runs: &Path, id: &str) -> Self {
         Folders {
             id: id.to_string(),
             landed: runs.join(id),
@@ -94,7 +105,7 @@ impl Folders {
         }
     }
 
-    fn check_free(&self) -> Result<()> {
+    pub(crate) fn check_free(&self) -> Result<()> {
         if self.landed.symlink_metadata().is_ok() {
             bail!("{} already exists; choose another --run-id", self.landed.display());
         }
@@ -168,7 +179,7 @@ fn worker_path(options: &CollectOptions) -> PathBuf {
         .unwrap_or_else(|| options.runs.parent().unwrap_or(Path::new("")).join("suite").join("worker.py"))
 }
 
-fn existing_worker(options: &CollectOptions) -> Result<PathBuf> {
+pub(crate) fn existing_worker(options: &CollectOptions) -> Result<PathBuf> {
     let worker = worker_path(options);
     if !worker.is_file() {
         bail!("the worker {} does not exist (give --worker PATH); nothing was created", worker.display());
@@ -187,10 +198,12 @@ struct Plan {
     nccl_inspector: Option<PathBuf>,
     steps: Vec<Step>,
     notes: Vec<String>,
+    /// Manifest entries of a launcher other than the default (`launcher=torchrun`, ...).
+    launcher: Vec<(String, String)>,
 }
 
 impl Plan {
-    fn new(options: &CollectOptions, gpus: Option<u32>, topology: &str, worker: PathBuf) -> Result<Self> {
+    fn new(options: &CollectOptions, id: &str, gpus: Option<u32>, topology: &str, worker: PathBuf) -> Result<Self> {
         if options.warmups < 1 {
             bail!("--warmups must be at least 1: cycle 0 would hold NCCL's lazy connection setup");
         }
@@ -231,6 +244,11 @@ impl Plan {
             let plugin = plugin.display().to_string();
             steps.iter_mut().for_each(|step| plan::enable_inspector(step, &plugin));
         }
+        let mut launcher = Vec::new();
+        if let Launcher::Torchrun(rendezvous) = &options.launcher {
+            steps = steps.iter().map(|step| rendezvous.apply(step, id)).collect();
+            launcher = rendezvous.manifest_entries();
+        }
         Ok(Plan {
             requested: options.world_sizes.clone(),
             world_sizes,
@@ -239,6 +257,7 @@ impl Plan {
             nccl_inspector,
             steps,
             notes,
+            launcher,
         })
     }
 }
@@ -288,7 +307,7 @@ fn dry_run(options: &CollectOptions, folders: &Folders) -> Result<()> {
     let worker = worker_path(options);
     let gpus = probe::probe_gpus();
     let topology = if gpus.is_ok() { probe::capture_artifact(&probe::TOPOLOGY) } else { String::new() };
-    let plan = Plan::new(options, gpus.as_ref().ok().map(|g| g.count), &topology, absolute(&worker))?;
+    let plan = Plan::new(options, &folders.id, gpus.as_ref().ok().map(|g| g.count), &topology, absolute(&worker))?;
     println!("# nccl-report collect --dry-run: nothing is run or created");
     println!("# run folder: {} (assembled in {})", folders.landed.display(), folders.assembly.display());
     match &gpus {
@@ -341,7 +360,7 @@ fn with_safety_env(command: &str) -> String {
     format!("{} {command}", env.join(" "))
 }
 
-fn absolute(path: &Path) -> PathBuf {
+pub(crate) fn absolute(path: &Path) -> PathBuf {
     fs::canonicalize(path)
         .or_else(|_| std::env::current_dir().map(|dir| dir.join(path)))
         .unwrap_or_else(|_| path.to_path_buf())
@@ -442,7 +461,7 @@ fn write_artifacts(dir: &Path, machine: &Machine) -> Result<()> {
     Ok(())
 }
 
-fn land(folders: &Folders) -> Result<()> {
+pub(crate) fn land(folders: &Folders) -> Result<()> {
     if folders.landed.symlink_metadata().is_ok() {
         return fail(folders, anyhow!("{} appeared during the collect", folders.landed.display()));
     }
@@ -453,7 +472,7 @@ fn land(folders: &Folders) -> Result<()> {
     Ok(())
 }
 
-fn fail(folders: &Folders, error: anyhow::Error) -> Result<()> {
+pub(crate) fn fail(folders: &Folders, error: anyhow::Error) -> Result<()> {
     let report = format!("{error:#}\n");
     let _ = fs::write(folders.assembly.join("failure.txt"), &report);
     match folders.move_to_failed() {
@@ -530,5 +549,7 @@ fn manifest_entries(context: &ManifestContext, status: &Result<(), String>) -> V
     if let Err(why) = status {
         entries.push(("status", format!("failed: {}", why.lines().next().unwrap_or(""))));
     }
-    entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    let mut entries: Vec<(String, String)> = entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    entries.extend(plan.launcher.iter().cloned());
+    entries
 }

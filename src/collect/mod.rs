@@ -2,12 +2,17 @@
 //! Writes only under the runs folder, through temporary names renamed into place.
 
 pub mod clock;
+pub mod finish;
+pub mod gather;
 pub mod import;
 pub mod launch;
+pub mod multinode;
 pub mod plan;
 pub mod probe;
 pub mod record;
 pub mod run_id;
+pub mod sbatch;
+pub mod slurm;
 pub mod steps;
 pub mod tree;
 
@@ -40,4 +45,18 @@ pub struct CollectOptions {
     pub dry_run: bool,
     /// Run despite `TORCH_NCCL_BLOCKING_WAIT=1` or `CUDA_LAUNCH_BLOCKING=1` (passed to the worker).
     pub force: bool,
+    pub launcher: Launcher,
+}
+
+/// Where `collect` runs the suite.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Launcher {
+    /// `torchrun --standalone` on this machine's GPUs.
+    Local,
+    /// A batch script for `sbatch`, submitted when `submit`.
+    Slurm { settings: slurm::SlurmSettings, submit: bool },
+    /// torchrun's c10d rendezvous instead of `--standalone`, otherwise as `Local`.
+    Torchrun(multinode::Rendezvous),
+    /// `collect --finish <id>`: land a multi-node run its job assembled.
+    Finish(String),
 }

@@ -176,17 +176,22 @@ impl Step {
     /// The exact command line, prefixed by the environment it sets, shell-quoted where
     /// needed: the manifest's `commands:` lines and the dry run's output.
     pub fn command_line(&self) -> String {
+        format!("{}{} {}", self.env_prefix(), shell_quote(&self.program), self.quoted_args()).trim_end().to_string()
+    }
+
+    /// `K=V K=V ` for the step's environment and [`SAFETY_ENV`], each value quoted.
+    pub fn env_prefix(&self) -> String {
         let mut line = String::new();
         let all_env = self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).chain(SAFETY_ENV);
         for (key, value) in all_env {
             let _ = write!(line, "{key}={} ", shell_quote(value));
         }
-        line.push_str(&shell_quote(&self.program));
-        for arg in &self.args {
-            line.push(' ');
-            line.push_str(&shell_quote(arg));
-        }
         line
+    }
+
+    /// The arguments, each quoted, separated by spaces.
+    pub fn quoted_args(&self) -> String {
+        self.args.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" ")
     }
 }
 

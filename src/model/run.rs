@@ -3,6 +3,7 @@
 
 use crate::diag::Diagnostic;
 use crate::model::artifacts::{GpuInfo, TopologyMatrix};
+use crate::model::hosts::HostFacts;
 use crate::model::manifest::Manifest;
 use crate::model::nccl_log::NcclLogFacts;
 use crate::model::nccl_tests::NcclTestsOutput;
@@ -14,6 +15,8 @@ pub struct RawRun {
     pub manifest: Option<Manifest>,
     pub gpus: Vec<GpuInfo>,
     pub topology: Option<TopologyMatrix>,
+    /// The hosts of a multi-node run (`artifacts/<host>/`), by host name; empty otherwise.
+    pub hosts: Vec<HostFacts>,
     /// Other artifacts as text (run-relative name, content), e.g. ibv_devinfo.
     pub other_artifacts: Vec<(String, String)>,
     /// Section files that parsed, in the seed's glob order (case, then file name).

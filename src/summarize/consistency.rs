@@ -58,6 +58,7 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
         .flat_map(|m| m.commands.iter().enumerate())
         .filter_map(|(index, line)| launch_command(index + 1, line))
         .collect();
+    let gpus = gpu_count(raw);
     let mut warn = |file: &str, message: String| diagnostics.push(Diagnostic::warning(file, None, message));
 
     for (name, case) in &cases {
@@ -77,11 +78,8 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
             }
         }
         let multi_node = commands.iter().any(|c| c.case.as_deref() == Some(*name) && c.multi_node);
-        if !raw.gpus.is_empty() && count > raw.gpus.len() as u64 && !multi_node {
-            warn(
-                "artifacts/nvidia_smi_query.txt",
-                format!("nvidia-smi lists {} GPU(s) but {folder} has {sets}", raw.gpus.len()),
-            );
+        if let Some((gpus, source)) = gpus.as_ref().filter(|(gpus, _)| count > *gpus && !multi_node) {
+            warn(source, format!("nvidia-smi lists {gpus} GPU(s) but {folder} has {sets}"));
         }
     }
 
@@ -103,11 +101,8 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
             warn(&file.file, format!("{ranks} rank(s) but the manifest's nccl-tests commands run {}", list.join("; ")));
         }
         let hosts: BTreeSet<&str> = file.output.devices.iter().map(|d| d.host.as_str()).collect();
-        if !raw.gpus.is_empty() && ranks > raw.gpus.len() as u64 && hosts.len() <= 1 && !mpi {
-            warn(
-                "artifacts/nvidia_smi_query.txt",
-                format!("nvidia-smi lists {} GPU(s) but {} ran {ranks} rank(s)", raw.gpus.len(), file.file),
-            );
+        if let Some((gpus, source)) = gpus.as_ref().filter(|(gpus, _)| ranks > *gpus && hosts.len() <= 1 && !mpi) {
+            warn(source, format!("nvidia-smi lists {gpus} GPU(s) but {} ran {ranks} rank(s)", file.file));
         }
     }
 
@@ -128,6 +123,16 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
+
+/// The GPUs nvidia-smi listed, with the file that says so: every host's together for a
+/// multi-node run (`artifacts/<host>/`), else `artifacts/nvidia_smi_query.txt`.
+fn gpu_count(raw: &RawRun) -> Option<(u64, String)> {
+    if !raw.hosts.is_empty() {
+        let gpus: usize = raw.hosts.iter().map(|h| h.gpus.len()).sum();
+        return (gpus > 0).then(|| (gpus as u64, "artifacts/<host>/nvidia_smi_query.txt".to_string()));
+    }
+    (!raw.gpus.is_empty()).then(|| (raw.gpus.len() as u64, "artifacts/nvidia_smi_query.txt".to_string()))
 }
 
 /// `4 rank CSV sets (rank0..rank3)`.

@@ -32,6 +32,10 @@ pub struct RunFacts {
     /// from `runs.json` when the run has none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inspector: Vec<InspectorSummary>,
+    /// The hosts of a multi-node run (`artifacts/<host>/`), each with its GPU count:
+    /// `node1 (8 GPUs)`; empty (and absent from `runs.json`) for a single-node run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
 }
 
 pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
@@ -101,5 +105,9 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
     facts.nccl_tests_world_sizes = nccl_ws.into_iter().collect();
     let tuning = raw.nccl_log.as_ref().map_or(&[][..], |l| &l.tuning[..]);
     facts.inspector = super::inspector::summarize(&raw.inspector, tuning);
+    if !raw.hosts.is_empty() {
+        facts.hosts = raw.hosts.iter().map(|h| format!("{} ({} GPUs)", h.host, h.gpus.len())).collect();
+        facts.gpu_count = Some(raw.hosts.iter().map(|h| h.gpus.len() as u64).sum());
+    }
     facts
 }
