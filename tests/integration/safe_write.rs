@@ -1,8 +1,9 @@
 //! The write side of issue #10, one test per item: `--out` apart from `--runs` (1), odd
 //! `--out` spellings never lose the site (3), leftovers of killed builds cleaned (4), the cache
-//! owns its files, and a rebuild carries unchanged live files but never edited ones (5), one build per site at a time (6), publish refuses what it must and
-//! keeps bytes exact (7), an unreadable run file makes only that run invalid (8), a slow
-//! client does not block `serve` and is dropped after `--send-timeout` (13).
+//! owns its files, and a rebuild carries unchanged live files but never edited ones (5), one
+//! build per site at a time (6), publish refuses what it must and keeps bytes exact (7), an
+//! unreadable run file makes only that run invalid (8), a slow client does not block `serve`
+//! and is dropped after `--send-timeout` (13).
 
 use crate::common::{build, leftovers, nccl_report, runs_dir, text, tree};
 use std::fs;
