@@ -12,6 +12,7 @@ pub mod format;
 pub mod host_views;
 pub mod hosts_block;
 pub mod index_page;
+pub mod inspector_block;
 pub mod paging;
 pub mod paths;
 pub mod run_page;
