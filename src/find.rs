@@ -77,7 +77,7 @@ pub struct RunFiles {
     pub inspector: Vec<(String, FileRef)>,
     pub gpu_query: Option<FileRef>,
     pub topology: Option<FileRef>,
-    /// `artifacts/<host>/nvidia_smi_query.txt` / `nvidia_smi_topo.txt` of a multi-node run.
+    /// `artifacts/<host>/nvidia_smi_query.txt` / `nvidia_smi_topo.txt` / `ibv_devinfo.txt` of a multi-node run.
     pub host_artifacts: Vec<(String, FileRef)>,
     /// Other `artifacts/*` and `artifacts/<host>/*` files (ibv_devinfo, versions...), shown as text.
     pub other_artifacts: Vec<FileRef>,
@@ -271,7 +271,7 @@ fn classify(files: &mut RunFiles, file: FileRef) {
         ["artifacts", "nvidia_smi_query.txt"] => files.gpu_query = Some(file),
         ["artifacts", "nvidia_smi_topo.txt"] => files.topology = Some(file),
         ["artifacts", _] => files.other_artifacts.push(file),
-        ["artifacts", host, "nvidia_smi_query.txt" | "nvidia_smi_topo.txt"] => {
+        ["artifacts", host, "nvidia_smi_query.txt" | "nvidia_smi_topo.txt" | "ibv_devinfo.txt"] => {
             files.host_artifacts.push((host.to_string(), file))
         }
         ["artifacts", _, _] => files.other_artifacts.push(file),

@@ -72,6 +72,8 @@ fn load_hosts(run: &RunDir, diagnostics: &mut Vec<Diagnostic>) -> Vec<HostFacts>
             hosts.entry(host.clone()).or_insert_with(|| HostFacts { host: host.clone(), ..HostFacts::default() });
         if file.rel.contains("nvidia_smi_query.txt") {
             facts.gpus = parse::artifacts::parse_gpu_query(&text);
+        } else if file.rel.contains("ibv_devinfo.txt") {
+            facts.nics = parse::ib_devices::parse_ib_devices(&text);
         } else {
             let topology = parse::artifacts::parse_topology(&text);
             facts.topology = (!topology.header.is_empty()).then_some(topology);

@@ -70,7 +70,8 @@ l=0
 while [ $l -lt "$nproc" ]; do
   r=$((node * nproc + l))
   log=$(echo "$NCCL_DEBUG_FILE" | sed "s/%h/$SLURMD_NODENAME/; s/%p/$$$l/")
-  echo "$SLURMD_NODENAME:$$$l:$$$l [$l] NCCL INFO comm 0x5$l rank $r nranks $((nnodes * nproc)) cudaDev $l nvmlDev $l busId ${l}6000 commId 0xfeed - Init COMPLETE" > "$log"
+  echo "$SLURMD_NODENAME:$$$l:$$$l [$l] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>" > "$log"
+  echo "$SLURMD_NODENAME:$$$l:$$$l [$l] NCCL INFO comm 0x5$l rank $r nranks $((nnodes * nproc)) cudaDev $l nvmlDev $l busId $((l + 6))0 commId 0xfeed - Init COMPLETE" >> "$log"
   old=$IFS; IFS=,
   for s in $sections contracts; do cp "$FAKE_RESULTS/rank${r}_$s.csv" "$out/"; done
   IFS=$old
@@ -304,6 +305,20 @@ fn two_node_job_lands_a_run_with_both_hosts() {
     let runs_json = read(&site.join("data/runs.json"));
     let json: serde_json::Value = serde_json::from_str(&runs_json).unwrap();
     assert_eq!(json[0]["facts"]["hosts"], serde_json::json!(["node1 (2 GPUs)", "node2 (2 GPUs)"]), "{runs_json}");
+
+    // The run page's Hosts block: both hosts, rank -> host -> GPU, the NCCL logs by host.
+    let page = read(&site.join("runs/mn/index.html"));
+    let block = page.split("<section id=\"hosts\">").nth(1).and_then(|s| s.split("</section>").next());
+    let block = block.unwrap_or_else(|| panic!("no hosts block in\n{page}"));
+    assert!(block.contains("<p>2 hosts: node1 (2 GPUs), node2 (2 GPUs).</p>"), "{block}");
+    let rank3 = r#"<td class="num">3</td><td>node2</td><td class="num">1</td><td>70</td><td>GPU1 NVIDIA H200 (GPU-node2-1)</td>"#;
+    assert!(block.contains(rank3), "{block}");
+    for host in ["node1", "node2"] {
+        let files =
+            block.matches(&format!("<td>{host}</td><td class=\"num\">2</td><td>raw/nccl/world4_full_{host}_")).count();
+        assert_eq!(files, 1, "{host}: 2 log files, listed under their host\n{block}");
+        assert!(block.contains(&format!("<td>{host}</td><td>NCCL NET/IB</td><td>[0] mlx5_0:1/IB</td>")), "{block}");
+    }
 }
 
 #[test]

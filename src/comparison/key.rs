@@ -3,7 +3,8 @@
 //! keys agree form one *configuration*. Missing facts are part of the key as `unknown`.
 //! Knows `model` and `summarize` only; never looks at the machine that builds.
 
-use crate::model::artifacts::TopologyMatrix;
+use crate::comparison::key_hosts;
+use crate::model::artifacts::{GpuInfo, TopologyMatrix};
 use crate::summarize::RunSummary;
 use serde::Serialize;
 
@@ -21,6 +22,10 @@ impl ConfigKey {
         let manifest = |key: &str| run.raw.manifest.as_ref().and_then(|m| m.get(key)).map(str::to_string);
         let commands: &[String] = run.raw.manifest.as_ref().map_or(&[], |m| m.commands.as_slice());
         let (gpu_model, gpu_count) = gpu_model_and_count(run);
+        let nodes = manifest("nodes")
+            .or_else(|| key_hosts::nodes(run))
+            .or_else(|| launcher_option(commands, "--nnodes"))
+            .or_else(|| standalone(commands));
         let parts = vec![
             ("gpu_model", gpu_model),
             ("gpu_count", gpu_count),
@@ -34,11 +39,14 @@ impl ConfigKey {
             ("decode_collectives", manifest("decode_collectives")),
             ("nccl_tests_args", nccl_tests_arguments(commands)),
             ("worker_sha256", manifest("worker_sha256")),
+            ("nodes", nodes.clone()),
             (
-                "nodes",
-                manifest("nodes").or_else(|| launcher_option(commands, "--nnodes")).or_else(|| standalone(commands)),
+                "gpus_per_node",
+                manifest("gpus_per_node")
+                    .or_else(|| key_hosts::gpus_per_node(run))
+                    .or_else(|| launcher_option(commands, "--nproc_per_node")),
             ),
-            ("gpus_per_node", manifest("gpus_per_node").or_else(|| launcher_option(commands, "--nproc_per_node"))),
+            ("nics", key_hosts::nics(run, nodes.as_deref())),
         ];
         ConfigKey { parts: parts.into_iter().map(|(k, v)| (k, v.unwrap_or_else(|| UNKNOWN.to_string()))).collect() }
     }
@@ -89,13 +97,19 @@ pub struct KeyDifference {
     pub candidate: String,
 }
 
-/// GPU model(s) and count from nvidia-smi, else parsed from the manifest's `gpu=4x NAME`.
+/// GPU model(s) and count from nvidia-smi (every host's of a multi-node run), else parsed from
+/// the manifest's `gpu=4x NAME`.
 fn gpu_model_and_count(run: &RunSummary) -> (Option<String>, Option<String>) {
-    if !run.raw.gpus.is_empty() {
-        let mut names: Vec<&str> = run.raw.gpus.iter().map(|g| g.name.as_str()).collect();
+    let gpus: Vec<&GpuInfo> = if run.raw.hosts.is_empty() {
+        run.raw.gpus.iter().collect()
+    } else {
+        run.raw.hosts.iter().flat_map(|h| &h.gpus).collect()
+    };
+    if !gpus.is_empty() {
+        let mut names: Vec<&str> = gpus.iter().map(|g| g.name.as_str()).collect();
         names.sort_unstable();
         names.dedup();
-        return (Some(names.join(" + ")), Some(run.raw.gpus.len().to_string()));
+        return (Some(names.join(" + ")), Some(gpus.len().to_string()));
     }
     let claimed = run.raw.manifest.as_ref().and_then(|m| m.get("gpu"));
     match claimed.and_then(|g| g.split_once("x ")) {
@@ -180,6 +194,8 @@ fn standalone(commands: &[String]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::run::RawRun;
+    use crate::summarize::summarize;
 
     #[test]
     fn topology_signature_ignores_whitespace_column_order_and_affinity() {
@@ -198,6 +214,38 @@ mod tests {
         );
         assert_eq!(topology_signature(&a), "GPU0:X,NV18|GPU1:NV18,X");
         assert_eq!(topology_signature(&a), topology_signature(&b));
+    }
+
+    fn gpus(host: &str, n: usize) -> Vec<GpuInfo> {
+        (0..n)
+            .map(|i| GpuInfo {
+                index: i.to_string(),
+                name: "NVIDIA H200".into(),
+                uuid: format!("GPU-{host}-{i}"),
+                driver_version: "580.1".into(),
+                memory_total: "143771 MiB".into(),
+                pci_bus_id: format!("0000:{i:02}:00.0"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn two_nodes_of_eight_never_compare_with_one_node_of_sixteen() {
+        use crate::model::hosts::{HostFacts, IbPort};
+        let ib = IbPort { device: "mlx5_0".into(), port: 1, active: true, link_layer: None, rate_gbps: Some(400.0) };
+        let mut two = RawRun { gpus: gpus("node1", 8), ..RawRun::default() };
+        two.hosts = ["node1", "node2"]
+            .iter()
+            .map(|h| HostFacts { host: h.to_string(), gpus: gpus(h, 8), topology: None, nics: vec![ib.clone(); 4] })
+            .collect();
+        let one = RawRun { gpus: gpus("big", 16), ..RawRun::default() };
+        let (two, one) = (ConfigKey::of(&summarize(two)), ConfigKey::of(&summarize(one)));
+        assert_eq!((two.get("gpu_model"), two.get("gpu_count")), (one.get("gpu_model"), one.get("gpu_count")));
+        let parts: Vec<&str> = two.differences(&one).iter().map(|d| d.part).collect();
+        assert_eq!(parts, ["nodes", "gpus_per_node", "nics"], "{two:?}");
+        assert_eq!((two.get("nodes"), two.get("gpus_per_node")), ("2", "8"));
+        assert_eq!(two.get("nics"), "4x 400 Gb/s unknown link");
+        assert_eq!(one.get("nodes"), UNKNOWN);
     }
 
     #[test]

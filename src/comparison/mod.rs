@@ -6,6 +6,7 @@
 pub mod baseline;
 pub mod engine;
 pub mod key;
+pub mod key_hosts;
 pub mod noise;
 pub mod output;
 pub mod ranks;

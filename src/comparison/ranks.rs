@@ -30,7 +30,36 @@ type CaseId = (&'static str, String, i64, String);
 
 /// The per-rank view of every timed case, in section, folder and case order.
 pub fn of(raw: &RawRun) -> Vec<RankView> {
-    // (case id) -> cycle -> [(rank, value)]
+    cases(raw).into_iter().map(|(id, cycles)| view(id, &cycles)).collect()
+}
+
+/// The same view with the ranks grouped (by host, say): a group's value in a cycle is its
+/// slowest rank's, so `critical_counts` counts per group the cycles in which it held the
+/// slowest rank, the skew is slowest minus fastest group, and the straggler is a group. Ranks
+/// that `group` maps to `None` are left out.
+pub fn by_group(raw: &RawRun, group: impl Fn(u64) -> Option<u64>) -> Vec<RankView> {
+    let mut views = Vec::new();
+    for (id, cycles) in cases(raw) {
+        let mut grouped: BTreeMap<i64, Vec<(u64, f64)>> = BTreeMap::new();
+        for (cycle, values) in cycles {
+            let mut slowest: BTreeMap<u64, f64> = BTreeMap::new();
+            for (g, value) in values.into_iter().filter_map(|(rank, v)| Some((group(rank)?, v))) {
+                let entry = slowest.entry(g).or_insert(value);
+                *entry = entry.max(value);
+            }
+            if !slowest.is_empty() {
+                grouped.insert(cycle, slowest.into_iter().collect());
+            }
+        }
+        if !grouped.is_empty() {
+            views.push(view(id, &grouped));
+        }
+    }
+    views
+}
+
+/// (case id) -> cycle -> [(rank, value)] of every timed row.
+fn cases(raw: &RawRun) -> BTreeMap<CaseId, BTreeMap<i64, Vec<(u64, f64)>>> {
     let mut cases: BTreeMap<CaseId, BTreeMap<i64, Vec<(u64, f64)>>> = BTreeMap::new();
     for data in &raw.sections {
         let mut add = |section, world_size, case: String, cycle, value| {
@@ -56,7 +85,7 @@ pub fn of(raw: &RawRun) -> Vec<RankView> {
             SectionRows::Contracts(_) | SectionRows::Numerics(_) => {}
         }
     }
-    cases.into_iter().map(|(id, cycles)| view(id, &cycles)).collect()
+    cases
 }
 
 fn view((section, folder, world_size, case): CaseId, cycles: &BTreeMap<i64, Vec<(u64, f64)>>) -> RankView {
@@ -87,12 +116,13 @@ fn view((section, folder, world_size, case): CaseId, cycles: &BTreeMap<i64, Vec<
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::run::SectionData;
     use crate::model::sections::DecodeRow;
 
-    fn decode(rank: u64, values: &[f64]) -> SectionData {
+    /// Decode rows of `rank` in case folder `world2_decode`, one per cycle (also for other tests).
+    pub(crate) fn decode(rank: u64, values: &[f64]) -> SectionData {
         let rows = values
             .iter()
             .enumerate()
@@ -129,5 +159,27 @@ mod tests {
         assert_eq!(v.critical_counts, vec![(0, 1), (1, 2)]);
         assert_eq!(v.median_skew_us, 1.0);
         assert_eq!(v.straggler, Some(1));
+    }
+
+    #[test]
+    fn grouped_ranks_take_their_slowest_member() {
+        let raw = RawRun {
+            sections: vec![
+                decode(0, &[10.0, 10.0, 13.0]),
+                decode(1, &[12.0, 11.0, 12.0]),
+                decode(2, &[20.0, 9.0, 9.0]),
+            ],
+            ..RawRun::default()
+        };
+        // Ranks 0 and 1 on group 0, rank 2 on group 1; a rank without group is left out.
+        let views = by_group(&raw, |rank| (rank < 2).then_some(0).or(Some(1)));
+        let v = &views[0];
+        assert_eq!(v.critical_counts, vec![(0, 2), (1, 1)]);
+        assert_eq!(v.median_skew_us, 4.0, "skews 8, 2, 4");
+        assert_eq!(v.straggler, Some(0));
+        let only_first = by_group(&raw, |rank| (rank == 0).then_some(0));
+        assert_eq!(only_first[0].critical_counts, vec![(0, 3)]);
+        assert_eq!(only_first[0].straggler, None, "one group: no straggler");
+        assert!(by_group(&raw, |_| None).is_empty());
     }
 }

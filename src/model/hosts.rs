@@ -1,5 +1,5 @@
 //! The hosts of a run: each host's GPUs and topology (from `artifacts/<host>/`, written by a
-//! multi-node collect), and where each rank ran (from the NCCL logs' init lines). Plain data.
+//! multi-node collect; NICs from its ibv_devinfo), and where each rank ran (from the NCCL logs' init lines). Plain data.
 
 use crate::model::artifacts::{GpuInfo, TopologyMatrix};
 use crate::model::nccl_log::CommunicatorInfo;
@@ -12,6 +12,20 @@ pub struct HostFacts {
     pub host: String,
     pub gpus: Vec<GpuInfo>,
     pub topology: Option<TopologyMatrix>,
+    /// InfiniBand/RoCE ports from `artifacts/<host>/ibv_devinfo.txt` (ibv_devinfo or ibstat).
+    pub nics: Vec<IbPort>,
+}
+
+/// One port of an InfiniBand/RoCE device.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IbPort {
+    pub device: String,
+    pub port: u64,
+    pub active: bool,
+    /// `InfiniBand`, `Ethernet` (RoCE).
+    pub link_layer: Option<String>,
+    /// Gb/s, where the tool printed it.
+    pub rate_gbps: Option<f64>,
 }
 
 /// Rank -> host -> GPU, as NCCL logged it at init.

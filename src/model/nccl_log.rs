@@ -15,6 +15,12 @@ pub struct NcclLogFacts {
     pub communicators: Vec<CommunicatorInfo>,
     /// `Using network Socket|IB` (distinct values).
     pub networks: Vec<String>,
+    /// Network devices NCCL said it uses (`NET/IB : Using [0]mlx5_0:1/IB ...`), per host, with
+    /// GPU Direct RDMA where logged; sorted, distinct (see `parse::nccl_net`).
+    pub nics: Vec<NicInfo>,
+    /// Log files by the host their INFO lines name (the `host:pid:tid` prefix), host -> files
+    /// (sorted); a file whose lines name no host is not listed.
+    pub files_by_host: BTreeMap<String, Vec<String>>,
     /// `Channel 00/64 :` -> the total channel counts seen (distinct), e.g. `[64]`.
     pub channel_counts: Vec<u64>,
     /// `64 coll channels, 64 collnet channels, 0 nvls channels, 64 p2p channels, ...` lines.
@@ -67,6 +73,20 @@ pub struct CommunicatorInfo {
     /// From the line prefix `host:pid:tid [dev]`.
     pub host: Option<String>,
     pub init_complete: bool,
+}
+
+/// A network device NCCL used on one host.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct NicInfo {
+    pub host: String,
+    /// The net NCCL named: `IB`, `Socket`, or a plugin's name.
+    pub net: String,
+    /// NCCL's device index (`[0]`).
+    pub index: u64,
+    /// As printed, less a socket's address: `mlx5_0:1/IB` (device:port/link layer), `eth0`.
+    pub device: String,
+    /// `NET/IB : GPU Direct RDMA Enabled|Disabled for HCA 0 'mlx5_0'`; `None` when not logged.
+    pub gdr: Option<bool>,
 }
 
 /// One row of the tuning table: how often NCCL planned `collective` of `bytes` with this

@@ -3,9 +3,11 @@
 
 pub mod artifacts;
 pub mod fields;
+pub mod ib_devices;
 pub mod inspector;
 pub mod manifest;
 pub mod nccl_log;
+pub mod nccl_net;
 pub mod nccl_tests;
 pub mod nccl_tests_json;
 pub mod section_csv;

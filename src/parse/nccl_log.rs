@@ -11,7 +11,8 @@
 //! result does not depend on file or merge order). Pure: reads the given `BufRead`, touches no
 //! file; uses `model` only.
 
-use crate::model::nccl_log::{CommunicatorInfo, GraphPattern, LogLine, NcclLogFacts, TuningChoice};
+use crate::model::nccl_log::{CommunicatorInfo, GraphPattern, LogLine, NcclLogFacts, NicInfo, TuningChoice};
+use crate::parse::nccl_net;
 use memchr::memmem;
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -47,6 +48,13 @@ pub fn merge(into: &mut NcclLogFacts, other: NcclLogFacts) {
     union(&mut into.rings, other.rings);
     union(&mut into.trees, other.trees);
     union(&mut into.channel_counts, other.channel_counts);
+    nccl_net::merge(&mut into.nics, other.nics);
+    for (host, files) in other.files_by_host {
+        let list = into.files_by_host.entry(host).or_default();
+        list.extend(files);
+        list.sort();
+        list.dedup();
+    }
     into.communicators.extend(other.communicators);
     into.communicators.sort();
     into.communicators.dedup();
@@ -171,6 +179,9 @@ struct Scanner<'f> {
     rings: BTreeSet<String>,
     trees: BTreeSet<String>,
     channel_counts: BTreeSet<u64>,
+    nics: Vec<NicInfo>,
+    /// The host the first INFO line names (looked up once per file).
+    host: Option<Option<String>>,
     /// Communicators, and where each (host, pid, comm pointer) last started.
     communicators: Vec<CommunicatorInfo>,
     open_comms: HashMap<(String, String, String), usize>,
@@ -201,6 +212,8 @@ impl<'f> Scanner<'f> {
             rings: BTreeSet::new(),
             trees: BTreeSet::new(),
             channel_counts: BTreeSet::new(),
+            nics: Vec::new(),
+            host: None,
             communicators: Vec::new(),
             open_comms: HashMap::new(),
             calls: Vec::new(),
@@ -235,6 +248,12 @@ impl<'f> Scanner<'f> {
     }
 
     fn info(&mut self, prefix: &[u8], message: &[u8]) {
+        if self.host.is_none() {
+            self.host = Some(host_and_pid(&lossy(prefix)).map(|(host, _)| host.to_string()));
+        }
+        if message.starts_with(b"NET/") {
+            return self.net(prefix, message);
+        }
         match message.first() {
             Some(b'A'..=b'Z') => self.upper(message),
             Some(b'a'..=b'z') => self.lower(prefix, message),
@@ -317,6 +336,15 @@ impl<'f> Scanner<'f> {
     fn network(&mut self, rest: &str) {
         if let Some(network) = rest.strip_prefix("network ") {
             insert_capped(&mut self.networks, network.trim());
+        }
+    }
+
+    /// `NET/IB : Using [0]mlx5_0:1/IB ...` and `NET/IB : GPU Direct RDMA Enabled for HCA 0 ...`.
+    fn net(&mut self, prefix: &[u8], message: &[u8]) {
+        if let Some((net, line)) = nccl_net::parse(lossy(message).trim()) {
+            let prefix = lossy(prefix);
+            let host = host_and_pid(&prefix).map_or("", |(host, _)| host);
+            nccl_net::apply(&mut self.nics, host, net, line);
         }
     }
 
@@ -506,6 +534,10 @@ impl<'f> Scanner<'f> {
         facts.rings = self.rings.into_iter().collect();
         facts.trees = self.trees.into_iter().collect();
         facts.channel_counts = self.channel_counts.into_iter().collect();
+        facts.nics = self.nics;
+        if let Some(host) = self.host.flatten().filter(|h| !h.is_empty()) {
+            facts.files_by_host.insert(host, vec![self.file.to_string()]);
+        }
         facts.communicators = self.communicators;
         facts.communicators.sort();
         facts.communicators.dedup();
@@ -825,11 +857,16 @@ mod tests {
         assert_eq!(rank0.collective_calls, calls);
         assert_eq!(rank0.warning_count, 1);
         let warn = &rank0.warnings[0];
-        assert_eq!((warn.file.as_str(), warn.line), ("raw/nccl/world2_node1_100.log", 23));
+        assert_eq!((warn.file.as_str(), warn.line), ("raw/nccl/world2_node1_100.log", 24));
         assert!(warn.text.ends_with("NCCL WARN NET/IB : Got completion from peer 10.0.0.2<4711> with status=12"));
         let comm = &rank0.communicators[0];
         assert_eq!((comm.host.as_deref(), comm.rank, comm.nranks), (Some("node1"), 0, 2));
         assert!(comm.init_complete);
+        let nic =
+            NicInfo { host: "node1".into(), net: "IB".into(), index: 0, device: "mlx5_0:1/IB".into(), gdr: Some(true) };
+        assert_eq!(rank0.nics, [nic]);
+        let files = BTreeMap::from([("node1".to_string(), vec!["raw/nccl/world2_node1_100.log".to_string()])]);
+        assert_eq!(rank0.files_by_host, files);
 
         let rank1 = scan(RANK1, "raw/nccl/world2_node2_200.log");
         assert_eq!(rank1.communicators.len(), 2, "the second communicator never completed");
@@ -854,6 +891,9 @@ mod tests {
         assert_eq!(merged.warnings.len(), MAX_WARNINGS);
         assert_eq!(merged.warnings[0].file, "raw/nccl/world2_node1_100.log");
         assert_eq!(merged.lines, rank0.lines + rank1.lines);
+        let hosts: Vec<(&str, usize)> = merged.files_by_host.iter().map(|(h, f)| (h.as_str(), f.len())).collect();
+        assert_eq!(hosts, [("node1", 1), ("node2", 1)]);
+        assert_eq!(merged.nics.len(), 1, "rank 1 logged no NET/IB Using line");
         assert_eq!(merged.bytes, (RANK0.len() + RANK1.len()) as u64);
     }
 

@@ -9,6 +9,8 @@ pub mod chart;
 pub mod digest;
 pub mod evidence;
 pub mod format;
+pub mod host_views;
+pub mod hosts_block;
 pub mod index_page;
 pub mod inspector_block;
 pub mod paging;

@@ -7,6 +7,7 @@ use crate::nccl_perf::log_facts;
 use crate::site::digest::RunDigest;
 use crate::site::evidence::run_statements;
 use crate::site::format::{bytes, num3};
+use crate::site::hosts_block;
 use crate::site::inspector_block::inspector_block;
 use crate::site::paths;
 use crate::site::sections::Section;
@@ -41,6 +42,7 @@ pub fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> 
         }
         blocks.push(block);
     }
+    blocks.extend(hosts_block::build(run));
     if let Some(facts) = &run.raw.nccl_log {
         blocks.push(nccl_log_block(facts, &run.raw.nccl_log_files));
     }
