@@ -7,5 +7,6 @@ pub mod busbw;
 pub mod fit;
 pub mod link_peaks;
 pub mod reach;
+pub mod run;
 pub mod table;
 pub mod topology;
