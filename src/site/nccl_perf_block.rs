@@ -61,7 +61,8 @@ fn table_line(table: &TablePerf) -> String {
         reach(table.analysis.size_90)
     );
     if table.analysis.nvls_equivalent {
-        line += " NVLS ran: busbw is NVLS-equivalent (the NVLink bandwidth needed without NVLS), not a share of the wire.";
+        line +=
+            " NVLS ran: busbw is NVLS-equivalent (the NVLink bandwidth needed without NVLS), not a share of the wire.";
     }
     line
 }
@@ -95,13 +96,7 @@ fn sizes_table(table: &TablePerf) -> Table {
     let label = if table.analysis.nvls_equivalent { "busbw, NVLS-equivalent (GB/s)" } else { "busbw (GB/s)" };
     let mut out = Table::new(
         &format!("{} at {} ranks: per size (median over cycles, out of place)", table.binary, table.ranks),
-        &[
-            ("size", true),
-            ("time (µs)", true),
-            (label, true),
-            ("% of expected", true),
-            ("algorithm/protocol", false),
-        ],
+        &[("size", true), ("time (µs)", true), (label, true), ("% of expected", true), ("algorithm/protocol", false)],
     );
     for p in &table.analysis.points {
         out.push(vec![
