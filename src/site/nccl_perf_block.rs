@@ -95,7 +95,7 @@ fn choices_table(perf: &RunNcclPerf) -> Table {
 fn sizes_table(table: &TablePerf) -> Table {
     let label = if table.analysis.nvls_equivalent { "busbw, NVLS-equivalent (GB/s)" } else { "busbw (GB/s)" };
     let mut out = Table::new(
-        &format!("{} at {} ranks: per size (median over cycles, out of place)", table.binary, table.ranks),
+        format!("{} at {} ranks: per size (median over cycles, out of place)", table.binary, table.ranks),
         &[("size", true), ("time (µs)", true), (label, true), ("% of expected", true), ("algorithm/protocol", false)],
     );
     for p in &table.analysis.points {
@@ -112,7 +112,7 @@ fn sizes_table(table: &TablePerf) -> Table {
 
 fn fit_table(table: &TablePerf) -> Table {
     let mut out = Table::new(
-        &format!(
+        format!(
             "{} at {} ranks: alpha-beta fit t = alpha + bytes / beta per algorithm/protocol segment",
             table.binary, table.ranks
         ),

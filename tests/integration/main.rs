@@ -8,6 +8,7 @@ mod compare;
 mod crash;
 mod golden;
 mod inspect;
+mod nccl_perf;
 mod pipeline;
 mod publish_safety;
 mod safe_write;
