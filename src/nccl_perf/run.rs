@@ -66,12 +66,15 @@ pub struct RunNcclPerf {
     pub tables: Vec<TablePerf>,
 }
 
-/// The analysis of `raw`'s nccl-tests outputs; `None` when the run has none.
+/// The analysis of `raw`'s nccl-tests outputs and NCCL's choices; `None` when the run has
+/// neither nccl-tests outputs nor NCCL logs.
 pub fn analyse_run(raw: &RawRun) -> Option<RunNcclPerf> {
-    if raw.nccl_tests.is_empty() {
+    if raw.nccl_tests.is_empty() && raw.nccl_log.is_none() {
         return None;
     }
-    let max_ranks = raw.nccl_tests.iter().filter_map(|f| f.world_size).max().unwrap_or(0);
+    let test_ranks = raw.nccl_tests.iter().filter_map(|f| f.world_size);
+    let log_ranks = raw.nccl_log.iter().flat_map(|l| l.communicators.iter().map(|c| c.nranks));
+    let max_ranks = test_ranks.chain(log_ranks).max().unwrap_or(0);
     let choices = raw.nccl_log.as_ref().map(|l| l.tuning.clone()).unwrap_or_default();
     let tuning = match (choices.is_empty(), max_ranks) {
         (false, _) => TuningState::Logged,

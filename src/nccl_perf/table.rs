@@ -107,9 +107,9 @@ pub fn analyse(table: &NcclTestsTable, expected_gbs: Option<f64>, tuning: &[Tuni
     }
 }
 
-/// The most frequent algorithm/protocol NCCL planned for (collective, bytes); lines of <= 2.22
-/// name no collective and match any.
-fn segment_label(tuning: &[TuningChoice], collective: Option<&str>, bytes: u64) -> String {
+/// The most frequent algorithm/protocol NCCL planned for (collective, bytes), as `Ring/LL`, or
+/// `not logged`; lines of <= 2.22 name no collective and match any.
+pub fn segment_label(tuning: &[TuningChoice], collective: Option<&str>, bytes: u64) -> String {
     tuning
         .iter()
         .filter(|t| t.bytes == bytes && (t.collective.is_none() || t.collective.as_deref() == collective))

@@ -41,6 +41,8 @@ fn four_rank_synthetic_run_shows_expected_share_fits_and_bands() {
     insta::assert_snapshot!("nccl_perf_four_ranks", section);
     let chart = fs::read_to_string(out.join(format!("runs/{id}/charts/nccl-perf-2.csv"))).unwrap();
     assert!(chart.contains("Ring/LL") && chart.contains("expected peak"), "{chart}");
+    let decode = fs::read_to_string(out.join(format!("runs/{id}/charts/decode-per-call.csv"))).unwrap();
+    assert!(decode.contains("TP=4 · Ring/LL"), "{decode}");
 }
 
 #[test]
