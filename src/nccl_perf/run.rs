@@ -155,3 +155,37 @@ pub fn run_headline(perf: Option<&RunNcclPerf>, decode: Option<String>) -> Strin
     }
     parts.join(" · ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::run::NcclTestsFile;
+    use crate::parse::nccl_tests::parse_text;
+
+    fn one_rank_run() -> RawRun {
+        let mut text = include_bytes!("../../tests/data/nccl/all_reduce_perf_seed_args.stdout").to_vec();
+        text.extend_from_slice(include_bytes!("../../tests/data/nccl/h200_other_collectives.stdout"));
+        let output = parse_text(&text);
+        let file =
+            NcclTestsFile { name: "g1".into(), file: "raw/nccl_tests_g1.stdout".into(), world_size: Some(1), output };
+        RawRun { nccl_tests: vec![file], ..RawRun::default() }
+    }
+
+    /// The real H200 one-rank captures: every binary with its own factor (0 for AllReduce at
+    /// one rank), TUNING not logged at one rank, peak unknown, and a headline without a busbw.
+    #[test]
+    fn one_rank_h200_run() {
+        let perf = analyse_run(&one_rank_run()).unwrap();
+        assert_eq!(perf.tuning, TuningState::NotLoggedOneRank);
+        assert_eq!(perf.expected.gbs, None);
+        let binaries: Vec<(&str, Option<f64>)> =
+            perf.tables.iter().map(|t| (t.binary.as_str(), t.busbw_factor)).collect();
+        assert!(binaries.contains(&("all_reduce_perf", Some(0.0))), "{binaries:?}");
+        assert!(binaries.contains(&("broadcast_perf", Some(1.0))), "{binaries:?}");
+        assert!(binaries.iter().any(|(b, _)| *b == "all_gather_perf"), "{binaries:?}");
+        assert_eq!(run_headline(Some(&perf), Some("12.345".into())), "one rank, no busbw; decode 12.345 µs per call");
+        assert_eq!(run_headline(Some(&perf), None), "one rank, no busbw");
+        assert_eq!(run_headline(None, None), "");
+        assert_eq!(analyse_run(&RawRun::default()), None);
+    }
+}
