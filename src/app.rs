@@ -100,7 +100,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 cache: true,
                 page_size: crate::site::paging::DEFAULT_PAGE_SIZE,
             });
-            crate::serve::serve(&ServeOptions { out: args.out, port: args.port, watch })?;
+            let send_timeout = std::time::Duration::from_secs(args.send_timeout as u64);
+            crate::serve::serve(&ServeOptions { out: args.out, port: args.port, watch, send_timeout })?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Publish(args) => {

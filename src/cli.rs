@@ -77,6 +77,9 @@ pub struct ServeArgs {
     /// Runs folder to watch and rebuild from (with --watch).
     #[arg(long, default_value = "runs")]
     pub runs: PathBuf,
+    /// Seconds a client may stop reading before its connection is dropped.
+    #[arg(long, default_value_t = 10, value_parser = positive)]
+    pub send_timeout: usize,
 }
 
 #[derive(Debug, Args)]
