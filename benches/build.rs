@@ -110,7 +110,7 @@ fn ensure_corpus(corpus: &Path, n: usize, log_bytes: u64) {
     let _ = std::fs::remove_dir_all(corpus);
     std::fs::create_dir_all(&runs).unwrap();
     let start = Instant::now();
-    generate(&runs, &SynthOptions { count: n, seed: 7, log_bytes, gzip_every: 4 }).unwrap();
+    generate(&runs, &SynthOptions { count: n, seed: 7, log_bytes, gzip_every: 4, tuning: false }).unwrap();
     std::fs::write(&done, "").unwrap();
     eprintln!("generated {n} runs in {:.1} s", start.elapsed().as_secs_f64());
 }
@@ -119,7 +119,9 @@ fn ensure_corpus(corpus: &Path, n: usize, log_bytes: u64) {
 fn add_one_run(corpus: &Path) -> String {
     let staging = corpus.join("extra");
     let _ = std::fs::remove_dir_all(&staging);
-    let ids = generate(&staging, &SynthOptions { count: 1, seed: 99, log_bytes: 1 << 20, gzip_every: 0 }).unwrap();
+    let ids =
+        generate(&staging, &SynthOptions { count: 1, seed: 99, log_bytes: 1 << 20, gzip_every: 0, tuning: false })
+            .unwrap();
     let id = format!("added-{}", ids[0]);
     std::fs::rename(staging.join(&ids[0]), corpus.join("runs").join(&id)).unwrap();
     std::fs::remove_dir_all(&staging).unwrap();

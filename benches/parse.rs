@@ -90,7 +90,8 @@ fn default_corpus() -> PathBuf {
     let dir = PathBuf::from("target/bench/parse-100");
     if !dir.join("complete").is_file() {
         let _ = std::fs::remove_dir_all(&dir);
-        generate(&dir.join("runs"), &SynthOptions { count: 100, seed: 7, log_bytes: 0, gzip_every: 0 }).unwrap();
+        generate(&dir.join("runs"), &SynthOptions { count: 100, seed: 7, log_bytes: 0, gzip_every: 0, tuning: false })
+            .unwrap();
         std::fs::write(dir.join("complete"), "").unwrap();
     }
     dir.join("runs")

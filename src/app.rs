@@ -50,6 +50,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     seed: args.seed,
                     log_bytes: args.log_bytes,
                     gzip_every: args.gzip_every,
+                    tuning: args.tuning,
                 },
             )?;
             eprintln!("wrote {} synthetic runs under {}", ids.len(), args.out.display());

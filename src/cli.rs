@@ -221,6 +221,9 @@ pub struct SynthArgs {
     /// Gzip the logs of every k-th run (0: never).
     #[arg(long, default_value_t = 0)]
     pub gzip_every: usize,
+    /// Also write NCCL TUNING lines (algorithm/protocol per size) for 4-rank nccl-tests logs.
+    #[arg(long)]
+    pub tuning: bool,
 }
 
 #[derive(Debug, Args)]

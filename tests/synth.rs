@@ -47,7 +47,7 @@ fn assert_same_tree(expected: &Path, actual: &Path) {
 }
 
 fn options(count: usize, seed: u64, log_bytes: u64, gzip_every: usize) -> SynthOptions {
-    SynthOptions { count, seed, log_bytes, gzip_every }
+    SynthOptions { count, seed, log_bytes, gzip_every, tuning: false }
 }
 
 #[test]

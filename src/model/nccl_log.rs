@@ -1,7 +1,7 @@
 //! Facts read from NCCL_DEBUG=INFO logs (INIT, GRAPH, COLL and TUNING lines).
 //! Produced by `parse::nccl_log`, merged over all the log files of a run.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -91,7 +91,7 @@ pub struct NicInfo {
 
 /// One row of the tuning table: how often NCCL planned `collective` of `bytes` with this
 /// algorithm, protocol and channel count.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct TuningChoice {
     /// `AllReduce`, ... (2.23+); `None` for the lines of <= 2.22, which do not name it.
     pub collective: Option<String>,

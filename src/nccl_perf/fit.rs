@@ -5,7 +5,7 @@
 /// A fitted segment: `alpha_us` (latency, microseconds), `beta_gbs` (bandwidth, GB/s =
 /// bytes/ns, `None` when the slope is not positive: a latency-bound segment has no bandwidth
 /// to report) and the residual as the root mean square of (measured - model) / measured.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AlphaBeta {
     pub alpha_us: f64,
     pub beta_gbs: Option<f64>,

@@ -8,5 +8,6 @@ pub mod fit;
 pub mod link_peaks;
 pub mod log_facts;
 pub mod reach;
+pub mod run;
 pub mod table;
 pub mod topology;

@@ -10,10 +10,11 @@ use super::reach::{percent_of_expected, size_reaching};
 use crate::model::nccl_log::TuningChoice;
 use crate::model::nccl_tests::NcclTestsTable;
 use crate::stats::median;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// One size of the table.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SizePoint {
     pub bytes: u64,
     pub time_us: f64,
@@ -24,7 +25,7 @@ pub struct SizePoint {
 }
 
 /// A fitted algorithm/protocol segment.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Segment {
     pub label: String,
     pub first_bytes: u64,
@@ -32,7 +33,7 @@ pub struct Segment {
     pub fit: Option<AlphaBeta>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TableAnalysis {
     pub points: Vec<SizePoint>,
     pub size_50: Option<u64>,
@@ -106,9 +107,9 @@ pub fn analyse(table: &NcclTestsTable, expected_gbs: Option<f64>, tuning: &[Tuni
     }
 }
 
-/// The most frequent algorithm/protocol NCCL planned for (collective, bytes); lines of <= 2.22
-/// name no collective and match any.
-fn segment_label(tuning: &[TuningChoice], collective: Option<&str>, bytes: u64) -> String {
+/// The most frequent algorithm/protocol NCCL planned for (collective, bytes), as `Ring/LL`, or
+/// `not logged`; lines of <= 2.22 name no collective and match any.
+pub fn segment_label(tuning: &[TuningChoice], collective: Option<&str>, bytes: u64) -> String {
     tuning
         .iter()
         .filter(|t| t.bytes == bytes && (t.collective.is_none() || t.collective.as_deref() == collective))

@@ -8,6 +8,7 @@ use crate::diag::Diagnostic;
 use crate::model::summary::*;
 use crate::site::sections::Section;
 use crate::summarize::facts::RunFacts;
+use crate::summarize::headline;
 use crate::summarize::{RunStatus, RunSummary};
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +26,10 @@ pub struct RunDigest {
     pub nccl_tests_raw: Option<Vec<NcclTestsRawRow>>,
     pub nccl_tests: Option<Vec<NcclTestsSummary>>,
     pub numerics: Option<Vec<NumericSummary>>,
+    pub nccl_perf: Option<crate::nccl_perf::run::RunNcclPerf>,
+    /// The index's headline figures: decode latency, and nccl-tests busbw at the largest size.
+    pub decode_headline: String,
+    pub busbw_headline: String,
     pub diagnostics: Vec<Diagnostic>,
     /// Names of the seed-format files written for the run.
     pub outputs: Vec<String>,
@@ -43,6 +48,9 @@ pub fn digest(run: &RunSummary, outputs: &[&str]) -> RunDigest {
         nccl_tests_raw: run.nccl_tests_raw.clone(),
         nccl_tests: run.nccl_tests.clone(),
         numerics: run.numerics.clone(),
+        nccl_perf: run.nccl_perf.clone(),
+        decode_headline: headline::decode_headline(run.decode.as_deref()),
+        busbw_headline: headline::busbw_headline(run.nccl_perf.as_ref(), run.decode.as_deref()),
         diagnostics: run.raw.diagnostics.clone(),
         outputs: outputs.iter().map(|s| s.to_string()).collect(),
     }

@@ -2,7 +2,6 @@
 //! time (`paging`); the site-wide notes on the first page.
 
 use crate::site::digest::{RunCard, RunDigest};
-use crate::site::format::num3;
 use crate::site::paging::Paging;
 use crate::site::paths;
 use crate::site::sections::Section;
@@ -25,7 +24,7 @@ pub fn build(window: &[&RunDigest], cards: &[RunCard], paging: &Paging, page: us
             ("CUDA", false),
             ("status", false),
             ("decode per call, 1 token (µs)", true),
-            ("nccl-tests busbw at largest size (GB/s)", true),
+            ("nccl-tests busbw at the largest size", true),
         ],
     );
     for run in window {
@@ -45,8 +44,8 @@ pub fn build(window: &[&RunDigest], cards: &[RunCard], paging: &Paging, page: us
             Cell::text(f.torch_version.clone().unwrap_or_default()),
             Cell::text(f.cuda_version.clone().unwrap_or_default()),
             Cell::status(run.status.as_str()),
-            Cell::text(decode_headline(run)),
-            Cell::text(busbw_headline(run)),
+            Cell::text(run.decode_headline.clone()),
+            Cell::text(run.busbw_headline.clone()),
         ]);
     }
     let count = |s: RunStatus| cards.iter().filter(|r| r.status == s).count();
@@ -67,32 +66,4 @@ pub fn build(window: &[&RunDigest], cards: &[RunCard], paging: &Paging, page: us
         ),
         notes: notes.filter(|_| page == 1).map(str::to_string),
     }
-}
-
-/// Median per-call latency of the smallest-token decode step, per TP size: `TP2 12.345`.
-fn decode_headline(run: &RunDigest) -> String {
-    let rows = run.decode.iter().flatten();
-    let Some(min_tokens) = rows.clone().map(|r| r.tokens).min() else { return String::new() };
-    rows.filter(|r| r.tokens == min_tokens)
-        .map(|r| format!("TP{} {}", r.world_size, num3(r.median_per_collective_us)))
-        .collect::<Vec<_>>()
-        .join(" · ")
-}
-
-/// Median out-of-place busbw at the largest nccl-tests size, per rank count.
-fn busbw_headline(run: &RunDigest) -> String {
-    let rows: Vec<_> = run.nccl_tests_raw.iter().flatten().collect();
-    let mut sizes: Vec<u64> = rows.iter().map(|r| r.world_size).collect();
-    sizes.sort();
-    sizes.dedup();
-    sizes
-        .into_iter()
-        .filter_map(|ws| {
-            let largest = rows.iter().filter(|r| r.world_size == ws).map(|r| r.size_bytes).max()?;
-            let values: Vec<f64> =
-                rows.iter().filter(|r| r.world_size == ws && r.size_bytes == largest).map(|r| r.busbw_gbs).collect();
-            Some(format!("{ws}r {}", num3(crate::stats::median(&values))))
-        })
-        .collect::<Vec<_>>()
-        .join(" · ")
 }

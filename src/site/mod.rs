@@ -13,6 +13,7 @@ pub mod host_views;
 pub mod hosts_block;
 pub mod index_page;
 pub mod inspector_block;
+pub mod nccl_perf_block;
 pub mod paging;
 pub mod paths;
 pub mod run_page;

@@ -41,6 +41,9 @@ pub fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> 
             block.tables.push(nccl_tests_files(run));
         }
         blocks.push(block);
+        if let (Section::NcclTests, Some(perf)) = (section, &run.nccl_perf) {
+            blocks.push(crate::site::nccl_perf_block::block(perf, &run.raw.id));
+        }
     }
     blocks.extend(hosts_block::build(run));
     if let Some(facts) = &run.raw.nccl_log {

@@ -78,6 +78,9 @@ mod tests {
             nccl_tests_raw: None,
             nccl_tests: None,
             numerics: None,
+            nccl_perf: None,
+            decode_headline: String::new(),
+            busbw_headline: String::new(),
             diagnostics,
             outputs: vec!["summary.md".into()],
         }

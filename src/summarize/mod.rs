@@ -14,6 +14,7 @@ pub mod decode;
 pub mod decomposition;
 pub mod facts;
 pub mod fragmentation;
+pub mod headline;
 pub mod inspector;
 pub mod nccl_tests;
 pub mod numerics;
@@ -38,6 +39,8 @@ pub struct RunSummary {
     pub nccl_tests_raw: Option<Vec<NcclTestsRawRow>>,
     pub nccl_tests: Option<Vec<NcclTestsSummary>>,
     pub numerics: Option<Vec<NumericSummary>>,
+    /// The nccl-tests tables against the hardware, and NCCL's choices.
+    pub nccl_perf: Option<crate::nccl_perf::run::RunNcclPerf>,
     pub unified: Vec<UnifiedRow>,
     pub status: RunStatus,
 }
@@ -98,6 +101,7 @@ pub fn summarize(raw: RawRun) -> RunSummary {
     };
     let numerics = rows_of!(raw, Numerics).map(|rows| numerics::summarize(&rows));
     let facts = facts::collect(&raw, &mut diagnostics);
+    let nccl_perf = crate::nccl_perf::run::analyse_run(&raw);
     consistency::check(&raw, &mut diagnostics);
 
     let mut summary = RunSummary {
@@ -111,6 +115,7 @@ pub fn summarize(raw: RawRun) -> RunSummary {
         nccl_tests_raw,
         nccl_tests,
         numerics,
+        nccl_perf,
         unified: Vec::new(),
         status: RunStatus::Ok,
     };

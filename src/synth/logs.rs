@@ -3,7 +3,8 @@
 //! graph search results, rings, trees and connections per communicator, then one COLL line
 //! per collective call (the worker's or nccl-tests' call sequence, repeated) until the file
 //! holds about `log_bytes`; gzip-compressed to `.log.gz` for gzip runs. One file per
-//! torchrun rank, one per nccl-tests process (holding all its GPUs' communicators).
+//! torchrun rank, one per nccl-tests process (holding all its GPUs' communicators). With
+//! `tuning`, the 4-rank nccl-tests log also holds rank 0's TUNING line after each call.
 
 use super::nccl_tests::{self, PCI_BUSES};
 use super::numerics;
@@ -197,11 +198,12 @@ struct LogWriter<'a, W: Write> {
     out: Counting<W>,
     host: &'a str,
     pid: u32,
+    tuning: bool,
 }
 
 impl<'a, W: Write> LogWriter<'a, W> {
     fn new(out: W, run: &'a Run, pid: u32) -> Self {
-        LogWriter { out: Counting { inner: out, bytes: 0 }, host: &run.host, pid }
+        LogWriter { out: Counting { inner: out, bytes: 0 }, host: &run.host, pid, tuning: run.spec.tuning }
     }
 
     fn info(&mut self, device: usize, args: std::fmt::Arguments) -> io::Result<()> {
@@ -348,8 +350,29 @@ impl<'a, W: Write> LogWriter<'a, W> {
                     ),
                 )?;
             }
+            if self.tuning && process.nranks == 4 && process.file_prefix.starts_with("nccl_tests_") {
+                let (algorithm, protocol) = tuning_choice(call.count * 2);
+                self.info(
+                    0,
+                    format_args!(
+                        "{}: {} Bytes -> Algo {algorithm} proto {protocol} channel{{Lo..Hi}}={{0..31}}",
+                        call.kind,
+                        call.count * 2
+                    ),
+                )?;
+            }
         }
         Ok(())
+    }
+}
+
+/// What the synthetic NCCL plans for an all_reduce_perf size: RING/LL up to 64 KiB, RING/LL128
+/// up to 512 KiB, RING/SIMPLE above (the shape of NCCL 2.28 on 4 NVLink GPUs).
+fn tuning_choice(bytes: u64) -> (&'static str, &'static str) {
+    match bytes {
+        0..=65536 => ("RING", "LL"),
+        65537..=524288 => ("RING", "LL128"),
+        _ => ("RING", "SIMPLE"),
     }
 }
 

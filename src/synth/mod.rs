@@ -28,6 +28,9 @@ pub struct SynthOptions {
     pub log_bytes: u64,
     /// Gzip the logs of every k-th run (0: never).
     pub gzip_every: usize,
+    /// Also write NCCL's TUNING lines (>= 2.24 form) for the 4-rank nccl-tests logs; off by
+    /// default so that existing corpora and fixtures stay byte-identical.
+    pub tuning: bool,
 }
 
 /// The suite every generated run reproduces; `Default` is the seed's (4 ranks, 10 cycles).

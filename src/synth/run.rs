@@ -23,6 +23,8 @@ pub struct RunSpec {
     pub shape: RunShape,
     pub log_bytes: u64,
     pub gzip_logs: bool,
+    /// Write TUNING lines into the 4-rank nccl-tests log.
+    pub tuning: bool,
 }
 
 impl RunSpec {
@@ -39,6 +41,7 @@ impl RunSpec {
             shape: shape.clone(),
             log_bytes: options.log_bytes,
             gzip_logs: options.gzip_every > 0 && (index + 1) % options.gzip_every == 0,
+            tuning: options.tuning,
         }
     }
 
@@ -51,6 +54,7 @@ impl RunSpec {
             shape: fixture.shape.clone(),
             log_bytes: fixture.log_bytes,
             gzip_logs: fixture.gzip_logs,
+            tuning: false,
         }
     }
 }

@@ -24,7 +24,8 @@ impl Rng {
 fn builds_killed_at_random_points_leave_the_old_or_the_new_site() {
     let dir = tempfile::tempdir().unwrap();
     let runs = dir.path().join("runs");
-    let ids = generate(&runs, &SynthOptions { count: 8, seed: 7, log_bytes: 2000, gzip_every: 4 }).unwrap();
+    let ids =
+        generate(&runs, &SynthOptions { count: 8, seed: 7, log_bytes: 2000, gzip_every: 4, tuning: false }).unwrap();
     let site = dir.path().join("site");
     assert!(build(&runs, &site, &[]).status.success());
     let binary = assert_cmd::cargo::cargo_bin("nccl-report");

@@ -10,6 +10,7 @@ mod crash;
 mod golden;
 mod inspect;
 mod nccl_facts;
+mod nccl_perf;
 mod pipeline;
 mod publish_safety;
 mod safe_write;

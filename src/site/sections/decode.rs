@@ -1,7 +1,10 @@
 //! Decode-time tensor-parallel AllReduce replay: latency per call against tokens per step.
 
 use super::{clocks_cell, num, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
+use crate::model::nccl_log::TuningChoice;
 use crate::model::summary::DecodeSummary;
+use crate::nccl_perf::run::TuningState;
+use crate::nccl_perf::table::segment_label;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
 use crate::site::format::{bytes, num3, pct2};
@@ -38,15 +41,22 @@ pub(super) fn has(run: &RunDigest) -> bool {
 pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<ChartSpec> {
     let mut series = Vec::new();
     for (run, _) in runs {
+        let tuning = run.nccl_perf.as_ref().filter(|p| p.tuning == TuningState::Logged).map(|p| &p.choices);
         for ws in super::world_sizes(rows(run).iter().map(|r| r.world_size)) {
             let of_size: Vec<&DecodeSummary> = rows(run).iter().filter(|r| r.world_size == ws).collect();
-            series.push(Series {
-                name: kit.label(run, format!("TP={ws}")),
-                points: of_size
-                    .iter()
-                    .map(|r| point(r.tokens as f64, &r.cycle_values, 1.0 / r.collectives.max(1) as f64))
-                    .collect(),
-            });
+            for (choice, group) in by_choice(&of_size, tuning) {
+                let what = match choice {
+                    Some(choice) => format!("TP={ws} · {choice}"),
+                    None => format!("TP={ws}"),
+                };
+                series.push(Series {
+                    name: kit.label(run, what),
+                    points: group
+                        .iter()
+                        .map(|r| point(r.tokens as f64, &r.cycle_values, 1.0 / r.collectives.max(1) as f64))
+                        .collect(),
+                });
+            }
         }
     }
     vec![kit.spec(
@@ -54,6 +64,24 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
         "Decode replay: AllReduce latency per call",
         Axes { x: ("tokens per step (tokens x 4096 FP16)", Scale::Log2), y: ("time per call (µs)", Scale::Linear) },
         series,
-        &format!("Per-call latency (total replay time over the number of calls) against tokens, one line per tensor-parallel size. {SPREAD_NOTE}"),
+        &format!("Per-call latency (total replay time over the number of calls) against tokens, one line per tensor-parallel size, split by the algorithm/protocol NCCL logged for the message size (TUNING lines; not split when they are not logged). {SPREAD_NOTE}"),
     )]
+}
+
+/// Consecutive rows (by tokens) grouped by the algorithm/protocol NCCL planned for their
+/// AllReduce message size; one group without a label when TUNING was not logged.
+fn by_choice<'a>(
+    rows: &[&'a DecodeSummary],
+    tuning: Option<&Vec<TuningChoice>>,
+) -> Vec<(Option<String>, Vec<&'a DecodeSummary>)> {
+    let Some(tuning) = tuning else { return vec![(None, rows.to_vec())] };
+    let mut groups: Vec<(Option<String>, Vec<&DecodeSummary>)> = Vec::new();
+    for row in rows {
+        let label = segment_label(tuning, Some("AllReduce"), row.message_bytes.max(0) as u64);
+        match groups.last_mut() {
+            Some((Some(last), group)) if *last == label => group.push(row),
+            _ => groups.push((Some(label), vec![row])),
+        }
+    }
+    groups
 }

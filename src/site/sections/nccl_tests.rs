@@ -44,6 +44,11 @@ pub(super) fn has(run: &RunDigest) -> bool {
     !raw(run).is_empty()
 }
 
+/// The run's expected peak busbw (`nccl_perf`), `None` when unknown.
+fn expected_gbs(run: &RunDigest) -> Option<f64> {
+    run.nccl_perf.as_ref().and_then(|p| p.expected.gbs)
+}
+
 pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<ChartSpec> {
     let mut times = Vec::new();
     let mut busbw = Vec::new();
@@ -68,8 +73,18 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
                 name,
                 points: sizes.iter().map(|&s| point(s as f64, &values(s, |r| r.busbw_gbs), 1.0)).collect(),
             });
+            if let (Some(peak), true, Some(first), Some(last)) =
+                (expected_gbs(run), ws > 1, sizes.first(), sizes.last())
+            {
+                busbw.push(Series {
+                    name: kit.label(run, format!("{ws} ranks · expected peak {} GB/s", num3(peak))),
+                    points: vec![point(*first as f64, &[peak], 1.0), point(*last as f64, &[peak], 1.0)],
+                });
+            }
         }
     }
+    let moves_data = busbw.iter().flat_map(|s| &s.points).any(|p| p.y > 0.0);
+    let busbw_scale = if moves_data { Scale::Log10 } else { Scale::Linear };
     vec![
         kit.spec(
             "nccl-tests-time",
@@ -81,9 +96,9 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
         kit.spec(
             "nccl-tests-busbw",
             "all_reduce_perf: out-of-place bus bandwidth against size",
-            Axes { x: ("message size (bytes)", Scale::Log2), y: ("bus bandwidth (GB/s)", Scale::Linear) },
+            Axes { x: ("message size (bytes)", Scale::Log2), y: ("bus bandwidth (GB/s)", busbw_scale) },
             busbw,
-            "Bus bandwidth (algbw x 2(n-1)/n for AllReduce) per size; with one rank it is 0.",
+            "Bus bandwidth (algbw x 2(n-1)/n for AllReduce) per size, on a log axis when any rank count moves data; a flat line marks the expected peak where the GPU and topology are known (none: peak unknown); with one rank busbw is 0 (linear axis).",
         ),
     ]
 }

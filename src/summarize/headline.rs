@@ -1,0 +1,25 @@
+//! The index's headline figures of a run, computed here so that the site only formats them:
+//! the decode latency of the smallest-token step per TP size, and the nccl-tests busbw at the
+//! largest size with the size named (or, for a one-rank run, the decode latency: its busbw is
+//! 0 by definition). Uses `model` and `nccl_perf`.
+
+use crate::model::summary::DecodeSummary;
+use crate::nccl_perf::run::{run_headline, RunNcclPerf};
+
+/// Median per-call latency of the smallest-token decode step, per TP size: `TP2 12.345`.
+pub fn decode_headline(decode: Option<&[DecodeSummary]>) -> String {
+    let rows = decode.unwrap_or_default();
+    let Some(min_tokens) = rows.iter().map(|r| r.tokens).min() else { return String::new() };
+    rows.iter()
+        .filter(|r| r.tokens == min_tokens)
+        .map(|r| format!("TP{} {:.3}", r.world_size, r.median_per_collective_us))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// The nccl-tests headline (see `nccl_perf::run::run_headline`), with the one-rank decode
+/// latency taken from `decode`.
+pub fn busbw_headline(perf: Option<&RunNcclPerf>, decode: Option<&[DecodeSummary]>) -> String {
+    let one_rank = decode.unwrap_or_default().iter().filter(|r| r.world_size == 1).min_by_key(|r| r.tokens);
+    run_headline(perf, one_rank.map(|r| format!("{:.3}", r.median_per_collective_us)))
+}

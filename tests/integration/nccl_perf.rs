@@ -1,0 +1,72 @@
+//! The run page's "How close NCCL came to the hardware" block and the index headline: a
+//! 4-rank synthetic run with TUNING lines (bands, % of expected, fits) as a snapshot, and a
+//! one-rank run made of the real H200 captures ("not logged at one rank", no 0.000 headline).
+
+use crate::common::{build, nccl_report, runs_dir};
+use std::fs;
+
+/// The `<section id="nccl-perf">` of a run page.
+fn perf_section(page: &str) -> &str {
+    let start = page.find("<section id=\"nccl-perf\">").expect("the page has the hardware block");
+    let end = start + page[start..].find("</section>").unwrap();
+    &page[start..end]
+}
+
+#[test]
+fn four_rank_synthetic_run_shows_expected_share_fits_and_bands() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let synth = nccl_report(&[
+        "synth",
+        "--out",
+        runs.to_str().unwrap(),
+        "--count",
+        "1",
+        "--seed",
+        "5",
+        "--log-bytes",
+        "2000000",
+        "--tuning",
+    ]);
+    assert!(synth.status.success(), "{synth:?}");
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    let id = fs::read_dir(&runs).unwrap().next().unwrap().unwrap().file_name().into_string().unwrap();
+    let page = fs::read_to_string(out.join(format!("runs/{id}/index.html"))).unwrap();
+    let section = perf_section(&page);
+    for expected in ["Ring/LL128", "Ring/Simple", "% of expected", "Expected peak busbw: 370.800 GB/s", "alpha (µs)"] {
+        assert!(section.contains(expected), "{expected} missing from {section}");
+    }
+    assert!(!section.contains("What NCCL chose: not logged"), "{section}");
+    insta::assert_snapshot!("nccl_perf_four_ranks", section);
+    let chart = fs::read_to_string(out.join(format!("runs/{id}/charts/nccl-perf-2.csv"))).unwrap();
+    assert!(chart.contains("Ring/LL") && chart.contains("expected peak"), "{chart}");
+    let decode = fs::read_to_string(out.join(format!("runs/{id}/charts/decode-per-call.csv"))).unwrap();
+    assert!(decode.contains("TP=4 · Ring/LL"), "{decode}");
+}
+
+#[test]
+fn one_rank_run_says_not_logged_and_has_no_zero_headline() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let raw = runs.join("synth-basic/raw");
+    fs::remove_file(raw.join("nccl_tests_g2.stdout")).unwrap();
+    fs::remove_file(raw.join("nccl_tests_g4.stdout")).unwrap();
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nccl");
+    let mut one_rank = fs::read(data.join("all_reduce_perf_seed_args.stdout")).unwrap();
+    one_rank.extend(fs::read(data.join("h200_other_collectives.stdout")).unwrap());
+    fs::write(raw.join("nccl_tests_g1.stdout"), one_rank).unwrap();
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    let page = fs::read_to_string(out.join("runs/synth-basic/index.html")).unwrap();
+    let section = perf_section(&page);
+    assert!(section.contains("not logged at one rank: NCCL launches no collective kernels"), "{section}");
+    assert!(section.contains("peak unknown"), "{section}");
+    for binary in ["all_gather_perf", "reduce_scatter_perf", "broadcast_perf", "alltoall_perf", "sendrecv_perf"] {
+        assert!(section.contains(binary), "{binary} missing from {section}");
+    }
+    let index = fs::read_to_string(out.join("index.html")).unwrap();
+    let row = index.lines().find(|l| l.contains("runs/synth-basic/index.html")).unwrap();
+    let headline = row.rsplit("<td class=\"num\">").next().unwrap();
+    assert!(headline.starts_with("one rank, no busbw"), "{row}");
+    assert!(!headline.contains("0.000"), "{row}");
+}
