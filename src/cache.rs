@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped whenever the cache layout changes.
-const FORMAT: &str = "nccl-report-cache-3";
+const FORMAT: &str = "nccl-report-cache-4";
 
 /// A file of a run as last built: its stamp and the hash of its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

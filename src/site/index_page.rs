@@ -71,7 +71,7 @@ pub fn build(window: &[&RunDigest], cards: &[RunCard], paging: &Paging, page: us
 
 /// Median per-call latency of the smallest-token decode step, per TP size: `TP2 12.345`.
 fn decode_headline(run: &RunDigest) -> String {
-    let rows = run.decode.iter().flatten();
+    let rows = run.sections.decode.iter().flatten();
     let Some(min_tokens) = rows.clone().map(|r| r.tokens).min() else { return String::new() };
     rows.filter(|r| r.tokens == min_tokens)
         .map(|r| format!("TP{} {}", r.world_size, num3(r.median_per_collective_us)))
@@ -81,7 +81,7 @@ fn decode_headline(run: &RunDigest) -> String {
 
 /// Median out-of-place busbw at the largest nccl-tests size, per rank count.
 fn busbw_headline(run: &RunDigest) -> String {
-    let rows: Vec<_> = run.nccl_tests_raw.iter().flatten().collect();
+    let rows: Vec<_> = run.sections.nccl_tests_raw.iter().flatten().collect();
     let mut sizes: Vec<u64> = rows.iter().map(|r| r.world_size).collect();
     sizes.sort();
     sizes.dedup();

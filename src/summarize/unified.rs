@@ -16,7 +16,7 @@ pub fn rows(run: &RunSummary) -> Vec<UnifiedRow> {
         samples,
         correct,
     };
-    for r in run.async_rows.iter().flatten() {
+    for r in run.sections.async_rows.iter().flatten() {
         out.push(timed(
             "async",
             r.world_size,
@@ -29,7 +29,7 @@ pub fn rows(run: &RunSummary) -> Vec<UnifiedRow> {
             r.correct,
         ));
     }
-    for r in run.decomposition.iter().flatten() {
+    for r in run.sections.decomposition.iter().flatten() {
         out.push(timed(
             "decomposition",
             r.world_size,
@@ -42,7 +42,7 @@ pub fn rows(run: &RunSummary) -> Vec<UnifiedRow> {
             true,
         ));
     }
-    for r in run.fragmentation.iter().flatten() {
+    for r in run.sections.fragmentation.iter().flatten() {
         out.push(timed(
             "fragmentation",
             r.world_size,
@@ -55,7 +55,7 @@ pub fn rows(run: &RunSummary) -> Vec<UnifiedRow> {
             true,
         ));
     }
-    for r in run.decode.iter().flatten() {
+    for r in run.sections.decode.iter().flatten() {
         out.push(timed(
             "decode",
             r.world_size,
@@ -68,7 +68,7 @@ pub fn rows(run: &RunSummary) -> Vec<UnifiedRow> {
             true,
         ));
     }
-    for r in run.nccl_tests.iter().flatten() {
+    for r in run.sections.nccl_tests.iter().flatten() {
         out.push(timed(
             "nccl_tests_decode_sizes",
             r.world_size as i64,
@@ -81,7 +81,7 @@ pub fn rows(run: &RunSummary) -> Vec<UnifiedRow> {
             r.wrong_total == 0,
         ));
     }
-    for r in run.numerics.iter().flatten() {
+    for r in run.sections.numerics.iter().flatten() {
         out.push(UnifiedRow {
             section: "numerics",
             world_size: r.world_size,
