@@ -34,6 +34,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 decode_collectives: args.decode_collectives,
                 cpu_affinity: args.cpu_affinity,
                 nccl_tests: args.nccl_tests,
+                nccl_inspector: args.nccl_inspector,
                 worker: args.worker,
                 dry_run: args.dry_run,
                 force: args.force,
@@ -98,7 +99,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 cache: true,
                 page_size: crate::site::paging::DEFAULT_PAGE_SIZE,
             });
-            crate::serve::serve(&ServeOptions { out: args.out, port: args.port, watch })?;
+            let send_timeout = std::time::Duration::from_secs(args.send_timeout as u64);
+            crate::serve::serve(&ServeOptions { out: args.out, port: args.port, watch, send_timeout })?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Publish(args) => {

@@ -6,7 +6,7 @@
 //! Unchanged runs come from the cache. The output depends only on the runs, never on the
 //! thread count, the clock or the machine.
 
-use crate::cache::{Cache, DigestStore, Entry, Published, Stamp};
+use crate::cache::{Cache, CachedFile, DigestStore, Entry, Published, Stamp};
 use crate::diag::Diagnostic;
 use crate::find::{FileStamp, RunDir};
 use crate::out_dir::{self, OutputLock, MARKER};
@@ -116,7 +116,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         drop(staging);
         return Ok(stages.finish(&folders, &results, 0, options.page_size));
     }
-    let results = stages.time("copy cached runs", || restore_cached(results, &folders, &context))?;
+    let results = stages.time("carry cached runs", || restore_cached(results, &folders, &context, lock.out()))?;
     let shared_files =
         stages.time("cross-run pages", || write_cross_run(&results, &folders, &context, options.page_size))?;
     stages.time("commit", || commit(staging, options))?;
@@ -289,6 +289,10 @@ fn update_cache(
     let Some(cache) = cache else { return Ok(()) };
     let ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
     cache.retain(&ids);
+    results.par_iter().filter(|r| !r.cached_files.is_empty()).for_each(|r| {
+        // A stamp not recorded only makes the next build copy that run from the cache.
+        let _ = cache.record_site(&r.id, &r.cached_files, lock.out());
+    });
     let runs = results.iter().filter_map(|r| Some((r.id.clone(), r.key.clone()?))).collect();
     let site = std::fs::metadata(lock.out().join(MARKER)).ok().map(|m| FileStamp::of(&m));
     cache.set_published(&Published { runs, cross: cross_key, site }).context("cannot update the build cache")
@@ -312,12 +316,14 @@ fn site_unchanged(published: &Published, results: &[RunResult], cross_key: Optio
         })
 }
 
-/// Copies the cached runs' files into the staging folder (checked against their hashes); a
-/// run whose cached files are missing or altered is built again from its inputs.
+/// Puts the cached runs' files into the staging folder (linked from the live site `live` when
+/// unchanged there since the last commit, else copied from the cache and checked against their
+/// hashes); a run whose cached files are missing or altered is built again from its inputs.
 fn restore_cached(
     results: Vec<RunResult>,
     folders: &find::RunFolders,
     context: &RunContext,
+    live: &Path,
 ) -> anyhow::Result<Vec<RunResult>> {
     let (Some(cache), true) = (context.cache, results.iter().any(|r| r.restore.is_some())) else { return Ok(results) };
     let paths: std::collections::HashMap<&str, &PathBuf> =
@@ -326,7 +332,8 @@ fn restore_cached(
         .into_par_iter()
         .map(|mut result| {
             let Some(entry) = result.restore.take() else { return Ok(result) };
-            if cache.restore(&entry, &result.id, context.staging) {
+            if cache.restore(&entry, &result.id, context.staging, live) {
+                result.cached_files = entry.files;
                 return Ok(result);
             }
             let path = paths.get(result.id.as_str()).with_context(|| format!("no run {}", result.id))?;
@@ -391,8 +398,11 @@ struct RunResult {
     card: RunCard,
     problem: Option<String>,
     cached: bool,
-    /// The cache entry whose files are still to be copied into the new site.
+    /// The cache entry whose files are still to be put into the new site.
     restore: Option<Entry>,
+    /// The run's files as the cache holds them (empty without a cache), whose stamps in the
+    /// live site are recorded after the commit.
+    cached_files: Vec<CachedFile>,
     files: usize,
     /// Input bytes of the run.
     bytes: u64,
@@ -416,6 +426,7 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
             cached: true,
             files: entry.files.len(),
             bytes: run.files.total_bytes,
+            cached_files: Vec::new(),
             restore: Some(entry),
         });
     }
@@ -436,11 +447,13 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
     let card = RunCard::of(&run_digest);
     let count = files.len();
     let mut stored_key = None;
+    let mut cached_files = Vec::new();
     if let (Some(cache), Some((new_key, stamps))) = (context.cache, key) {
-        cache
+        let entry = cache
             .store(&run.id, new_key.clone(), stamps, card.clone(), problem.clone(), &files)
             .with_context(|| format!("cannot update the build cache for {}", run.id))?;
         stored_key = Some(new_key);
+        cached_files = entry.files;
     }
     context.store.put(&run_digest).with_context(|| format!("cannot keep the digest of {}", run.id))?;
     StageClock::add(&clock.write, t);
@@ -451,6 +464,7 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
         problem,
         cached: false,
         restore: None,
+        cached_files,
         files: count,
         bytes: run.files.total_bytes,
     })

@@ -11,6 +11,13 @@
 //! rendered bytes (never linked to the site), each with its content hash, and a file is
 //! copied into a new site only after its hash is checked, so editing the site (or the
 //! cache) can never change what a later build publishes.
+//!
+//! Carrying unchanged runs without copying: after each commit the stamp (size, mtime, ctime,
+//! inode) of every file of a cached run in the live site is recorded beside the entry
+//! (`site.json`). The next build hard-links a live file into the new site only when its stamp
+//! is still the recorded one and it was recorded with the hash the entry has now; any write
+//! to the file changes its ctime (which `touch` cannot restore), so a file edited by hand is
+//! copied from the cache instead. Cache files are never linked.
 
 use crate::find::{FileRef, FileStamp, RunDir};
 use crate::out_dir;
@@ -26,6 +33,8 @@ use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped whenever the cache layout changes.
 const FORMAT: &str = "nccl-report-cache-4";
+/// Beside an entry: the stamps of its files in the live site as last committed.
+const SITE_STAMPS: &str = "site.json";
 
 /// A file of a run as last built: its stamp and the hash of its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,17 +133,34 @@ impl Cache {
         Ok((format!("{:032x}", hasher.digest128()), stamps))
     }
 
-    /// Copies a cached entry's files into the new site, each checked against its hash;
-    /// false when any file is missing, altered or cannot be written (the run is rebuilt).
-    pub fn restore(&self, entry: &Entry, run_id: &str, staging: &Staging) -> bool {
-        let files = self.entry_dir(run_id).join("files");
+    /// Puts a cached entry's files into the new site: hard-linked from the live site `live`
+    /// where the file there still has the stamp recorded at the last commit, else copied from
+    /// the cache after its hash is checked; false when any file is missing, altered or cannot
+    /// be written (the run is rebuilt).
+    pub fn restore(&self, entry: &Entry, run_id: &str, staging: &Staging, live: &Path) -> bool {
+        let dir = self.entry_dir(run_id);
+        let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
         entry.files.iter().all(|file| {
             crate::write::is_safe_relative(&file.rel)
-                && fs::read(files.join(&file.rel)).is_ok_and(|bytes| {
-                    hash_bytes(&bytes) == file.hash
-                        && staging.put(&OutputFile { path: file.rel.clone(), bytes }).is_ok()
-                })
+                && (carry_live(file, &committed, live, staging)
+                    || fs::read(dir.join("files").join(&file.rel)).is_ok_and(|bytes| {
+                        hash_bytes(&bytes) == file.hash
+                            && staging.put(&OutputFile { path: file.rel.clone(), bytes }).is_ok()
+                    }))
         })
+    }
+
+    /// Records the stamps of a run's files as they lie in the just committed site `live`
+    /// (a file that cannot be read is left out, so it is copied next time).
+    pub fn record_site(&self, run_id: &str, files: &[CachedFile], live: &Path) -> io::Result<()> {
+        let stamps: Vec<Stamp> = files
+            .iter()
+            .filter_map(|file| {
+                let meta = fs::symlink_metadata(live.join(&file.rel)).ok().filter(fs::Metadata::is_file)?;
+                Some(Stamp { rel: file.rel.clone(), stamp: FileStamp::of(&meta), hash: file.hash.clone() })
+            })
+            .collect();
+        write_json(&self.entry_dir(run_id).join(SITE_STAMPS), &stamps)
     }
 
     /// Records a run's entry and its own copy of the run's rendered files (its digest is kept
@@ -197,6 +223,15 @@ impl Cache {
             }
         }
     }
+}
+
+/// Hard-links `file` from the live site when it is a plain file whose stamp is the one
+/// recorded at the last commit, with the content hash the entry expects.
+fn carry_live(file: &CachedFile, committed: &[Stamp], live: &Path, staging: &Staging) -> bool {
+    let Some(recorded) = committed.iter().find(|s| s.rel == file.rel && s.hash == file.hash) else { return false };
+    let path = live.join(&file.rel);
+    fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_file() && FileStamp::of(&meta) == recorded.stamp)
+        && staging.link(&path, &file.rel).is_ok()
 }
 
 /// The content hash of the running binary, recomputed only when its stamp changed.

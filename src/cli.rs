@@ -77,6 +77,9 @@ pub struct ServeArgs {
     /// Runs folder to watch and rebuild from (with --watch).
     #[arg(long, default_value = "runs")]
     pub runs: PathBuf,
+    /// Seconds a client may stop reading before its connection is dropped.
+    #[arg(long, default_value_t = 10, value_parser = positive)]
+    pub send_timeout: usize,
 }
 
 #[derive(Debug, Args)]
@@ -134,6 +137,10 @@ pub struct CollectArgs {
     /// Path of an nccl-tests all_reduce_perf binary (the control is skipped without it).
     #[arg(long, value_name = "PATH")]
     pub nccl_tests: Option<PathBuf>,
+    /// The NCCL Inspector profiler plugin (.so, NCCL 2.28+): enabled for every case and the
+    /// nccl-tests control, its dumps kept gzipped under raw/inspector/<case>/.
+    #[arg(long, value_name = "PATH_TO_PLUGIN.so")]
+    pub nccl_inspector: Option<PathBuf>,
     /// The worker script (default: suite/worker.py beside the runs folder).
     #[arg(long, value_name = "PATH")]
     pub worker: Option<PathBuf>,

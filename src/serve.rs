@@ -2,8 +2,11 @@
 //! missing pages, and optional rebuilds when anything under the runs folder changes
 //! (polled once a second: sizes and modification times of every file; each rebuild takes the
 //! output folder's lock like any build). Each request is answered on its own thread, so a
-//! client that stops reading holds only its own thread; at most `MAX_IN_FLIGHT` answers are
-//! in progress, further requests get 503 until one finishes.
+//! client that stops reading holds only its own thread, and only for `send_timeout`: the
+//! listening socket's `SO_SNDTIMEO`, which Linux copies to every accepted connection, makes a
+//! write that sends nothing for that long fail, and the connection is dropped. At most
+//! `MAX_IN_FLIGHT` answers are in progress, further requests get 503 until one finishes.
+//! (A client reading a few bytes at a time within the timeout is not bounded.)
 
 use crate::build::{build, BuildOptions};
 use std::path::{Component, Path, PathBuf};
@@ -16,6 +19,8 @@ pub struct ServeOptions {
     pub out: PathBuf,
     pub port: u16,
     pub watch: Option<BuildOptions>,
+    /// How long one write to a client may wait for it to read.
+    pub send_timeout: Duration,
 }
 
 pub fn serve(options: &ServeOptions) -> anyhow::Result<()> {
@@ -27,8 +32,10 @@ pub fn serve(options: &ServeOptions) -> anyhow::Result<()> {
     if !options.out.join("index.html").is_file() {
         anyhow::bail!("{} has no index.html: run `nccl-report build` first (or serve --watch)", options.out.display());
     }
-    let server = tiny_http::Server::http(("127.0.0.1", options.port))
-        .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", options.port))?;
+    let listen_error = |e: &dyn std::fmt::Display| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", options.port);
+    let listener = std::net::TcpListener::bind(("127.0.0.1", options.port)).map_err(|e| listen_error(&e))?;
+    set_send_timeout(&listener, options.send_timeout).map_err(|e| listen_error(&e))?;
+    let server = tiny_http::Server::from_listener(listener, None).map_err(|e| listen_error(&e))?;
     eprintln!("serving {} at http://127.0.0.1:{}/ (Ctrl-C to stop)", options.out.display(), options.port);
     let in_flight = Arc::new(AtomicUsize::new(0));
     for request in server.incoming_requests() {
@@ -44,6 +51,30 @@ pub fn serve(options: &ServeOptions) -> anyhow::Result<()> {
         });
     }
     Ok(())
+}
+
+/// Sets `SO_SNDTIMEO` on the listening socket (accepted connections inherit it on Linux).
+fn set_send_timeout(listener: &std::net::TcpListener, timeout: Duration) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let value = libc::timeval {
+        tv_sec: timeout.as_secs().try_into().unwrap_or(libc::time_t::MAX),
+        tv_usec: timeout.subsec_micros().into(),
+    };
+    // SAFETY: a valid socket descriptor and a `timeval` that outlives the call, with its size.
+    let rc = unsafe {
+        libc::setsockopt(
+            listener.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_SNDTIMEO,
+            (&value as *const libc::timeval).cast(),
+            std::mem::size_of::<libc::timeval>() as libc::socklen_t,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// Answers being written at once (each on its own thread).

@@ -1,8 +1,10 @@
 //! The only module that writes the site: all output files go to a staging folder beside the
 //! target (`.<name>.tmp-PID`, marked as ours from its creation), which is swapped in whole
 //! once complete (`OutputLock::swap_in`), so a failed or killed build leaves the previous
-//! site intact. Nothing is moved or linked out of the live site: unchanged runs are copied
-//! from the build cache. An existing output folder is replaced only if nccl-report made it
+//! site intact. Nothing is moved out of the live site: an unchanged run's file is hard-linked
+//! from it (a second name; the live site stays as it was until the swap, and the old site is
+//! removed after it, so the new site is then the file's only owner) when its stamp proves it
+//! is the file the last build committed, else copied from the build cache (`cache.rs`). An existing output folder is replaced only if nccl-report made it
 //! (it holds the marker file) or it is empty. Uses `out_dir` for the lock and the swap.
 
 use crate::out_dir::OutputLock;
@@ -82,6 +84,15 @@ impl<'a> Staging<'a> {
         let path = self.path_of(&file.path)?;
         create_parent(&path)?;
         fs::write(&path, &file.bytes).map_err(io_err(&path))
+    }
+
+    /// Hard-links an unchanged file of the live site (`from`, checked by the caller against the
+    /// stamp recorded when it was committed) into the new site at `rel`. The live site is not
+    /// changed; it is removed after the swap, leaving the new site the only owner of the file.
+    pub fn link(&self, from: &Path, rel: &str) -> Result<(), WriteError> {
+        let path = self.path_of(rel)?;
+        create_parent(&path)?;
+        fs::hard_link(from, &path).map_err(io_err(&path))
     }
 
     /// Appends `bytes` to the file at `rel`, creating it (for a file written in parts, such as

@@ -1,11 +1,13 @@
 //! The write side of issue #10, one test per item: `--out` apart from `--runs` (1), odd
 //! `--out` spellings never lose the site (3), leftovers of killed builds cleaned (4), the cache
-//! owns its files (5), one build per site at a time (6), publish refuses what it must and
-//! keeps bytes exact (7), an unreadable run file makes only that run invalid (8), a slow
-//! client does not block `serve` (13).
+//! owns its files, and a rebuild carries unchanged live files but never edited ones (5), one
+//! build per site at a time (6), publish refuses what it must and keeps bytes exact (7), an
+//! unreadable run file makes only that run invalid (8), a slow client does not block `serve`
+//! and is dropped after `--send-timeout` (13).
 
 use crate::common::{build, leftovers, nccl_report, runs_dir, text, tree};
 use std::fs;
+use std::io::Write;
 use std::time::Duration;
 
 #[test]
@@ -102,6 +104,41 @@ fn item5_the_site_never_shares_a_file_with_the_cache() {
     assert_eq!(fs::read(&page).unwrap(), original);
 }
 
+/// A +1-run rebuild hard-links unchanged files from the live site instead of copying them,
+/// but never a file edited by hand there, even one whose size and mtime were kept.
+#[test]
+fn item5_a_rebuild_carries_unchanged_live_files_but_never_an_edited_one() {
+    use std::os::unix::fs::MetadataExt;
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle", "synth-even-cycles"]);
+    let site = dir.path().join("site");
+    assert!(build(&runs, &site, &[]).status.success());
+    let page = |id: &str| site.join(format!("runs/{id}/index.html"));
+    let (basic, one) = (fs::read(page("synth-basic")).unwrap(), fs::read(page("synth-one-cycle")).unwrap());
+    let kept_inode = fs::metadata(page("synth-one-cycle")).unwrap().ino();
+    // synth-basic edited in place (same inode), synth-even-cycles too with size and mtime kept.
+    fs::OpenOptions::new().append(true).open(page("synth-basic")).unwrap().write_all(b"defaced").unwrap();
+    let even = page("synth-even-cycles");
+    let (even_bytes, modified) = (fs::read(&even).unwrap(), fs::metadata(&even).unwrap().modified().unwrap());
+    let mut altered = even_bytes.clone();
+    altered[0] ^= 1;
+    fs::File::options().write(true).open(&even).unwrap().write_all(&altered).unwrap();
+    fs::File::options().write(true).open(&even).unwrap().set_modified(modified).unwrap();
+    crate::common::copy_tree(&crate::common::fixture_runs().join("synth-gzip-logs"), &runs.join("synth-gzip-logs"));
+    let output = build(&runs, &site, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert_eq!(fs::read(page("synth-basic")).unwrap(), basic);
+    assert_eq!(fs::read(&even).unwrap(), even_bytes);
+    assert_eq!(fs::read(page("synth-one-cycle")).unwrap(), one);
+    assert_eq!(fs::metadata(page("synth-one-cycle")).unwrap().ino(), kept_inode, "not carried over");
+    // The site is the only owner of each of its files (none shared with the cache or old site).
+    for entry in walkdir::WalkDir::new(&site).into_iter().map(Result::unwrap).filter(|e| e.file_type().is_file()) {
+        assert_eq!(entry.metadata().unwrap().nlink(), 1, "{}", entry.path().display());
+    }
+    let fresh = dir.path().join("fresh");
+    assert!(build(&runs, &fresh, &["--no-cache"]).status.success());
+    assert_eq!(tree(&site), tree(&fresh));
+}
+
 #[test]
 fn item6_a_second_build_of_the_same_site_fails_while_one_runs() {
     use std::os::fd::AsRawFd;
@@ -178,4 +215,41 @@ fn item13_a_client_that_stops_reading_does_not_block_others() {
     drop(slow);
     assert!(answered.is_ok(), "the second client waited: {answered:?}");
     assert!(response.contains(" 200 ") && response.contains("NCCL experiment runs"), "{response}");
+}
+
+/// A client that stops reading holds its connection (and one of the 64 answer slots) only
+/// for `--send-timeout` seconds: then the server drops it, before the whole file was sent.
+#[test]
+fn item13_a_client_that_stops_reading_is_dropped_after_the_send_timeout() {
+    use std::io::Read;
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let site = dir.path().join("site");
+    assert!(build(&runs, &site, &[]).status.success());
+    let size = 64 << 20;
+    fs::write(site.join("big.bin"), vec![7u8; size]).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nccl-report"))
+        .args(["serve", "--out", site.to_str().unwrap(), "--port", &port.to_string(), "--send-timeout", "1"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut slow = (0..100)
+        .find_map(|_| {
+            std::net::TcpStream::connect(("127.0.0.1", port))
+                .inspect_err(|_| std::thread::sleep(Duration::from_millis(50)))
+                .ok()
+        })
+        .expect("server did not start");
+    write!(slow, "GET /big.bin HTTP/1.0\r\nHost: localhost\r\n\r\n").unwrap();
+    std::thread::sleep(Duration::from_secs(4));
+    slow.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut received = Vec::new();
+    let ended = slow.read_to_end(&mut received);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        ended.is_ok() || ended.as_ref().is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionReset),
+        "the connection was not closed: {ended:?}"
+    );
+    assert!(received.len() < size, "the whole file was sent to a client that had stopped reading");
 }
