@@ -90,39 +90,18 @@ pub fn build(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     pool.install(|| run_pipeline(options))
 }
 
+/// The build, one named stage a line (as zola's `Site::build`): each stage is a function of
+/// its own, and `Stages::time` wraps it to record its wall time.
 fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
-    let start = Instant::now();
-    let mut report = BuildReport::default();
-    out_dir::check_apart(&options.out, &options.runs)?;
-    if !options.runs.is_dir() {
-        anyhow::bail!("runs folder {} does not exist or is not a folder", options.runs.display());
-    }
-    let folders =
-        find::find_run_folders(&options.runs).with_context(|| format!("cannot list {}", options.runs.display()))?;
-    let runs = &folders.runs;
-    report.skipped = folders.skipped.clone();
-    let site_notes = read_site_notes(options);
-    let lock = OutputLock::acquire(&options.out)?;
-    let cache = if options.cache {
-        Some(
-            Cache::open(lock.out(), site_notes.as_deref().unwrap_or("").as_bytes())
-                .context("cannot open the build cache")?,
-        )
-    } else {
-        None
-    };
-    let staging =
-        Staging::begin(&lock).with_context(|| format!("cannot write the site to {}", options.out.display()))?;
-    let store = match &cache {
-        Some(cache) => DigestStore::Cache(cache),
-        None => DigestStore::temporary().context("cannot create a temporary folder for run digests")?,
-    };
-    report.stages.push(("find", start.elapsed()));
-
+    let mut stages = Stages::start();
+    stages.time("validate", || validate(options))?;
+    let folders = stages.time("find", || find_runs(options))?;
+    let site_notes = stages.time("read site notes", || read_site_notes(options));
+    let lock = stages.time("lock", || OutputLock::acquire(&options.out))?;
+    let cache = stages.time("open cache", || open_cache(options, &lock, site_notes.as_deref()))?;
+    let staging = stages.time("begin staging", || begin_staging(options, &lock))?;
+    let store = stages.time("open digest store", || digest_store(cache.as_ref()))?;
     let clock = StageClock::default();
-    let progress = Progress::new(runs.len());
-    let per_run = Instant::now();
-    let published = cache.as_ref().map(Cache::published).unwrap_or_default();
     let context = RunContext {
         cache: cache.as_ref(),
         store: &store,
@@ -130,74 +109,193 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         site_notes: site_notes.as_deref(),
         clock: &clock,
     };
-    // Each run's files are listed, keyed and built in one go and only its result kept, so
-    // memory does not hold every run's file list.
-    let results: Vec<RunResult> = runs
+    let results = stages.time("runs (wall)", || build_runs(&folders, &context))?;
+    stages.add_thread_times(&clock);
+    let cross_key = cross_key(&results, options.page_size);
+    if stages.time("check unchanged", || site_unchanged_now(cache.as_ref(), &results, cross_key.as_ref(), &lock)) {
+        drop(staging);
+        return Ok(stages.finish(&folders, &results, 0, options.page_size));
+    }
+    let results = stages.time("carry cached runs", || restore_cached(results, &folders, &context, lock.out()))?;
+    let shared_files =
+        stages.time("cross-run pages", || write_cross_run(&results, &folders, &context, options.page_size))?;
+    stages.time("commit", || commit(staging, options))?;
+    stages.time("update cache", || update_cache(cache.as_ref(), &results, cross_key, &lock))?;
+    Ok(stages.finish(&folders, &results, shared_files, options.page_size))
+}
+
+/// The wall time of each stage of a build, in order, and of the whole build.
+struct Stages {
+    start: Instant,
+    report: BuildReport,
+}
+
+impl Stages {
+    fn start() -> Stages {
+        Stages { start: Instant::now(), report: BuildReport::default() }
+    }
+
+    /// Runs one stage, recording its wall time under `name`.
+    fn time<T>(&mut self, name: &'static str, stage: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let out = stage();
+        self.report.stages.push((name, start.elapsed()));
+        out
+    }
+
+    /// The thread time of each per-run stage, summed over runs.
+    fn add_thread_times(&mut self, clock: &StageClock) {
+        for (name, counter) in [
+            ("list run files (thread time)", &clock.list),
+            ("parse tables (thread time)", &clock.parse),
+            ("scan NCCL logs (thread time)", &clock.logs),
+            ("summarize (thread time)", &clock.summarize),
+            ("export seed files (thread time)", &clock.export),
+            ("render (thread time)", &clock.render),
+            ("write (thread time)", &clock.write),
+        ] {
+            self.report.stages.push((name, Duration::from_nanos(counter.load(Ordering::Relaxed))));
+        }
+    }
+
+    /// Counts what the build did into the report.
+    fn finish(
+        self,
+        folders: &find::RunFolders,
+        results: &[RunResult],
+        shared_files: usize,
+        page_size: usize,
+    ) -> BuildReport {
+        let mut report = self.report;
+        report.skipped = folders.skipped.clone();
+        report.input_bytes = results.iter().map(|r| r.bytes).sum();
+        for r in results {
+            match r.card.status {
+                RunStatus::Ok => report.ok += 1,
+                RunStatus::Failed => report.failed += 1,
+                RunStatus::Invalid => report.invalid += 1,
+            }
+            report.problems.extend(r.problem.clone());
+            report.cached_runs += usize::from(r.cached);
+            report.files += r.files;
+        }
+        report.files += shared_files;
+        let pages = Paging::new(results.len(), page_size).pages();
+        report.pages = results.len() + pages * (1 + sections::COUNT) + 1;
+        report.total = self.start.elapsed();
+        report
+    }
+}
+
+/// The output folder must not be inside the runs folder (nor the other way round), and the
+/// runs folder must exist.
+fn validate(options: &BuildOptions) -> anyhow::Result<()> {
+    out_dir::check_apart(&options.out, &options.runs)?;
+    if !options.runs.is_dir() {
+        anyhow::bail!("runs folder {} does not exist or is not a folder", options.runs.display());
+    }
+    Ok(())
+}
+
+/// The run folders, sorted, and the folders that are not runs.
+fn find_runs(options: &BuildOptions) -> anyhow::Result<find::RunFolders> {
+    find::find_run_folders(&options.runs).with_context(|| format!("cannot list {}", options.runs.display()))
+}
+
+/// The build cache beside the output, when the build uses one.
+fn open_cache(options: &BuildOptions, lock: &OutputLock, site_notes: Option<&str>) -> anyhow::Result<Option<Cache>> {
+    if !options.cache {
+        return Ok(None);
+    }
+    Cache::open(lock.out(), site_notes.unwrap_or("").as_bytes()).context("cannot open the build cache").map(Some)
+}
+
+/// The folder the new site is written into before it is swapped in.
+fn begin_staging<'a>(options: &BuildOptions, lock: &'a OutputLock) -> anyhow::Result<Staging<'a>> {
+    Staging::begin(lock).with_context(|| format!("cannot write the site to {}", options.out.display()))
+}
+
+/// Where every run's digest waits for the cross-run pages: the cache, or a temporary folder.
+fn digest_store(cache: Option<&Cache>) -> anyhow::Result<DigestStore<'_>> {
+    match cache {
+        Some(cache) => Ok(DigestStore::Cache(cache)),
+        None => DigestStore::temporary().context("cannot create a temporary folder for run digests"),
+    }
+}
+
+/// Every run, in parallel: its files are listed, keyed and built in one go and only its
+/// result kept, so memory does not hold every run's file list.
+fn build_runs(folders: &find::RunFolders, context: &RunContext) -> anyhow::Result<Vec<RunResult>> {
+    let progress = Progress::new(folders.runs.len());
+    let results = folders
+        .runs
         .par_iter()
         .map(|(id, path)| {
-            let mut run =
-                StageClock::time(&clock.list, || find::list_run(id.clone(), path.clone(), &folders.canonical_root));
-            let plan = plan(&mut run, cache.as_ref());
-            let result = build_run(&run, plan, &context);
+            let mut run = StageClock::time(&context.clock.list, || {
+                find::list_run(id.clone(), path.clone(), &folders.canonical_root)
+            });
+            let plan = plan(&mut run, context.cache);
+            let result = build_run(&run, plan, context);
             progress.inc();
             result
         })
         .collect::<anyhow::Result<_>>()?;
     progress.finish();
-    report.input_bytes = results.iter().map(|r| r.bytes).sum();
-    let cross_key = cross_key(&results, options.page_size);
-    let unchanged = cache.is_some() && site_unchanged(&published, &results, cross_key.as_ref(), lock.out());
-    report.stages.push(("runs (wall)", per_run.elapsed()));
-    for (name, counter) in [
-        ("list run files (thread time)", &clock.list),
-        ("parse tables (thread time)", &clock.parse),
-        ("scan NCCL logs (thread time)", &clock.logs),
-        ("summarize (thread time)", &clock.summarize),
-        ("export seed files (thread time)", &clock.export),
-        ("render (thread time)", &clock.render),
-        ("write (thread time)", &clock.write),
-    ] {
-        report.stages.push((name, Duration::from_nanos(counter.load(Ordering::Relaxed))));
-    }
+    Ok(results)
+}
 
-    if unchanged {
-        drop(staging);
-        report.stages.push(("commit", Duration::ZERO));
-        return Ok(finish(report, &results, 0, options.page_size, start));
-    }
-    let restore = Instant::now();
-    let results = restore_cached(results, &folders, &context, lock.out())?;
-    report.stages.push(("carry cached runs", restore.elapsed()));
-    let cross = Instant::now();
-    let shared_files = {
-        let static_files = render::static_files();
-        static_files.par_iter().try_for_each(|f| staging.put(f))?;
-        let by_id: std::collections::HashMap<&str, &PathBuf> = runs.iter().map(|(id, p)| (id.as_str(), p)).collect();
-        let recompute = |id: &str| -> anyhow::Result<RunDigest> {
-            let path = by_id.get(id).with_context(|| format!("no run {id}"))?;
-            Ok(recompute_digest(&find::list_run(id.to_string(), path.to_path_buf(), &folders.canonical_root)))
-        };
-        let sources = cross_run::Sources { store: &store, recompute: &recompute, site_notes: site_notes.as_deref() };
-        let cards = results.iter().map(|r| r.card.clone()).collect();
-        static_files.len() + cross_run::write(cards, options.page_size, &sources, &staging)?
+/// With a cache, whether the live site is already what this build would write.
+fn site_unchanged_now(
+    cache: Option<&Cache>,
+    results: &[RunResult],
+    cross_key: Option<&String>,
+    lock: &OutputLock,
+) -> bool {
+    cache.is_some_and(|cache| site_unchanged(&cache.published(), results, cross_key, lock.out()))
+}
+
+/// The static files and the cross-run pages (index, section pages); returns how many files.
+fn write_cross_run(
+    results: &[RunResult],
+    folders: &find::RunFolders,
+    context: &RunContext,
+    page_size: usize,
+) -> anyhow::Result<usize> {
+    let static_files = render::static_files();
+    static_files.par_iter().try_for_each(|f| context.staging.put(f))?;
+    let by_id: std::collections::HashMap<&str, &PathBuf> =
+        folders.runs.iter().map(|(id, p)| (id.as_str(), p)).collect();
+    let recompute = |id: &str| -> anyhow::Result<RunDigest> {
+        let path = by_id.get(id).with_context(|| format!("no run {id}"))?;
+        Ok(recompute_digest(&find::list_run(id.to_string(), path.to_path_buf(), &folders.canonical_root)))
     };
-    report.stages.push(("cross-run pages", cross.elapsed()));
+    let sources = cross_run::Sources { store: context.store, recompute: &recompute, site_notes: context.site_notes };
+    let cards = results.iter().map(|r| r.card.clone()).collect();
+    Ok(static_files.len() + cross_run::write(cards, page_size, &sources, context.staging)?)
+}
 
-    let commit = Instant::now();
-    staging.commit().with_context(|| format!("cannot write the site to {}", options.out.display()))?;
-    if let Some(cache) = &cache {
-        let ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
-        cache.retain(&ids);
-        results.par_iter().filter(|r| !r.cached_files.is_empty()).for_each(|r| {
-            // A stamp not recorded only makes the next build copy that run from the cache.
-            let _ = cache.record_site(&r.id, &r.cached_files, lock.out());
-        });
-        let runs = results.iter().filter_map(|r| Some((r.id.clone(), r.key.clone()?))).collect();
-        let site = std::fs::metadata(lock.out().join(MARKER)).ok().map(|m| FileStamp::of(&m));
-        cache.set_published(&Published { runs, cross: cross_key, site }).context("cannot update the build cache")?;
-    }
-    report.stages.push(("commit", commit.elapsed()));
-    Ok(finish(report, &results, shared_files, options.page_size, start))
+/// Swaps the staging folder in as the live site.
+fn commit(staging: Staging, options: &BuildOptions) -> anyhow::Result<()> {
+    staging.commit().with_context(|| format!("cannot write the site to {}", options.out.display()))
+}
+
+/// Records in the cache which runs the committed site was built from, and drops the others.
+fn update_cache(
+    cache: Option<&Cache>,
+    results: &[RunResult],
+    cross_key: Option<String>,
+    lock: &OutputLock,
+) -> anyhow::Result<()> {
+    let Some(cache) = cache else { return Ok(()) };
+    let ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
+    cache.retain(&ids);
+    results.par_iter().filter(|r| !r.cached_files.is_empty()).for_each(|r| {
+        // A stamp not recorded only makes the next build copy that run from the cache.
+        let _ = cache.record_site(&r.id, &r.cached_files, lock.out());
+    });
+    let runs = results.iter().filter_map(|r| Some((r.id.clone(), r.key.clone()?))).collect();
+    let site = std::fs::metadata(lock.out().join(MARKER)).ok().map(|m| FileStamp::of(&m));
+    cache.set_published(&Published { runs, cross: cross_key, site }).context("cannot update the build cache")
 }
 
 /// Whether the live site is exactly what this build would write, so that nothing needs
@@ -243,31 +341,6 @@ fn restore_cached(
             build_run(&run, Plan { key: Some((entry.key, entry.stamps)), hit: None }, context)
         })
         .collect()
-}
-
-/// Counts what the build did into the report.
-fn finish(
-    mut report: BuildReport,
-    results: &[RunResult],
-    shared_files: usize,
-    page_size: usize,
-    start: Instant,
-) -> BuildReport {
-    for r in results {
-        match r.card.status {
-            RunStatus::Ok => report.ok += 1,
-            RunStatus::Failed => report.failed += 1,
-            RunStatus::Invalid => report.invalid += 1,
-        }
-        report.problems.extend(r.problem.clone());
-        report.cached_runs += usize::from(r.cached);
-        report.files += r.files;
-    }
-    report.files += shared_files;
-    let pages = Paging::new(results.len(), page_size).pages();
-    report.pages = results.len() + pages * (1 + sections::COUNT) + 1;
-    report.total = start.elapsed();
-    report
 }
 
 /// What the cache says of a run before anything is written.

@@ -33,25 +33,26 @@ pub fn of(run: &RunSummary) -> Vec<CaseSamples> {
     let mut push = |section, world_size, case: String, metric, values: &[f64]| {
         out.push(CaseSamples { section, world_size, case, metric, higher_is_better: false, values: values.to_vec() })
     };
-    for r in run.async_rows.iter().flatten() {
+    for r in run.sections.async_rows.iter().flatten() {
         push("async", r.world_size, format!("bytes={}", r.size_bytes), "gpu_dependency_us", &r.gpu_cycles);
     }
-    for r in run.decomposition.iter().flatten() {
+    for r in run.sections.decomposition.iter().flatten() {
         let case = format!("bytes={};mode={}", r.size_bytes, r.mode);
         push("decomposition", r.world_size, case, "duration_us", &r.cycle_values);
     }
-    for r in run.fragmentation.iter().flatten() {
+    for r in run.sections.fragmentation.iter().flatten() {
         let case = format!("count={};fragment_bytes={}", r.fragment_count, r.fragment_bytes);
         push("fragmentation", r.world_size, case, "duration_us_for_80MiB", &r.cycle_values);
     }
-    for r in run.decode.iter().flatten() {
+    for r in run.sections.decode.iter().flatten() {
         let case = format!("tokens={};bytes={};calls={}", r.tokens, r.message_bytes, r.collectives);
         push("decode", r.world_size, case, "replay_total_us", &r.cycle_values);
     }
-    for r in run.nccl_tests.iter().flatten() {
+    for r in run.sections.nccl_tests.iter().flatten() {
         let case = format!("bytes={}", r.size_bytes);
         if r.world_size > 1 && r.size_bytes >= BANDWIDTH_FROM_BYTES {
             let busbw: Vec<f64> = run
+                .sections
                 .nccl_tests_raw
                 .iter()
                 .flatten()

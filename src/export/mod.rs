@@ -10,13 +10,17 @@ use crate::summarize::RunSummary;
 /// How each seed output is written from a summary: `None` when the run has no data for it.
 /// Listed in `SEED_OUTPUTS` order (a unit test holds the two together).
 const WRITERS: [(&str, Writer); 9] = [
-    ("nccl_tests_raw.csv", |run| non_empty(&run.nccl_tests_raw).map(|r| seed_csv::nccl_tests_raw(r))),
-    ("async_summary.csv", |run| non_empty(&run.async_rows).map(|r| seed_csv::async_summary(r))),
-    ("decomposition_summary.csv", |run| non_empty(&run.decomposition).map(|r| seed_csv::decomposition_summary(r))),
-    ("fragmentation_summary.csv", |run| non_empty(&run.fragmentation).map(|r| seed_csv::fragmentation_summary(r))),
-    ("decode_summary.csv", |run| non_empty(&run.decode).map(|r| seed_csv::decode_summary(r))),
-    ("nccl_tests_summary.csv", |run| non_empty(&run.nccl_tests).map(|r| seed_csv::nccl_tests_summary(r))),
-    ("numeric_summary.csv", |run| non_empty(&run.numerics).map(|r| seed_csv::numeric_summary(r))),
+    ("nccl_tests_raw.csv", |run| non_empty(&run.sections.nccl_tests_raw).map(|r| seed_csv::nccl_tests_raw(r))),
+    ("async_summary.csv", |run| non_empty(&run.sections.async_rows).map(|r| seed_csv::async_summary(r))),
+    ("decomposition_summary.csv", |run| {
+        non_empty(&run.sections.decomposition).map(|r| seed_csv::decomposition_summary(r))
+    }),
+    ("fragmentation_summary.csv", |run| {
+        non_empty(&run.sections.fragmentation).map(|r| seed_csv::fragmentation_summary(r))
+    }),
+    ("decode_summary.csv", |run| non_empty(&run.sections.decode).map(|r| seed_csv::decode_summary(r))),
+    ("nccl_tests_summary.csv", |run| non_empty(&run.sections.nccl_tests).map(|r| seed_csv::nccl_tests_summary(r))),
+    ("numeric_summary.csv", |run| non_empty(&run.sections.numerics).map(|r| seed_csv::numeric_summary(r))),
     ("summary.csv", |run| (!run.unified.is_empty()).then(|| seed_csv::unified(&run.unified))),
     ("summary.md", |run| Some(seed_md::render(run))),
 ];

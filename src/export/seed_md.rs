@@ -21,7 +21,7 @@ pub fn render(run: &RunSummary) -> Vec<u8> {
         None => line(out, "No per-rank contracts in this run."),
     }
     line(out, "Critical-path samples use the slowest rank in each cycle.");
-    if let Some(rows) = &run.async_rows {
+    if let Some(rows) = &run.sections.async_rows {
         heading(
             out,
             "Async completion",
@@ -43,7 +43,7 @@ pub fn render(run: &RunSummary) -> Vec<u8> {
             );
         }
     }
-    if let Some(rows) = &run.decomposition {
+    if let Some(rows) = &run.sections.decomposition {
         heading(
             out,
             "AllReduce versus explicit ReduceScatter plus AllGather",
@@ -65,7 +65,7 @@ pub fn render(run: &RunSummary) -> Vec<u8> {
             );
         }
     }
-    if let Some(rows) = &run.fragmentation {
+    if let Some(rows) = &run.sections.fragmentation {
         heading(
             out,
             "Same 80 MiB logical payload split into multiple collectives",
@@ -88,7 +88,7 @@ pub fn render(run: &RunSummary) -> Vec<u8> {
             );
         }
     }
-    if let Some(rows) = &run.decode {
+    if let Some(rows) = &run.sections.decode {
         heading(
             out,
             "Decode communication-only replay",
@@ -111,7 +111,7 @@ pub fn render(run: &RunSummary) -> Vec<u8> {
             );
         }
     }
-    if let Some(rows) = &run.nccl_tests {
+    if let Some(rows) = &run.sections.nccl_tests {
         heading(
             out,
             "nccl-tests control for Decode-sized messages",
@@ -135,7 +135,7 @@ pub fn render(run: &RunSummary) -> Vec<u8> {
             );
         }
     }
-    if let Some(rows) = &run.numerics {
+    if let Some(rows) = &run.sections.numerics {
         heading(
             out,
             "FP16 reduction counterexamples",

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// The sections a worker writes. Anything else found on disk is reported, not summarized.
+/// Not the site's `site::sections::Section` (a page): which page shows which of these kinds
+/// is written once, in that module's `sections!` list (`contracts` has no page).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Section {

@@ -191,3 +191,17 @@ pub struct ContractsSummary {
     pub total: usize,
     pub failures: Vec<ContractFailure>,
 }
+
+/// Every section's summary rows of one run (`None`: the run has no data for the section). The
+/// run's summary (`summarize::RunSummary`) and what the site keeps of it (`site::digest::
+/// RunDigest`) both hold this one value, so the two never list the sections twice.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SectionSummaries {
+    pub async_rows: Option<Vec<AsyncSummary>>,
+    pub decomposition: Option<Vec<DecompositionSummary>>,
+    pub fragmentation: Option<Vec<FragmentationSummary>>,
+    pub decode: Option<Vec<DecodeSummary>>,
+    pub nccl_tests_raw: Option<Vec<NcclTestsRawRow>>,
+    pub nccl_tests: Option<Vec<NcclTestsSummary>>,
+    pub numerics: Option<Vec<NumericSummary>>,
+}

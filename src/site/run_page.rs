@@ -10,7 +10,7 @@ use crate::site::format::{bytes, num3};
 use crate::site::hosts_block;
 use crate::site::inspector_block::inspector_block;
 use crate::site::paths;
-use crate::site::sections::Section;
+use crate::site::sections::{Section, Source};
 use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
 use crate::summarize::RunSummary;
 
@@ -37,7 +37,7 @@ pub fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> 
             figures,
             pre: Vec::new(),
         };
-        if section == Section::NcclTests {
+        if section.source() == Source::NcclTests {
             block.tables.push(nccl_tests_files(run));
         }
         blocks.push(block);

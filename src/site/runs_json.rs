@@ -63,6 +63,7 @@ pub const EMPTY: &[u8] = b"[]\n";
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::summary::SectionSummaries;
     use crate::summarize::RunStatus;
 
     fn digest(id: &str, diagnostics: Vec<Diagnostic>) -> RunDigest {
@@ -71,13 +72,7 @@ mod tests {
             status: RunStatus::Ok,
             facts: RunFacts { gpu: Some("H200 \"SXM\"\n".into()), world_sizes: vec![2, 4], ..RunFacts::default() },
             contracts: Some((3, 0)),
-            async_rows: None,
-            decomposition: None,
-            fragmentation: None,
-            decode: None,
-            nccl_tests_raw: None,
-            nccl_tests: None,
-            numerics: None,
+            sections: SectionSummaries::default(),
             nccl_perf: None,
             decode_headline: String::new(),
             busbw_headline: String::new(),

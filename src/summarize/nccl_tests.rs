@@ -121,3 +121,70 @@ pub fn summarize(raw: &[NcclTestsRawRow]) -> Vec<NcclTestsSummary> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(
+        world_size: u64,
+        size_bytes: u64,
+        time_us: f64,
+        algbw: f64,
+        busbw: f64,
+        wrong: [Option<u64>; 2],
+    ) -> NcclTestsRawRow {
+        NcclTestsRawRow {
+            cycle: 0,
+            size_bytes,
+            time_us,
+            algbw_gbs: algbw,
+            busbw_gbs: busbw,
+            wrong: wrong[0],
+            inplace_time_us: time_us,
+            inplace_algbw_gbs: algbw,
+            inplace_busbw_gbs: busbw,
+            inplace_wrong: wrong[1],
+            world_size,
+        }
+    }
+
+    #[test]
+    fn decode_sizes_per_world_size_as_the_seed() {
+        let rows = [
+            raw(4, 8192, 30.5, 0.27, 0.4, [Some(0), Some(0)]),
+            raw(2, 8192, 20.0, 0.41, 0.41, [Some(0), Some(0)]),
+            raw(4, 8192, 29.0, 0.28, 0.42, [Some(1), Some(0)]),
+            raw(4, 1024, 9.0, 0.1, 0.1, [Some(5), Some(5)]),
+            raw(4, 8192, 41.25, 0.2, 0.3, [Some(0), Some(2)]),
+            raw(2, 8192, 22.5, 0.36, 0.36, [Some(0), Some(0)]),
+            raw(2, 65536, 50.0, 1.3, 1.3, [Some(0), Some(0)]),
+        ];
+        let out = summarize(&rows);
+        // Expected values: tests/fixtures/summarizer_oracle.py (the seed's nccl-tests loop);
+        // size 1024 is not a decode size and is left out, wrong values included.
+        let expect = [
+            (2, 8192, vec![20.0, 22.5], 21.25, 22.5, 20.0, 22.5, 5.88235294117647, 0.385, 0.385, 0),
+            (2, 65536, vec![50.0], 50.0, 50.0, 50.0, 50.0, 0.0, 1.3, 1.3, 0),
+            (4, 8192, vec![30.5, 29.0, 41.25], 30.5, 41.25, 29.0, 41.25, 16.245049432588495, 0.27, 0.4, 3),
+        ];
+        assert_eq!(out.len(), 3);
+        for (s, (world, size, values, median, p95, min, max, cv, algbw, busbw, wrong)) in out.iter().zip(expect) {
+            assert_eq!((s.world_size, s.size_bytes, s.cycles), (world, size, values.len()));
+            assert_eq!(s.cycle_values, values);
+            assert_eq!((s.median_time_us, s.p95_time_us, s.min_time_us, s.max_time_us), (median, p95, min, max));
+            assert_eq!((s.median_algbw_gbs, s.median_busbw_gbs, s.wrong_total), (algbw, busbw, wrong));
+            assert!(!s.unchecked);
+            // CV only within 1e-12: the seed's pstdev sums exact rationals, ours f64.
+            assert!((s.cv_percent - cv).abs() <= 1e-12 * cv.max(1.0), "{} vs {cv}", s.cv_percent);
+        }
+    }
+
+    #[test]
+    fn an_unchecked_row_marks_its_case_unchecked() {
+        let rows = [raw(2, 8192, 20.0, 0.4, 0.4, [None, Some(0)]), raw(2, 8192, 21.0, 0.4, 0.4, [Some(0), Some(0)])];
+        let out = summarize(&rows);
+        assert!(out[0].unchecked);
+        assert_eq!(out[0].wrong_total, 0);
+    }
+}

@@ -31,3 +31,50 @@ pub fn summarize(rows: &[&NumericsRow]) -> Vec<NumericSummary> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(rank: i64, scenario: &str, fp16_ok: bool, fp32_ok: bool, fp16_result: &str) -> NumericsRow {
+        NumericsRow {
+            rank,
+            world_size: None,
+            scenario: scenario.to_string(),
+            fp16_matches_real_sum: fp16_ok,
+            fp32_matches_real_sum: fp32_ok,
+            fp16_result: fp16_result.to_string(),
+        }
+    }
+
+    #[test]
+    fn rank_zero_counts_per_scenario_as_the_seed() {
+        let rows = [
+            row(0, "sum_order", false, true, "inf"),
+            row(0, "sum_order", true, true, "1.0"),
+            row(0, "sum_order", false, true, "1.0"),
+            row(1, "sum_order", false, false, "nan"),
+            row(0, "cancel", true, false, "0.0"),
+            row(0, "cancel", false, true, "nan"),
+        ];
+        let refs: Vec<&NumericsRow> = rows.iter().collect();
+        let out = summarize(&refs);
+        // Expected values: tests/fixtures/summarizer_oracle.py (the seed's numerics loop); rank
+        // 1's row is not counted.
+        let got: Vec<_> = out
+            .iter()
+            .map(|s| {
+                (
+                    s.scenario.as_str(),
+                    s.cases,
+                    s.fp16_mismatch_count,
+                    s.fp16_nonfinite_count,
+                    s.fp32_mismatch_count,
+                    s.unique_fp16_results.as_str(),
+                    s.correct_replication_and_fp32_reference,
+                )
+            })
+            .collect();
+        assert_eq!(got, [("cancel", 2, 1, 1, 1, "0.0/nan", false), ("sum_order", 3, 2, 1, 0, "1.0/inf", true)]);
+    }
+}

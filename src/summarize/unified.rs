@@ -16,7 +16,7 @@ pub fn rows(run: &RunSummary) -> Vec<UnifiedRow> {
         samples,
         correct,
     };
-    for r in run.async_rows.iter().flatten() {
+    for r in run.sections.async_rows.iter().flatten() {
         out.push(timed(
             "async",
             r.world_size,
@@ -29,7 +29,7 @@ pub fn rows(run: &RunSummary) -> Vec<UnifiedRow> {
             r.correct,
         ));
     }
-    for r in run.decomposition.iter().flatten() {
+    for r in run.sections.decomposition.iter().flatten() {
         out.push(timed(
             "decomposition",
             r.world_size,
@@ -42,7 +42,7 @@ pub fn rows(run: &RunSummary) -> Vec<UnifiedRow> {
             true,
         ));
     }
-    for r in run.fragmentation.iter().flatten() {
+    for r in run.sections.fragmentation.iter().flatten() {
         out.push(timed(
             "fragmentation",
             r.world_size,
@@ -55,7 +55,7 @@ pub fn rows(run: &RunSummary) -> Vec<UnifiedRow> {
             true,
         ));
     }
-    for r in run.decode.iter().flatten() {
+    for r in run.sections.decode.iter().flatten() {
         out.push(timed(
             "decode",
             r.world_size,
@@ -68,7 +68,7 @@ pub fn rows(run: &RunSummary) -> Vec<UnifiedRow> {
             true,
         ));
     }
-    for r in run.nccl_tests.iter().flatten() {
+    for r in run.sections.nccl_tests.iter().flatten() {
         out.push(timed(
             "nccl_tests_decode_sizes",
             r.world_size as i64,
@@ -81,7 +81,7 @@ pub fn rows(run: &RunSummary) -> Vec<UnifiedRow> {
             r.wrong_total == 0,
         ));
     }
-    for r in run.numerics.iter().flatten() {
+    for r in run.sections.numerics.iter().flatten() {
         out.push(UnifiedRow {
             section: "numerics",
             world_size: r.world_size,
@@ -95,4 +95,65 @@ pub fn rows(run: &RunSummary) -> Vec<UnifiedRow> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::run::RawRun;
+    use crate::model::sections::NumericsRow;
+    use crate::model::summary::{NcclTestsRawRow, SectionSummaries};
+    use crate::summarize::{nccl_tests, numerics, RunStatus};
+
+    #[test]
+    fn seed_order_verdicts_and_numerics_counts() {
+        let raw = |time_us, wrong| NcclTestsRawRow {
+            cycle: 0,
+            size_bytes: 8192,
+            time_us,
+            algbw_gbs: 1.0,
+            busbw_gbs: 1.0,
+            wrong: Some(wrong),
+            inplace_time_us: time_us,
+            inplace_algbw_gbs: 1.0,
+            inplace_busbw_gbs: 1.0,
+            inplace_wrong: Some(0),
+            world_size: 2,
+        };
+        let numeric = NumericsRow {
+            rank: 0,
+            world_size: Some(4),
+            scenario: "sum_order".into(),
+            fp16_matches_real_sum: false,
+            fp32_matches_real_sum: true,
+            fp16_result: "inf".into(),
+        };
+        let run = RunSummary {
+            raw: RawRun::default(),
+            facts: Default::default(),
+            contracts: None,
+            sections: SectionSummaries {
+                numerics: Some(numerics::summarize(&[&numeric])),
+                nccl_tests: Some(nccl_tests::summarize(&[raw(10.0, 1), raw(12.0, 0)])),
+                ..SectionSummaries::default()
+            },
+            nccl_perf: None,
+            unified: Vec::new(),
+            status: RunStatus::Ok,
+        };
+        let rows = super::rows(&run);
+        // The seed's order: nccl-tests before numerics; one wrong value fails the nccl-tests
+        // case; numerics put the integer count in `median` and leave p95 and CV empty.
+        assert_eq!(rows.len(), 2);
+        let (nccl, num) = (&rows[0], &rows[1]);
+        assert_eq!(
+            (nccl.section, nccl.world_size, nccl.case.as_str()),
+            ("nccl_tests_decode_sizes", Some(2), "bytes=8192")
+        );
+        assert_eq!((nccl.metric, nccl.p95, nccl.samples, nccl.correct), ("time_us", Some(12.0), 2, false));
+        assert!(matches!(nccl.median, Number::Float(m) if m == 11.0));
+        assert_eq!((num.section, num.world_size, num.case.as_str()), ("numerics", Some(4), "sum_order"));
+        assert!(matches!(num.median, Number::Int(1)));
+        assert_eq!((num.p95, num.cv_percent, num.samples, num.correct), (None, None, 1, true));
+    }
 }

@@ -29,7 +29,7 @@ pub(super) const COLUMNS: &[Column<AsyncSummary>] = &[
 ];
 
 pub(super) fn rows(run: &RunDigest) -> &[AsyncSummary] {
-    run.async_rows.as_deref().unwrap_or_default()
+    run.sections.async_rows.as_deref().unwrap_or_default()
 }
 
 pub(super) fn has(run: &RunDigest) -> bool {

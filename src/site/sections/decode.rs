@@ -31,7 +31,7 @@ pub(super) const COLUMNS: &[Column<DecodeSummary>] = &[
 ];
 
 pub(super) fn rows(run: &RunDigest) -> &[DecodeSummary] {
-    run.decode.as_deref().unwrap_or_default()
+    run.sections.decode.as_deref().unwrap_or_default()
 }
 
 pub(super) fn has(run: &RunDigest) -> bool {

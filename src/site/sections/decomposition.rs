@@ -28,7 +28,7 @@ pub(super) const COLUMNS: &[Column<DecompositionSummary>] = &[
 ];
 
 pub(super) fn rows(run: &RunDigest) -> &[DecompositionSummary] {
-    run.decomposition.as_deref().unwrap_or_default()
+    run.sections.decomposition.as_deref().unwrap_or_default()
 }
 
 pub(super) fn has(run: &RunDigest) -> bool {

@@ -34,7 +34,7 @@ pub(super) const COLUMNS: &[Column<FragmentationSummary>] = &[
 ];
 
 pub(super) fn rows(run: &RunDigest) -> &[FragmentationSummary] {
-    run.fragmentation.as_deref().unwrap_or_default()
+    run.sections.fragmentation.as_deref().unwrap_or_default()
 }
 
 pub(super) fn has(run: &RunDigest) -> bool {

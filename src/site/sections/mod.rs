@@ -3,6 +3,13 @@
 //! lists them once (`sections!` below) and derives the `Section` enum, its order and the
 //! exhaustive dispatch from that list. Adding a section is one new file and one line here.
 //!
+//! Two enums are called `Section`, on purpose: `model::sections::Section` is a kind of per-rank
+//! CSV the worker writes (what the parser reads), this one is a section of the site (what a
+//! reader sees). They are not one enum because they are not the same set: the worker's
+//! `contracts` CSV has no page (it decides the run's verdict and facts) and the `nccl-tests`
+//! page reads no worker CSV. The relation between them is written once, in the `sections!`
+//! list below (`from Source::...`), and `Section::source` derives from it.
+//!
 //! Uses the digest (`site::digest`) and the site's view types only.
 
 mod asynchronous;
@@ -12,17 +19,18 @@ mod fragmentation;
 mod nccl_tests;
 mod numerics;
 
+use crate::model::sections::Section as Worker;
 use crate::model::summary::Clocks;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
 use crate::site::format::{num3, yes_no};
 use crate::site::view::{Cell, Table};
 
-/// Declares the sections in page order: `Variant => module`. Every module provides `SLUG`,
+/// Declares the sections in page order: `Variant => module from source`. Every module provides `SLUG`,
 /// `TITLE`, `CAPTION`, `SCOPE` (what it measures and what it does not), `COLUMNS`, `rows`,
 /// `has` and `charts`.
 macro_rules! sections {
-    ($($variant:ident => $module:ident),+ $(,)?) => {
+    ($($variant:ident => $module:ident from $source:expr),+ $(,)?) => {
         /// A section with a page of its own, in page order.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum Section {
@@ -32,6 +40,11 @@ macro_rules! sections {
         impl Section {
             /// Every section, in page order.
             pub const ALL: &'static [Section] = &[$(Section::$variant),+];
+
+            /// Where the section's data comes from.
+            pub fn source(self) -> Source {
+                match self { $(Section::$variant => $source),+ }
+            }
 
             /// The section's name in URLs and element ids.
             pub fn slug(self) -> &'static str {
@@ -71,12 +84,21 @@ macro_rules! sections {
 }
 
 sections! {
-    Async => asynchronous,
-    Decomposition => decomposition,
-    Fragmentation => fragmentation,
-    Decode => decode,
-    NcclTests => nccl_tests,
-    Numerics => numerics,
+    Async => asynchronous from Source::Worker(Worker::Async),
+    Decomposition => decomposition from Source::Worker(Worker::Decomposition),
+    Fragmentation => fragmentation from Source::Worker(Worker::Fragmentation),
+    Decode => decode from Source::Worker(Worker::Decode),
+    NcclTests => nccl_tests from Source::NcclTests,
+    Numerics => numerics from Source::Worker(Worker::Numerics),
+}
+
+/// Where a site section's data comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The worker's per-rank CSVs of this kind.
+    Worker(Worker),
+    /// The nccl-tests binaries' output.
+    NcclTests,
 }
 
 /// Every section, as a fixed-size array (for per-section counters).
@@ -215,6 +237,15 @@ fn world_sizes(values: impl Iterator<Item = i64>) -> Vec<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_worker_csv_but_contracts_has_exactly_one_page() {
+        for kind in Worker::ALL {
+            let pages = Section::ALL.iter().filter(|s| s.source() == Source::Worker(kind)).count();
+            assert_eq!(pages, usize::from(kind != Worker::Contracts), "{kind:?}");
+        }
+        assert_eq!(Section::NcclTests.source(), Source::NcclTests);
+    }
 
     #[test]
     fn host_bound_cases_are_marked_with_both_numbers() {

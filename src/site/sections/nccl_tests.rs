@@ -32,11 +32,11 @@ pub(super) const COLUMNS: &[Column<NcclTestsSummary>] = &[
 ];
 
 pub(super) fn rows(run: &RunDigest) -> &[NcclTestsSummary] {
-    run.nccl_tests.as_deref().unwrap_or_default()
+    run.sections.nccl_tests.as_deref().unwrap_or_default()
 }
 
 fn raw(run: &RunDigest) -> &[NcclTestsRawRow] {
-    run.nccl_tests_raw.as_deref().unwrap_or_default()
+    run.sections.nccl_tests_raw.as_deref().unwrap_or_default()
 }
 
 /// A run has the section when nccl-tests printed any row (the charts draw the raw rows).

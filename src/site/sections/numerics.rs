@@ -23,7 +23,7 @@ pub(super) const COLUMNS: &[Column<NumericSummary>] = &[
 ];
 
 pub(super) fn rows(run: &RunDigest) -> &[NumericSummary] {
-    run.numerics.as_deref().unwrap_or_default()
+    run.sections.numerics.as_deref().unwrap_or_default()
 }
 
 pub(super) fn has(run: &RunDigest) -> bool {
