@@ -142,7 +142,7 @@ fn summarize_decode(raw: &RawRun) -> Option<Vec<DecodeSummary>> {
             })
             .flatten()
             .collect();
-        out.extend(decode::summarize(&rows));
+        out.extend(decode::summarize(case, &rows));
     }
     Some(out)
 }

@@ -1,6 +1,6 @@
 //! Decode-time tensor-parallel AllReduce replay: latency per call against tokens per step.
 
-use super::{clocks_cell, num, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
+use super::{clocks_cell, num, spread, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
 use crate::model::summary::DecodeSummary;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
@@ -16,14 +16,15 @@ pub(super) const SCOPE: &[&str] = &[
 ];
 
 pub(super) const COLUMNS: &[Column<DecodeSummary>] = &[
+    text("case folder", |r| t(r.case_folder.clone())),
     num("TP", |r| t(r.world_size.to_string())),
     num("tokens", |r| t(r.tokens.to_string())),
     num("bytes/call", |r| t(bytes(r.message_bytes))),
     num("calls", |r| t(r.collectives.to_string())),
     num("median total (µs)", |r| t(num3(r.median_total_us))),
-    num("P95 (µs)", |r| t(num3(r.p95_total_us))),
+    num("P95 (µs)", |r| spread(r.cycles, num3(r.p95_total_us))),
     num("per call (µs)", |r| t(num3(r.median_per_collective_us))),
-    num("CV", |r| t(pct2(r.cv_percent))),
+    num("CV", |r| spread(r.cycles, pct2(r.cv_percent))),
     text("host issue · device-only (µs)", |r| clocks_cell(r.clocks.as_ref(), r.median_total_us)),
 ];
 
@@ -38,10 +39,15 @@ pub(super) fn has(run: &RunDigest) -> bool {
 pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<ChartSpec> {
     let mut series = Vec::new();
     for (run, _) in runs {
-        for ws in super::world_sizes(rows(run).iter().map(|r| r.world_size)) {
-            let of_size: Vec<&DecodeSummary> = rows(run).iter().filter(|r| r.world_size == ws).collect();
+        let mut groups: Vec<(&str, i64)> = rows(run).iter().map(|r| (r.case_folder.as_str(), r.world_size)).collect();
+        groups.dedup();
+        let folders_named = groups.iter().any(|(folder, _)| !folder.is_empty());
+        for (folder, ws) in groups {
+            let of_size: Vec<&DecodeSummary> =
+                rows(run).iter().filter(|r| r.case_folder == folder && r.world_size == ws).collect();
+            let name = if folders_named { format!("TP={ws} · {folder}") } else { format!("TP={ws}") };
             series.push(Series {
-                name: kit.label(run, format!("TP={ws}")),
+                name: kit.label(run, name),
                 points: of_size
                     .iter()
                     .map(|r| point(r.tokens as f64, &r.cycle_values, 1.0 / r.collectives.max(1) as f64))
@@ -54,6 +60,6 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
         "Decode replay: AllReduce latency per call",
         Axes { x: ("tokens per step (tokens x 4096 FP16)", Scale::Log2), y: ("time per call (µs)", Scale::Linear) },
         series,
-        &format!("Per-call latency (total replay time over the number of calls) against tokens, one line per tensor-parallel size. {SPREAD_NOTE}"),
+        &format!("Per-call latency (total replay time over the number of calls) against tokens, one line per tensor-parallel size and case folder (two folders of one size are two lines). {SPREAD_NOTE}"),
     )]
 }
