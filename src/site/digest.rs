@@ -4,6 +4,7 @@
 //! of every run in memory (`RunCard`): so memory is bounded by the largest run and the page
 //! size, not by the number of runs.
 
+use crate::comparison::key::ConfigKey;
 use crate::diag::Diagnostic;
 use crate::model::summary::*;
 use crate::site::sections::Section;
@@ -16,6 +17,9 @@ pub struct RunDigest {
     pub id: String,
     pub status: RunStatus,
     pub facts: RunFacts,
+    /// The run's configuration (`comparison::key`): its short label and its key parts.
+    pub configuration: String,
+    pub configuration_key: Vec<(String, String)>,
     /// (checked, failed) per-rank contracts.
     pub contracts: Option<(usize, usize)>,
     pub async_rows: Option<Vec<AsyncSummary>>,
@@ -31,10 +35,13 @@ pub struct RunDigest {
 }
 
 pub fn digest(run: &RunSummary, outputs: &[&str]) -> RunDigest {
+    let key = ConfigKey::of(run);
     RunDigest {
         id: run.raw.id.clone(),
         status: run.status,
         facts: run.facts.clone(),
+        configuration: key.label(),
+        configuration_key: key.parts.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
         contracts: run.contracts.as_ref().map(|c| (c.total, c.failures.len())),
         async_rows: run.async_rows.clone(),
         decomposition: run.decomposition.clone(),
@@ -45,6 +52,13 @@ pub fn digest(run: &RunSummary, outputs: &[&str]) -> RunDigest {
         numerics: run.numerics.clone(),
         diagnostics: run.raw.diagnostics.clone(),
         outputs: outputs.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+impl RunDigest {
+    /// The full comparison key as one line, `part=value; ...`.
+    pub fn configuration_text(&self) -> String {
+        self.configuration_key.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
     }
 }
 

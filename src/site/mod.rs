@@ -12,6 +12,7 @@ pub mod format;
 pub mod index_page;
 pub mod paging;
 pub mod paths;
+pub mod run_comparison;
 pub mod run_page;
 pub mod runs_json;
 pub mod section_pages;

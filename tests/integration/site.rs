@@ -366,10 +366,9 @@ fn charts_keep_every_series_identifiable() {
         }
     }
     assert!(charts > 10, "{charts} charts");
-    let decode = fs::read_to_string(out.join("sections/charts/decode-per-call.csv")).unwrap();
-    assert!(decode.contains("TP=2 · world2_decode"), "{decode}");
-    let section = fs::read_to_string(out.join("sections/decode.html")).unwrap();
-    assert!(section.contains("more are in the table and the paged history"), "{section}");
+    // Decode series are per case folder (two folders of one TP size are two lines).
+    let decode = fs::read_to_string(out.join("sections/charts/cfg1-decode-per-call.csv")).unwrap();
+    assert!(decode.contains("TP=2 · world2_decode") && decode.contains("· world4_full"), "{decode}");
 }
 
 /// Issue 13: a one-cycle run shows no P95, CV or "slower in every cycle" that looks
@@ -403,4 +402,22 @@ fn a_one_cycle_run_shows_no_spread_numbers() {
         let fields: Vec<&str> = line.rsplitn(4, ',').collect();
         assert_eq!((fields[1], fields[2]), ("", ""), "whiskers from one cycle: {line}");
     }
+}
+
+/// Issue 13: a section page with runs of two configurations (10 cycles and 1 cycle) charts
+/// each configuration apart and shows both configurations with their full keys.
+#[test]
+fn section_page_with_two_configurations() {
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    let html = fs::read_to_string(out.join("sections/decode.html")).unwrap();
+    let html = html.replace(concat!("nccl-report ", env!("CARGO_PKG_VERSION")), "nccl-report [version]");
+    assert!(out.join("sections/charts/cfg1-decode-per-call.svg").is_file());
+    assert!(out.join("sections/charts/cfg2-decode-per-call.svg").is_file());
+    for id in ["synth-basic", "synth-one-cycle"] {
+        let run = fs::read_to_string(out.join(format!("runs/{id}/index.html"))).unwrap();
+        assert!(run.contains("<h2 id=\"configuration\"") || run.contains("id=\"configuration\""), "{run}");
+    }
+    insta::assert_snapshot!("section_two_configurations", html);
 }
