@@ -24,6 +24,7 @@ pub fn build(window: &[&RunDigest], cards: &[RunCard], paging: &Paging, page: us
             ("PyTorch", false),
             ("CUDA", false),
             ("status", false),
+            ("configuration", false),
             ("decode per call, 1 token (µs)", true),
             ("nccl-tests busbw at largest size (GB/s)", true),
         ],
@@ -45,6 +46,7 @@ pub fn build(window: &[&RunDigest], cards: &[RunCard], paging: &Paging, page: us
             Cell::text(f.torch_version.clone().unwrap_or_default()),
             Cell::text(f.cuda_version.clone().unwrap_or_default()),
             Cell::status(run.status.as_str()),
+            Cell::text(run.configuration.clone()),
             Cell::text(decode_headline(run)),
             Cell::text(busbw_headline(run)),
         ]);
