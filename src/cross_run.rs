@@ -11,6 +11,7 @@ use crate::site::paging::Paging;
 use crate::site::section_pages::{SectionContext, MAX_CHART_RUNS};
 use crate::site::sections::{self, Section};
 use crate::site::{self, runs_json};
+use crate::summarize::RunStatus;
 use crate::write::Staging;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -43,7 +44,7 @@ pub fn write(mut cards: Vec<RunCard>, page_size: usize, sources: &Sources, stagi
         for (index, &section) in Section::ALL.iter().enumerate() {
             if card.has(section) {
                 totals[index] += 1;
-                if charted_ids[index].len() < MAX_CHART_RUNS {
+                if card.status == RunStatus::Ok && charted_ids[index].len() < MAX_CHART_RUNS {
                     charted_ids[index].push(&card.id);
                 }
             }

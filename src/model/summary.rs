@@ -84,6 +84,10 @@ pub struct FragmentationSummary {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DecodeSummary {
+    /// The case folder the rows came from (`world4_full`): decode is summarized per folder,
+    /// so two folders of one world size are two groups. Not part of the seed's CSV.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub case_folder: String,
     pub world_size: i64,
     pub tokens: i64,
     pub hidden_size: i64,

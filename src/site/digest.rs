@@ -4,6 +4,7 @@
 //! of every run in memory (`RunCard`): so memory is bounded by the largest run and the page
 //! size, not by the number of runs.
 
+use crate::comparison::key::ConfigKey;
 use crate::diag::Diagnostic;
 use crate::model::summary::*;
 use crate::site::sections::Section;
@@ -17,6 +18,9 @@ pub struct RunDigest {
     pub id: String,
     pub status: RunStatus,
     pub facts: RunFacts,
+    /// The run's configuration (`comparison::key`): its short label and its key parts.
+    pub configuration: String,
+    pub configuration_key: Vec<(String, String)>,
     /// (checked, failed) per-rank contracts.
     pub contracts: Option<(usize, usize)>,
     pub sections: SectionSummaries,
@@ -30,10 +34,13 @@ pub struct RunDigest {
 }
 
 pub fn digest(run: &RunSummary, outputs: &[&str]) -> RunDigest {
+    let key = ConfigKey::of(run);
     RunDigest {
         id: run.raw.id.clone(),
         status: run.status,
         facts: run.facts.clone(),
+        configuration: key.label(),
+        configuration_key: key.parts.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
         contracts: run.contracts.as_ref().map(|c| (c.total, c.failures.len())),
         sections: run.sections.clone(),
         nccl_perf: run.nccl_perf.clone(),
@@ -41,6 +48,13 @@ pub fn digest(run: &RunSummary, outputs: &[&str]) -> RunDigest {
         busbw_headline: headline::busbw_headline(run.nccl_perf.as_ref(), run.sections.decode.as_deref()),
         diagnostics: run.raw.diagnostics.clone(),
         outputs: outputs.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+impl RunDigest {
+    /// The full comparison key as one line, `part=value; ...`.
+    pub fn configuration_text(&self) -> String {
+        self.configuration_key.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
     }
 }
 

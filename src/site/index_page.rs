@@ -23,6 +23,7 @@ pub fn build(window: &[&RunDigest], cards: &[RunCard], paging: &Paging, page: us
             ("PyTorch", false),
             ("CUDA", false),
             ("status", false),
+            ("configuration", false),
             ("decode per call, 1 token (µs)", true),
             ("nccl-tests busbw at the largest size", true),
         ],
@@ -44,6 +45,7 @@ pub fn build(window: &[&RunDigest], cards: &[RunCard], paging: &Paging, page: us
             Cell::text(f.torch_version.clone().unwrap_or_default()),
             Cell::text(f.cuda_version.clone().unwrap_or_default()),
             Cell::status(run.status.as_str()),
+            Cell::text(run.configuration.clone()),
             Cell::text(run.decode_headline.clone()),
             Cell::text(run.busbw_headline.clone()),
         ]);

@@ -16,6 +16,7 @@ pub mod inspector_block;
 pub mod nccl_perf_block;
 pub mod paging;
 pub mod paths;
+pub mod run_comparison;
 pub mod run_page;
 pub mod runs_json;
 pub mod section_pages;

@@ -10,12 +10,13 @@ use crate::site::format::{bytes, num3};
 use crate::site::hosts_block;
 use crate::site::inspector_block::inspector_block;
 use crate::site::paths;
+use crate::site::run_comparison;
 use crate::site::sections::{Section, Source};
 use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
 use crate::summarize::RunSummary;
 
 pub fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> RunPage {
-    let mut blocks = vec![diagnostics_block(run)];
+    let mut blocks = vec![diagnostics_block(run), run_comparison::configuration_block(digest)];
     let one = [(digest, String::new())];
     for &section in Section::ALL {
         if !section.has(digest) {
@@ -46,6 +47,7 @@ pub fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> 
         }
     }
     blocks.extend(hosts_block::build(run));
+    blocks.extend(run_comparison::ranks_block(&run.raw));
     if let Some(facts) = &run.raw.nccl_log {
         blocks.push(nccl_log_block(facts, &run.raw.nccl_log_files));
     }

@@ -71,6 +71,8 @@ mod tests {
             id: id.to_string(),
             status: RunStatus::Ok,
             facts: RunFacts { gpu: Some("H200 \"SXM\"\n".into()), world_sizes: vec![2, 4], ..RunFacts::default() },
+            configuration: String::new(),
+            configuration_key: Vec::new(),
             contracts: Some((3, 0)),
             sections: SectionSummaries::default(),
             nccl_perf: None,

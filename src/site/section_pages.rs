@@ -6,11 +6,63 @@ use crate::site::digest::RunDigest;
 use crate::site::paging::Paging;
 use crate::site::paths;
 use crate::site::sections::{self, Section};
-use crate::site::view::{Block, Evidence, Figure, SectionPage};
+use crate::site::view::{Block, Cell, Evidence, Figure, SectionPage, Table};
 use rayon::prelude::*;
 
 /// How many runs a cross-run chart overlays (the newest); tables list every run.
 pub const MAX_CHART_RUNS: usize = 8;
+
+/// How the first page's charts choose their runs (said on the page).
+const CHART_RULE: &str = "Charts overlay only runs of one configuration (one set of charts per configuration, newest runs first); failed and invalid runs are left out of the charts and marked in the tables.";
+
+/// One set of the section's charts per configuration among `charted` (ok runs, newest
+/// first), in order of each configuration's newest run; chart ids are prefixed `cfgN-`.
+fn configuration_figures(section: Section, charted: &[&RunDigest], href: &dyn Fn(&RunDigest) -> String) -> Vec<Figure> {
+    let mut keys: Vec<&[(String, String)]> = Vec::new();
+    for run in charted {
+        if !keys.contains(&run.configuration_key.as_slice()) {
+            keys.push(&run.configuration_key);
+        }
+    }
+    let mut figures = Vec::new();
+    for (n, key) in keys.iter().enumerate() {
+        let runs: Vec<(&RunDigest, String)> =
+            charted.iter().filter(|r| r.configuration_key == *key).map(|r| (*r, href(r))).collect();
+        let label = &runs[0].0.configuration;
+        for mut spec in section.charts(&runs, &format!("cfg{}-", n + 1)) {
+            spec.description = format!("Configuration {label}. {}", spec.description);
+            let (svg_href, csv_href) = paths::chart_files(&spec.id);
+            figures.push(Figure { svg_href, csv_href, dir: paths::SECTION_CHARTS.into(), spec });
+        }
+    }
+    figures
+}
+
+/// The configurations of the page's runs: short label, full key, and the runs.
+fn configurations_table(runs: &[(&RunDigest, String)]) -> Table {
+    let mut table = Table::new(
+        "Configurations (runs compare only within one)",
+        &[("configuration", false), ("full key", false), ("runs", false)],
+    );
+    let mut seen: Vec<&[(String, String)]> = Vec::new();
+    for (run, _) in runs {
+        if seen.contains(&run.configuration_key.as_slice()) {
+            continue;
+        }
+        seen.push(&run.configuration_key);
+        let ids: Vec<&str> = runs
+            .iter()
+            .filter(|(r, _)| r.configuration_key == run.configuration_key)
+            .map(|(r, _)| r.id.as_str())
+            .collect();
+        table.push(vec![
+            Cell::text(&run.configuration),
+            Cell::text(run.configuration_text()),
+            Cell::text(ids.join(", ")),
+        ]);
+    }
+    table
+}
 
 /// What every section page needs beyond its page of runs.
 pub struct SectionContext<'a> {
@@ -38,17 +90,12 @@ pub fn build(window: &[&RunDigest], page: usize, context: &SectionContext) -> Ve
             if total == 0 {
                 what.push("No run has this section yet.".to_string());
             } else {
-                let charted: Vec<(&RunDigest, String)> =
-                    if page == 1 { context.charted[index].iter().map(|r| (*r, href(r))).collect() } else { Vec::new() };
-                let figures = section
-                    .charts(&charted, "")
-                    .into_iter()
-                    .map(|spec| {
-                        let (svg_href, csv_href) = paths::chart_files(&spec.id);
-                        Figure { svg_href, csv_href, dir: paths::SECTION_CHARTS.into(), spec }
-                    })
-                    .collect();
+                let charted: &[&RunDigest] = if page == 1 { &context.charted[index] } else { &[] };
+                let figures = configuration_figures(section, charted, &href);
                 let mut intro = vec![format!("{total} run(s) have this section.")];
+                if page == 1 {
+                    intro.push(CHART_RULE.to_string());
+                }
                 if page == 1 && total > MAX_CHART_RUNS {
                     intro.push(if context.paging.pages() > 1 {
                         format!("Charts overlay the {MAX_CHART_RUNS} newest; the tables list them all, page by page.")
@@ -59,7 +106,8 @@ pub fn build(window: &[&RunDigest], page: usize, context: &SectionContext) -> Ve
                 if with.is_empty() {
                     intro.push("No run on this page has this section.".to_string());
                 }
-                let tables = if with.is_empty() { Vec::new() } else { vec![section.table(&with)] };
+                let tables =
+                    if with.is_empty() { Vec::new() } else { vec![configurations_table(&with), section.table(&with)] };
                 blocks.push(Block {
                     id: "runs".into(),
                     title: "Across runs".into(),
@@ -74,8 +122,9 @@ pub fn build(window: &[&RunDigest], page: usize, context: &SectionContext) -> Ve
                 .map(|(run, _)| {
                     let f = &run.facts;
                     format!(
-                        "{}: {}, {}, NCCL {}, {} cycles.",
+                        "{}: configuration {}; {}, {}, NCCL {}, {} cycles.",
                         run.id,
+                        run.configuration,
                         f.gpu.as_deref().unwrap_or("GPU not recorded"),
                         f.topology.as_deref().unwrap_or("topology not recorded"),
                         f.nccl_version.as_deref().unwrap_or("not recorded"),

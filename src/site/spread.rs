@@ -1,7 +1,8 @@
 //! Chart points from per-cycle critical-path values: median line, whiskers from the lowest
-//! cycle to P95, every cycle as a dot.
+//! cycle to P95 (none from a single cycle: it has no spread), every cycle as a dot.
 
 use crate::site::chart::Point;
+use crate::site::sections::MIN_SPREAD_CYCLES;
 use crate::stats::Spread;
 
 /// A point summarizing `cycles` (scaled by `scale`, e.g. 1/collectives for per-call values).
@@ -11,6 +12,9 @@ pub fn point(x: f64, cycles: &[f64], scale: f64) -> Point {
         return Point { x, y: f64::NAN, low: None, high: None, samples };
     }
     let spread = Spread::of(&samples);
+    if samples.len() < MIN_SPREAD_CYCLES {
+        return Point { x, y: spread.median, low: None, high: None, samples };
+    }
     Point { x, y: spread.median, low: Some(spread.min), high: Some(spread.p95), samples }
 }
 

@@ -9,8 +9,8 @@ use crate::summarize::clocks;
 /// The seed's fixed hidden size of the replayed tensors (tokens x 4096 FP16).
 pub const HIDDEN_SIZE: i64 = 4096;
 
-/// Summarizes the decode rows of one case folder.
-pub fn summarize(rows: &[&DecodeRow]) -> Vec<DecodeSummary> {
+/// Summarizes the decode rows of the case folder `case_folder`.
+pub fn summarize(case_folder: &str, rows: &[&DecodeRow]) -> Vec<DecodeSummary> {
     let mut groups = critical_cycles(
         rows,
         |r| (r.world_size, r.tokens, r.message_bytes, r.collectives),
@@ -29,6 +29,7 @@ pub fn summarize(rows: &[&DecodeRow]) -> Vec<DecodeSummary> {
                     .map(|r| (r.cycle, r.host_issue_us, r.device_us, r.device_queued)),
             );
             DecodeSummary {
+                case_folder: case_folder.to_string(),
                 world_size,
                 tokens,
                 hidden_size: HIDDEN_SIZE,
@@ -88,7 +89,7 @@ mod tests {
         .map(|(t, c, d)| row(t, c, d))
         .collect();
         let refs: Vec<&DecodeRow> = rows.iter().collect();
-        let out = summarize(&refs);
+        let out = summarize("world2_decode", &refs);
         // Expected values (tests/fixtures/summarizer_oracle.py): the seed's decode loop (seed_runner.py, `critical_cycles`,
         // `statistics.median`, `percentile`, `min`, `max`, `cv_percent`) on the same rows.
         let expect = [

@@ -146,7 +146,7 @@ fn summarize_decode(raw: &RawRun) -> Option<Vec<DecodeSummary>> {
             })
             .flatten()
             .collect();
-        out.extend(decode::summarize(&rows));
+        out.extend(decode::summarize(case, &rows));
     }
     Some(out)
 }

@@ -42,7 +42,7 @@ fn four_rank_synthetic_run_shows_expected_share_fits_and_bands() {
     let chart = fs::read_to_string(out.join(format!("runs/{id}/charts/nccl-perf-2.csv"))).unwrap();
     assert!(chart.contains("Ring/LL") && chart.contains("expected peak"), "{chart}");
     let decode = fs::read_to_string(out.join(format!("runs/{id}/charts/decode-per-call.csv"))).unwrap();
-    assert!(decode.contains("TP=4 · Ring/LL"), "{decode}");
+    assert!(decode.contains("TP=4 · world4_full · Ring/LL"), "{decode}");
 }
 
 #[test]

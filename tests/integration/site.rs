@@ -341,3 +341,83 @@ fn serve_answers_pages_and_404() {
     assert!(missing.unwrap().contains(" 404 "));
     assert!(!escape.unwrap().contains("root:"));
 }
+
+/// Issue 13: every series of every chart is identifiable. With all fixture runs on the
+/// section pages, no chart has more than 6 series (so colour + marker pairs cannot repeat:
+/// the palette has 8 colours), no legend says "+N more" and no label is cut with "…".
+#[test]
+fn charts_keep_every_series_identifiable() {
+    let (dir, runs) = runs_dir(&[]);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    let mut charts = 0;
+    for (path, bytes) in tree(&out) {
+        if path.ends_with(".svg") {
+            let svg = String::from_utf8(bytes.clone()).unwrap();
+            assert!(!svg.contains("more</text>") && !svg.contains(" more\n</text>"), "{path}: {svg}");
+            assert!(!svg.contains('…'), "{path}: a label is cut");
+            charts += 1;
+        }
+        if path.ends_with(".csv") && path.contains("/charts/") {
+            let csv = String::from_utf8(bytes).unwrap();
+            let mut names: Vec<&str> = csv.lines().skip(1).map(|l| l.rsplitn(6, ',').last().unwrap()).collect();
+            names.dedup();
+            assert!(names.len() <= 6, "{path}: {} series: {names:?}", names.len());
+        }
+    }
+    assert!(charts > 10, "{charts} charts");
+    // Decode series are per case folder (two folders of one TP size are two lines).
+    let decode = fs::read_to_string(out.join("sections/charts/cfg1-decode-per-call.csv")).unwrap();
+    assert!(decode.contains("TP=2 · world2_decode") && decode.contains("· world4_full"), "{decode}");
+}
+
+/// Issue 13: a one-cycle run shows no P95, CV or "slower in every cycle" that looks
+/// measured, and its charts draw no whiskers.
+#[test]
+fn a_one_cycle_run_shows_no_spread_numbers() {
+    let (dir, runs) = runs_dir(&["synth-one-cycle"]);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    let page = fs::read_to_string(out.join("runs/synth-one-cycle/index.html")).unwrap();
+    assert!(page.contains("n/a (n = 1: no spread)"), "{page}");
+    // Every cell under a P95 or CV header says n/a.
+    let mut spread_columns: Vec<usize> = Vec::new();
+    let mut checked = 0;
+    for line in page.lines() {
+        if line.contains("<thead>") {
+            let heads: Vec<&str> = line.split("</th>").collect();
+            spread_columns =
+                (0..heads.len()).filter(|&i| heads[i].ends_with("CV") || heads[i].contains("P95")).collect();
+        } else if line.starts_with("<tr><td") {
+            let cells: Vec<&str> = line.split("</td>").collect();
+            for &i in &spread_columns {
+                assert!(cells[i].ends_with("n/a (n = 1: no spread)"), "column {i} of {line}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 10, "{checked}");
+    let csv = fs::read_to_string(out.join("runs/synth-one-cycle/charts/decode-per-call.csv")).unwrap();
+    for line in csv.lines().skip(1) {
+        let fields: Vec<&str> = line.rsplitn(4, ',').collect();
+        assert_eq!((fields[1], fields[2]), ("", ""), "whiskers from one cycle: {line}");
+    }
+}
+
+/// Issue 13: a section page with runs of two configurations (10 cycles and 1 cycle) charts
+/// each configuration apart and shows both configurations with their full keys.
+#[test]
+fn section_page_with_two_configurations() {
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    let html = fs::read_to_string(out.join("sections/decode.html")).unwrap();
+    let html = html.replace(concat!("nccl-report ", env!("CARGO_PKG_VERSION")), "nccl-report [version]");
+    assert!(out.join("sections/charts/cfg1-decode-per-call.svg").is_file());
+    assert!(out.join("sections/charts/cfg2-decode-per-call.svg").is_file());
+    for id in ["synth-basic", "synth-one-cycle"] {
+        let run = fs::read_to_string(out.join(format!("runs/{id}/index.html"))).unwrap();
+        assert!(run.contains("<h2 id=\"configuration\"") || run.contains("id=\"configuration\""), "{run}");
+    }
+    insta::assert_snapshot!("section_two_configurations", html);
+}

@@ -4,7 +4,8 @@
 //! metrics (no system fonts), a fixed 720x420 size and Okabe-Ito palette, ticks chosen and
 //! labelled here (`8 KiB`, `12.5`, `1.2k`). Values that cannot be drawn (non-finite, or not
 //! positive on a log axis) are skipped; an empty or undrawable chart becomes a small
-//! message SVG. No input panics.
+//! message SVG, and so does one with more series than distinct colour + marker pairs (the
+//! site draws at most `site::sections::MAX_SERIES`). No input panics.
 
 mod axis;
 mod data;
@@ -23,6 +24,7 @@ pub fn render_svg(spec: &ChartSpec) -> Vec<u8> {
     let series = data::drawable(spec);
     let extents = data::x_extent(&series).zip(data::y_extent(&series));
     let body = match extents {
+        _ if spec.series.len() > plot::MAX_SERIES => svg::message(&spec.title, "too many series to tell apart"),
         None => svg::message(&spec.title, "no data"),
         Some((x_extent, y_extent)) => {
             let x = Axis::new(spec.x_scale, units(&spec.x_label, spec.x_scale), x_extent);

@@ -16,6 +16,8 @@ use crate::site::chart::ChartSpec;
 pub(super) const WIDTH: u32 = 720;
 pub(super) const HEIGHT: u32 = 420;
 pub(super) const FONT: &str = "sans-serif";
+/// Distinct colour + marker pairs: a chart with more series is not drawn.
+pub(super) const MAX_SERIES: usize = PALETTE.len() * 3;
 
 pub(super) const BACKGROUND: RGBColor = RGBColor(0xff, 0xff, 0xff);
 pub(super) const TEXT: RGBColor = RGBColor(0x22, 0x22, 0x22);
@@ -38,8 +40,8 @@ const TITLE_BAND: u32 = 34;
 const TITLE_CHARS: usize = 80;
 const LEGEND_SIZE: f64 = 14.0;
 const LEGEND_ROW: u32 = 20;
-const LEGEND_MAX_ROWS: usize = 3;
-const LEGEND_NAME_CHARS: usize = 32;
+/// Characters of a legend line before a name wraps.
+const LEGEND_LINE_CHARS: usize = 48;
 /// Swatch (line and marker) plus the gap before the name.
 const LEGEND_SWATCH: i32 = 28;
 /// Space after an entry's name.
@@ -82,39 +84,41 @@ fn draw_title(root: &Area, title: &str) -> DrawResult {
     Ok(())
 }
 
-/// Legend entries laid out in centred rows; entries that do not fit in `LEGEND_MAX_ROWS`
-/// rows are summarised as "+N more".
+/// Legend entries laid out in centred rows, every name whole: a name longer than
+/// `LEGEND_LINE_CHARS` wraps onto rows of its own (never cut, never hidden).
 struct Legend {
     entries: Vec<LegendEntry>,
     rows: u32,
 }
 
 struct LegendEntry {
-    /// Index into the spec's series (colour and marker); `None` for the "+N more" note.
-    series: Option<usize>,
-    name: String,
+    /// Index into the spec's series (colour and marker).
+    series: usize,
+    lines: Vec<String>,
     x: i32,
     row: u32,
 }
 
 impl Legend {
     fn new(root: &Area, series: &[DrawnSeries]) -> Result<Legend, Box<dyn Error>> {
-        let mut names: Vec<(Option<usize>, String)> =
-            series.iter().map(|s| (Some(s.index), clean(&s.name, LEGEND_NAME_CHARS))).collect();
-        loop {
-            let widths = entry_widths(root, &names)?;
-            let placed = layout_rows(&widths, WIDTH as i32 - 2 * LEGEND_INSET);
-            let rows = placed.last().map_or(0, |&(_, row)| row + 1);
-            if rows as usize <= LEGEND_MAX_ROWS || names.len() <= 1 {
-                let entries = names
-                    .into_iter()
-                    .zip(placed)
-                    .map(|((series, name), (x, row))| LegendEntry { series, name, x: x + LEGEND_INSET, row })
-                    .collect();
-                return Ok(Legend { entries, rows });
+        let style = text_style(LEGEND_SIZE, &TEXT);
+        let mut sized = Vec::new();
+        for s in series {
+            let lines = wrap(&clean(&s.name, usize::MAX), LEGEND_LINE_CHARS);
+            let mut widest = 0;
+            for line in &lines {
+                widest = widest.max(root.estimate_text_size(line, &style)?.0 as i32);
             }
-            hide_one_more(&mut names, series.len());
+            sized.push((s.index, lines, LEGEND_SWATCH + widest + LEGEND_GAP));
         }
+        let shapes: Vec<(i32, u32)> = sized.iter().map(|(_, lines, w)| (*w, lines.len() as u32)).collect();
+        let (placed, rows) = layout_rows(&shapes, WIDTH as i32 - 2 * LEGEND_INSET);
+        let entries = sized
+            .into_iter()
+            .zip(placed)
+            .map(|((series, lines, _), (x, row))| LegendEntry { series, lines, x: x + LEGEND_INSET, row })
+            .collect();
+        Ok(Legend { entries, rows })
     }
 
     fn height(&self) -> u32 {
@@ -124,18 +128,40 @@ impl Legend {
     fn draw(&self, band: &Area) -> DrawResult {
         let style = text_style(LEGEND_SIZE, &TEXT).pos(Pos::new(HPos::Left, VPos::Center));
         for entry in &self.entries {
-            let y = (entry.row * LEGEND_ROW + LEGEND_ROW / 2) as i32;
-            let text_x = match entry.series {
-                Some(index) => {
-                    draw_swatch(band, index, (entry.x, y))?;
-                    entry.x + LEGEND_SWATCH
-                }
-                None => entry.x,
-            };
-            band.draw_text(&entry.name, &style, (text_x, y))?;
+            let y = |row: u32| (row * LEGEND_ROW + LEGEND_ROW / 2) as i32;
+            draw_swatch(band, entry.series, (entry.x, y(entry.row)))?;
+            for (line, row) in entry.lines.iter().zip(entry.row..) {
+                band.draw_text(line, &style, (entry.x + LEGEND_SWATCH, y(row)))?;
+            }
         }
         Ok(())
     }
+}
+
+/// `text` in lines of at most `max_chars` characters, broken after spaces where possible.
+fn wrap(text: &str, max_chars: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for word in text.split(' ') {
+        let mut word: Vec<char> = word.chars().collect();
+        let used = current.chars().count();
+        if used > 0 && used + 1 + word.len() <= max_chars {
+            current.push(' ');
+            current.extend(word.iter());
+            continue;
+        }
+        if used > 0 {
+            lines.push(std::mem::take(&mut current));
+        }
+        while word.len() > max_chars {
+            lines.push(word.drain(..max_chars).collect());
+        }
+        current = word.into_iter().collect();
+    }
+    if !current.is_empty() || lines.is_empty() {
+        lines.push(current);
+    }
+    lines
 }
 
 fn draw_swatch(band: &Area, index: usize, (x, y): (i32, i32)) -> DrawResult {
@@ -145,40 +171,25 @@ fn draw_swatch(band: &Area, index: usize, (x, y): (i32, i32)) -> DrawResult {
     Ok(())
 }
 
-fn entry_widths(root: &Area, names: &[(Option<usize>, String)]) -> Result<Vec<i32>, Box<dyn Error>> {
-    let style = text_style(LEGEND_SIZE, &TEXT);
-    names
-        .iter()
-        .map(|(series, name)| {
-            let swatch = if series.is_some() { LEGEND_SWATCH } else { 0 };
-            let (w, _) = root.estimate_text_size(name, &style)?;
-            Ok(swatch + w as i32 + LEGEND_GAP)
-        })
-        .collect()
-}
-
-/// Replaces the last series entry (and the previous note, if any) by "+N more".
-fn hide_one_more(names: &mut Vec<(Option<usize>, String)>, total: usize) {
-    if names.last().is_some_and(|(series, _)| series.is_none()) {
-        names.pop();
-    }
-    names.pop();
-    let hidden = total - names.len();
-    names.push((None, format!("+{hidden} more")));
-}
-
-/// Greedy rows: `(x, row)` of each entry of the given widths, each row centred in `width`.
-fn layout_rows(widths: &[i32], width: i32) -> Vec<(i32, u32)> {
-    let mut rows: Vec<Vec<i32>> = Vec::new();
-    for &w in widths {
+/// Greedy rows of entries given as (width, lines): one-line entries share a row while they
+/// fit; an entry of several lines takes that many rows of its own. Returns each entry's
+/// `(x, first row)`, rows centred in `width`, and the number of rows.
+fn layout_rows(entries: &[(i32, u32)], width: i32) -> (Vec<(i32, u32)>, u32) {
+    // (entry widths, first row, rows taken)
+    let mut rows: Vec<(Vec<i32>, u32, u32)> = Vec::new();
+    let mut next_row = 0;
+    for &(w, lines) in entries {
         match rows.last_mut() {
-            Some(row) if row.iter().sum::<i32>() + w <= width => row.push(w),
-            _ => rows.push(vec![w]),
+            Some((row, _, 1)) if lines == 1 && row.iter().sum::<i32>() + w <= width => row.push(w),
+            _ => {
+                rows.push((vec![w], next_row, lines.max(1)));
+                next_row += lines.max(1);
+            }
         }
     }
-    rows.iter()
-        .zip(0..)
-        .flat_map(|(row, index)| {
+    let placed = rows
+        .iter()
+        .flat_map(|(row, first, _)| {
             let start = ((width - row.iter().sum::<i32>()) / 2).max(0);
             row.iter()
                 .scan(start, |x, w| {
@@ -186,23 +197,29 @@ fn layout_rows(widths: &[i32], width: i32) -> Vec<(i32, u32)> {
                     *x += w;
                     Some(at)
                 })
-                .map(move |x| (x, index))
+                .map(move |x| (x, *first))
         })
-        .collect()
+        .collect();
+    (placed, next_row)
 }
 
-/// Circles for the first eight series, then triangles, then crosses: a repeated colour
-/// still differs in shape.
+/// Circles for the first eight series, then triangles, then crosses: no two series of a
+/// chart share colour and shape (up to `MAX_SERIES`).
 fn marker<DB: DrawingBackend, C: Clone + 'static>(
     index: usize,
     at: C,
     style: ShapeStyle,
 ) -> DynElement<'static, DB, C> {
-    match index / PALETTE.len() % 3 {
+    match shape(index) {
         0 => Circle::new(at, 3, style).into_dyn(),
         1 => TriangleMarker::new(at, 4, style).into_dyn(),
         _ => Cross::new(at, 3, style).into_dyn(),
     }
+}
+
+/// The marker shape of series `index`: 0 circle, 1 triangle, 2 cross.
+fn shape(index: usize) -> usize {
+    index / PALETTE.len() % 3
 }
 
 fn draw_plot(plot: &Area, spec: &ChartSpec, series: &[DrawnSeries], x: Axis, y: Axis) -> DrawResult {
@@ -281,8 +298,27 @@ mod tests {
 
     #[test]
     fn legend_rows_wrap_and_centre() {
-        assert_eq!(layout_rows(&[100, 100], 400), [(100, 0), (200, 0)]);
-        assert_eq!(layout_rows(&[300, 300], 400), [(50, 0), (50, 1)]);
-        assert_eq!(layout_rows(&[500], 400), [(0, 0)]);
+        assert_eq!(layout_rows(&[(100, 1), (100, 1)], 400), (vec![(100, 0), (200, 0)], 1));
+        assert_eq!(layout_rows(&[(300, 1), (300, 1)], 400), (vec![(50, 0), (50, 1)], 2));
+        assert_eq!(layout_rows(&[(500, 1)], 400), (vec![(0, 0)], 1));
+        assert_eq!(layout_rows(&[(100, 1), (200, 2), (100, 1)], 400), (vec![(150, 0), (100, 1), (150, 3)], 4));
+    }
+
+    #[test]
+    fn no_two_series_share_colour_and_marker() {
+        let distinct = (0..MAX_SERIES)
+            .flat_map(|i| (0..i).map(move |j| (i, j)))
+            .all(|(i, j)| (PALETTE[i % PALETTE.len()] != PALETTE[j % PALETTE.len()]) || shape(i) != shape(j));
+        assert!(distinct);
+        assert!(crate::site::sections::MAX_SERIES <= PALETTE.len(), "site charts differ by colour alone");
+    }
+
+    #[test]
+    fn long_names_wrap_whole() {
+        assert_eq!(wrap("ab cd ef", 5), ["ab cd", "ef"]);
+        assert_eq!(wrap("abcdefg", 3), ["abc", "def", "g"]);
+        assert_eq!(wrap("", 3), [""]);
+        let name = "run 20261202T102803Z · TP=2 · world4_full_with_a_long_folder_name";
+        assert_eq!(wrap(name, 20).concat().replace(' ', ""), name.replace(' ', ""));
     }
 }

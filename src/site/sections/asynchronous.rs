@@ -1,6 +1,6 @@
 //! Async completion: host enqueue, Work.wait and GPU dependency times of an async all_reduce.
 
-use super::{num, ok_cell, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
+use super::{num, ok_cell, spread, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
 use crate::model::summary::AsyncSummary;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
@@ -21,8 +21,8 @@ pub(super) const COLUMNS: &[Column<AsyncSummary>] = &[
     num("host enqueue (µs)", |r| t(num3(r.median_host_enqueue_us))),
     num("Work.wait host (µs)", |r| t(num3(r.median_host_wait_us))),
     num("GPU dependency (µs)", |r| t(num3(r.median_gpu_dependency_us))),
-    num("GPU P95 (µs)", |r| t(num3(r.p95_gpu_dependency_us))),
-    num("GPU CV", |r| t(pct2(r.gpu_cv_percent))),
+    num("GPU P95 (µs)", |r| spread(r.cycles, num3(r.p95_gpu_dependency_us))),
+    num("GPU CV", |r| spread(r.cycles, pct2(r.gpu_cv_percent))),
     num("done at return", |r| t(rate(r.work_completed_after_return_rate))),
     num("event ready after wait", |r| t(rate(r.event_ready_after_wait_rate))),
     text("correct", |r| ok_cell(r.correct)),

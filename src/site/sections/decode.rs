@@ -1,6 +1,6 @@
 //! Decode-time tensor-parallel AllReduce replay: latency per call against tokens per step.
 
-use super::{clocks_cell, num, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
+use super::{clocks_cell, num, spread, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
 use crate::model::nccl_log::TuningChoice;
 use crate::model::summary::DecodeSummary;
 use crate::nccl_perf::run::TuningState;
@@ -19,14 +19,15 @@ pub(super) const SCOPE: &[&str] = &[
 ];
 
 pub(super) const COLUMNS: &[Column<DecodeSummary>] = &[
+    text("case folder", |r| t(r.case_folder.clone())),
     num("TP", |r| t(r.world_size.to_string())),
     num("tokens", |r| t(r.tokens.to_string())),
     num("bytes/call", |r| t(bytes(r.message_bytes))),
     num("calls", |r| t(r.collectives.to_string())),
     num("median total (µs)", |r| t(num3(r.median_total_us))),
-    num("P95 (µs)", |r| t(num3(r.p95_total_us))),
+    num("P95 (µs)", |r| spread(r.cycles, num3(r.p95_total_us))),
     num("per call (µs)", |r| t(num3(r.median_per_collective_us))),
-    num("CV", |r| t(pct2(r.cv_percent))),
+    num("CV", |r| spread(r.cycles, pct2(r.cv_percent))),
     text("host issue · device-only (µs)", |r| clocks_cell(r.clocks.as_ref(), r.median_total_us)),
 ];
 
@@ -42,12 +43,17 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
     let mut series = Vec::new();
     for (run, _) in runs {
         let tuning = run.nccl_perf.as_ref().filter(|p| p.tuning == TuningState::Logged).map(|p| &p.choices);
-        for ws in super::world_sizes(rows(run).iter().map(|r| r.world_size)) {
-            let of_size: Vec<&DecodeSummary> = rows(run).iter().filter(|r| r.world_size == ws).collect();
+        let mut groups: Vec<(&str, i64)> = rows(run).iter().map(|r| (r.case_folder.as_str(), r.world_size)).collect();
+        groups.dedup();
+        let folders_named = groups.iter().any(|(folder, _)| !folder.is_empty());
+        for (folder, ws) in groups {
+            let of_size: Vec<&DecodeSummary> =
+                rows(run).iter().filter(|r| r.case_folder == folder && r.world_size == ws).collect();
+            let case = if folders_named { format!("TP={ws} · {folder}") } else { format!("TP={ws}") };
             for (choice, group) in by_choice(&of_size, tuning) {
                 let what = match choice {
-                    Some(choice) => format!("TP={ws} · {choice}"),
-                    None => format!("TP={ws}"),
+                    Some(choice) => format!("{case} · {choice}"),
+                    None => case.clone(),
                 };
                 series.push(Series {
                     name: kit.label(run, what),
@@ -64,7 +70,7 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
         "Decode replay: AllReduce latency per call",
         Axes { x: ("tokens per step (tokens x 4096 FP16)", Scale::Log2), y: ("time per call (µs)", Scale::Linear) },
         series,
-        &format!("Per-call latency (total replay time over the number of calls) against tokens, one line per tensor-parallel size, split by the algorithm/protocol NCCL logged for the message size (TUNING lines; not split when they are not logged). {SPREAD_NOTE}"),
+        &format!("Per-call latency (total replay time over the number of calls) against tokens, one line per tensor-parallel size and case folder (two folders of one size are two lines), split by the algorithm/protocol NCCL logged for the message size (TUNING lines; not split when they are not logged). {SPREAD_NOTE}"),
     )]
 }
 

@@ -1,6 +1,6 @@
 //! AllReduce against ReduceScatter + AllGather: time per mode and the overhead of the pair.
 
-use super::{clocks_cell, num, pct2_or_na, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
+use super::{clocks_cell, num, pct2_or_na, spread, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
 use crate::model::summary::DecompositionSummary;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
@@ -21,8 +21,8 @@ pub(super) const COLUMNS: &[Column<DecompositionSummary>] = &[
     text("mode", |r| t(r.mode.clone())),
     num("cycles", |r| t(r.cycles.to_string())),
     num("median (µs)", |r| t(num3(r.median_duration_us))),
-    num("P95 (µs)", |r| t(num3(r.p95_duration_us))),
-    num("CV", |r| t(pct2(r.cv_percent))),
+    num("P95 (µs)", |r| spread(r.cycles, num3(r.p95_duration_us))),
+    num("CV", |r| spread(r.cycles, pct2(r.cv_percent))),
     num("overhead vs AllReduce", |r| t(pct2_or_na(r.overhead_vs_allreduce_percent))),
     text("host issue · device-only (µs)", |r| clocks_cell(r.clocks.as_ref(), r.median_duration_us)),
 ];

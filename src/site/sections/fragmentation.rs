@@ -1,6 +1,6 @@
 //! One 80 MiB payload all-reduced as 1, 2, 4 ... collectives: total time and slowdown.
 
-use super::{clocks_cell, num, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
+use super::{clocks_cell, num, spread, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
 use crate::export::pyfmt::fixed;
 use crate::model::summary::FragmentationSummary;
 use crate::site::chart::{ChartSpec, Scale, Series};
@@ -21,15 +21,17 @@ pub(super) const COLUMNS: &[Column<FragmentationSummary>] = &[
     num("calls", |r| t(r.fragment_count.to_string())),
     num("bytes/call", |r| t(bytes(r.fragment_bytes))),
     num("median total (µs)", |r| t(num3(r.median_duration_us))),
-    num("P95 (µs)", |r| t(num3(r.p95_duration_us))),
+    num("P95 (µs)", |r| spread(r.cycles, num3(r.p95_duration_us))),
     num("min (µs)", |r| t(num3(r.min_duration_us))),
     num("max (µs)", |r| t(num3(r.max_duration_us))),
     num("slowdown vs one call", |r| {
         t(r.slowdown_vs_one_collective.map_or("n/a".into(), |s| format!("{}x", fixed(s, 2))))
     }),
     num("per call (µs)", |r| t(num3(r.median_per_collective_us))),
-    num("CV", |r| t(pct2(r.cv_percent))),
-    text("slower in every cycle", |r| t(r.strictly_slower_than_one_in_all_cycles.map_or("n/a", yes_no))),
+    num("CV", |r| spread(r.cycles, pct2(r.cv_percent))),
+    text("slower in every cycle", |r| {
+        spread(r.cycles, r.strictly_slower_than_one_in_all_cycles.map_or("n/a", yes_no).to_string())
+    }),
     text("host issue · device-only (µs)", |r| clocks_cell(r.clocks.as_ref(), r.median_duration_us)),
 ];
 

@@ -25,6 +25,7 @@ use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
 use crate::site::format::{num3, yes_no};
 use crate::site::view::{Cell, Table};
+use crate::summarize::RunStatus;
 
 /// Declares the sections in page order: `Variant => module from source`. Every module provides `SLUG`,
 /// `TITLE`, `CAPTION`, `SCOPE` (what it measures and what it does not), `COLUMNS`, `rows`,
@@ -76,7 +77,7 @@ macro_rules! sections {
             /// Chart specs of the section, with one series per (label prefix, case) so that the
             /// same function serves a run page (one run) and a section page (label = run id).
             pub fn charts(self, runs: &[(&RunDigest, String)], id_prefix: &str) -> Vec<ChartSpec> {
-                let kit = ChartKit { several: runs.len() > 1, id_prefix };
+                let kit = ChartKit::new(runs, id_prefix);
                 match self { $(Section::$variant => $module::charts(&kit, runs)),+ }
             }
         }
@@ -143,12 +144,24 @@ fn table<R>(
         for r in rows(run) {
             let mut row: Vec<Cell> = columns.iter().map(|c| (c.value)(r)).collect();
             if with_run {
-                row.insert(0, Cell::link(run.id.clone(), href.clone()));
+                row.insert(0, run_cell(run, href));
             }
             table.push(row);
         }
     }
     table
+}
+
+/// The run's id linking to its page; a failed or invalid run says so and is marked.
+fn run_cell(run: &RunDigest, href: &str) -> Cell {
+    match run.status {
+        RunStatus::Ok => Cell::link(run.id.clone(), href),
+        status => Cell {
+            text: format!("{} ({})", run.id, status.as_str()),
+            href: Some(href.to_string()),
+            class: status.as_str(),
+        },
+    }
 }
 
 fn t(text: impl Into<String>) -> Cell {
@@ -157,6 +170,20 @@ fn t(text: impl Into<String>) -> Cell {
 
 fn ok_cell(ok: bool) -> Cell {
     Cell { text: yes_no(ok).to_string(), href: None, class: if ok { "" } else { "failed" } }
+}
+
+/// The smallest number of cycles a spread statistic (P95, CV, min-max, "in every cycle")
+/// needs; with fewer it is not available.
+pub const MIN_SPREAD_CYCLES: usize = 2;
+
+/// A statistic over cycles, or `n/a (n = 1: no spread)` when `cycles` cannot give one (the
+/// seed's P95 of one value is the value itself and its CV 0 %: numbers that look measured).
+fn spread(cycles: usize, value: String) -> Cell {
+    if cycles < MIN_SPREAD_CYCLES {
+        Cell { text: format!("n/a (n = {cycles}: no spread)"), href: None, class: "na" }
+    } else {
+        t(value)
+    }
 }
 
 /// A percentage with two decimals, or `n/a`.
@@ -190,7 +217,20 @@ fn flagged(text: String, bad: bool) -> Cell {
 /// The part of a chart spec every section shares: the element-id prefix and the series labels.
 pub(crate) struct ChartKit<'a> {
     several: bool,
+    /// Whether the runs' short ids are distinct (else legends give full ids).
+    abbreviate: bool,
     id_prefix: &'a str,
+}
+
+/// The most series one chart draws: each keeps a colour of its own (and a marker shape of its
+/// own), and the legend stays readable without cutting a name.
+pub const MAX_SERIES: usize = 6;
+
+/// A run id as chart legends abbreviate it: its last 8 characters (the time part of the
+/// seed's `%Y%m%dT%H%M%SZ` ids), the whole id when shorter.
+pub fn short_id(id: &str) -> String {
+    let chars: Vec<char> = id.chars().collect();
+    chars[chars.len().saturating_sub(8)..].iter().collect()
 }
 
 /// Shared by the charts that show a spread over cycles.
@@ -202,17 +242,37 @@ struct Axes<'a> {
     y: (&'a str, Scale),
 }
 
-impl ChartKit<'_> {
-    /// A series label: prefixed with the run id when several runs share the chart.
+impl<'a> ChartKit<'a> {
+    fn new(runs: &[(&RunDigest, String)], id_prefix: &'a str) -> ChartKit<'a> {
+        let mut shorts: Vec<String> = runs.iter().map(|(r, _)| short_id(&r.id)).collect();
+        shorts.sort();
+        shorts.dedup();
+        ChartKit { several: runs.len() > 1, abbreviate: shorts.len() == runs.len(), id_prefix }
+    }
+
+    /// A series label: prefixed with the run's short id (`short_id`; the full id if two runs
+    /// of the chart share a short one) when several runs share the chart; the table beside
+    /// the chart gives the full id.
     fn label(&self, run: &RunDigest, what: String) -> String {
-        if self.several {
-            format!("{} · {what}", run.id)
-        } else {
-            what
+        match (self.several, self.abbreviate) {
+            (false, _) => what,
+            (true, true) => format!("{} · {what}", short_id(&run.id)),
+            (true, false) => format!("{} · {what}", run.id),
         }
     }
 
-    fn spec(&self, id: &str, title: &str, axes: Axes, series: Vec<Series>, description: &str) -> ChartSpec {
+    /// The spec, with at most `MAX_SERIES` series (the first ones: the newest runs on a
+    /// section page); the description says how many were left out and where they are.
+    fn spec(&self, id: &str, title: &str, axes: Axes, mut series: Vec<Series>, description: &str) -> ChartSpec {
+        let mut description = description.to_string();
+        if series.len() > MAX_SERIES {
+            let left_out = series.len() - MAX_SERIES;
+            series.truncate(MAX_SERIES);
+            description.push_str(&format!(
+                " The chart draws the first {MAX_SERIES} series (newest runs first); {left_out} more are in the table{}.",
+                if self.several { " and the paged history" } else { "" }
+            ));
+        }
         ChartSpec {
             id: format!("{}{id}", self.id_prefix),
             title: title.to_string(),
@@ -221,7 +281,7 @@ impl ChartKit<'_> {
             x_scale: axes.x.1,
             y_scale: axes.y.1,
             series,
-            description: description.to_string(),
+            description,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The nccl-tests all_reduce_perf control: decode-sized messages over repeated sweeps.
 
-use super::{flagged, num, t, Axes, ChartKit, Column, SPREAD_NOTE};
+use super::{flagged, num, spread, t, Axes, ChartKit, Column, SPREAD_NOTE};
 use crate::model::summary::{NcclTestsRawRow, NcclTestsSummary};
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
@@ -21,10 +21,10 @@ pub(super) const COLUMNS: &[Column<NcclTestsSummary>] = &[
     num("size", |r| t(bytes(r.size_bytes as i64))),
     num("cycles", |r| t(r.cycles.to_string())),
     num("median (µs)", |r| t(num3(r.median_time_us))),
-    num("P95 (µs)", |r| t(num3(r.p95_time_us))),
+    num("P95 (µs)", |r| spread(r.cycles, num3(r.p95_time_us))),
     num("algbw (GB/s)", |r| t(num3(r.median_algbw_gbs))),
     num("busbw (GB/s)", |r| t(num3(r.median_busbw_gbs))),
-    num("CV", |r| t(pct2(r.cv_percent))),
+    num("CV", |r| spread(r.cycles, pct2(r.cv_percent))),
     num("wrong", |r| {
         let wrong = if r.unchecked { format!("{} (some N/A)", r.wrong_total) } else { r.wrong_total.to_string() };
         flagged(wrong, r.wrong_total > 0)
