@@ -15,6 +15,7 @@ pub mod facts;
 pub mod fragmentation;
 pub mod nccl_tests;
 pub mod numerics;
+pub mod seed_raises;
 pub mod unified;
 
 use crate::diag::{Diagnostic, Severity};
@@ -113,6 +114,7 @@ pub fn summarize(raw: RawRun) -> RunSummary {
     };
     summary.unified = unified::rows(&summary);
     summary.raw.diagnostics.extend(diagnostics);
+    summary.raw.diagnostics.extend(seed_raises::check(&summary));
     summary
         .raw
         .diagnostics

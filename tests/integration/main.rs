@@ -11,5 +11,6 @@ mod inspect;
 mod pipeline;
 mod publish_safety;
 mod safe_write;
+mod seed_quirks;
 mod site;
 mod untrusted;
