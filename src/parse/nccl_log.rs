@@ -102,7 +102,7 @@ fn for_each_line<R: BufRead>(mut reader: R, mut f: impl FnMut(&[u8])) -> io::Res
                 f(line);
             } else {
                 keep(&mut carry, line);
-                f(&end_line(&mut carry));
+                f(end_line(&mut carry));
                 carry.clear();
             }
             rest = tail.get(1..).unwrap_or_default();
@@ -112,7 +112,7 @@ fn for_each_line<R: BufRead>(mut reader: R, mut f: impl FnMut(&[u8])) -> io::Res
         total += length as u64;
     }
     if !carry.is_empty() {
-        f(&end_line(&mut carry));
+        f(end_line(&mut carry));
     }
     Ok(total)
 }
