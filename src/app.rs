@@ -34,6 +34,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 decode_collectives: args.decode_collectives,
                 cpu_affinity: args.cpu_affinity,
                 nccl_tests: args.nccl_tests,
+                nccl_inspector: args.nccl_inspector,
                 worker: args.worker,
                 dry_run: args.dry_run,
                 force: args.force,

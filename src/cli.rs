@@ -134,6 +134,10 @@ pub struct CollectArgs {
     /// Path of an nccl-tests all_reduce_perf binary (the control is skipped without it).
     #[arg(long, value_name = "PATH")]
     pub nccl_tests: Option<PathBuf>,
+    /// The NCCL Inspector profiler plugin (.so, NCCL 2.28+): enabled for every case and the
+    /// nccl-tests control, its dumps kept gzipped under raw/inspector/<case>/.
+    #[arg(long, value_name = "PATH_TO_PLUGIN.so")]
+    pub nccl_inspector: Option<PathBuf>,
     /// The worker script (default: suite/worker.py beside the runs folder).
     #[arg(long, value_name = "PATH")]
     pub worker: Option<PathBuf>,

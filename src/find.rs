@@ -73,6 +73,8 @@ pub struct RunFiles {
     /// `raw/nccl_tests_<name>.stdout` / `.json`, with `<name>`.
     pub nccl_tests: Vec<(String, FileRef)>,
     pub nccl_logs: Vec<FileRef>,
+    /// `raw/inspector/<case>/<file>`: NCCL Inspector dumps, with their case folder.
+    pub inspector: Vec<(String, FileRef)>,
     pub gpu_query: Option<FileRef>,
     pub topology: Option<FileRef>,
     /// `artifacts/<host>/nvidia_smi_query.txt` / `nvidia_smi_topo.txt` of a multi-node run.
@@ -103,6 +105,7 @@ impl RunFiles {
             .chain(self.sections.iter().map(|s| &s.file))
             .chain(self.nccl_tests.iter().map(|(_, f)| f))
             .chain(self.nccl_logs.iter())
+            .chain(self.inspector.iter().map(|(_, f)| f))
             .chain(self.case_stdouts.iter())
             .chain(self.archived_outputs.iter().map(|(_, f)| f))
             .chain(self.unrecognized.iter())
@@ -277,6 +280,7 @@ fn classify(files: &mut RunFiles, file: FileRef) {
             None => files.unrecognized.push(file),
         },
         ["raw", "nccl", name] if name.ends_with(".log") => files.nccl_logs.push(file),
+        ["raw", "inspector", case, _] => files.inspector.push((case.to_string(), file)),
         ["raw", name] => match nccl_tests_name(name) {
             Some(test) => files.nccl_tests.push((test, file)),
             None if name.ends_with(".stdout") => files.case_stdouts.push(file),

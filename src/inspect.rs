@@ -1,7 +1,8 @@
 //! `nccl-report inspect <FILE>`: what nccl-report reads from one input file, as JSON, so a
 //! user can see why a log reads the way it does. The kind of file is told by its name
-//! (`.gz` stripped): section CSVs, manifests, nvidia-smi artifacts, NCCL logs, nccl-tests
-//! JSON; anything else is read as nccl-tests stdout.
+//! (`.gz` stripped): section CSVs, manifests, nvidia-smi artifacts, NCCL Inspector dumps
+//! (`inspector/` folders, `<host>-pid<pid>.log`), NCCL logs, nccl-tests JSON; anything else
+//! is read as nccl-tests stdout.
 
 use crate::find::section_file_name;
 use crate::input;
@@ -16,6 +17,13 @@ use std::path::Path;
 pub fn inspect(path: &Path) -> anyhow::Result<(Value, bool)> {
     let name = input::logical_name(path);
     let label = path.display().to_string();
+    if is_inspector_dump(path, &name) {
+        let bytes = input::read_all(path, input::MAX_FILE_BYTES).with_context(|| format!("cannot read {label}"))?;
+        let (records, error) = parse::inspector::parse_inspector(&bytes);
+        let error = error.map(|e| json!({"line": e.line, "message": e.message}));
+        let failed = error.is_some();
+        return Ok((json!({"file": label, "kind": "nccl_inspector", "records": records, "error": error}), failed));
+    }
     if name.ends_with(".log") {
         let reader = input::open(path, input::MAX_LOG_BYTES).with_context(|| format!("cannot open {label}"))?;
         let facts = parse::nccl_log::scan_log(reader, &name).with_context(|| format!("cannot read {label}"))?;
@@ -64,6 +72,14 @@ pub fn inspect(path: &Path) -> anyhow::Result<(Value, bool)> {
         nccl_tests_json(&label, &out)
     };
     Ok((document, false))
+}
+
+/// An NCCL Inspector dump: inside an `inspector` folder (as `collect` stores them), or named
+/// as the plugin names its files, `<host>-pid<pid>.log`.
+fn is_inspector_dump(path: &Path, name: &str) -> bool {
+    let in_folder = path.parent().is_some_and(|p| p.components().any(|c| c.as_os_str() == "inspector"));
+    let pid = name.strip_suffix(".log").and_then(|stem| stem.rsplit_once("-pid")).map(|(_, pid)| pid);
+    in_folder || pid.is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// nccl-tests output with its headline: collectives, version and ranks, then every table.

@@ -7,6 +7,7 @@ use crate::diag::Diagnostic;
 use crate::find::{FileRef, RunDir};
 use crate::input;
 use crate::model::hosts::HostFacts;
+use crate::model::inspector::InspectorCase;
 use crate::model::nccl_log::NcclLogFacts;
 use crate::model::run::{NcclTestsFile, RawRun, SectionData};
 use crate::parse::{self, ParseError};
@@ -56,6 +57,7 @@ pub fn load_tables(run: &RunDir) -> RawRun {
 
     load_sections(run, &mut raw);
     load_nccl_tests(run, &mut raw);
+    load_inspector(run, &mut raw);
 
     raw.files = all_files(files);
     raw
@@ -140,6 +142,27 @@ fn load_nccl_tests(run: &RunDir, raw: &mut RawRun) {
                 raw.nccl_tests.push(NcclTestsFile { name, file, world_size, output });
             }
             Err(diag) => raw.diagnostics.push(diag),
+        }
+    }
+}
+
+/// The Inspector dumps, grouped by case folder (in the walk's sorted order). A malformed
+/// object is a warning naming its file and line; the records before it are kept.
+fn load_inspector(run: &RunDir, raw: &mut RawRun) {
+    for (case, file) in &run.files.inspector {
+        let Some((records, error)) = read(file, &mut raw.diagnostics, parse::inspector::parse_inspector) else {
+            continue;
+        };
+        if let Some(error) = error {
+            let message = format!("NCCL Inspector dump: {}; the records before it are kept", error.message);
+            raw.diagnostics.push(Diagnostic::warning(&file.rel, error.line, message));
+        }
+        if raw.inspector.last().is_none_or(|last| &last.case != case) {
+            raw.inspector.push(InspectorCase { case: case.clone(), ..InspectorCase::default() });
+        }
+        if let Some(last) = raw.inspector.last_mut() {
+            last.files.push(file.rel.clone());
+            last.records.extend(records);
         }
     }
 }

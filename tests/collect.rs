@@ -25,6 +25,20 @@ for v in NCCL_NVLS_ENABLE TORCH_SYMM_MEM_DISABLE_MULTICAST NVSHMEM_DISABLE_NVLS 
   eval "echo env $v=\$$v"
 done
 echo "NCCL INFO fake" > "${NCCL_DEBUG_FILE%_%h_%p.log}_fakehost_$$.log"
+if [ "$NCCL_INSPECTOR_ENABLE" = 1 ]; then
+  echo "env NCCL_PROFILER_PLUGIN=$NCCL_PROFILER_PLUGIN interval=$NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS"
+fi
+# As NCCL: at one rank no collective kernel runs, so the Inspector writes nothing.
+if [ "$NCCL_INSPECTOR_ENABLE" = 1 ] && [ "$n" -gt 1 ]; then
+  r=0
+  while [ $r -lt $n ]; do
+    for sn in 1 2; do
+      printf '{"header":{"id":"0x1","comm_name":"unknown","rank":%s,"n_ranks":%s,"nnodes":1},"metadata":{"inspector_output_format_version":"v4.0","git_rev":"","rec_mechanism":"nccl_profiler_interface","dump_timestamp_us":1,"hostname":"fakehost","pid":%s},"coll_perf":{"coll":"AllReduce","coll_sn":%s,"coll_msg_size_bytes":1048576,"coll_exec_time_us":%s,"coll_timing_source":"kernel_gpu","coll_algobw_gbs":1.5,"coll_busbw_gbs":%s}}\n' \
+        $r $n $$ $sn $((10 * sn + r)) $((sn + r)) >> "$NCCL_INSPECTOR_DUMP_DIR/fakehost-pid$$.log"
+    done
+    r=$((r+1))
+  done
+fi
 if [ "$FAKE_TORCHRUN" = fail ]; then echo "Traceback: worker exploded" >&2; exit 3; fi
 if [ "$FAKE_TORCHRUN" = empty ]; then exit 0; fi
 r=0
@@ -96,6 +110,27 @@ impl Machine {
 
     fn runs(&self) -> PathBuf {
         self.dir.path().join("repo/runs")
+    }
+
+    /// A stand-in for the Inspector plugin (`collect` only checks that it exists).
+    fn plugin(&self) -> PathBuf {
+        let plugin = self.dir.path().join("libnccl-profiler-inspector.so");
+        fs::write(&plugin, "not really a library").unwrap();
+        plugin
+    }
+
+    /// `nccl-report build` of the runs folder into `site/`; returns `site/` and the stderr.
+    fn build(&self) -> (PathBuf, String) {
+        let site = self.dir.path().join("site");
+        let output = Command::cargo_bin("nccl-report")
+            .unwrap()
+            .args(["build", "--runs"])
+            .arg(self.runs())
+            .arg("--out")
+            .arg(&site)
+            .output()
+            .unwrap();
+        (site, String::from_utf8_lossy(&output.stderr).into_owned())
     }
 
     fn nccl_tests(&self) -> PathBuf {
@@ -331,6 +366,61 @@ fn four_gpu_run_with_nccl_tests_json() {
     assert_eq!(commands.len(), 4, "{manifest}");
     assert!(commands[2].contains("-g 2 -w 20 -n 100 -N 2 -c 1 -d half -a 3 -J raw/nccl_tests_g2.json"), "{manifest}");
     assert!(commands[3].contains("NCCL_DEBUG_FILE=raw/nccl/nccl_tests_g4_%h_%p.log"), "{manifest}");
+}
+
+#[test]
+fn nccl_inspector_dumps_are_kept_gzipped_per_case_and_read_by_the_build() {
+    let machine = Machine::new().with_gpus(2).with_torch();
+    let plugin = machine.plugin();
+    let (ok, out, err) = machine.collect(&["--run-id", "insp", "--nccl-inspector", plugin.to_str().unwrap()]);
+    assert!(ok, "{out}{err}");
+    let run = machine.runs().join("insp");
+    assert_eq!(names(&run.join("raw/inspector")), ["world2_full"]);
+    let dumps = names(&run.join("raw/inspector/world2_full"));
+    assert!(dumps.len() == 1 && dumps[0].starts_with("fakehost-pid") && dumps[0].ends_with(".log.gz"), "{dumps:?}");
+    let plugin = fs::canonicalize(&plugin).unwrap();
+    let stdout = read(&run.join("raw/world2_full.stdout"));
+    assert!(stdout.contains(&format!("env NCCL_PROFILER_PLUGIN={} interval=500\n", plugin.display())), "{stdout}");
+    let manifest = read(&run.join("manifest.txt"));
+    assert!(manifest.contains(&format!("\nnccl_inspector={}\n", plugin.display())), "{manifest}");
+    assert!(manifest.contains("NCCL_INSPECTOR_DUMP_DIR=raw/inspector/world2_full "), "{manifest}");
+
+    let (site, stderr) = machine.build();
+    let runs: serde_json::Value =
+        serde_json::from_str(&read(&site.join("data/runs.json"))).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    let rows = &runs[0]["facts"]["inspector"];
+    assert_eq!(rows.as_array().map(Vec::len), Some(1), "{runs}");
+    let row = &rows[0];
+    assert_eq!((row["case"].as_str(), row["operation"].as_str()), (Some("world2_full"), Some("AllReduce")));
+    assert_eq!((row["bytes"].as_u64(), row["count"].as_u64()), (Some(1048576), Some(4)));
+    // exec times 10, 11, 20, 21 and busbw 1, 2, 2, 3: medians 15.5 and 2.
+    assert_eq!((row["median_exec_time_us"].as_f64(), row["median_busbw_gbs"].as_f64()), (Some(15.5), Some(2.0)));
+    assert!(row["algorithm"].is_null(), "the fake logs have no TUNING line");
+    let page = read(&site.join("runs/insp/index.html"));
+    assert!(page.contains("NCCL Inspector records") && page.contains("1 MiB") && page.contains("15.5"), "{page}");
+}
+
+#[test]
+fn nccl_inspector_at_one_rank_says_not_logged() {
+    let machine = Machine::new().with_gpus(1).with_torch();
+    let plugin = machine.plugin();
+    let (ok, out, err) = machine.collect(&["--run-id", "one", "--nccl-inspector", plugin.to_str().unwrap()]);
+    assert!(ok, "{out}{err}");
+    assert!(err.contains("the NCCL Inspector wrote no records"), "{err}");
+    assert_eq!(names(&machine.runs().join("one/raw/inspector/world1_full")), Vec::<String>::new());
+    let (site, _) = machine.build();
+    let page = read(&site.join("runs/one/index.html"));
+    assert!(page.contains("Not logged at one rank"), "{page}");
+    assert!(!page.contains("NCCL Inspector records"), "no empty table");
+}
+
+#[test]
+fn a_missing_nccl_inspector_plugin_is_refused() {
+    let machine = Machine::new().with_gpus(1).with_torch();
+    let (ok, _, err) = machine.collect(&["--run-id", "x", "--nccl-inspector", "/no/such/plugin.so"]);
+    assert!(!ok);
+    assert!(err.contains("--nccl-inspector /no/such/plugin.so: no such file"), "{err}");
+    assert!(!machine.runs().join("x").exists() && names(&machine.runs()).is_empty(), "nothing created");
 }
 
 #[test]

@@ -17,6 +17,11 @@
 //!   `-J raw/nccl_tests_g<N>.json` is added when its `-h` lists `-J`. That JSON copies the
 //!   whole process environment: only `NCCL_*`, `CUDA_*`, `NVSHMEM_*` and `TORCH_*` entries
 //!   are kept (`nccl_tests_json_env=`), and a JSON that cannot be read is removed.
+//! - `--nccl-inspector PLUGIN.so` (an existing file, else refused before anything is created)
+//!   sets `NCCL_PROFILER_PLUGIN`, `NCCL_INSPECTOR_ENABLE=1`, a dump folder per case
+//!   `raw/inspector/<case>/` (the nccl-tests control's `nccl_tests_g<N>` too) and a 500 us dump
+//!   interval for every step; the dumps are gzipped like the logs, the manifest records
+//!   `nccl_inspector=<plugin>`. At one rank NCCL launches no collective kernel: no records.
 //! - `--dry-run` creates nothing and needs neither GPU nor torchrun. It probes `nvidia-smi`
 //!   when present (read-only) and clamps as a real run would; without it the requested world
 //!   sizes are shown unclamped, and it says so.
@@ -29,7 +34,7 @@ use crate::collect::plan::{self, Step, WorkerSettings, WorldSizes, SAFETY_ENV};
 use crate::collect::probe::{self, Gpus, Versions};
 use crate::collect::record::{gpu_summary, local_cpus, manifest_text, topology_summary, worker_cpus};
 use crate::collect::run_id;
-use crate::collect::steps::{filter_json_env, gzip_logs, run_step, KEPT_ENV_PREFIXES};
+use crate::collect::steps::{filter_json_env, gzip_inspector_dumps, gzip_logs, run_step, KEPT_ENV_PREFIXES};
 use crate::collect::{finish, gather, sbatch, CollectOptions, Launcher};
 use anyhow::{anyhow, bail, Context, Result};
 use sha2::Digest;
@@ -189,6 +194,8 @@ struct Plan {
     settings: WorkerSettings,
     /// The manifest's `nccl_tests=`: the binary, or `not run: <why>`.
     nccl_tests: String,
+    /// The Inspector plugin enabled for every step (canonical path), when given.
+    nccl_inspector: Option<PathBuf>,
     steps: Vec<Step>,
     notes: Vec<String>,
     /// Manifest entries of a launcher other than the default (`launcher=torchrun`, ...).
@@ -232,12 +239,26 @@ impl Plan {
             nccl_tests_steps(options.nccl_tests.as_deref(), &world_sizes.sizes, options.cycles);
         steps.extend(control);
         notes.extend(note);
+        let nccl_inspector = options.nccl_inspector.as_deref().map(inspector_plugin).transpose()?;
+        if let Some(plugin) = &nccl_inspector {
+            let plugin = plugin.display().to_string();
+            steps.iter_mut().for_each(|step| plan::enable_inspector(step, &plugin));
+        }
         let mut launcher = Vec::new();
         if let Launcher::Torchrun(rendezvous) = &options.launcher {
             steps = steps.iter().map(|step| rendezvous.apply(step, id)).collect();
             launcher = rendezvous.manifest_entries();
         }
-        Ok(Plan { requested: options.world_sizes.clone(), world_sizes, settings, nccl_tests, steps, notes, launcher })
+        Ok(Plan {
+            requested: options.world_sizes.clone(),
+            world_sizes,
+            settings,
+            nccl_tests,
+            nccl_inspector,
+            steps,
+            notes,
+            launcher,
+        })
     }
 }
 
@@ -266,6 +287,18 @@ fn nccl_tests_binary(option: Option<&Path>) -> Result<PathBuf, String> {
         return Err(format!("{} does not exist", path.display()));
     }
     fs::canonicalize(path).map_err(|e| format!("cannot resolve {}: {e}", path.display()))
+}
+
+/// `--nccl-inspector`: an existing file, resolved (a missing plugin refuses the collect: NCCL
+/// would silently run without it).
+fn inspector_plugin(path: &Path) -> Result<PathBuf> {
+    if !path.is_file() {
+        bail!(
+            "--nccl-inspector {}: no such file (build the plugin from NCCL's ext-profiler/inspector, see the README); nothing was created",
+            path.display()
+        );
+    }
+    fs::canonicalize(path).with_context(|| format!("cannot resolve {}", path.display()))
 }
 
 /// Prints what a real run would do; creates and runs nothing (only `nvidia-smi` and
@@ -388,6 +421,14 @@ fn assemble(dir: &Path, context: &ManifestContext, commands: &mut Vec<String>) -
         0 => eprintln!("warning: no NCCL log in raw/nccl (was NCCL_DEBUG_FILE ignored?)"),
         n => eprintln!("gzipped {n} NCCL log(s) under raw/nccl"),
     }
+    if context.plan.nccl_inspector.is_some() {
+        match gzip_inspector_dumps(dir)? {
+            0 => {
+                eprintln!("note: the NCCL Inspector wrote no records (NCCL launches no collective kernel at one rank)")
+            }
+            n => eprintln!("gzipped {n} NCCL Inspector dump(s) under raw/inspector"),
+        }
+    }
     Ok(())
 }
 
@@ -501,6 +542,9 @@ fn manifest_entries(context: &ManifestContext, status: &Result<(), String>) -> V
     if plan.steps.iter().flat_map(|s| &s.outputs).any(|p| p.extension().is_some_and(|x| x == "json")) {
         let kept: Vec<String> = KEPT_ENV_PREFIXES.iter().map(|p| format!("{p}*")).collect();
         entries.push(("nccl_tests_json_env", format!("only {} kept (may hold secrets otherwise)", kept.join(", "))));
+    }
+    if let Some(plugin) = &plan.nccl_inspector {
+        entries.push(("nccl_inspector", plugin.display().to_string()));
     }
     if let Err(why) = status {
         entries.push(("status", format!("failed: {}", why.lines().next().unwrap_or(""))));

@@ -38,6 +38,8 @@ pub struct CollectOptions {
     pub decode_collectives: u32,
     pub cpu_affinity: Option<String>,
     pub nccl_tests: Option<PathBuf>,
+    /// The NCCL Inspector profiler plugin (`libnccl-profiler-inspector.so`) to enable.
+    pub nccl_inspector: Option<PathBuf>,
     /// The worker script (default: `suite/worker.py` beside the runs folder: `<runs>/../suite/`).
     pub worker: Option<PathBuf>,
     pub dry_run: bool,

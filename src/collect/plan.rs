@@ -294,6 +294,26 @@ pub fn nccl_tests_step(binary: &str, world_size: u32, cycles: u32, json: bool) -
     }
 }
 
+/// How often the Inspector's dump thread writes its records (the plugin's default, 0, writes
+/// none: its README's examples use 500).
+pub const INSPECTOR_DUMP_INTERVAL_US: &str = "500";
+
+/// Enables the NCCL Inspector profiler plugin for `step`: its records go to
+/// `raw/inspector/<label>/<host>-pid<pid>.log`, one folder per case (and per nccl-tests control).
+pub fn enable_inspector(step: &mut Step, plugin: &str) {
+    let dump_dir = format!("raw/inspector/{}", step.label);
+    step.env.extend(
+        [
+            ("NCCL_PROFILER_PLUGIN", plugin),
+            ("NCCL_INSPECTOR_ENABLE", "1"),
+            ("NCCL_INSPECTOR_DUMP_DIR", &dump_dir),
+            ("NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS", INSPECTOR_DUMP_INTERVAL_US),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string())),
+    );
+    step.dirs.push(PathBuf::from(dump_dir));
+}
+
 /// Quotes `s` for a POSIX shell when it holds anything but plain characters.
 pub fn shell_quote(s: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "_-+=:,./%@".contains(c);
@@ -411,6 +431,24 @@ mod tests {
         let json = nccl_tests_step("all_reduce_perf", 1, 3, true);
         assert_eq!(json.args[json.args.len() - 2..], ["-J", "raw/nccl_tests_g1.json"]);
         assert_eq!(json.outputs, vec![PathBuf::from("raw/nccl_tests_g1.json")]);
+    }
+
+    #[test]
+    fn inspector_env_and_dump_folder_per_case() {
+        let mut step = torch_step(&cases(&[2])[0], &settings());
+        enable_inspector(&mut step, "/opt/inspector/libnccl-profiler-inspector.so");
+        let line = step.command_line();
+        assert!(
+            line.contains(
+                "NCCL_PROFILER_PLUGIN=/opt/inspector/libnccl-profiler-inspector.so NCCL_INSPECTOR_ENABLE=1 \
+                 NCCL_INSPECTOR_DUMP_DIR=raw/inspector/world2_full NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=500 "
+            ),
+            "{line}"
+        );
+        assert_eq!(step.dirs.last(), Some(&PathBuf::from("raw/inspector/world2_full")));
+        let mut control = nccl_tests_step("all_reduce_perf", 2, 1, false);
+        enable_inspector(&mut control, "p.so");
+        assert!(control.command_line().contains("NCCL_INSPECTOR_DUMP_DIR=raw/inspector/nccl_tests_g2 "));
     }
 
     #[test]

@@ -105,19 +105,36 @@ fn check_step(dir: &Path, step: &Step, status: ExitStatus) -> Result<()> {
 
 /// Replaces every `raw/nccl/*.log` by `*.log.gz`; returns how many were compressed.
 pub fn gzip_logs(dir: &Path) -> Result<usize> {
-    let log_dir = dir.join("raw/nccl");
-    let Ok(entries) = fs::read_dir(&log_dir) else {
+    gzip_files(&dir.join("raw/nccl"), |p| p.extension().is_some_and(|x| x == "log"))
+}
+
+/// Replaces every file of `raw/inspector/<case>/` (the Inspector's `<host>-pid<pid>.log`
+/// dumps) by its `.gz`; returns how many were compressed.
+pub fn gzip_inspector_dumps(dir: &Path) -> Result<usize> {
+    let Ok(entries) = fs::read_dir(dir.join("raw/inspector")) else {
         return Ok(0);
     };
-    let mut logs: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "log"))
-        .collect();
-    logs.sort();
-    for log in &logs {
-        gzip_file(log)?;
+    let mut cases: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect();
+    cases.sort();
+    let mut count = 0;
+    for case in cases {
+        count += gzip_files(&case, |p| p.extension().is_none_or(|x| x != "gz"))?;
     }
-    Ok(logs.len())
+    Ok(count)
+}
+
+/// Gzips the plain files of `folder` that `wanted` accepts; returns how many.
+fn gzip_files(folder: &Path, wanted: impl Fn(&Path) -> bool) -> Result<usize> {
+    let Ok(entries) = fs::read_dir(folder) else {
+        return Ok(0);
+    };
+    let mut files: Vec<PathBuf> =
+        entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file() && wanted(p)).collect();
+    files.sort();
+    for file in &files {
+        gzip_file(file)?;
+    }
+    Ok(files.len())
 }
 
 fn gzip_file(path: &Path) -> Result<()> {
@@ -171,6 +188,20 @@ mod tests {
         GzDecoder::new(File::open(logs.join("world1_full_host_1.log.gz")).unwrap()).read_to_string(&mut text).unwrap();
         assert_eq!(text, "NCCL INFO x\n");
         assert!(logs.join("notes.txt").exists());
+    }
+
+    #[test]
+    fn inspector_dumps_are_gzipped_per_case() {
+        let dir = tempfile::tempdir().unwrap();
+        let case = dir.path().join("raw/inspector/world2_full");
+        fs::create_dir_all(&case).unwrap();
+        fs::write(case.join("h-pid7.log"), "{}\n").unwrap();
+        fs::write(case.join("old.log.gz"), "x").unwrap();
+        assert_eq!(gzip_inspector_dumps(dir.path()).unwrap(), 1);
+        let mut names: Vec<_> = fs::read_dir(&case).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        assert_eq!(names, ["h-pid7.log.gz", "old.log.gz"]);
+        assert_eq!(gzip_inspector_dumps(&dir.path().join("none")).unwrap(), 0);
     }
 
     #[test]

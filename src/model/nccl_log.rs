@@ -23,9 +23,9 @@ pub struct NcclLogFacts {
     /// Like every list and map here, capped at `parse::nccl_log::MAX_DISTINCT` (256) values:
     /// lists keep the smallest in sort order, maps stop taking new keys.
     pub rings: Vec<String>,
-    /// Distinct trees, as printed: `-1 -> 0 -> 1/-1/-1` from `Tree N : ...` (parent -> rank ->
-    /// children) and `1/-1/-1->0->-1` per channel of `Trees [0] ...` (children->rank->parent;
-    /// the last item cut by NCCL's 1024-byte line buffer is dropped).
+    /// Distinct trees as `children->rank->parent` (`1/-1/-1->0->-1`): per channel of `Trees [0]
+    /// ...` as printed (the last item cut by NCCL's 1024-byte line buffer is dropped), and from
+    /// `Tree N : parent -> rank -> children` reordered, so one tree is one entry.
     pub trees: Vec<String>,
     /// Graph search results (`Pattern P, crossNic C, nChannels N, bw X/Y, type T/U, sameChannels S`;
     /// `speed` for `bw` before 2.12), distinct, sorted by pattern then the other fields.

@@ -27,6 +27,8 @@ pub struct RawRun {
     /// Merged facts of all NCCL_DEBUG logs, and the files they came from.
     pub nccl_log: Option<NcclLogFacts>,
     pub nccl_log_files: Vec<String>,
+    /// NCCL Inspector records per case folder (sorted by case), when the run has dumps.
+    pub inspector: Vec<crate::model::inspector::InspectorCase>,
     /// The run's own NOTES.md (untrusted markdown).
     pub notes: Option<String>,
     /// The seed's summary files archived in the run: (name, bytes).

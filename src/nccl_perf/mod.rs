@@ -6,6 +6,7 @@
 pub mod busbw;
 pub mod fit;
 pub mod link_peaks;
+pub mod log_facts;
 pub mod reach;
 pub mod table;
 pub mod topology;

@@ -300,10 +300,15 @@ impl<'f> Scanner<'f> {
         }
     }
 
-    /// `Tree 0 : -1 -> 0 -> 1/-1/-1` (parent -> this rank -> children).
+    /// `Tree 0 : -1 -> 0 -> 1/-1/-1` (parent -> this rank -> children), kept in the `Trees`
+    /// line's order `1/-1/-1->0->-1` so that a tree both lines print is one fact.
     fn tree(&mut self, rest: &str) {
         if let Some((_, tree)) = rest.split_once(':') {
-            insert_capped(&mut self.trees, tree.trim());
+            let parts: Vec<&str> = tree.split("->").map(str::trim).collect();
+            match parts.as_slice() {
+                [parent, rank, children] => insert_capped(&mut self.trees, &format!("{children}->{rank}->{parent}")),
+                _ => insert_capped(&mut self.trees, tree.trim()),
+            }
         }
     }
 
@@ -802,7 +807,7 @@ mod tests {
             ["64 coll channels, 64 collnet channels, 0 nvls channels, 64 p2p channels, 64 p2p channels per peer"]
         );
         assert_eq!(facts.rings, ["0 -> 0 -> 0"]);
-        assert_eq!(facts.trees, ["-1 -> 0 -> -1/-1/-1", "-1/-1/-1->0->-1"]);
+        assert_eq!(facts.trees, ["-1/-1/-1->0->-1"], "the Tree and Trees lines of one tree are one fact");
         let patterns: Vec<_> = facts.graph_patterns.iter().map(|p| (p.pattern, p.n_channels)).collect();
         assert_eq!(patterns, [(3, 32), (4, 32)]);
         let four = &facts.graph_patterns[1];

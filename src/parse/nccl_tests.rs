@@ -377,7 +377,8 @@ impl TextParser {
                 String::from_utf8_lossy(raw)
             }
         };
-        let line = strip_tags(text.trim_start()).trim();
+        let line = remove_inner_tags(strip_tags(text.trim_start()));
+        let line = line.trim();
         if line.is_empty() || is_log_line(line) {
             return;
         }
@@ -386,6 +387,8 @@ impl TextParser {
         } else if !self.footer(line) && line.starts_with(|c: char| c.is_ascii_digit()) {
             // (v1 printed its footer without `#`.)
             self.row(number, line);
+        } else if is_unprefixed_comment(line) {
+            self.comment(number, line);
         }
         if let Some(open) = self.open.as_mut() {
             open.last_line = number;
@@ -501,12 +504,17 @@ impl TextParser {
         let tokens: Vec<&str> = line.split_whitespace().collect();
         let open = self.open.get_or_insert_with(OpenTable::new);
         if open.schema.is_none() {
-            let names = V213_COLUMNS.iter().map(|n| n.to_string()).collect();
-            open.set_schema(names, Schema::default_layout());
-            self.out.warnings.push(LineWarning {
-                line: number,
-                message: "row before any column header: read with the 2.13+ layout".to_string(),
-            });
+            let names = infer_columns(&tokens);
+            let mut ignored = Vec::new();
+            let schema = Schema::from_names(&names, &mut ignored).unwrap_or_else(|_| Schema::default_layout());
+            let binary = open.table.collective.as_deref().map(|b| format!(" of {b}")).unwrap_or_default();
+            let message = format!(
+                "row before any column header: columns{binary} inferred from the row's {} fields as `{}` (times read as us)",
+                tokens.len(),
+                names.join(" ")
+            );
+            open.set_schema(names.into_iter().map(str::to_owned).collect(), schema);
+            self.out.warnings.push(LineWarning { line: number, message });
         }
         let OpenTable { schema: Some(schema), cycles, table, .. } = open else {
             return;
@@ -561,9 +569,91 @@ fn build_row(line: u64, values: RowValues, placements: usize, cycles: &mut Cycle
     })
 }
 
+/// The columns of a table whose header was not captured, from its first row's shape. Every era
+/// prints `size count type`, then per binary and era none, one or both of `redop` (a name) and
+/// `root` (an integer), then one or two placements of `time algbw busbw` and a check (`#wrong`,
+/// a count or `N/A`, since 2.13; `error`, a float, before), with `-I 1`'s four per-iteration
+/// columns after each check. Rows of another shape keep the 2.13+ layout (and fail to read).
+fn infer_columns(tokens: &[&str]) -> Vec<&'static str> {
+    let fields = tokens.len();
+    let shape = [(16, 2, true), (8, 2, false), (4, 1, false)]
+        .into_iter()
+        .find(|&(tail, _, _)| fields >= tail + 3 && fields - tail <= 5);
+    let Some((tail, placements, iter_stats)) = shape else {
+        return V213_COLUMNS.to_vec();
+    };
+    let mut names = vec!["size", "count", "type"];
+    match &tokens[3..fields - tail] {
+        [] => {}
+        [single] if single.parse::<i64>().is_ok() => names.push("root"),
+        [_] => names.push("redop"),
+        _ => names.extend(["redop", "root"]),
+    }
+    let check = tokens.get(fields - tail + 3).copied().unwrap_or_default();
+    let check = if check == "N/A" || check.parse::<u64>().is_ok() { "#wrong" } else { "error" };
+    for _ in 0..placements {
+        names.extend(["time", "algbw", "busbw", check]);
+        if iter_stats {
+            names.extend(["i_min", "i_max", "i_p99", "i_cv%"]);
+        }
+    }
+    names
+}
+
+/// A line of the preamble or header printed without `#` (some old and patched builds).
+fn is_unprefixed_comment(line: &str) -> bool {
+    ["size ", "bytes ", "(B) ", "nThread ", "nccl-tests version ", "Collective test "]
+        .iter()
+        .any(|start| line.starts_with(start))
+}
+
 /// Lines other programs write into the same stream (NCCL's own logging).
 fn is_log_line(line: &str) -> bool {
     line.starts_with("NCCL ") || line.contains(" NCCL ")
+}
+
+/// Removes rank tags a launcher inserted inside a line (`[1]`, `[1,0]<stdout>:`) where it split
+/// a row between two writes. Only digits and commas in brackets make a tag, so a PCI id
+/// (`[0000:18:00]`) or `[0x06]` stays.
+fn remove_inner_tags(line: &str) -> Cow<'_, str> {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(open) = rest.find('[') {
+        let (before, from) = rest.split_at(open);
+        out.push_str(before);
+        match inner_tag_len(from) {
+            Some(len) => rest = &from[len..],
+            None => {
+                out.push('[');
+                rest = &from[1..];
+            }
+        }
+    }
+    if out.len() + rest.len() == line.len() {
+        return Cow::Borrowed(line);
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// The byte length of a rank tag at the start of `text`: `[` digits and commas `]`, then an
+/// optional `<stream>` and an optional `:`.
+fn inner_tag_len(text: &str) -> Option<usize> {
+    let inner = text.strip_prefix('[')?;
+    let close = inner.find(']')?;
+    let tag = &inner[..close];
+    if tag.is_empty() || tag.len() > 32 || !tag.chars().all(|c| c.is_ascii_digit() || c == ',') {
+        return None;
+    }
+    let mut len = close + 2;
+    if let Some(stream) = text[len..].strip_prefix('<') {
+        let end = stream.find('>').filter(|&end| stream[..end].chars().all(|c| c.is_ascii_alphabetic()))?;
+        len += end + 2;
+    }
+    if text[len..].starts_with(':') {
+        len += 1;
+    }
+    Some(len)
 }
 
 /// Removes launcher prefixes: `[1,0]<stdout>:` (Open MPI `--tag-output`), `[tag]:`, and
@@ -930,6 +1020,72 @@ mod tests {
         let lines: Vec<u64> = out.warnings.iter().map(|w| w.line).collect();
         assert_eq!(lines, [14, 14], "{:?}", out.warnings);
         assert!(out.warnings[0].message.contains("expected 13 fields, found 7"));
+    }
+
+    #[test]
+    fn excerpt_without_header_infers_columns_from_the_rows_shape() {
+        let out = parse(include_bytes!("../../tests/data/nccl/headerless_excerpt.stdout"));
+        assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+        assert_eq!(out.warnings[0].line, 1);
+        assert!(out.warnings[0].message.contains("`size count type time algbw busbw error time algbw busbw error`"));
+        let table = &out.tables[0];
+        assert_eq!(table.rows.len(), 3);
+        let row = &table.rows[2];
+        assert_eq!(
+            (row.size_bytes, row.dtype.as_deref(), row.redop.as_deref(), row.root),
+            (134217728, Some("float"), None, None)
+        );
+        assert_eq!(
+            (row.out_of_place.busbw_gbs, row.out_of_place.error, row.out_of_place.wrong),
+            (177.38, Some(0.0), None)
+        );
+        assert_eq!(row.in_place.as_ref().map(|p| p.time_us), Some(661.0));
+        assert_eq!(table.avg_bus_bandwidth, Some(171.06));
+    }
+
+    #[test]
+    fn inferred_columns_per_binary_shape() {
+        let shapes = [
+            ("8 2 float sum -1 1.5 2.5 3.5 0 1.5 2.5 3.5 N/A", "redop root", Some(-1)),
+            ("8 2 float 0 1.5 2.5 3.5 0e+00 1.5 2.5 3.5 0e+00", "root", Some(0)),
+            ("8 2 float sum 1.5 2.5 3.5 0e+00 1.5 2.5 3.5 0e+00", "redop", None),
+            ("8 2 float sum -1 1.5 2.5 3.5 0 1 2 3 4 1.5 2.5 3.5 0 1 2 3 4", "i_cv%", Some(-1)),
+            ("8 2 float 2 1.5 2.5 3.5 0e+00", "root", Some(2)),
+        ];
+        for (row, named, root) in shapes {
+            let out = parse(format!("# Collective test starting: x_perf\n{row}\n").as_bytes());
+            assert_eq!(out.warnings.len(), 2, "{row}: {:?}", out.warnings);
+            assert!(out.warnings[0].message.contains(" of x_perf "), "{:?}", out.warnings[0]);
+            assert!(out.warnings[0].message.contains(named), "{:?}", out.warnings[0]);
+            let rows: Vec<_> = out.rows().collect();
+            assert_eq!(rows.len(), 1, "{row}");
+            assert_eq!((rows[0].root, rows[0].out_of_place.busbw_gbs), (root, 3.5));
+        }
+    }
+
+    #[test]
+    fn header_and_footer_without_hash_of_old_builds() {
+        let out = parse(include_bytes!("../../tests/data/nccl/unprefixed_header.stdout"));
+        assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+        let table = &out.tables[0];
+        assert_eq!(table.config.as_ref().and_then(|c| c.n_gpus), Some(4));
+        assert_eq!(table.columns[3], "redop");
+        assert_eq!(table.rows.len(), 3);
+        assert_eq!(table.rows[2].in_place.as_ref().and_then(|p| p.error), Some(2e-07));
+        assert_eq!(table.rows[1].out_of_place.busbw_gbs, 0.41);
+        assert_eq!((table.out_of_bounds, table.avg_bus_bandwidth, table.truncated), (Some(0), Some(5.671), false));
+    }
+
+    #[test]
+    fn rank_tags_inside_a_row_are_removed() {
+        let out = parse(include_bytes!("../../tests/data/nccl/mpi_inner_tags.stdout"));
+        assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+        assert_eq!(out.devices[1].pci.as_deref(), Some("0000:18:00"));
+        let table = &out.tables[0];
+        let busbw: Vec<f64> = table.rows.iter().map(|r| r.out_of_place.busbw_gbs).collect();
+        assert_eq!(busbw, [17.42, 29.62, 47.2]);
+        assert_eq!(table.rows[2].in_place.as_ref().map(|p| p.time_us), Some(44.4));
+        assert_eq!(remove_inner_tags("a [0x06] [1,2]<x>:b [12] c[]"), "a [0x06] b  c[]");
     }
 
     #[test]

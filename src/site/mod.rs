@@ -10,6 +10,7 @@ pub mod digest;
 pub mod evidence;
 pub mod format;
 pub mod index_page;
+pub mod inspector_block;
 pub mod paging;
 pub mod paths;
 pub mod run_page;

@@ -3,9 +3,11 @@
 
 use crate::diag::Severity;
 use crate::model::nccl_log::NcclLogFacts;
+use crate::nccl_perf::log_facts;
 use crate::site::digest::RunDigest;
 use crate::site::evidence::run_statements;
 use crate::site::format::{bytes, num3};
+use crate::site::inspector_block::inspector_block;
 use crate::site::paths;
 use crate::site::sections::Section;
 use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
@@ -42,6 +44,7 @@ pub fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> 
     if let Some(facts) = &run.raw.nccl_log {
         blocks.push(nccl_log_block(facts, &run.raw.nccl_log_files));
     }
+    blocks.extend(inspector_block(run));
     blocks.push(manifest_block(run));
     blocks.push(artifacts_block(run));
     blocks.push(files_block(run));
@@ -181,10 +184,10 @@ fn nccl_log_block(facts: &NcclLogFacts, files: &[String]) -> Block {
         }
     };
     intro.extend(list("NCCL version", &facts.nccl_versions));
-    intro.extend(list("CUDA driver", &facts.cuda_driver_versions));
+    let drivers: Vec<String> = facts.cuda_driver_versions.iter().map(|v| log_facts::cuda_driver(v)).collect();
+    intro.extend(list("CUDA driver", &drivers));
     intro.extend(list("Network", &facts.networks));
-    let channels: Vec<String> = facts.channel_counts.iter().map(|c| c.to_string()).collect();
-    intro.extend(list("Channels", &channels));
+    intro.extend(log_facts::channels(facts).map(|c| format!("Channels: {c}.")));
     intro.extend(list("Channel setup", &facts.channel_summaries));
     let mut tables = Vec::new();
     let mut comms = Table::new(
@@ -224,7 +227,7 @@ fn nccl_log_block(facts: &NcclLogFacts, files: &[String]) -> Block {
     );
     for p in &facts.graph_patterns {
         patterns.push(vec![
-            Cell::text(p.pattern.to_string()),
+            Cell::text(format!("{} ({})", log_facts::pattern_name(p.pattern), p.pattern)),
             Cell::text(p.cross_nic.to_string()),
             Cell::text(p.n_channels.to_string()),
             Cell::text(format!("{} / {}", p.bw_intra, p.bw_inter)),

@@ -3,8 +3,8 @@
 //! from the NCCL logs and the manifest, ranks from the rows. Disagreements become warnings.
 
 use crate::diag::Diagnostic;
+use crate::model::inspector::InspectorSummary;
 use crate::model::run::RawRun;
-use crate::model::sections::SectionRows;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -28,6 +28,10 @@ pub struct RunFacts {
     pub cycles: Option<String>,
     /// Which parts of the suite the run holds.
     pub sections: Vec<String>,
+    /// NCCL's own records (Inspector plugin) per case folder and (operation, size); absent
+    /// from `runs.json` when the run has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inspector: Vec<InspectorSummary>,
     /// The hosts of a multi-node run (`artifacts/<host>/`), each with its GPU count:
     /// `node1 (8 GPUs)`; empty (and absent from `runs.json`) for a single-node run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -90,14 +94,7 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
     let mut sections = BTreeSet::new();
     for data in &raw.sections {
         sections.insert(data.section());
-        match &data.rows {
-            SectionRows::Async(r) => world_sizes.extend(r.iter().map(|x| x.world_size)),
-            SectionRows::Decomposition(r) => world_sizes.extend(r.iter().map(|x| x.world_size)),
-            SectionRows::Fragmentation(r) => world_sizes.extend(r.iter().map(|x| x.world_size)),
-            SectionRows::Decode(r) => world_sizes.extend(r.iter().map(|x| x.world_size)),
-            SectionRows::Numerics(r) => world_sizes.extend(r.iter().filter_map(|x| x.world_size)),
-            SectionRows::Contracts(_) => {}
-        }
+        world_sizes.extend(super::consistency::row_world_sizes(&data.rows));
     }
     facts.world_sizes = world_sizes.into_iter().collect();
     facts.sections = sections.into_iter().map(|s| s.name().to_string()).collect();
@@ -106,6 +103,8 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
     }
     let nccl_ws: BTreeSet<u64> = raw.nccl_tests.iter().filter_map(|f| f.world_size).collect();
     facts.nccl_tests_world_sizes = nccl_ws.into_iter().collect();
+    let tuning = raw.nccl_log.as_ref().map_or(&[][..], |l| &l.tuning[..]);
+    facts.inspector = super::inspector::summarize(&raw.inspector, tuning);
     if !raw.hosts.is_empty() {
         facts.hosts = raw.hosts.iter().map(|h| format!("{} ({} GPUs)", h.host, h.gpus.len())).collect();
         facts.gpu_count = Some(raw.hosts.iter().map(|h| h.gpus.len() as u64).sum());

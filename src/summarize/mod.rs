@@ -8,11 +8,13 @@
 
 pub mod asynchronous;
 pub mod clocks;
+pub mod consistency;
 pub mod contracts;
 pub mod decode;
 pub mod decomposition;
 pub mod facts;
 pub mod fragmentation;
+pub mod inspector;
 pub mod nccl_tests;
 pub mod numerics;
 pub mod seed_raises;
@@ -97,6 +99,7 @@ pub fn summarize(raw: RawRun) -> RunSummary {
     };
     let numerics = rows_of!(raw, Numerics).map(|rows| numerics::summarize(&rows));
     let facts = facts::collect(&raw, &mut diagnostics);
+    consistency::check(&raw, &mut diagnostics);
 
     let mut summary = RunSummary {
         raw,

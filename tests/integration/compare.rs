@@ -5,8 +5,8 @@ use crate::common::{copy_tree, nccl_report, runs_dir, text};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-const REAL: &str = "20261202T102803Z";
-const LATER: &str = "20261202T110000Z";
+const REAL: &str = "20261203T081106Z";
+const LATER: &str = "20261203T090000Z";
 
 fn bundled_run() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("runs").join(REAL)

@@ -60,3 +60,23 @@ fn gzip_log_and_csv_errors() {
     assert_eq!(json["error"]["line"], 2);
     assert!(json["error"]["message"].as_str().unwrap().contains("column duration_us"), "{json}");
 }
+
+#[test]
+fn inspector_dump_records_and_a_broken_one() {
+    let (code, json) = inspect(&data("inspector/h200-a-pid1639453.log"));
+    assert_eq!(code, Some(0));
+    assert_eq!(json["kind"], "nccl_inspector");
+    let records = json["records"].as_array().unwrap();
+    assert_eq!(records.len(), 4);
+    assert_eq!(records[2]["msg_size_bytes"], 16777216);
+    assert_eq!(records[2]["busbw_gbs"], 275.036984);
+    assert_eq!(records[3]["operation"], "Send");
+    assert!(json["error"].is_null());
+
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("node-pid12.log");
+    std::fs::write(&dump, "{\"header\":{\"rank\":0},\"metadata\":{},\"coll_perf\":{}}\n").unwrap();
+    let (code, json) = inspect(&dump);
+    assert_eq!(code, Some(1), "a broken dump exits 1");
+    assert_eq!((json["kind"].as_str(), json["error"]["line"].as_u64()), (Some("nccl_inspector"), Some(1)));
+}

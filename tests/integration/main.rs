@@ -5,9 +5,11 @@
 mod cache;
 mod common;
 mod compare;
+mod consistency;
 mod crash;
 mod golden;
 mod inspect;
+mod nccl_facts;
 mod pipeline;
 mod publish_safety;
 mod safe_write;
