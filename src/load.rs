@@ -97,6 +97,13 @@ fn load_sections(run: &RunDir, raw: &mut RawRun) {
     for (sf, result) in run.files.sections.iter().zip(parsed) {
         match result {
             Ok(rows) => {
+                if rows.is_empty() {
+                    raw.diagnostics.push(Diagnostic::warning(
+                        &sf.file.rel,
+                        None,
+                        "no data rows (header only): this rank adds nothing to its section",
+                    ));
+                }
                 raw.sections.push(SectionData { case: sf.case.clone(), rank: sf.rank, file: sf.file.rel.clone(), rows })
             }
             Err(diag) => {

@@ -246,3 +246,49 @@ fn a_source_without_runs_is_refused() {
     assert!(out.contains("does not exist"), "{out}");
     assert!(!runs.exists());
 }
+
+#[test]
+fn concurrent_imports_of_one_run_both_succeed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = make_run(&tmp.path().join("src"), "r1", "a");
+    for n in 0..300 {
+        fs::write(src.join(format!("raw/results/world4_full/rank{n}_numerics.csv")), "x\n".repeat(200)).unwrap();
+    }
+    let runs = tmp.path().join("runs");
+    let spawned: Vec<_> = (0..4)
+        .map(|_| {
+            std::process::Command::new(assert_cmd::cargo::cargo_bin("nccl-report"))
+                .args(["import", "--runs", s(&runs), s(&src)])
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in spawned {
+        let output = child.wait_with_output().unwrap();
+        let out = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{out}");
+        assert!(out.starts_with("imported") || out.starts_with("already present"), "{out}");
+    }
+    assert_eq!(listing(&runs), ["r1"]);
+    assert_eq!(hash(&runs.join("r1")), hash(&src));
+}
+
+#[test]
+fn overlapping_source_and_runs_are_refused_before_anything_is_created() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outer = tmp.path().join("outer");
+    let run = make_run(&outer, "r1", "a");
+    let before = hash(&outer);
+    let (ok, out, _) = import(&run.join("raw/x"), &[s(&outer)]);
+    assert!(!ok && out.contains("is inside this run"), "{out}");
+    assert!(!run.join("raw/x").exists(), "an empty folder was left in the source");
+    assert_eq!(hash(&outer), before);
+    let runs = tmp.path().join("runs");
+    assert!(import(&runs, &[s(&run)]).0);
+    // The other way: a run-shaped folder inside a run of the runs folder.
+    let nested = make_run(&runs.join("r1/artifacts"), "nested", "b");
+    let (ok, out, _) = import(&runs, &[s(&nested)]);
+    assert!(!ok && out.contains("inside a run of the runs folder"), "{out}");
+    assert_eq!(listing(&runs), ["r1"]);
+}

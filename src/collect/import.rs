@@ -16,6 +16,10 @@
 //!   link, or a FIFO, socket or device file, refuses the run. The source is only read.
 //! - Copies go to `runs/.import-<id>-<pid>/` and are renamed into place. Leftovers of
 //!   interrupted imports (whose process is gone, per `/proc`) are removed on the next import.
+//!   When another import of the same id lands first, the outcome is that of a re-import
+//!   ("already present", exit 0, when the contents match).
+//! - A source that contains the runs folder, or lies inside one of its runs, is refused before
+//!   anything is created (no runs folder is made inside the source).
 
 use crate::collect::record::{gpu_summary, manifest_text, topology_summary};
 use crate::collect::run_id;
@@ -175,20 +179,25 @@ fn import_one(source: &Path, id: &str, runs: &Path) -> Outcome {
 
 fn try_import(source: &Path, id: &str, runs: &Path) -> Result<Outcome> {
     let extra = manifest_extra(source, id)?;
+    refuse_overlap(source, runs)?;
     fs::create_dir_all(runs).with_context(|| format!("cannot create {}", runs.display()))?;
-    refuse_runs_inside(source, runs)?;
     let dest = runs.join(id);
     if dest.symlink_metadata().is_ok() {
         return compare_existing(source, &extra, &dest);
     }
     let temp = runs.join(format!(".import-{id}-{}", std::process::id()));
     let stats = copy_into_temp(source, &extra, &temp)?;
+    // Another import of the same id may have finished meanwhile: the rename then fails (the
+    // folder is not empty) and the outcome is that of a re-import.
     if dest.symlink_metadata().is_ok() {
         remove_temp(&temp);
-        bail!("{} appeared while copying; nothing was overwritten", dest.display());
+        return compare_existing(source, &extra, &dest);
     }
     if let Err(error) = fs::rename(&temp, &dest) {
         remove_temp(&temp);
+        if dest.symlink_metadata().is_ok() {
+            return compare_existing(source, &extra, &dest);
+        }
         return Err(error).with_context(|| format!("cannot rename {} to {}", temp.display(), dest.display()));
     }
     Ok(Outcome::Imported(stats))
@@ -224,14 +233,35 @@ fn remove_temp(temp: &Path) {
     }
 }
 
-/// Refuses a source that contains the runs folder (the copy would copy itself).
-fn refuse_runs_inside(source: &Path, runs: &Path) -> Result<()> {
+/// Refuses, before anything is created, a source that contains the runs folder (the copy
+/// would copy itself) or lies inside one of its runs (part of a run is not a run). Paths are
+/// compared resolved; a runs folder that does not exist yet is resolved through its nearest
+/// existing parent.
+fn refuse_overlap(source: &Path, runs: &Path) -> Result<()> {
     let source = fs::canonicalize(source).with_context(|| format!("cannot resolve {}", source.display()))?;
-    let runs_canonical = fs::canonicalize(runs).with_context(|| format!("cannot resolve {}", runs.display()))?;
-    if runs_canonical.starts_with(&source) {
+    let runs_resolved = resolve_existing_part(runs).with_context(|| format!("cannot resolve {}", runs.display()))?;
+    if runs_resolved.starts_with(&source) {
         bail!("the runs folder {} is inside this run; import into another --runs", runs.display());
     }
+    if source.parent().is_some_and(|parent| parent != runs_resolved && parent.starts_with(&runs_resolved)) {
+        bail!("this folder is inside a run of the runs folder {}; import the run itself", runs.display());
+    }
     Ok(())
+}
+
+/// `path` resolved: its nearest existing ancestor canonicalized, the rest appended.
+fn resolve_existing_part(path: &Path) -> std::io::Result<std::path::PathBuf> {
+    let absolute = std::path::absolute(path)?;
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    while existing.symlink_metadata().is_err() {
+        let Some(parent) = existing.parent() else { break };
+        rest.extend(existing.file_name());
+        existing = parent;
+    }
+    let mut resolved = fs::canonicalize(existing)?;
+    resolved.extend(rest.iter().rev());
+    Ok(resolved)
 }
 
 /// Checks the source's `manifest.txt`, or derives one when it is absent.

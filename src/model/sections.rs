@@ -337,3 +337,21 @@ pub enum SectionRows {
     Decode(Vec<DecodeRow>),
     Numerics(Vec<NumericsRow>),
 }
+
+impl SectionRows {
+    /// How many data rows the file held.
+    pub fn len(&self) -> usize {
+        match self {
+            SectionRows::Contracts(r) => r.len(),
+            SectionRows::Async(r) => r.len(),
+            SectionRows::Decomposition(r) => r.len(),
+            SectionRows::Fragmentation(r) => r.len(),
+            SectionRows::Decode(r) => r.len(),
+            SectionRows::Numerics(r) => r.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}

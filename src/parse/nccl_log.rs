@@ -1,6 +1,7 @@
 //! NCCL_DEBUG logs -> `NcclLogFacts`, streamed line by line (logs can be hundreds of MB).
 //!
-//! The reader is read in 256 KiB blocks and lines are cut with `memchr` straight out of them.
+//! The reader is read in 256 KiB blocks and lines are cut with `memchr` straight out of them;
+//! a line over `MAX_LINE_BYTES` is cut there (and says so), bounding memory and pages.
 //! Each line is searched once for ` NCCL ` (`memmem`; skipped when ` NCCL INFO ` sits where it
 //! sat in the line before, as it does for every line of a thread) and the following `INFO ` /
 //! `WARN` plus the first bytes of the message pick the reader. COLL lines (one per collective
@@ -79,8 +80,16 @@ pub fn merge(into: &mut NcclLogFacts, other: NcclLogFacts) {
     into.bytes = into.bytes.saturating_add(other.bytes);
 }
 
+/// Most bytes of one line that are looked at and kept: a longer line (a 50 MB line, a log with
+/// no newline) is cut there and `CUT_NOTE` appended, so no line costs more memory or page
+/// space than this. No line NCCL writes comes near it.
+pub const MAX_LINE_BYTES: usize = 16 * 1024;
+/// What a cut line ends with (shown wherever the line is, e.g. a kept `NCCL WARN` line).
+pub const CUT_NOTE: &[u8] = b" [... line cut at 16 KiB]";
+
 /// Calls `f` with every line (without its `\n`), cut from the reader's own buffer; only a line
-/// that straddles two buffer fills is copied. Returns the number of bytes read.
+/// that straddles two buffer fills, or is over `MAX_LINE_BYTES`, is copied (at most that much
+/// of it). Returns the number of bytes read.
 fn for_each_line<R: BufRead>(mut reader: R, mut f: impl FnMut(&[u8])) -> io::Result<u64> {
     let mut carry = Vec::new();
     let mut total = 0u64;
@@ -97,23 +106,39 @@ fn for_each_line<R: BufRead>(mut reader: R, mut f: impl FnMut(&[u8])) -> io::Res
         let mut rest = buffer;
         while let Some(end) = memchr::memchr(b'\n', rest) {
             let (line, tail) = rest.split_at(end);
-            if carry.is_empty() {
+            if carry.is_empty() && line.len() <= MAX_LINE_BYTES {
                 f(line);
             } else {
-                carry.extend_from_slice(line);
-                f(&carry);
+                keep(&mut carry, line);
+                f(end_line(&mut carry));
                 carry.clear();
             }
             rest = tail.get(1..).unwrap_or_default();
         }
-        carry.extend_from_slice(rest);
+        keep(&mut carry, rest);
         reader.consume(length);
         total += length as u64;
     }
     if !carry.is_empty() {
-        f(&carry);
+        f(end_line(&mut carry));
     }
     Ok(total)
+}
+
+/// Appends `bytes` to a line being gathered, up to one byte past `MAX_LINE_BYTES` (enough to
+/// know that it is over).
+fn keep(carry: &mut Vec<u8>, bytes: &[u8]) {
+    let room = (MAX_LINE_BYTES + 1).saturating_sub(carry.len());
+    carry.extend_from_slice(&bytes[..room.min(bytes.len())]);
+}
+
+/// The gathered line, cut to `MAX_LINE_BYTES` with `CUT_NOTE` when it is over.
+fn end_line(carry: &mut Vec<u8>) -> &[u8] {
+    if carry.len() > MAX_LINE_BYTES {
+        carry.truncate(MAX_LINE_BYTES);
+        carry.extend_from_slice(CUT_NOTE);
+    }
+    carry
 }
 
 /// What a `Init START` / `Init COMPLETE` line says.
@@ -978,5 +1003,21 @@ h:1:1 [0] NCCL INFO AllReduce: x Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}
         assert!(facts.communicators.is_empty());
         assert_eq!(facts.lines, 2 * (MAX_DISTINCT as u64 + 10) + 5);
         assert_eq!(scan(b"", "empty.log"), NcclLogFacts::default());
+    }
+
+    #[test]
+    fn a_huge_line_is_cut_and_says_so() {
+        let mut log = b"h:1:1 [0] NCCL WARN ".to_vec();
+        log.extend(std::iter::repeat_n(b'x', 3 * READ_SIZE));
+        log.extend_from_slice(b"\nh:1:1 [0] NCCL WARN short\nh:1:1 [0] NCCL WARN ");
+        log.extend(std::iter::repeat_n(b'y', MAX_LINE_BYTES + 5));
+        let facts = scan(&log, "raw/nccl/big.log");
+        assert_eq!((facts.lines, facts.warning_count), (3, 3));
+        let note = std::str::from_utf8(CUT_NOTE).unwrap();
+        for warning in [&facts.warnings[0], &facts.warnings[2]] {
+            assert_eq!(warning.text.len(), MAX_LINE_BYTES + CUT_NOTE.len(), "{}", &warning.text[..40]);
+            assert!(warning.text.ends_with(note));
+        }
+        assert_eq!(facts.warnings[1].text, "h:1:1 [0] NCCL WARN short");
     }
 }

@@ -42,16 +42,53 @@ type Each<'f> = dyn FnMut(u64, &[&str]) -> Result<(), RecordError> + 'f;
 /// Calls `each` with every record (header first) as text fields, with the 1-based line it
 /// starts on; blank lines are skipped. One pass over the separators found by memchr (`,`,
 /// `\n`, and `"` when the file has any): RFC 4180 quoting (separators, `""` and newlines
-/// inside quotes), `\r\n` or `\n` line ends (a bare `\r` is text). Fields must be UTF-8: a
-/// field that is not stops the reading there (earlier records were passed on, so an earlier
-/// error wins) with its record's line and its index.
+/// inside quotes); `\n`, `\r\n` and a bare `\r` each end a record, as the seed's
+/// `csv.DictReader` reads a file opened with `newline=''` (each bare `\r` counts as a line).
+/// Fields must be UTF-8: a field that is not stops the reading there (earlier records were
+/// passed on, so an earlier error wins) with its record's line and its index.
 fn for_each_record(bytes: &[u8], each: &mut Each) -> Result<(), RecordError> {
+    let normalized = bare_cr_as_newline(bytes);
+    let bytes = normalized.as_deref().unwrap_or(bytes);
     let source = Source { bytes, text: std::str::from_utf8(bytes).ok() };
     if memchr::memchr(b'"', bytes).is_some() {
         quoted_records(&source, each)
     } else {
         plain_records(&source, each)
     }
+}
+
+/// A copy of `bytes` in which every bare `\r` (not followed by `\n`) outside a quoted field
+/// is a `\n`, or `None` when there is none (the usual case: one memchr pass). Inside quotes
+/// a `\r` stays text, as Python's csv module keeps it.
+fn bare_cr_as_newline(bytes: &[u8]) -> Option<Vec<u8>> {
+    let is_bare = |at: usize| bytes.get(at + 1) != Some(&b'\n');
+    memchr::memchr_iter(b'\r', bytes).find(|&at| is_bare(at))?;
+    let mut out = bytes.to_vec();
+    let (mut in_quotes, mut field_start) = (false, true);
+    let mut at = 0;
+    while at < out.len() {
+        match out[at] {
+            b'"' if in_quotes && out.get(at + 1) == Some(&b'"') => at += 1,
+            b'"' if in_quotes => in_quotes = false,
+            b'"' if field_start => in_quotes = true,
+            _ if in_quotes => {}
+            b'\r' if is_bare(at) => {
+                out[at] = b'\n';
+                field_start = true;
+                at += 1;
+                continue;
+            }
+            b',' | b'\n' => {
+                field_start = true;
+                at += 1;
+                continue;
+            }
+            _ => {}
+        }
+        field_start = false;
+        at += 1;
+    }
+    Some(out)
 }
 
 /// A file's bytes, and the same as text when all of it is UTF-8 (checked once, the usual
@@ -246,11 +283,12 @@ fn emit_pieces<'a>(
     emit(line, &fields, quoted, each)
 }
 
-/// Reads the header, then calls `each` with every row that has the header's number of fields.
+/// Reads the header, then calls `each` with every row that has the header's number of fields;
+/// returns the header.
 fn for_each_row(
     bytes: &[u8],
     mut each: impl FnMut(u64, &[&str], &[String]) -> Result<(), ParseError>,
-) -> Result<(), ParseError> {
+) -> Result<Vec<String>, ParseError> {
     let mut header: Option<Vec<String>> = None;
     let result = for_each_record(bytes, &mut |line, fields| {
         let Some(header) = &header else {
@@ -276,16 +314,16 @@ fn for_each_row(
             let column = header.as_ref().and_then(|h| h.get(field)).map_or("header", String::as_str);
             Err(ParseError::new(Some(line), format!("column {column}: invalid UTF-8")))
         }
-        Ok(()) if header.is_none() => Err(ParseError::new(Some(1), "empty file: expected a header row")),
-        Ok(()) => Ok(()),
+        Ok(()) => header.ok_or_else(|| ParseError::new(Some(1), "empty file: expected a header row")),
     }
 }
 
 /// Where each of `T`'s columns sits in the header (`None`: an optional column that is absent).
+/// A column named twice is read from its last occurrence, as `csv.DictReader` does.
 fn projection<T: Columns>(header: &[String]) -> Result<Vec<Option<usize>>, ParseError> {
     T::COLUMNS
         .iter()
-        .map(|name| match header.iter().position(|h| h == name) {
+        .map(|name| match header.iter().rposition(|h| h == name) {
             Some(i) => Ok(Some(i)),
             None if T::OPTIONAL.contains(name) => Ok(None),
             None => Err(ParseError::new(Some(1), format!("missing column `{name}`"))),
@@ -300,7 +338,7 @@ const MAX_COLUMNS: usize = 16;
 fn parse_rows<T: DeserializeOwned + Columns>(bytes: &[u8]) -> Result<Vec<T>, ParseError> {
     let mut rows = Vec::new();
     let mut order: Option<Vec<Option<usize>>> = None;
-    for_each_row(bytes, |line, fields, header| {
+    let header = for_each_row(bytes, |line, fields, header| {
         let order = match &order {
             Some(order) => order,
             None => order.insert(projection::<T>(header)?),
@@ -313,13 +351,16 @@ fn parse_rows<T: DeserializeOwned + Columns>(bytes: &[u8]) -> Result<Vec<T>, Par
         rows.push(row);
         Ok(())
     })?;
+    if order.is_none() {
+        projection::<T>(&header)?;
+    }
     Ok(rows)
 }
 
 fn parse_contracts(bytes: &[u8]) -> Result<Vec<ContractRecord>, ParseError> {
     let mut correct: Option<usize> = None;
     let mut rows = Vec::new();
-    for_each_row(bytes, |line, fields, header| {
+    let header = for_each_row(bytes, |line, fields, header| {
         let column = match correct {
             Some(column) => column,
             None => *correct.insert(projection::<ContractRow>(header)?[0].unwrap_or(0)),
@@ -330,6 +371,9 @@ fn parse_contracts(bytes: &[u8]) -> Result<Vec<ContractRecord>, ParseError> {
         rows.push(ContractRecord { line, row, fields });
         Ok(())
     })?;
+    if correct.is_none() {
+        projection::<ContractRow>(&header)?;
+    }
     Ok(rows)
 }
 
@@ -481,6 +525,33 @@ mod tests {
             assert_eq!(err.line, Some(2));
             assert!(err.message.contains("column mode: invalid UTF-8"), "{}", err.message);
         }
+    }
+
+    #[test]
+    fn line_ends_and_duplicated_columns_as_dict_reader() {
+        // Python 3.11: csv.DictReader over `open(newline='')` gives 2 rows for each of these,
+        // keeps a `\r` inside quotes, and takes a duplicated column's last value.
+        for text in [&b"a,b\r1,2\r3,4\r"[..], b"a,b\r\r\n1,2\r\r\n3,4\r\r\n", b"a,b\n1,2\r\n3,4"] {
+            let fields: Vec<Vec<String>> = records(text).into_iter().map(|(_, f)| f).collect();
+            assert_eq!(fields, [["a", "b"], ["1", "2"], ["3", "4"]], "{}", String::from_utf8_lossy(text));
+        }
+        assert_eq!(records(b"a,\"x\ry\"\r1,2").iter().map(|r| r.0).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(records(b"a,\"x\ry\"\r1,2")[0].1[1], "x\ry");
+        let text = b"world_size,size_bytes,mode,cycle,duration_us,duration_us\n4,1024,direct,0,x,12.5\n";
+        let SectionRows::Decomposition(rows) = parse_section(Section::Decomposition, text).unwrap() else { panic!() };
+        assert_eq!(rows[0].duration_us, 12.5);
+    }
+
+    #[test]
+    fn a_header_without_the_columns_is_refused_even_without_rows() {
+        for text in [&[0u8; 64][..], b"\x01,zz\n", b"world_size,size_bytes\r\n"] {
+            let err = parse_section(Section::Decomposition, text).unwrap_err();
+            assert!(err.message.contains("missing column"), "{}", err.message);
+        }
+        let err = parse_section(Section::Contracts, b"detail\n").unwrap_err();
+        assert!(err.message.contains("missing column `correct`"), "{}", err.message);
+        let header_only = parse_section(Section::Decomposition, b"world_size,size_bytes,mode,cycle,duration_us\n");
+        assert!(header_only.unwrap().is_empty());
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod headline;
 pub mod inspector;
 pub mod nccl_tests;
 pub mod numerics;
+pub mod seed_raises;
 pub mod unified;
 
 use crate::diag::{Diagnostic, Severity};
@@ -117,6 +118,7 @@ pub fn summarize(raw: RawRun) -> RunSummary {
     };
     summary.unified = unified::rows(&summary);
     summary.raw.diagnostics.extend(diagnostics);
+    summary.raw.diagnostics.extend(seed_raises::check(&summary));
     summary
         .raw
         .diagnostics

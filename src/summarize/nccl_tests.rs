@@ -1,6 +1,7 @@
 //! nccl-tests control (`nccl_tests_raw.csv`, `nccl_tests_summary.csv`): every AllReduce row
 //! of every nccl-tests output of the run, and statistics over cycles for the decode-sized
-//! messages. `#wrong` > 0 and out-of-bounds counts make the run failed.
+//! messages. `#wrong` > 0, out-of-bounds counts and an output without any result row (the
+//! seed raises "produced no parseable rows") make the run failed.
 //!
 //! The seed reads every 13-field row of `nccl_tests_g2/g4.stdout`; nccl-report reads every
 //! era through the header, keeps the AllReduce tables (or tables that do not name their
@@ -41,6 +42,13 @@ pub fn raw_rows(files: &[NcclTestsFile], diagnostics: &mut Vec<Diagnostic>) -> V
             ));
             continue;
         };
+        if file.output.tables.iter().all(|table| table.rows.is_empty()) {
+            diagnostics.push(Diagnostic::failure(
+                &file.file,
+                None,
+                "nccl-tests produced no result rows (empty or cut-off output; the seed stops here)",
+            ));
+        }
         for table in &file.output.tables {
             check_table_failures(file, table, diagnostics);
             if !is_allreduce(table.collective.as_deref()) {

@@ -14,5 +14,6 @@ mod nccl_perf;
 mod pipeline;
 mod publish_safety;
 mod safe_write;
+mod seed_quirks;
 mod site;
 mod untrusted;
