@@ -40,7 +40,7 @@ pub fn check(summary: &RunSummary) -> Vec<Diagnostic> {
     let ratio = |value: Option<f64>| value.is_some_and(|v| !v.is_finite());
     const DIVISOR: &str = "a ratio divides by zero (Python raises ZeroDivisionError)";
     const NAN_MEDIAN: &str = "a NaN reaches a median, which Python computes in an order-dependent way";
-    for row in summary.async_rows.iter().flatten() {
+    for row in summary.sections.async_rows.iter().flatten() {
         let case = format!("async world_size={} size_bytes={}", row.world_size, row.size_bytes);
         let nan_median = [&row.enqueue_cycles, &row.wait_cycles].iter().any(|v| v.iter().any(|x| x.is_nan()));
         let median_raises = nan_median.then_some(NAN_MEDIAN);
@@ -48,7 +48,7 @@ pub fn check(summary: &RunSummary) -> Vec<Diagnostic> {
             report("raw/results", case, why);
         }
     }
-    for row in summary.decomposition.iter().flatten() {
+    for row in summary.sections.decomposition.iter().flatten() {
         let case =
             format!("decomposition world_size={} size_bytes={} mode={}", row.world_size, row.size_bytes, row.mode);
         let ratio_raises = ratio(row.overhead_vs_allreduce_percent).then_some(DIVISOR);
@@ -56,7 +56,7 @@ pub fn check(summary: &RunSummary) -> Vec<Diagnostic> {
             report("raw/results", case, why);
         }
     }
-    for row in summary.fragmentation.iter().flatten() {
+    for row in summary.sections.fragmentation.iter().flatten() {
         let case = format!("fragmentation world_size={} fragment_count={}", row.world_size, row.fragment_count);
         let ratios = [row.slowdown_vs_one_collective, Some(row.median_per_collective_us)];
         let ratio_raises = ratios.into_iter().any(ratio).then_some(DIVISOR);
@@ -64,14 +64,14 @@ pub fn check(summary: &RunSummary) -> Vec<Diagnostic> {
             report("raw/results", case, why);
         }
     }
-    for row in summary.decode.iter().flatten() {
+    for row in summary.sections.decode.iter().flatten() {
         let case = format!("decode world_size={} tokens={}", row.world_size, row.tokens);
         let ratio_raises = ratio(Some(row.median_per_collective_us)).then_some(DIVISOR);
         if let Some(why) = cv_raises(&row.cycle_values).or(ratio_raises) {
             report("raw/results", case, why);
         }
     }
-    for row in summary.nccl_tests.iter().flatten() {
+    for row in summary.sections.nccl_tests.iter().flatten() {
         let file = summary.raw.nccl_tests.iter().find(|f| f.world_size == Some(row.world_size));
         let case = format!("nccl-tests world_size={} size_bytes={}", row.world_size, row.size_bytes);
         if let Some(why) = cv_raises(&row.cycle_values) {
