@@ -6,9 +6,9 @@
 use crate::diag::Diagnostic;
 
 /// Relative tolerance for numbers, as promised for every seed statistic.
-pub const REL_TOL: f64 = 1e-9;
+pub(crate) const REL_TOL: f64 = 1e-9;
 
-pub fn differences(archived: &[(String, Vec<u8>)], recomputed: &[(&str, Vec<u8>)]) -> Vec<Diagnostic> {
+pub(crate) fn differences(archived: &[(String, Vec<u8>)], recomputed: &[(&str, Vec<u8>)]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for (name, old) in archived {
         let Some((_, new)) = recomputed.iter().find(|(n, _)| n == name) else {

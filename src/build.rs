@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone)]
-pub struct BuildOptions {
+pub(crate) struct BuildOptions {
     pub runs: PathBuf,
     pub out: PathBuf,
     pub jobs: Option<usize>,
@@ -38,7 +38,7 @@ pub struct BuildOptions {
 
 /// What a build did, for the one-line summary and the benchmark.
 #[derive(Debug, Clone, Default)]
-pub struct BuildReport {
+pub(crate) struct BuildReport {
     pub ok: usize,
     pub failed: usize,
     pub invalid: usize,
@@ -82,7 +82,7 @@ impl StageClock {
     }
 }
 
-pub fn build(options: &BuildOptions) -> anyhow::Result<BuildReport> {
+pub(crate) fn build(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.jobs.unwrap_or(0))
         .build()
@@ -499,7 +499,7 @@ fn recompute_digest(run: &RunDir) -> RunDigest {
 }
 
 /// Exports the seed's files of a summarized run and compares them with any archived copies.
-pub fn export_run(mut summary: RunSummary) -> (RunSummary, Vec<(&'static str, Vec<u8>)>) {
+pub(crate) fn export_run(mut summary: RunSummary) -> (RunSummary, Vec<(&'static str, Vec<u8>)>) {
     let seed_files = export::seed_files(&summary);
     let differences = archived::differences(&summary.raw.archived_outputs, &seed_files);
     if !differences.is_empty() {
@@ -578,7 +578,7 @@ impl Progress {
 
 impl BuildReport {
     /// Stage times (seconds), totals and the peak resident memory, for the benchmark.
-    pub fn timings_json(&self) -> String {
+    pub(crate) fn timings_json(&self) -> String {
         let stages: serde_json::Map<String, serde_json::Value> =
             self.stages.iter().map(|(name, d)| (name.to_string(), d.as_secs_f64().into())).collect();
         serde_json::json!({
@@ -593,7 +593,7 @@ impl BuildReport {
         .to_string()
     }
 
-    pub fn summary_line(&self, out: &std::path::Path) -> String {
+    pub(crate) fn summary_line(&self, out: &std::path::Path) -> String {
         format!(
             "built {}: {} runs ({} ok, {} failed, {} invalid; {} from cache), {} pages, {} files, {:.1} MB of runs, in {:.2} s",
             out.display(),

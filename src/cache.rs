@@ -38,7 +38,7 @@ const SITE_STAMPS: &str = "site.json";
 
 /// A file of a run as last built: its stamp and the hash of its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Stamp {
+pub(crate) struct Stamp {
     pub rel: String,
     pub stamp: FileStamp,
     pub hash: String,
@@ -48,7 +48,7 @@ pub struct Stamp {
 /// (stored under `files/`). Its digest is kept apart (`digest.json`), read only when the
 /// cross-run pages must be rendered again.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub key: String,
     pub stamps: Vec<Stamp>,
     pub card: RunCard,
@@ -59,7 +59,7 @@ pub struct Entry {
 
 /// A rendered file of a run kept in the cache: its site path and the hash of its bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CachedFile {
+pub(crate) struct CachedFile {
     pub rel: String,
     pub hash: String,
 }
@@ -68,13 +68,13 @@ pub struct CachedFile {
 /// and the stamp of the site's marker file as committed (a site rebuilt without the cache,
 /// or deleted, has another marker, so it is not taken for this one).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Published {
+pub(crate) struct Published {
     pub runs: BTreeMap<String, String>,
     pub cross: Option<String>,
     pub site: Option<FileStamp>,
 }
 
-pub struct Cache {
+pub(crate) struct Cache {
     dir: PathBuf,
     /// Hash of the tool binary and the site-wide inputs that run pages show.
     context: String,
@@ -83,7 +83,7 @@ pub struct Cache {
 impl Cache {
     /// The cache for the site at `out`; `site_inputs` are bytes every run page depends on.
     /// `out` is the resolved output folder (`OutputLock::out`).
-    pub fn open(out: &Path, site_inputs: &[u8]) -> io::Result<Cache> {
+    pub(crate) fn open(out: &Path, site_inputs: &[u8]) -> io::Result<Cache> {
         let dir = out_dir::cache_dir(out);
         let mut hasher = Xxh3::new();
         hasher.update(FORMAT.as_bytes());
@@ -97,12 +97,12 @@ impl Cache {
     }
 
     /// The last entry for a run, if readable.
-    pub fn lookup(&self, run_id: &str) -> Option<Entry> {
+    pub(crate) fn lookup(&self, run_id: &str) -> Option<Entry> {
         read_json(&self.entry_dir(run_id).join("entry.json"))
     }
 
     /// The digest stored with a run's entry.
-    pub fn digest(&self, run_id: &str) -> Option<RunDigest> {
+    pub(crate) fn digest(&self, run_id: &str) -> Option<RunDigest> {
         read_json(&self.digest_path(run_id))
     }
 
@@ -112,7 +112,11 @@ impl Cache {
 
     /// The key of a run's current inputs, reusing content hashes whose stamps are unchanged.
     /// A file that cannot be read gives its run-relative path and the error.
-    pub fn key(&self, run: &RunDir, previous: Option<&Entry>) -> Result<(String, Vec<Stamp>), (String, io::Error)> {
+    pub(crate) fn key(
+        &self,
+        run: &RunDir,
+        previous: Option<&Entry>,
+    ) -> Result<(String, Vec<Stamp>), (String, io::Error)> {
         let mut files: Vec<&FileRef> = run.files.all().collect();
         files.sort_by(|a, b| a.rel.cmp(&b.rel));
         let mut hasher = Xxh3::new();
@@ -137,7 +141,7 @@ impl Cache {
     /// where the file there still has the stamp recorded at the last commit, else copied from
     /// the cache after its hash is checked; false when any file is missing, altered or cannot
     /// be written (the run is rebuilt).
-    pub fn restore(&self, entry: &Entry, run_id: &str, staging: &Staging, live: &Path) -> bool {
+    pub(crate) fn restore(&self, entry: &Entry, run_id: &str, staging: &Staging, live: &Path) -> bool {
         let dir = self.entry_dir(run_id);
         let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
         entry.files.iter().all(|file| {
@@ -152,7 +156,7 @@ impl Cache {
 
     /// Records the stamps of a run's files as they lie in the just committed site `live`
     /// (a file that cannot be read is left out, so it is copied next time).
-    pub fn record_site(&self, run_id: &str, files: &[CachedFile], live: &Path) -> io::Result<()> {
+    pub(crate) fn record_site(&self, run_id: &str, files: &[CachedFile], live: &Path) -> io::Result<()> {
         let stamps: Vec<Stamp> = files
             .iter()
             .filter_map(|file| {
@@ -166,7 +170,7 @@ impl Cache {
     /// Records a run's entry and its own copy of the run's rendered files (its digest is kept
     /// after, by `DigestStore::put`). The entry is written last: a build killed before leaves
     /// no entry, so the run is built again.
-    pub fn store(
+    pub(crate) fn store(
         &self,
         run_id: &str,
         key: String,
@@ -198,23 +202,23 @@ impl Cache {
     }
 
     /// Updates only the stamps of an entry whose inputs were touched but not changed.
-    pub fn restamp(&self, run_id: &str, entry: &Entry) -> io::Result<()> {
+    pub(crate) fn restamp(&self, run_id: &str, entry: &Entry) -> io::Result<()> {
         write_json(&self.entry_dir(run_id).join("entry.json"), entry)
     }
 
     /// What the current site was built from.
-    pub fn published(&self) -> Published {
+    pub(crate) fn published(&self) -> Published {
         read_json(&self.dir.join("published.json")).unwrap_or_default()
     }
 
     /// Records what the site just committed was built from.
-    pub fn set_published(&self, published: &Published) -> io::Result<()> {
+    pub(crate) fn set_published(&self, published: &Published) -> io::Result<()> {
         fs::create_dir_all(&self.dir)?;
         write_json(&self.dir.join("published.json"), published)
     }
 
     /// Removes the entries of runs that are gone.
-    pub fn retain(&self, run_ids: &[String]) {
+    pub(crate) fn retain(&self, run_ids: &[String]) {
         let Ok(entries) = fs::read_dir(self.dir.join("runs")) else { return };
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -276,7 +280,7 @@ fn hash_input(path: &Path) -> io::Result<String> {
 }
 
 /// xxh3-128 of a file's stored bytes.
-pub fn hash_file(path: &Path) -> io::Result<String> {
+pub(crate) fn hash_file(path: &Path) -> io::Result<String> {
     let mut file = fs::File::open(path)?;
     let mut hasher = Xxh3::new();
     let mut buffer = vec![0u8; 1 << 17];
@@ -294,18 +298,18 @@ pub fn hash_file(path: &Path) -> io::Result<String> {
 /// page of runs at a time: the build cache (which stores them anyway), or, for a build without
 /// a cache, a temporary folder removed when the build ends. Run ids are the checked names of
 /// run folders, so they are safe file names.
-pub enum DigestStore<'a> {
+pub(crate) enum DigestStore<'a> {
     Cache(&'a Cache),
     Temporary(tempfile::TempDir),
 }
 
 impl DigestStore<'_> {
-    pub fn temporary() -> io::Result<DigestStore<'static>> {
+    pub(crate) fn temporary() -> io::Result<DigestStore<'static>> {
         Ok(DigestStore::Temporary(tempfile::Builder::new().prefix("nccl-report-digests").tempdir()?))
     }
 
     /// Keeps a run's digest (in the cache: beside its entry, written first).
-    pub fn put(&self, digest: &RunDigest) -> io::Result<()> {
+    pub(crate) fn put(&self, digest: &RunDigest) -> io::Result<()> {
         let path = match self {
             DigestStore::Cache(cache) => {
                 fs::create_dir_all(cache.entry_dir(&digest.id))?;
@@ -317,7 +321,7 @@ impl DigestStore<'_> {
     }
 
     /// A run's digest; `None` when it is missing or unreadable (the caller recomputes it).
-    pub fn get(&self, run_id: &str) -> Option<RunDigest> {
+    pub(crate) fn get(&self, run_id: &str) -> Option<RunDigest> {
         match self {
             DigestStore::Cache(cache) => cache.digest(run_id),
             DigestStore::Temporary(dir) => read_json(&dir.path().join(format!("{run_id}.json"))),

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// Where the pages' inputs come from.
-pub struct Sources<'a> {
+pub(crate) struct Sources<'a> {
     pub store: &'a DigestStore<'a>,
     /// Recomputes a run's digest from its inputs (for a digest that cannot be read back).
     pub recompute: &'a (dyn Fn(&str) -> anyhow::Result<RunDigest> + Sync),
@@ -25,7 +25,12 @@ pub struct Sources<'a> {
 }
 
 /// Writes every page of the cross-run pages; returns how many files were written.
-pub fn write(mut cards: Vec<RunCard>, page_size: usize, sources: &Sources, staging: &Staging) -> anyhow::Result<usize> {
+pub(crate) fn write(
+    mut cards: Vec<RunCard>,
+    page_size: usize,
+    sources: &Sources,
+    staging: &Staging,
+) -> anyhow::Result<usize> {
     digest::order(&mut cards);
     let paging = Paging::new(cards.len(), page_size);
     let load = |id: &str| match sources.store.get(id) {

@@ -13,16 +13,16 @@ use std::path::Path;
 
 /// The most bytes (decompressed) read from a file read whole: section CSVs, manifests,
 /// artifacts, nccl-tests outputs, archived seed outputs.
-pub const MAX_FILE_BYTES: u64 = 256 << 20;
+pub(crate) const MAX_FILE_BYTES: u64 = 256 << 20;
 /// The most bytes (decompressed) read from a `NOTES.md`.
-pub const MAX_NOTES_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_NOTES_BYTES: u64 = 1 << 20;
 /// The most bytes (decompressed) streamed from one NCCL log.
-pub const MAX_LOG_BYTES: u64 = 2 << 30;
+pub(crate) const MAX_LOG_BYTES: u64 = 2 << 30;
 
 /// Opens `path` for reading only if it is a regular file: the path is resolved first, the
 /// open does not follow a (swapped-in) symlink nor block on a FIFO, and `fstat` on the open
 /// file decides (so no race can make a FIFO or device be read).
-pub fn open_regular(path: &Path) -> io::Result<File> {
+pub(crate) fn open_regular(path: &Path) -> io::Result<File> {
     let real = path.canonicalize()?;
     let file = OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(real)?;
     if !file.metadata()?.is_file() {
@@ -62,12 +62,12 @@ fn limited_reader(path: &Path, limit: u64) -> io::Result<Limited<Box<dyn Read + 
 }
 
 /// True when the file is stored gzip-compressed (by name: `*.gz`).
-pub fn is_gzip(path: &Path) -> bool {
+pub(crate) fn is_gzip(path: &Path) -> bool {
     path.extension().is_some_and(|ext| ext == "gz")
 }
 
 /// The name a file is known by inside a run: its file name without a trailing `.gz`.
-pub fn logical_name(path: &Path) -> String {
+pub(crate) fn logical_name(path: &Path) -> String {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     match name.strip_suffix(".gz") {
         Some(stem) => stem.to_string(),
@@ -77,7 +77,7 @@ pub fn logical_name(path: &Path) -> String {
 
 /// Opens a file for streaming, decompressing `*.gz` on the fly; reading past `limit`
 /// (decompressed) bytes fails.
-pub fn open(path: &Path, limit: u64) -> io::Result<Box<dyn BufRead + Send>> {
+pub(crate) fn open(path: &Path, limit: u64) -> io::Result<Box<dyn BufRead + Send>> {
     Ok(Box::new(BufReader::with_capacity(1 << 16, limited_reader(path, limit)?)))
 }
 
@@ -96,7 +96,12 @@ thread_local! {
 /// (the length listed when the run was found; any length is read correctly), so reading a
 /// run's many small files costs no allocation, no size lookup and, usually, one `read`.
 /// More than `limit` (decompressed) bytes is an error.
-pub fn with_contents<T>(path: &Path, size_hint: u64, limit: u64, use_bytes: impl FnOnce(&[u8]) -> T) -> io::Result<T> {
+pub(crate) fn with_contents<T>(
+    path: &Path,
+    size_hint: u64,
+    limit: u64,
+    use_bytes: impl FnOnce(&[u8]) -> T,
+) -> io::Result<T> {
     let mut buffer = BUFFER.take();
     buffer.clear();
     let read = limited_reader(path, limit).and_then(|mut file| {
@@ -131,7 +136,7 @@ pub fn with_contents<T>(path: &Path, size_hint: u64, limit: u64, use_bytes: impl
 }
 
 /// Reads a whole (small) file, decompressing `*.gz`; more than `limit` bytes is an error.
-pub fn read_all(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+pub(crate) fn read_all(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     let mut out = Vec::new();
     limited_reader(path, limit)?.read_to_end(&mut out)?;
     Ok(out)

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use std::path::Path;
 
 /// The JSON document, and whether the file had errors (the exit code says so).
-pub fn inspect(path: &Path) -> anyhow::Result<(Value, bool)> {
+pub(crate) fn inspect(path: &Path) -> anyhow::Result<(Value, bool)> {
     let name = input::logical_name(path);
     let label = path.display().to_string();
     if is_inspector_dump(path, &name) {

@@ -9,13 +9,13 @@ use std::os::fd::AsRawFd;
 use std::path::{Component, Path, PathBuf};
 
 /// Marks a folder as written by nccl-report: a site, or a staging or old folder beside it.
-pub const MARKER: &str = ".nccl-report-site";
+pub(crate) const MARKER: &str = ".nccl-report-site";
 /// The folder beside the output that holds the build cache.
-pub const CACHE_DIR: &str = ".nccl-report-cache";
+pub(crate) const CACHE_DIR: &str = ".nccl-report-cache";
 
 /// `path` made absolute and free of symlinks, `.` and `..` as far as it exists; the part that
 /// does not exist yet is appended as given (it may not hold `..`).
-pub fn canonical(path: &Path) -> io::Result<PathBuf> {
+pub(crate) fn canonical(path: &Path) -> io::Result<PathBuf> {
     let mut existing = if path.is_absolute() { path.to_path_buf() } else { std::env::current_dir()?.join(path) };
     let mut rest = Vec::new();
     loop {
@@ -40,7 +40,7 @@ pub fn canonical(path: &Path) -> io::Result<PathBuf> {
 
 /// The output folder, resolved: its canonical parent joined with its name. Refuses a path
 /// without a folder name (`.`, `..`, `/`, `site/..`) and a symlink.
-pub fn resolve(out: &Path) -> anyhow::Result<PathBuf> {
+pub(crate) fn resolve(out: &Path) -> anyhow::Result<PathBuf> {
     let refuse = || anyhow::anyhow!("--out {} does not name a folder (give a path ending in its name)", out.display());
     let name = match out.components().next_back() {
         Some(Component::Normal(name)) => name.to_os_string(),
@@ -55,13 +55,13 @@ pub fn resolve(out: &Path) -> anyhow::Result<PathBuf> {
 }
 
 /// The cache folder of the site at `out` (resolved): `.nccl-report-cache/<name>` beside it.
-pub fn cache_dir(out: &Path) -> PathBuf {
+pub(crate) fn cache_dir(out: &Path) -> PathBuf {
     parent_of(out).join(CACHE_DIR).join(name_of(out))
 }
 
 /// Refuses an output folder equal to, inside or above the runs folder, or whose cache would
 /// be inside it: a build must never write into its input nor replace it.
-pub fn check_apart(out: &Path, runs: &Path) -> anyhow::Result<()> {
+pub(crate) fn check_apart(out: &Path, runs: &Path) -> anyhow::Result<()> {
     let site = resolve(out)?;
     let runs_c = canonical(runs)?;
     let cache = parent_of(&site).join(CACHE_DIR);
@@ -91,14 +91,14 @@ fn name_of(out: &Path) -> String {
 /// left: a site moved aside and never put back is restored, staging and old folders (only
 /// those carrying the marker) are removed.
 #[derive(Debug)]
-pub struct OutputLock {
+pub(crate) struct OutputLock {
     out: PathBuf,
     _file: fs::File,
 }
 
 impl OutputLock {
     /// Takes the lock of `out` or fails at once, naming the process that holds it.
-    pub fn acquire(out: &Path) -> anyhow::Result<OutputLock> {
+    pub(crate) fn acquire(out: &Path) -> anyhow::Result<OutputLock> {
         let out = resolve(out)?;
         let parent = parent_of(&out);
         fs::create_dir_all(&parent).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", parent.display()))?;
@@ -126,12 +126,12 @@ impl OutputLock {
     }
 
     /// The output folder, resolved.
-    pub fn out(&self) -> &Path {
+    pub(crate) fn out(&self) -> &Path {
         &self.out
     }
 
     /// Where this process stages a new site, and where a swapped-out old site goes.
-    pub fn staging_dir(&self) -> PathBuf {
+    pub(crate) fn staging_dir(&self) -> PathBuf {
         self.beside("tmp")
     }
 
@@ -144,7 +144,7 @@ impl OutputLock {
     /// supported: the old site is renamed to `.<name>.old-PID`, the new one renamed in, the
     /// old one removed; a build killed between the two renames leaves no output folder, and
     /// the next build (`acquire`) renames the old site back before anything else.
-    pub fn swap_in(&self, staging: &Path) -> io::Result<()> {
+    pub(crate) fn swap_in(&self, staging: &Path) -> io::Result<()> {
         if self.out.symlink_metadata().is_err() {
             return fs::rename(staging, &self.out);
         }
@@ -194,7 +194,7 @@ fn unsupported(error: &io::Error) -> bool {
 
 /// Removes a folder nccl-report made, its marker last: a removal killed half-way leaves
 /// either a folder still marked as ours or an empty one, both removed by the next build.
-pub fn remove_ours(dir: &Path) -> io::Result<()> {
+pub(crate) fn remove_ours(dir: &Path) -> io::Result<()> {
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
         if entry.file_name() == MARKER {

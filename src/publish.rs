@@ -12,7 +12,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-pub struct PublishOptions {
+pub(crate) struct PublishOptions {
     pub out: PathBuf,
     pub branch: String,
     pub remote: String,
@@ -79,7 +79,7 @@ fn site_files(site: &Path) -> anyhow::Result<Vec<String>> {
 }
 
 /// Commits `out` as the content of `branch` and pushes it; returns the new commit id.
-pub fn publish(options: &PublishOptions) -> anyhow::Result<String> {
+pub(crate) fn publish(options: &PublishOptions) -> anyhow::Result<String> {
     if !options.out.join(MARKER).is_file() {
         bail!("{} is not a site built by nccl-report: run `nccl-report build` first", options.out.display());
     }

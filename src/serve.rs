@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use walkdir::WalkDir;
 
-pub struct ServeOptions {
+pub(crate) struct ServeOptions {
     pub out: PathBuf,
     pub port: u16,
     pub watch: Option<BuildOptions>,
@@ -23,7 +23,7 @@ pub struct ServeOptions {
     pub send_timeout: Duration,
 }
 
-pub fn serve(options: &ServeOptions) -> anyhow::Result<()> {
+pub(crate) fn serve(options: &ServeOptions) -> anyhow::Result<()> {
     if let Some(build_options) = &options.watch {
         rebuild(build_options);
         let build_options = build_options.clone();
@@ -92,7 +92,7 @@ fn answer(root: &Path, request: tiny_http::Request) {
 
 /// Maps a request URL to a file under `root`: percent-decoded, no `..`, directories to their
 /// `index.html`, anything missing to `404.html` with status 404.
-pub fn resolve(root: &Path, url: &str) -> (u16, PathBuf) {
+pub(crate) fn resolve(root: &Path, url: &str) -> (u16, PathBuf) {
     let path = url.split(['?', '#']).next().unwrap_or("");
     let decoded = percent_decode(path);
     let relative = Path::new(decoded.trim_start_matches('/'));

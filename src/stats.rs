@@ -3,15 +3,15 @@
 //! Uses std (and a fast hash map) only. Submodules: `significance` (Mann-Whitney, BH) and
 //! `bootstrap` (seeded intervals), for cross-run comparison. Every function takes a non-empty slice unless it says otherwise.
 
-pub mod bootstrap;
-pub mod significance;
+pub(crate) mod bootstrap;
+pub(crate) mod significance;
 
 use rustc_hash::FxHashMap;
 use std::collections::hash_map::Entry;
 use std::hash::Hash;
 
 /// Python's `sorted()` for floats (NaN, which Python cannot order, goes last).
-pub fn sorted(values: &[f64]) -> Vec<f64> {
+pub(crate) fn sorted(values: &[f64]) -> Vec<f64> {
     let mut ordered = values.to_vec();
     ordered.sort_by(|a, b| a.total_cmp(b));
     ordered
@@ -20,7 +20,7 @@ pub fn sorted(values: &[f64]) -> Vec<f64> {
 /// The spread of a case's per-cycle values, as the seed reports it: built once per case by
 /// `Spread::of`, so no summarizer writes the median/P95/min/max/CV block out again.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Spread {
+pub(crate) struct Spread {
     pub n: usize,
     pub median: f64,
     /// Nearest-rank 95th percentile.
@@ -34,7 +34,7 @@ pub struct Spread {
 
 impl Spread {
     /// The spread of a non-empty slice.
-    pub fn of(values: &[f64]) -> Spread {
+    pub(crate) fn of(values: &[f64]) -> Spread {
         let ordered = sorted(values);
         Spread {
             n: values.len(),
@@ -48,7 +48,7 @@ impl Spread {
 }
 
 /// `statistics.median`: the middle value, or the mean of the two middle values.
-pub fn median(values: &[f64]) -> f64 {
+pub(crate) fn median(values: &[f64]) -> f64 {
     median_of_sorted(&sorted(values))
 }
 
@@ -61,28 +61,25 @@ fn median_of_sorted(ordered: &[f64]) -> f64 {
     }
 }
 
-/// Nearest-rank percentile: `sorted[max(0, ceil(q * n) - 1)]`, with `q * n` in f64 as Python.
-pub fn percentile(values: &[f64], quantile: f64) -> f64 {
-    percentile_of_sorted(&sorted(values), quantile)
-}
-
+/// Nearest-rank percentile of sorted values: `sorted[max(0, ceil(q * n) - 1)]`, with `q * n`
+/// in f64 as Python.
 fn percentile_of_sorted(ordered: &[f64], quantile: f64) -> f64 {
     let rank = (quantile * ordered.len() as f64).ceil() as i64 - 1;
     ordered[rank.max(0) as usize]
 }
 
 /// Python's `max()`: the first value that no later value is strictly greater than.
-pub fn py_max(values: &[f64]) -> f64 {
+pub(crate) fn py_max(values: &[f64]) -> f64 {
     values[1..].iter().fold(values[0], |m, &x| if x > m { x } else { m })
 }
 
 /// Python's `min()`.
-pub fn py_min(values: &[f64]) -> f64 {
+pub(crate) fn py_min(values: &[f64]) -> f64 {
     values[1..].iter().fold(values[0], |m, &x| if x < m { x } else { m })
 }
 
 /// `math.fsum`: the correctly rounded sum (Shewchuk's exact partials, as CPython).
-pub fn fsum(values: impl IntoIterator<Item = f64>) -> f64 {
+pub(crate) fn fsum(values: impl IntoIterator<Item = f64>) -> f64 {
     let mut partials: Vec<f64> = Vec::new();
     let mut special = 0.0;
     for mut x in values {
@@ -141,13 +138,13 @@ pub fn fsum(values: impl IntoIterator<Item = f64>) -> f64 {
 }
 
 /// `statistics.fmean`: `fsum(values) / n`.
-pub fn fmean(values: &[f64]) -> f64 {
+pub(crate) fn fmean(values: &[f64]) -> f64 {
     fsum(values.iter().copied()) / values.len() as f64
 }
 
 /// `statistics.pstdev` (population standard deviation). Two-pass over an exactly rounded
 /// mean; agrees with CPython's exact-rational result far inside 1e-9 relative.
-pub fn pstdev(values: &[f64]) -> f64 {
+pub(crate) fn pstdev(values: &[f64]) -> f64 {
     let mean = fmean(values);
     let squares = fsum(values.iter().map(|&x| (x - mean) * (x - mean)));
     let correction = fsum(values.iter().map(|&x| x - mean));
@@ -156,7 +153,7 @@ pub fn pstdev(values: &[f64]) -> f64 {
 }
 
 /// The seed's `cv_percent`: `pstdev / mean * 100`, and 0 for a single value.
-pub fn cv_percent(values: &[f64]) -> f64 {
+pub(crate) fn cv_percent(values: &[f64]) -> f64 {
     if values.len() > 1 {
         pstdev(values) / fmean(values) * 100.0
     } else {
@@ -167,7 +164,7 @@ pub fn cv_percent(values: &[f64]) -> f64 {
 /// The seed's `critical_cycles`: group rows by (case key, cycle), take the max over ranks of
 /// each group, then collect those per case key. Keys keep the order in which they first
 /// appear in `rows` (as Python dicts do), and so do the per-cycle values.
-pub fn critical_cycles<K, C, R>(
+pub(crate) fn critical_cycles<K, C, R>(
     rows: &[R],
     key: impl Fn(&R) -> K,
     cycle: impl Fn(&R) -> C,
@@ -233,11 +230,11 @@ mod tests {
     #[test]
     fn nearest_rank_p95() {
         let values: Vec<f64> = (1..=10).map(f64::from).collect();
-        assert_eq!(percentile(&values, 0.95), 10.0);
+        assert_eq!(percentile_of_sorted(&sorted(&values), 0.95), 10.0);
         let values: Vec<f64> = (1..=20).map(f64::from).collect();
         // ceil(0.95 * 20) = 19 in f64 -> index 18
-        assert_eq!(percentile(&values, 0.95), 19.0);
-        assert_eq!(percentile(&[5.0], 0.95), 5.0);
+        assert_eq!(percentile_of_sorted(&sorted(&values), 0.95), 19.0);
+        assert_eq!(percentile_of_sorted(&[5.0], 0.95), 5.0);
     }
 
     #[test]

@@ -14,21 +14,21 @@ use std::path::{Component, Path, PathBuf};
 
 /// One file of the site: a `/`-separated path relative to the site root, and its bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutputFile {
+pub(crate) struct OutputFile {
     pub path: String,
     pub bytes: Vec<u8>,
 }
 
 impl OutputFile {
-    pub fn new(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
+    pub(crate) fn new(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
         OutputFile { path: path.into(), bytes: bytes.into() }
     }
 }
 
-pub use crate::out_dir::MARKER;
+pub(crate) use crate::out_dir::MARKER;
 
 #[derive(Debug, thiserror::Error)]
-pub enum WriteError {
+pub(crate) enum WriteError {
     #[error("{0} exists and was not written by nccl-report (no {MARKER} in it); refusing to replace it")]
     NotOurs(PathBuf),
     #[error("refusing to write {0:?}: not a plain relative path")]
@@ -42,7 +42,7 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> WriteError + '_ {
 }
 
 /// Checks that `path` stays inside the folder it is joined to.
-pub fn is_safe_relative(path: &str) -> bool {
+pub(crate) fn is_safe_relative(path: &str) -> bool {
     !path.is_empty() && Path::new(path).components().all(|c| matches!(c, Component::Normal(_)))
 }
 
@@ -50,7 +50,7 @@ pub fn is_safe_relative(path: &str) -> bool {
 /// in. Dropped without `commit`, it removes itself and `out` is untouched. It borrows the
 /// output's lock, so only one build writes a site at a time.
 #[derive(Debug)]
-pub struct Staging<'a> {
+pub(crate) struct Staging<'a> {
     dir: PathBuf,
     lock: &'a OutputLock,
     committed: bool,
@@ -58,7 +58,7 @@ pub struct Staging<'a> {
 
 impl<'a> Staging<'a> {
     /// Starts a new site for the locked output; refuses an output that nccl-report did not make.
-    pub fn begin(lock: &'a OutputLock) -> Result<Staging<'a>, WriteError> {
+    pub(crate) fn begin(lock: &'a OutputLock) -> Result<Staging<'a>, WriteError> {
         let out = lock.out();
         if out.exists() && !replaceable(out) {
             return Err(WriteError::NotOurs(out.to_path_buf()));
@@ -72,7 +72,7 @@ impl<'a> Staging<'a> {
     }
 
     /// Where a site-relative path lands in the staging folder.
-    pub fn path_of(&self, rel: &str) -> Result<PathBuf, WriteError> {
+    pub(crate) fn path_of(&self, rel: &str) -> Result<PathBuf, WriteError> {
         if !is_safe_relative(rel) {
             return Err(WriteError::BadPath(rel.to_string()));
         }
@@ -80,7 +80,7 @@ impl<'a> Staging<'a> {
     }
 
     /// Writes one file (safe to call from several threads).
-    pub fn put(&self, file: &OutputFile) -> Result<(), WriteError> {
+    pub(crate) fn put(&self, file: &OutputFile) -> Result<(), WriteError> {
         let path = self.path_of(&file.path)?;
         create_parent(&path)?;
         fs::write(&path, &file.bytes).map_err(io_err(&path))
@@ -89,7 +89,7 @@ impl<'a> Staging<'a> {
     /// Hard-links an unchanged file of the live site (`from`, checked by the caller against the
     /// stamp recorded when it was committed) into the new site at `rel`. The live site is not
     /// changed; it is removed after the swap, leaving the new site the only owner of the file.
-    pub fn link(&self, from: &Path, rel: &str) -> Result<(), WriteError> {
+    pub(crate) fn link(&self, from: &Path, rel: &str) -> Result<(), WriteError> {
         let path = self.path_of(rel)?;
         create_parent(&path)?;
         fs::hard_link(from, &path).map_err(io_err(&path))
@@ -97,7 +97,7 @@ impl<'a> Staging<'a> {
 
     /// Appends `bytes` to the file at `rel`, creating it (for a file written in parts, such as
     /// `data/runs.json` a page of runs at a time; one writer per file).
-    pub fn append(&self, rel: &str, bytes: &[u8]) -> Result<(), WriteError> {
+    pub(crate) fn append(&self, rel: &str, bytes: &[u8]) -> Result<(), WriteError> {
         let path = self.path_of(rel)?;
         create_parent(&path)?;
         let mut file = fs::OpenOptions::new().create(true).append(true).open(&path).map_err(io_err(&path))?;
@@ -105,7 +105,7 @@ impl<'a> Staging<'a> {
     }
 
     /// Swaps the complete staging folder in place of `out` in one atomic step.
-    pub fn commit(mut self) -> Result<(), WriteError> {
+    pub(crate) fn commit(mut self) -> Result<(), WriteError> {
         self.lock.swap_in(&self.dir).map_err(io_err(self.lock.out()))?;
         self.committed = true;
         Ok(())

@@ -5,7 +5,7 @@ use std::process::Command;
 
 /// The seed's own summarization time per run (`benches/seed_summarize.py` over the first
 /// `limit` runs of `runs`, the seed module loaded once), best of `passes` passes.
-pub fn seed_per_run(seed_dir: &Path, runs: &Path, limit: usize, passes: usize) -> Option<f64> {
+pub(crate) fn seed_per_run(seed_dir: &Path, runs: &Path, limit: usize, passes: usize) -> Option<f64> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/seed_summarize.py");
     let mut best = f64::MAX;
     for _ in 0..passes {

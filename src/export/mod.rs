@@ -1,9 +1,9 @@
 //! Seed-format outputs: the seed's CSV files and `summary.md`, as bytes, for the sections a
 //! run holds. Pure functions `summary -> bytes`; `write` puts them on disk.
 
-pub mod pyfmt;
-pub mod seed_csv;
-pub mod seed_md;
+pub(crate) mod pyfmt;
+pub(crate) mod seed_csv;
+pub(crate) mod seed_md;
 
 use crate::summarize::RunSummary;
 
@@ -28,7 +28,7 @@ const WRITERS: [(&str, Writer); 9] = [
 type Writer = fn(&RunSummary) -> Option<Vec<u8>>;
 
 /// (file name, bytes) of every seed output this run has data for, in the seed's order.
-pub fn seed_files(run: &RunSummary) -> Vec<(&'static str, Vec<u8>)> {
+pub(crate) fn seed_files(run: &RunSummary) -> Vec<(&'static str, Vec<u8>)> {
     WRITERS.iter().filter_map(|(name, write)| write(run).map(|bytes| (*name, bytes))).collect()
 }
 

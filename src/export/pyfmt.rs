@@ -3,7 +3,7 @@
 //! and `format(x, ".N%")`. Uses std only.
 
 /// `repr(x)` for a Python float.
-pub fn repr(x: f64) -> String {
+pub(crate) fn repr(x: f64) -> String {
     if x.is_nan() {
         return "nan".into();
     }
@@ -37,7 +37,7 @@ pub fn repr(x: f64) -> String {
 }
 
 /// `format(x, ".{precision}f")`.
-pub fn fixed(x: f64, precision: usize) -> String {
+pub(crate) fn fixed(x: f64, precision: usize) -> String {
     if x.is_nan() {
         return "nan".into();
     }
@@ -45,12 +45,12 @@ pub fn fixed(x: f64, precision: usize) -> String {
 }
 
 /// `format(x, ".{precision}%")`: x * 100 in f64, fixed, then `%`.
-pub fn percent(x: f64, precision: usize) -> String {
+pub(crate) fn percent(x: f64, precision: usize) -> String {
     format!("{}%", fixed(x * 100.0, precision))
 }
 
 /// `str(bool)`.
-pub fn py_bool(b: bool) -> &'static str {
+pub(crate) fn py_bool(b: bool) -> &'static str {
     if b {
         "True"
     } else {

@@ -6,7 +6,7 @@ use crate::export::pyfmt::{py_bool, repr};
 use crate::model::summary::*;
 
 /// Renders a table with Python's `csv` dialect `excel`.
-pub fn render(header: &[&str], rows: &[Vec<String>]) -> Vec<u8> {
+pub(crate) fn render(header: &[&str], rows: &[Vec<String>]) -> Vec<u8> {
     let mut out = String::new();
     push_row(&mut out, header);
     for row in rows {
@@ -17,7 +17,7 @@ pub fn render(header: &[&str], rows: &[Vec<String>]) -> Vec<u8> {
 
 /// Appends one row as Python's `csv.writer` writes it (minimal quoting, `\r\n`; a lone
 /// empty field is written `""`).
-pub fn push_row<S: AsRef<str>>(out: &mut String, cells: &[S]) {
+pub(crate) fn push_row<S: AsRef<str>>(out: &mut String, cells: &[S]) {
     if let [only] = cells {
         if only.as_ref().is_empty() {
             out.push_str("\"\"\r\n");
@@ -83,7 +83,7 @@ const ASYNC_SUMMARY: &[SeedColumn<AsyncSummary>] = &[
     ("correct", |r| b(r.correct)),
 ];
 
-pub fn async_summary(rows: &[AsyncSummary]) -> Vec<u8> {
+pub(crate) fn async_summary(rows: &[AsyncSummary]) -> Vec<u8> {
     table(ASYNC_SUMMARY, rows)
 }
 
@@ -99,7 +99,7 @@ const DECOMPOSITION_SUMMARY: &[SeedColumn<DecompositionSummary>] = &[
     ("correct", |r| b(r.correct)),
 ];
 
-pub fn decomposition_summary(rows: &[DecompositionSummary]) -> Vec<u8> {
+pub(crate) fn decomposition_summary(rows: &[DecompositionSummary]) -> Vec<u8> {
     table(DECOMPOSITION_SUMMARY, rows)
 }
 
@@ -120,7 +120,7 @@ const FRAGMENTATION_SUMMARY: &[SeedColumn<FragmentationSummary>] = &[
     ("correct", |r| b(r.correct)),
 ];
 
-pub fn fragmentation_summary(rows: &[FragmentationSummary]) -> Vec<u8> {
+pub(crate) fn fragmentation_summary(rows: &[FragmentationSummary]) -> Vec<u8> {
     table(FRAGMENTATION_SUMMARY, rows)
 }
 
@@ -140,7 +140,7 @@ const DECODE_SUMMARY: &[SeedColumn<DecodeSummary>] = &[
     ("correct", |r| b(r.correct)),
 ];
 
-pub fn decode_summary(rows: &[DecodeSummary]) -> Vec<u8> {
+pub(crate) fn decode_summary(rows: &[DecodeSummary]) -> Vec<u8> {
     table(DECODE_SUMMARY, rows)
 }
 
@@ -158,7 +158,7 @@ const NCCL_TESTS_RAW: &[SeedColumn<NcclTestsRawRow>] = &[
     ("world_size", |r| r.world_size.to_string()),
 ];
 
-pub fn nccl_tests_raw(rows: &[NcclTestsRawRow]) -> Vec<u8> {
+pub(crate) fn nccl_tests_raw(rows: &[NcclTestsRawRow]) -> Vec<u8> {
     table(NCCL_TESTS_RAW, rows)
 }
 
@@ -176,7 +176,7 @@ const NCCL_TESTS_SUMMARY: &[SeedColumn<NcclTestsSummary>] = &[
     ("wrong_total", |r| r.wrong_total.to_string()),
 ];
 
-pub fn nccl_tests_summary(rows: &[NcclTestsSummary]) -> Vec<u8> {
+pub(crate) fn nccl_tests_summary(rows: &[NcclTestsSummary]) -> Vec<u8> {
     table(NCCL_TESTS_SUMMARY, rows)
 }
 
@@ -190,7 +190,7 @@ const NUMERIC_SUMMARY: &[SeedColumn<NumericSummary>] = &[
     ("correct_replication_and_fp32_reference", |r| b(r.correct_replication_and_fp32_reference)),
 ];
 
-pub fn numeric_summary(rows: &[NumericSummary]) -> Vec<u8> {
+pub(crate) fn numeric_summary(rows: &[NumericSummary]) -> Vec<u8> {
     table(NUMERIC_SUMMARY, rows)
 }
 
@@ -209,7 +209,7 @@ const UNIFIED: &[SeedColumn<UnifiedRow>] = &[
     ("correct", |r| b(r.correct)),
 ];
 
-pub fn unified(rows: &[UnifiedRow]) -> Vec<u8> {
+pub(crate) fn unified(rows: &[UnifiedRow]) -> Vec<u8> {
     table(UNIFIED, rows)
 }
 

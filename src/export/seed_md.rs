@@ -6,7 +6,7 @@ use crate::export::pyfmt::{fixed, percent};
 use crate::summarize::RunSummary;
 use std::fmt::Write;
 
-pub fn render(run: &RunSummary) -> Vec<u8> {
+pub(crate) fn render(run: &RunSummary) -> Vec<u8> {
     let mut md = String::new();
     let out = &mut md;
     line(out, "# NCCL Interview Detail Experiments");

@@ -5,7 +5,7 @@
 
 /// The factor for `binary` (`all_reduce_perf`, `all_reduce`, or NCCL's `AllReduce`) at
 /// `ranks` ranks; `None` for an unknown binary or zero ranks, never a guess.
-pub fn busbw_factor(binary: &str, ranks: u64) -> Option<f64> {
+pub(crate) fn busbw_factor(binary: &str, ranks: u64) -> Option<f64> {
     if ranks == 0 {
         return None;
     }

@@ -16,7 +16,7 @@ pub struct AlphaBeta {
 /// Fits `(bytes, time_us)` points, weighting each by `1 / time^2` so that the fit minimizes
 /// relative errors: sizes span decades, and plain least squares would let the largest sizes
 /// decide the latency. Non-finite or non-positive times are skipped.
-pub fn fit_alpha_beta(points: &[(f64, f64)]) -> Option<AlphaBeta> {
+pub(crate) fn fit_alpha_beta(points: &[(f64, f64)]) -> Option<AlphaBeta> {
     let points: Vec<(f64, f64, f64)> = points
         .iter()
         .filter(|(b, t)| b.is_finite() && t.is_finite() && *t > 0.0)

@@ -11,11 +11,13 @@
 //!   `SM90_NVLINK_BW 20.6`, `SM100_NVLINK_BW 40.1`): times the link count it predicts ring
 //!   busbw (~240 A100, ~370 H100/H200, ~720 B200).
 //!
-//! A GPU not in the table has no peak: "unknown", never a guess.
+//! A GPU not in the table has no peak: "unknown", never a guess. PCIe and InfiniBand peaks
+//! are listed for the reader only: runs record neither the PCIe generation and width nor the
+//! NIC rate reliably, so no expected line is drawn for them ("peak unknown").
 
 /// A GPU model's NVLink facts.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct NvlinkPeak {
+pub(crate) struct NvlinkPeak {
     pub generation: u8,
     pub links: u32,
     /// Marketing per-direction peak per GPU.
@@ -26,13 +28,13 @@ pub struct NvlinkPeak {
 
 impl NvlinkPeak {
     /// NCCL's own expectation of ring busbw over `links` NVLinks (e.g. 18 x 20.6 = 370.8).
-    pub fn nccl_expected_gbs(&self, links: u32) -> f64 {
+    pub(crate) fn nccl_expected_gbs(&self, links: u32) -> f64 {
         self.nccl_per_link_gbs * f64::from(links)
     }
 }
 
 /// The NVLink facts of a GPU from its `nvidia-smi` name (`NVIDIA H200`, `NVIDIA A100-SXM4-80GB`).
-pub fn nvlink_peak(gpu_name: &str) -> Option<NvlinkPeak> {
+pub(crate) fn nvlink_peak(gpu_name: &str) -> Option<NvlinkPeak> {
     let name = gpu_name.to_ascii_uppercase();
     let has = |model: &str| name.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w == model);
     if has("A100") {
@@ -44,20 +46,6 @@ pub fn nvlink_peak(gpu_name: &str) -> Option<NvlinkPeak> {
     } else {
         None
     }
-}
-
-/// Per-direction x16 peak of a PCIe generation (GB/s); `None` for one not in the table.
-pub fn pcie_x16_gbs(generation: u8) -> Option<f64> {
-    match generation {
-        4 => Some(31.5),
-        5 => Some(63.0),
-        _ => None,
-    }
-}
-
-/// Per-NIC peak of an InfiniBand rate as `ibv_devinfo` prints `active_speed` / rate in Gb/s.
-pub fn infiniband_gbs(rate_gbit: u32) -> f64 {
-    f64::from(rate_gbit) / 8.0
 }
 
 #[cfg(test)]
@@ -73,8 +61,5 @@ mod tests {
         assert_eq!(nvlink_peak("NVIDIA B200").unwrap().nccl_expected_gbs(18), 40.1 * 18.0);
         assert_eq!(nvlink_peak("Tesla V100-SXM2-16GB"), None);
         assert_eq!(nvlink_peak("NVIDIA H1000"), None);
-        assert_eq!(pcie_x16_gbs(5), Some(63.0));
-        assert_eq!(pcie_x16_gbs(3), None);
-        assert_eq!(infiniband_gbs(400), 50.0);
     }
 }

@@ -6,7 +6,7 @@
 use crate::model::nccl_log::{GraphPattern, NcclLogFacts};
 
 /// `13000` -> `13.0`, `12040` -> `12.4`; anything else is kept as printed.
-pub fn cuda_driver(printed: &str) -> String {
+pub(crate) fn cuda_driver(printed: &str) -> String {
     match printed.parse::<u64>() {
         Ok(version) if version >= 1000 => format!("{}.{}", version / 1000, version % 1000 / 10),
         _ => printed.to_string(),
@@ -15,7 +15,7 @@ pub fn cuda_driver(printed: &str) -> String {
 
 /// NCCL's `NCCL_TOPO_PATTERN_*` (`src/include/graph.h`, 2.28.9) by name; `pattern N` for a
 /// value it does not define.
-pub fn pattern_name(pattern: u64) -> String {
+pub(crate) fn pattern_name(pattern: u64) -> String {
     let name = match pattern {
         1 => "balanced tree",
         2 => "split tree",
@@ -31,7 +31,7 @@ pub fn pattern_name(pattern: u64) -> String {
 /// `64 per communicator; the ring graph search found 32, which NCCL duplicated (x2)`: the
 /// communicator's count (`Channel 00/64` lines) against the ring search's `nChannels` (the
 /// rings are what the communicator's channels are built from). `None` without channel lines.
-pub fn channels(facts: &NcclLogFacts) -> Option<String> {
+pub(crate) fn channels(facts: &NcclLogFacts) -> Option<String> {
     let counts: Vec<String> = facts.channel_counts.iter().map(u64::to_string).collect();
     let communicator = format!("{} per communicator", counts.join(", "));
     let ring: Vec<&GraphPattern> = facts.graph_patterns.iter().filter(|p| p.pattern == 4).collect();

@@ -3,11 +3,11 @@
 //! reached, and a table of known per-GPU link peaks. Pure arithmetic over numbers already
 //! parsed; uses `model`, `stats` (and `parse` in tests).
 
-pub mod busbw;
-pub mod fit;
-pub mod link_peaks;
-pub mod log_facts;
-pub mod reach;
-pub mod run;
-pub mod table;
-pub mod topology;
+pub(crate) mod busbw;
+pub(crate) mod fit;
+pub(crate) mod link_peaks;
+pub(crate) mod log_facts;
+pub(crate) mod reach;
+pub(crate) mod run;
+pub(crate) mod table;
+pub(crate) mod topology;

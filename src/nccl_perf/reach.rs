@@ -3,7 +3,7 @@
 
 /// The smallest `bytes` whose busbw is at least `share` (0..1) of the best busbw over `points`
 /// (`(bytes, busbw)`, any order). `None` when there are no points or the best is not positive.
-pub fn size_reaching(points: &[(u64, f64)], share: f64) -> Option<u64> {
+pub(crate) fn size_reaching(points: &[(u64, f64)], share: f64) -> Option<u64> {
     let best = points.iter().map(|p| p.1).filter(|b| b.is_finite()).fold(0.0, f64::max);
     if best <= 0.0 {
         return None;
@@ -12,7 +12,7 @@ pub fn size_reaching(points: &[(u64, f64)], share: f64) -> Option<u64> {
 }
 
 /// busbw as a percentage of `expected_gbs`; `None` when no peak is known.
-pub fn percent_of_expected(busbw_gbs: f64, expected_gbs: Option<f64>) -> Option<f64> {
+pub(crate) fn percent_of_expected(busbw_gbs: f64, expected_gbs: Option<f64>) -> Option<f64> {
     expected_gbs.filter(|e| *e > 0.0).map(|e| 100.0 * busbw_gbs / e)
 }
 

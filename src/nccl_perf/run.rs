@@ -68,7 +68,7 @@ pub struct RunNcclPerf {
 
 /// The analysis of `raw`'s nccl-tests outputs and NCCL's choices; `None` when the run has
 /// neither nccl-tests outputs nor NCCL logs.
-pub fn analyse_run(raw: &RawRun) -> Option<RunNcclPerf> {
+pub(crate) fn analyse_run(raw: &RawRun) -> Option<RunNcclPerf> {
     if raw.nccl_tests.is_empty() && raw.nccl_log.is_none() {
         return None;
     }
@@ -136,7 +136,7 @@ fn expected_peak(raw: &RawRun, ranks: u64) -> ExpectedPeak {
 /// The index headline: busbw at the largest size with the size named, per rank count of the
 /// all_reduce tables (`4r 362.1 GB/s busbw at 8 GiB`); for a run whose tables all have one
 /// rank, `decode` (the decode latency) or a plain statement, never a busbw of 0.
-pub fn run_headline(perf: Option<&RunNcclPerf>, decode: Option<String>) -> String {
+pub(crate) fn run_headline(perf: Option<&RunNcclPerf>, decode: Option<String>) -> String {
     let Some(perf) = perf else { return String::new() };
     let mut parts: Vec<String> = Vec::new();
     for table in perf.tables.iter().filter(|t| t.binary.starts_with("all_reduce")) {

@@ -56,7 +56,7 @@ fn nccl_collective(binary: &str) -> String {
 
 /// Analyses `table` against `expected_gbs` (None: unknown peak), with `tuning` from the
 /// run's NCCL logs (empty when not logged).
-pub fn analyse(table: &NcclTestsTable, expected_gbs: Option<f64>, tuning: &[TuningChoice]) -> TableAnalysis {
+pub(crate) fn analyse(table: &NcclTestsTable, expected_gbs: Option<f64>, tuning: &[TuningChoice]) -> TableAnalysis {
     let collective = table.collective.as_deref().map(nccl_collective);
     let mut by_size: BTreeMap<u64, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
     for row in &table.rows {
@@ -109,7 +109,7 @@ pub fn analyse(table: &NcclTestsTable, expected_gbs: Option<f64>, tuning: &[Tuni
 
 /// The most frequent algorithm/protocol NCCL planned for (collective, bytes), as `Ring/LL`, or
 /// `not logged`; lines of <= 2.22 name no collective and match any.
-pub fn segment_label(tuning: &[TuningChoice], collective: Option<&str>, bytes: u64) -> String {
+pub(crate) fn segment_label(tuning: &[TuningChoice], collective: Option<&str>, bytes: u64) -> String {
     tuning
         .iter()
         .filter(|t| t.bytes == bytes && (t.collective.is_none() || t.collective.as_deref() == collective))
@@ -120,14 +120,14 @@ pub fn segment_label(tuning: &[TuningChoice], collective: Option<&str>, bytes: u
 /// The index headline: busbw at the largest size with the size named, e.g. `370.1 GB/s busbw
 /// at 8 GiB`. `None` for a one-rank run (busbw is 0 by definition there: the caller shows the
 /// decode latency instead) and for an empty table.
-pub fn headline(analysis: &TableAnalysis, ranks: u64) -> Option<String> {
+pub(crate) fn headline(analysis: &TableAnalysis, ranks: u64) -> Option<String> {
     let last = analysis.points.last().filter(|_| ranks > 1)?;
     let label = if analysis.nvls_equivalent { " (NVLS-equivalent)" } else { "" };
     Some(format!("{:.1} GB/s busbw{label} at {}", last.busbw_gbs, size_name(last.bytes)))
 }
 
 /// `8589934592` -> `8 GiB`, `1536` -> `1.5 KiB`.
-pub fn size_name(bytes: u64) -> String {
+pub(crate) fn size_name(bytes: u64) -> String {
     let units = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut value = bytes as f64;
     let mut unit = 0;

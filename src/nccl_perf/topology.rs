@@ -8,7 +8,7 @@ use std::fmt;
 
 /// One link class of the matrix legend, best first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LinkClass {
+pub(crate) enum LinkClass {
     /// `NV#`: a bonded set of # NVLinks (more is better).
     Nvlink(u32),
     /// `PIX`: at most one PCIe bridge.
@@ -25,7 +25,7 @@ pub enum LinkClass {
 
 impl LinkClass {
     /// `NV18`, `PIX`, ...; `None` for `X`, empty or unknown cells.
-    pub fn parse(cell: &str) -> Option<LinkClass> {
+    pub(crate) fn parse(cell: &str) -> Option<LinkClass> {
         match cell.trim() {
             "PIX" => Some(LinkClass::Pix),
             "PXB" => Some(LinkClass::Pxb),
@@ -64,7 +64,7 @@ impl fmt::Display for LinkClass {
 
 /// GPUs, NICs and the class of every GPU pair.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LinkGraph {
+pub(crate) struct LinkGraph {
     pub gpus: usize,
     pub nics: usize,
     /// `(a, b, class)` with `a < b`, GPU indices as in the matrix.
@@ -72,7 +72,7 @@ pub struct LinkGraph {
 }
 
 /// Reads the graph from the parsed matrix; rows and columns named `GPU<i>` and `NIC<i>`.
-pub fn link_graph(matrix: &TopologyMatrix) -> LinkGraph {
+pub(crate) fn link_graph(matrix: &TopologyMatrix) -> LinkGraph {
     let gpu_index = |name: &str| name.strip_prefix("GPU").and_then(|i| i.parse::<usize>().ok());
     let columns: Vec<Option<usize>> = matrix.header.iter().map(|h| gpu_index(h)).collect();
     let mut graph = LinkGraph {
@@ -95,7 +95,7 @@ pub fn link_graph(matrix: &TopologyMatrix) -> LinkGraph {
 
 /// The worst link between any two of `gpus` (one node); `None` for fewer than two GPUs or
 /// when the matrix does not say (then the bottleneck is "unknown", never a guess).
-pub fn intra_node_bottleneck(graph: &LinkGraph, gpus: &[usize]) -> Option<LinkClass> {
+pub(crate) fn intra_node_bottleneck(graph: &LinkGraph, gpus: &[usize]) -> Option<LinkClass> {
     graph
         .gpu_links
         .iter()
@@ -106,7 +106,7 @@ pub fn intra_node_bottleneck(graph: &LinkGraph, gpus: &[usize]) -> Option<LinkCl
 
 /// The bottleneck as a sentence: within a node the worst GPU link; across `nodes` > 1 the NICs
 /// (count x per-NIC Gb/s from `ibv_devinfo` when known).
-pub fn bottleneck_text(graph: &LinkGraph, gpus: &[usize], nodes: u64, nic_rate_gbit: Option<u32>) -> String {
+pub(crate) fn bottleneck_text(graph: &LinkGraph, gpus: &[usize], nodes: u64, nic_rate_gbit: Option<u32>) -> String {
     if nodes > 1 {
         return match (graph.nics, nic_rate_gbit) {
             (0, _) => "across nodes: network, NICs unknown".to_string(),

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 /// `nvidia-smi --query-gpu=index,name,uuid,driver_version,memory.total,pci.bus_id
 /// --format=csv,noheader`. Lines that do not have six fields are skipped (e.g. an error
 /// message from a machine without the tool).
-pub fn parse_gpu_query(text: &str) -> Vec<GpuInfo> {
+pub(crate) fn parse_gpu_query(text: &str) -> Vec<GpuInfo> {
     text.lines()
         .filter_map(|line| {
             let fields: Vec<&str> = line.split(',').map(str::trim).collect();
@@ -27,7 +27,7 @@ pub fn parse_gpu_query(text: &str) -> Vec<GpuInfo> {
 
 /// `nvidia-smi topo -m`: the tab-separated matrix up to the first blank line; ANSI escapes
 /// (the underlined header) are removed.
-pub fn parse_topology(text: &str) -> TopologyMatrix {
+pub(crate) fn parse_topology(text: &str) -> TopologyMatrix {
     let clean = strip_ansi(text);
     let mut lines = clean.lines().skip_while(|l| l.trim().is_empty());
     let Some(header_line) = lines.next() else {

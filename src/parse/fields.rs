@@ -7,7 +7,7 @@ use std::fmt;
 
 /// A deserialization failure, with the index of the field it happened in.
 #[derive(Debug)]
-pub struct FieldError {
+pub(crate) struct FieldError {
     pub field: Option<usize>,
     pub message: String,
 }
@@ -27,7 +27,7 @@ impl de::Error for FieldError {
 }
 
 /// Deserializes `T` from `fields` by position.
-pub fn from_fields<'a, T: de::Deserialize<'a>>(fields: &'a [&'a str]) -> Result<T, FieldError> {
+pub(crate) fn from_fields<'a, T: de::Deserialize<'a>>(fields: &'a [&'a str]) -> Result<T, FieldError> {
     T::deserialize(Row { fields, next: 0 })
 }
 

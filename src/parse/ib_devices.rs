@@ -6,7 +6,7 @@
 
 use crate::model::hosts::IbPort;
 
-pub fn parse_ib_devices(text: &str) -> Vec<IbPort> {
+pub(crate) fn parse_ib_devices(text: &str) -> Vec<IbPort> {
     let mut ports: Vec<IbPort> = Vec::new();
     let mut device = String::new();
     let mut width: Option<f64> = None;

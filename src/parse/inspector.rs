@@ -12,7 +12,7 @@ use crate::model::inspector::InspectorRecord;
 use serde_json::{Deserializer, Value};
 
 /// Records read, and the error that stopped the file, if any.
-pub fn parse_inspector(bytes: &[u8]) -> (Vec<InspectorRecord>, Option<ParseError>) {
+pub(crate) fn parse_inspector(bytes: &[u8]) -> (Vec<InspectorRecord>, Option<ParseError>) {
     let mut records = Vec::new();
     let mut stream = Deserializer::from_slice(bytes).into_iter::<Value>();
     loop {

@@ -3,7 +3,7 @@
 use crate::model::manifest::Manifest;
 use crate::parse::ParseError;
 
-pub fn parse_manifest(bytes: &[u8]) -> Result<Manifest, ParseError> {
+pub(crate) fn parse_manifest(bytes: &[u8]) -> Result<Manifest, ParseError> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
         ParseError::new(Some(line), "invalid UTF-8")

@@ -1,28 +1,28 @@
 //! Bytes -> model. Pure functions over `&[u8]` / `BufRead`; no filesystem access.
 //! Knows `model` and `diag` only.
 
-pub mod artifacts;
-pub mod fields;
-pub mod ib_devices;
-pub mod inspector;
-pub mod manifest;
-pub mod nccl_log;
-pub mod nccl_net;
-pub mod nccl_tests;
-pub mod nccl_tests_json;
-pub mod section_csv;
+pub(crate) mod artifacts;
+pub(crate) mod fields;
+pub(crate) mod ib_devices;
+pub(crate) mod inspector;
+pub(crate) mod manifest;
+pub(crate) mod nccl_log;
+pub(crate) mod nccl_net;
+pub(crate) mod nccl_tests;
+pub(crate) mod nccl_tests_json;
+pub(crate) mod section_csv;
 
 use std::fmt;
 
 /// A parse failure inside one file: the line (1-based) when known, and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseError {
+pub(crate) struct ParseError {
     pub line: Option<u64>,
     pub message: String,
 }
 
 impl ParseError {
-    pub fn new(line: Option<u64>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(line: Option<u64>, message: impl Into<String>) -> Self {
         ParseError { line, message: message.into() }
     }
 }

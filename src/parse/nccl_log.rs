@@ -21,9 +21,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, BufRead, BufReader};
 
 /// Most distinct values kept per list or map (rings, trees, transports, ...).
-pub const MAX_DISTINCT: usize = 256;
+pub(crate) const MAX_DISTINCT: usize = 256;
 /// `NCCL WARN` lines kept verbatim (all are counted).
-pub const MAX_WARNINGS: usize = 20;
+pub(crate) const MAX_WARNINGS: usize = 20;
 
 /// Bytes asked of the reader at a time: a caller's small `BufReader` is bypassed for reads this
 /// large, which saves most of the system calls on a big file.
@@ -33,7 +33,7 @@ const MARKER: &[u8] = b" NCCL ";
 const INFO_MARKER: &[u8; 11] = b" NCCL INFO ";
 
 /// Scans one log. `file` is the run-relative name used in `LogLine`s.
-pub fn scan_log<R: BufRead>(reader: R, file: &str) -> io::Result<NcclLogFacts> {
+pub(crate) fn scan_log<R: BufRead>(reader: R, file: &str) -> io::Result<NcclLogFacts> {
     let mut scanner = Scanner::new(file);
     let reader = BufReader::with_capacity(READ_SIZE, reader);
     let bytes = for_each_line(reader, |line| scanner.line(line))?;
@@ -41,7 +41,7 @@ pub fn scan_log<R: BufRead>(reader: R, file: &str) -> io::Result<NcclLogFacts> {
 }
 
 /// Folds the facts of another log file of the same run into `into` (counts add, lists union).
-pub fn merge(into: &mut NcclLogFacts, other: NcclLogFacts) {
+pub(crate) fn merge(into: &mut NcclLogFacts, other: NcclLogFacts) {
     union(&mut into.nccl_versions, other.nccl_versions);
     union(&mut into.cuda_driver_versions, other.cuda_driver_versions);
     union(&mut into.networks, other.networks);
@@ -83,9 +83,9 @@ pub fn merge(into: &mut NcclLogFacts, other: NcclLogFacts) {
 /// Most bytes of one line that are looked at and kept: a longer line (a 50 MB line, a log with
 /// no newline) is cut there and `CUT_NOTE` appended, so no line costs more memory or page
 /// space than this. No line NCCL writes comes near it.
-pub const MAX_LINE_BYTES: usize = 16 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 16 * 1024;
 /// What a cut line ends with (shown wherever the line is, e.g. a kept `NCCL WARN` line).
-pub const CUT_NOTE: &[u8] = b" [... line cut at 16 KiB]";
+pub(crate) const CUT_NOTE: &[u8] = b" [... line cut at 16 KiB]";
 
 /// Calls `f` with every line (without its `\n`), cut from the reader's own buffer; only a line
 /// that straddles two buffer fills, or is over `MAX_LINE_BYTES`, is copied (at most that much

@@ -12,7 +12,7 @@ const MAX_NICS: usize = 256;
 
 /// What one `NET/<net> : ...` message says.
 #[derive(Debug, PartialEq)]
-pub enum NetLine {
+pub(crate) enum NetLine {
     /// (index, device) of every device in a `Using` line.
     Using(Vec<(u64, String)>),
     Gdr {
@@ -24,7 +24,7 @@ pub enum NetLine {
 
 /// `NET/IB : Using ...` or `NET/IB : GPU Direct RDMA ...` -> (net, what it says); `None` for
 /// any other line.
-pub fn parse(message: &str) -> Option<(String, NetLine)> {
+pub(crate) fn parse(message: &str) -> Option<(String, NetLine)> {
     let (net, body) = message.strip_prefix("NET/")?.split_once(" : ")?;
     let net = net.trim();
     if let Some(devices) = body.strip_prefix("Using") {
@@ -53,7 +53,7 @@ pub fn parse(message: &str) -> Option<(String, NetLine)> {
 }
 
 /// Adds what a line of `host` says to `nics` (kept sorted and distinct).
-pub fn apply(nics: &mut Vec<NicInfo>, host: &str, net: String, line: NetLine) {
+pub(crate) fn apply(nics: &mut Vec<NicInfo>, host: &str, net: String, line: NetLine) {
     match line {
         NetLine::Using(devices) => {
             let found = devices.into_iter().map(|(index, device)| NicInfo {
@@ -79,7 +79,7 @@ pub fn apply(nics: &mut Vec<NicInfo>, host: &str, net: String, line: NetLine) {
 
 /// Folds `other` into `into`: one entry per (host, net, index, device), a logged GDR state
 /// winning over none; sorted, at most `MAX_NICS`.
-pub fn merge(into: &mut Vec<NicInfo>, other: Vec<NicInfo>) {
+pub(crate) fn merge(into: &mut Vec<NicInfo>, other: Vec<NicInfo>) {
     into.extend(other);
     into.sort_by(|a, b| {
         (&a.host, &a.net, a.index, &a.device, b.gdr).cmp(&(&b.host, &b.net, b.index, &b.device, a.gdr))

@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 
 /// Parses an nccl-tests stdout. Never fails: what cannot be read becomes a warning.
-pub fn parse_text(bytes: &[u8]) -> NcclTestsOutput {
+pub(crate) fn parse_text(bytes: &[u8]) -> NcclTestsOutput {
     let mut parser = TextParser::default();
     for (index, raw) in bytes.split(|&b| b == b'\n').enumerate() {
         parser.line(index as u64 + 1, raw);

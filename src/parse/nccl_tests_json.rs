@@ -17,7 +17,7 @@ use crate::parse::ParseError;
 use serde::Deserialize;
 use serde_json::error::Category;
 
-pub fn parse_json(bytes: &[u8]) -> Result<NcclTestsOutput, ParseError> {
+pub(crate) fn parse_json(bytes: &[u8]) -> Result<NcclTestsOutput, ParseError> {
     let doc: Document = serde_json::from_slice(bytes).map_err(|e| json_error(&e))?;
     let results = doc
         .results

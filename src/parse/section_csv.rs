@@ -11,7 +11,7 @@ use crate::parse::ParseError;
 use serde::de::DeserializeOwned;
 
 /// Parses one `rank<N>_<section>.csv`.
-pub fn parse_section(section: Section, bytes: &[u8]) -> Result<SectionRows, ParseError> {
+pub(crate) fn parse_section(section: Section, bytes: &[u8]) -> Result<SectionRows, ParseError> {
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(ParseError::new(Some(1), "empty file: expected a header row"));
     }

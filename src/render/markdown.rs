@@ -6,7 +6,7 @@ use pulldown_cmark::{html, CowStr, Event, HeadingLevel, Options, Parser, Tag, Ta
 
 /// Renders `markdown`; its headings are moved `shift` levels down (a `#` becomes `h1+shift`,
 /// at most `h6`) so that notes nest under the page's own headings.
-pub fn to_html(markdown: &str, shift: usize) -> String {
+pub(crate) fn to_html(markdown: &str, shift: usize) -> String {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     let mut dropped_links = 0usize;
     let mut in_dropped_image = 0usize;

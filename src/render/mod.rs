@@ -1,8 +1,8 @@
 //! Rendering: askama page templates, markdown and charts -> bytes. Knows `site` only.
 
-pub mod charts;
-pub mod markdown;
-pub mod pages;
+pub(crate) mod charts;
+pub(crate) mod markdown;
+pub(crate) mod pages;
 
 use crate::site::paths;
 use crate::site::view::{Block, CrossRunModel, RunPage};
@@ -10,10 +10,10 @@ use crate::write::OutputFile;
 use rayon::prelude::*;
 
 /// The stylesheet, embedded in the binary.
-pub const STYLE_CSS: &str = include_str!("../../static/style.css");
+pub(crate) const STYLE_CSS: &str = include_str!("../../static/style.css");
 
 /// Files that do not depend on the runs.
-pub fn static_files() -> Vec<OutputFile> {
+pub(crate) fn static_files() -> Vec<OutputFile> {
     vec![
         OutputFile::new("404.html", pages::not_found()),
         OutputFile::new(".nojekyll", Vec::new()),
@@ -22,7 +22,7 @@ pub fn static_files() -> Vec<OutputFile> {
 }
 
 /// A run's page and its charts (site-relative paths).
-pub fn run_files(page: &RunPage) -> Vec<OutputFile> {
+pub(crate) fn run_files(page: &RunPage) -> Vec<OutputFile> {
     let mut out = vec![OutputFile::new(paths::run_file(&page.id, "index.html"), pages::run(page))];
     out.extend(figure_files(&page.blocks));
     out
@@ -30,7 +30,7 @@ pub fn run_files(page: &RunPage) -> Vec<OutputFile> {
 
 /// One page of the index and of the section pages, with their charts (`data/runs.json` is
 /// written apart, a page of entries at a time).
-pub fn cross_run_files(model: &CrossRunModel) -> Vec<OutputFile> {
+pub(crate) fn cross_run_files(model: &CrossRunModel) -> Vec<OutputFile> {
     let mut out = vec![OutputFile::new(model.index_path.clone(), pages::index(&model.index))];
     let sections: Vec<Vec<OutputFile>> = model
         .sections

@@ -49,7 +49,7 @@ fn render(template: &impl Template) -> Vec<u8> {
     template.render().expect("templates only format prepared strings").into_bytes()
 }
 
-pub fn index(page: &IndexPage) -> Vec<u8> {
+pub(crate) fn index(page: &IndexPage) -> Vec<u8> {
     render(&IndexHtml {
         root: page.root,
         version: VERSION,
@@ -58,14 +58,14 @@ pub fn index(page: &IndexPage) -> Vec<u8> {
     })
 }
 
-pub fn run(page: &RunPage) -> Vec<u8> {
+pub(crate) fn run(page: &RunPage) -> Vec<u8> {
     render(&RunHtml { root: "../../", version: VERSION, page, notes_html: notes(&page.evidence) })
 }
 
-pub fn section(page: &SectionPage) -> Vec<u8> {
+pub(crate) fn section(page: &SectionPage) -> Vec<u8> {
     render(&SectionHtml { root: "../", version: VERSION, page, notes_html: notes(&page.evidence) })
 }
 
-pub fn not_found() -> Vec<u8> {
+pub(crate) fn not_found() -> Vec<u8> {
     render(&NotFoundHtml { root: "", version: VERSION })
 }

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Scale {
+pub(crate) enum Scale {
     Linear,
     /// Base-2 logarithmic axis (message sizes, call counts, tokens).
     Log2,
@@ -13,7 +13,7 @@ pub enum Scale {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ChartSpec {
+pub(crate) struct ChartSpec {
     /// File stem, unique within the page's folder: `<id>.svg` and `<id>.csv`.
     pub id: String,
     pub title: String,
@@ -28,7 +28,7 @@ pub struct ChartSpec {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Series {
+pub(crate) struct Series {
     /// Legend label (may come from a run: untrusted text).
     pub name: String,
     /// Sorted by x.
@@ -36,7 +36,7 @@ pub struct Series {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Point {
+pub(crate) struct Point {
     pub x: f64,
     /// The drawn value (median over cycles, or the single value).
     pub y: f64,

@@ -14,7 +14,7 @@ use crate::summarize::{RunStatus, RunSummary};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunDigest {
+pub(crate) struct RunDigest {
     pub id: String,
     pub status: RunStatus,
     pub facts: RunFacts,
@@ -33,7 +33,7 @@ pub struct RunDigest {
     pub outputs: Vec<String>,
 }
 
-pub fn digest(run: &RunSummary, outputs: &[&str]) -> RunDigest {
+pub(crate) fn digest(run: &RunSummary, outputs: &[&str]) -> RunDigest {
     let key = ConfigKey::of(run);
     RunDigest {
         id: run.raw.id.clone(),
@@ -53,7 +53,7 @@ pub fn digest(run: &RunSummary, outputs: &[&str]) -> RunDigest {
 
 impl RunDigest {
     /// The full comparison key as one line, `part=value; ...`.
-    pub fn configuration_text(&self) -> String {
+    pub(crate) fn configuration_text(&self) -> String {
         self.configuration_key.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
     }
 }
@@ -61,7 +61,7 @@ impl RunDigest {
 /// What the build keeps in memory of every run until the cross-run pages are written: what
 /// orders them, the index's counts, and which sections the run has (for the charts).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RunCard {
+pub(crate) struct RunCard {
     pub id: String,
     pub timestamp_utc: Option<String>,
     pub status: RunStatus,
@@ -70,18 +70,18 @@ pub struct RunCard {
 }
 
 impl RunCard {
-    pub fn of(run: &RunDigest) -> RunCard {
+    pub(crate) fn of(run: &RunDigest) -> RunCard {
         let sections = Section::ALL.iter().filter(|s| s.has(run)).fold(0u8, |bits, s| bits | 1 << s.index());
         RunCard { id: run.id.clone(), timestamp_utc: run.facts.timestamp_utc.clone(), status: run.status, sections }
     }
 
-    pub fn has(&self, section: Section) -> bool {
+    pub(crate) fn has(&self, section: Section) -> bool {
         self.sections & 1 << section.index() != 0
     }
 }
 
 /// Newest first (by the manifest's timestamp), then by id; runs without a date last.
-pub fn order(cards: &mut [RunCard]) {
+pub(crate) fn order(cards: &mut [RunCard]) {
     cards.sort_by(|a, b| {
         let (ta, tb) = (&a.timestamp_utc, &b.timestamp_utc);
         tb.is_some().cmp(&ta.is_some()).then_with(|| tb.cmp(ta)).then_with(|| a.id.cmp(&b.id))

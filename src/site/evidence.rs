@@ -4,7 +4,7 @@
 use crate::site::digest::RunDigest;
 
 /// Statements about the conditions of one run.
-pub fn run_statements(run: &RunDigest) -> Vec<String> {
+pub(crate) fn run_statements(run: &RunDigest) -> Vec<String> {
     let facts = &run.facts;
     let mut out = Vec::new();
     let gpu = facts.gpu.as_deref().unwrap_or("an unrecorded GPU");

@@ -4,22 +4,22 @@
 use crate::export::pyfmt::fixed;
 
 /// Microseconds, GB/s and other measured values: three decimals, as the seed's tables.
-pub fn num3(x: f64) -> String {
+pub(crate) fn num3(x: f64) -> String {
     fixed(x, 3)
 }
 
 /// Percentages: two decimals and a `%`.
-pub fn pct2(x: f64) -> String {
+pub(crate) fn pct2(x: f64) -> String {
     format!("{}%", fixed(x, 2))
 }
 
 /// A rate in [0, 1] as a percentage with one decimal.
-pub fn rate(x: f64) -> String {
+pub(crate) fn rate(x: f64) -> String {
     format!("{}%", fixed(x * 100.0, 1))
 }
 
 /// Bytes as a short binary size (`8 KiB`, `80 MiB`, `1.5 GiB`), exact when whole.
-pub fn bytes(n: i64) -> String {
+pub(crate) fn bytes(n: i64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut value = n as f64;
     let mut unit = 0;
@@ -34,7 +34,7 @@ pub fn bytes(n: i64) -> String {
     }
 }
 
-pub fn yes_no(b: bool) -> &'static str {
+pub(crate) fn yes_no(b: bool) -> &'static str {
     if b {
         "yes"
     } else {
@@ -42,14 +42,9 @@ pub fn yes_no(b: bool) -> &'static str {
     }
 }
 
-/// Relative prefix from a page at `depth` folders below the site root to the root.
-pub fn root(depth: usize) -> String {
-    "../".repeat(depth)
-}
-
 /// A run id as one URL path segment: everything but unreserved characters percent-encoded,
 /// so an id holding `#`, `?`, `%` or spaces still links to its own folder.
-pub fn url_segment(id: &str) -> String {
+pub(crate) fn url_segment(id: &str) -> String {
     let mut out = String::with_capacity(id.len());
     for byte in id.bytes() {
         if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {

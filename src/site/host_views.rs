@@ -12,7 +12,7 @@ use crate::summarize::RunSummary;
 use std::collections::BTreeMap;
 
 /// The table (empty when the logs place no rank on a host, or on one host only).
-pub fn table(run: &RunSummary) -> Table {
+pub(crate) fn table(run: &RunSummary) -> Table {
     let communicators = run.raw.nccl_log.as_ref().map_or(&[][..], |l| l.communicators.as_slice());
     let placed = rank_map(communicators);
     let mut hosts: Vec<&str> = placed.iter().filter_map(|p| p.host.as_deref()).collect();

@@ -12,7 +12,7 @@ use crate::site::view::{Block, Cell, Table};
 use crate::summarize::RunSummary;
 
 /// The block, or `None` for a single-node run.
-pub fn build(run: &RunSummary) -> Option<Block> {
+pub(crate) fn build(run: &RunSummary) -> Option<Block> {
     let log = run.raw.nccl_log.as_ref();
     let log_hosts = log.map_or(0, |l| l.files_by_host.len());
     if run.raw.hosts.is_empty() && log_hosts < 2 {

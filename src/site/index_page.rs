@@ -10,7 +10,13 @@ use crate::summarize::RunStatus;
 
 /// Index page `page`: its runs (`window`, newest first) with headline figures, the counts of
 /// every run (`cards`), and the pager.
-pub fn build(window: &[&RunDigest], cards: &[RunCard], paging: &Paging, page: usize, notes: Option<&str>) -> IndexPage {
+pub(crate) fn build(
+    window: &[&RunDigest],
+    cards: &[RunCard],
+    paging: &Paging,
+    page: usize,
+    notes: Option<&str>,
+) -> IndexPage {
     let root = Paging::index_root(page);
     let mut table = Table::new(
         "All runs, newest first",

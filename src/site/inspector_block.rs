@@ -7,7 +7,7 @@ use crate::site::format::{bytes, num3};
 use crate::site::view::{Block, Cell, Table};
 use crate::summarize::RunSummary;
 
-pub fn inspector_block(run: &RunSummary) -> Option<Block> {
+pub(crate) fn inspector_block(run: &RunSummary) -> Option<Block> {
     let rows = &run.facts.inspector;
     let manifest = |key: &str| run.raw.manifest.as_ref().and_then(|m| m.get(key));
     let enabled = manifest("nccl_inspector").is_some();

@@ -5,24 +5,24 @@
 //! the section pages are built from the runs' small `RunDigest`s, a page of runs at a time
 //! (`cross_run`).
 
-pub mod chart;
-pub mod digest;
-pub mod evidence;
-pub mod format;
-pub mod host_views;
-pub mod hosts_block;
-pub mod index_page;
-pub mod inspector_block;
-pub mod nccl_perf_block;
-pub mod paging;
-pub mod paths;
-pub mod run_comparison;
-pub mod run_page;
-pub mod runs_json;
-pub mod section_pages;
-pub mod sections;
-pub mod spread;
-pub mod view;
+pub(crate) mod chart;
+pub(crate) mod digest;
+pub(crate) mod evidence;
+pub(crate) mod format;
+pub(crate) mod host_views;
+pub(crate) mod hosts_block;
+pub(crate) mod index_page;
+pub(crate) mod inspector_block;
+pub(crate) mod nccl_perf_block;
+pub(crate) mod paging;
+pub(crate) mod paths;
+pub(crate) mod run_comparison;
+pub(crate) mod run_page;
+pub(crate) mod runs_json;
+pub(crate) mod section_pages;
+pub(crate) mod sections;
+pub(crate) mod spread;
+pub(crate) mod view;
 
 use digest::{RunCard, RunDigest};
 use paging::Paging;
@@ -31,7 +31,12 @@ use view::CrossRunModel;
 
 /// Page `page` of the cross-run pages: the index, every section and the `runs.json` entries
 /// of `window` (that page's runs, newest first); `cards` are every run, for the counts.
-pub fn cross_run(window: &[&RunDigest], cards: &[RunCard], page: usize, context: &SectionContext) -> CrossRunModel {
+pub(crate) fn cross_run(
+    window: &[&RunDigest],
+    cards: &[RunCard],
+    page: usize,
+    context: &SectionContext,
+) -> CrossRunModel {
     let (index, (sections, runs_json)) = rayon::join(
         || index_page::build(window, cards, &context.paging, page, context.site_notes),
         || rayon::join(|| section_pages::build(window, page, context), || runs_json::entries(window)),

@@ -14,7 +14,7 @@ use crate::site::paths;
 use crate::site::view::{Block, Cell, Figure, Table};
 
 /// The block for `perf`, its charts written under `runs/<run_id>/charts`.
-pub fn block(perf: &RunNcclPerf, run_id: &str) -> Block {
+pub(crate) fn block(perf: &RunNcclPerf, run_id: &str) -> Block {
     let expected = &perf.expected;
     let mut intro = vec![
         format!("Topology bottleneck: {}.", expected.bottleneck),

@@ -7,42 +7,42 @@ use crate::site::view::{Link, Pager};
 use std::ops::Range;
 
 /// Runs per cross-run page unless `build --page-size` says otherwise.
-pub const DEFAULT_PAGE_SIZE: usize = 100;
+pub(crate) const DEFAULT_PAGE_SIZE: usize = 100;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Paging {
+pub(crate) struct Paging {
     pub runs: usize,
     pub size: usize,
 }
 
 impl Paging {
-    pub fn new(runs: usize, size: usize) -> Paging {
+    pub(crate) fn new(runs: usize, size: usize) -> Paging {
         Paging { runs, size: size.max(1) }
     }
 
     /// How many pages (at least one, even without runs).
-    pub fn pages(&self) -> usize {
+    pub(crate) fn pages(&self) -> usize {
         self.runs.div_ceil(self.size).max(1)
     }
 
     /// The positions (in newest-first order) of the runs on 1-based `page`.
-    pub fn window(&self, page: usize) -> Range<usize> {
+    pub(crate) fn window(&self, page: usize) -> Range<usize> {
         let start = ((page - 1) * self.size).min(self.runs);
         start..(start + self.size).min(self.runs)
     }
 
     /// The index page's path from the site root.
-    pub fn index_path(page: usize) -> String {
+    pub(crate) fn index_path(page: usize) -> String {
         crate::site::paths::index(page)
     }
 
     /// A section page's path from the site root.
-    pub fn section_path(slug: &str, page: usize) -> String {
+    pub(crate) fn section_path(slug: &str, page: usize) -> String {
         crate::site::paths::section(slug, page)
     }
 
     /// The root-relative prefix of index page `page` (`""` or `"../"`).
-    pub fn index_root(page: usize) -> &'static str {
+    pub(crate) fn index_root(page: usize) -> &'static str {
         if page == 1 {
             ""
         } else {
@@ -51,12 +51,12 @@ impl Paging {
     }
 
     /// Links to every page of the index, relative to index page `page`.
-    pub fn index_pager(&self, page: usize) -> Option<Pager> {
+    pub(crate) fn index_pager(&self, page: usize) -> Option<Pager> {
         self.pager(page, |k| format!("{}{}", Self::index_root(page), Self::index_path(k)))
     }
 
     /// Links to every page of a section, relative to its page `page` (all in `sections/`).
-    pub fn section_pager(&self, slug: &str, page: usize) -> Option<Pager> {
+    pub(crate) fn section_pager(&self, slug: &str, page: usize) -> Option<Pager> {
         self.pager(page, |k| Self::section_path(slug, k).trim_start_matches("sections/").to_string())
     }
 

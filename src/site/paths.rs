@@ -5,7 +5,7 @@
 use crate::site::format::url_segment;
 
 /// The index page `page` (1-based).
-pub fn index(page: usize) -> String {
+pub(crate) fn index(page: usize) -> String {
     if page == 1 {
         "index.html".to_string()
     } else {
@@ -14,7 +14,7 @@ pub fn index(page: usize) -> String {
 }
 
 /// Section `slug`'s page `page` (1-based).
-pub fn section(slug: &str, page: usize) -> String {
+pub(crate) fn section(slug: &str, page: usize) -> String {
     if page == 1 {
         format!("sections/{slug}.html")
     } else {
@@ -23,19 +23,19 @@ pub fn section(slug: &str, page: usize) -> String {
 }
 
 /// The folder of the section pages' charts.
-pub const SECTION_CHARTS: &str = "sections/charts";
+pub(crate) const SECTION_CHARTS: &str = "sections/charts";
 
 /// A file in a run's folder (its page, its charts folder, its seed files).
-pub fn run_file(id: &str, name: &str) -> String {
+pub(crate) fn run_file(id: &str, name: &str) -> String {
     format!("runs/{id}/{name}")
 }
 
 /// A link to a run's page from a page whose root prefix is `root` (the id URL-encoded).
-pub fn run_link(root: &str, id: &str) -> String {
+pub(crate) fn run_link(root: &str, id: &str) -> String {
     format!("{root}runs/{}/index.html", url_segment(id))
 }
 
 /// A chart's SVG and CSV, relative to the page that shows it (in its `charts/` folder).
-pub fn chart_files(chart_id: &str) -> (String, String) {
+pub(crate) fn chart_files(chart_id: &str) -> (String, String) {
     (format!("charts/{chart_id}.svg"), format!("charts/{chart_id}.csv"))
 }

@@ -10,7 +10,7 @@ use crate::site::format::num3;
 use crate::site::view::{Block, Cell, Table};
 
 /// The configuration the run belongs to: runs compare only within one.
-pub fn configuration_block(digest: &RunDigest) -> Block {
+pub(crate) fn configuration_block(digest: &RunDigest) -> Block {
     let mut table = Table::new(
         "Comparison key (every part must agree for two runs to be compared)",
         &[("part", false), ("value", false)],
@@ -33,7 +33,7 @@ pub fn configuration_block(digest: &RunDigest) -> Block {
 
 /// Per case: how often each rank was the slowest (the seed keeps only that rank), the median
 /// skew between the slowest and fastest rank, and a straggler (critical in most cycles).
-pub fn ranks_block(raw: &RawRun) -> Option<Block> {
+pub(crate) fn ranks_block(raw: &RawRun) -> Option<Block> {
     let views = ranks::of(raw);
     if views.is_empty() {
         return None;

@@ -15,7 +15,7 @@ use crate::site::sections::{Section, Source};
 use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
 use crate::summarize::RunSummary;
 
-pub fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> RunPage {
+pub(crate) fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> RunPage {
     let mut blocks = vec![diagnostics_block(run), run_comparison::configuration_block(digest)];
     let one = [(digest, String::new())];
     for &section in Section::ALL {

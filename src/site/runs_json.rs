@@ -35,7 +35,7 @@ impl<'a> Entry<'a> {
 /// The entries of `runs` as they appear inside the pretty-printed array of `data/runs.json`
 /// (each line indented by two spaces, entries separated by `,\n`), so that pages of runs
 /// written one after another, between `ARRAY_START` and `ARRAY_END`, form the whole file.
-pub fn entries(runs: &[&RunDigest]) -> Vec<u8> {
+pub(crate) fn entries(runs: &[&RunDigest]) -> Vec<u8> {
     let mut out = Vec::new();
     for (i, run) in runs.iter().enumerate() {
         let text = serde_json::to_string_pretty(&Entry::of(run)).expect("runs.json entries serialize");
@@ -54,11 +54,11 @@ pub fn entries(runs: &[&RunDigest]) -> Vec<u8> {
 }
 
 /// What precedes the first entry, goes between two pages' entries, and follows the last.
-pub const ARRAY_START: &[u8] = b"[\n";
-pub const BETWEEN_PAGES: &[u8] = b",\n";
-pub const ARRAY_END: &[u8] = b"\n]\n";
+pub(crate) const ARRAY_START: &[u8] = b"[\n";
+pub(crate) const BETWEEN_PAGES: &[u8] = b",\n";
+pub(crate) const ARRAY_END: &[u8] = b"\n]\n";
 /// The whole file when there is no run.
-pub const EMPTY: &[u8] = b"[]\n";
+pub(crate) const EMPTY: &[u8] = b"[]\n";
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,7 @@ use crate::site::view::{Block, Cell, Evidence, Figure, SectionPage, Table};
 use rayon::prelude::*;
 
 /// How many runs a cross-run chart overlays (the newest); tables list every run.
-pub const MAX_CHART_RUNS: usize = 8;
+pub(crate) const MAX_CHART_RUNS: usize = 8;
 
 /// How the first page's charts choose their runs (said on the page).
 const CHART_RULE: &str = "Charts overlay only runs of one configuration (one set of charts per configuration, newest runs first); failed and invalid runs are left out of the charts and marked in the tables.";
@@ -65,7 +65,7 @@ fn configurations_table(runs: &[(&RunDigest, String)]) -> Table {
 }
 
 /// What every section page needs beyond its page of runs.
-pub struct SectionContext<'a> {
+pub(crate) struct SectionContext<'a> {
     pub paging: Paging,
     /// Per section (in `Section::ALL` order): how many runs have it, and the newest of them (up
     /// to `MAX_CHART_RUNS`) that its first page charts.
@@ -75,7 +75,7 @@ pub struct SectionContext<'a> {
 }
 
 /// Page `page` of every section: its runs (`window`, newest first) that have the section.
-pub fn build(window: &[&RunDigest], page: usize, context: &SectionContext) -> Vec<SectionPage> {
+pub(crate) fn build(window: &[&RunDigest], page: usize, context: &SectionContext) -> Vec<SectionPage> {
     Section::ALL
         .par_iter()
         .enumerate()

@@ -6,7 +6,7 @@ use crate::site::sections::MIN_SPREAD_CYCLES;
 use crate::stats::Spread;
 
 /// A point summarizing `cycles` (scaled by `scale`, e.g. 1/collectives for per-call values).
-pub fn point(x: f64, cycles: &[f64], scale: f64) -> Point {
+pub(crate) fn point(x: f64, cycles: &[f64], scale: f64) -> Point {
     let samples: Vec<f64> = cycles.iter().map(|v| v * scale).collect();
     if samples.is_empty() {
         return Point { x, y: f64::NAN, low: None, high: None, samples };
@@ -19,6 +19,6 @@ pub fn point(x: f64, cycles: &[f64], scale: f64) -> Point {
 }
 
 /// A point for a value that is not a statistic over cycles.
-pub fn plain(x: f64, y: f64) -> Point {
+pub(crate) fn plain(x: f64, y: f64) -> Point {
     Point { x, y, low: None, high: None, samples: Vec::new() }
 }

@@ -4,21 +4,21 @@
 use crate::site::chart::ChartSpec;
 
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Table {
+pub(crate) struct Table {
     pub caption: String,
     pub columns: Vec<Column>,
     pub rows: Vec<Vec<Cell>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Column {
+pub(crate) struct Column {
     pub label: String,
     /// Numbers are right-aligned.
     pub numeric: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Cell {
+pub(crate) struct Cell {
     pub text: String,
     pub href: Option<String>,
     /// Extra CSS class: `ok`, `failed`, `invalid`, `warning`, or empty.
@@ -26,7 +26,7 @@ pub struct Cell {
 }
 
 impl Table {
-    pub fn new(caption: impl Into<String>, columns: &[(&str, bool)]) -> Self {
+    pub(crate) fn new(caption: impl Into<String>, columns: &[(&str, bool)]) -> Self {
         Table {
             caption: caption.into(),
             columns: columns
@@ -37,12 +37,12 @@ impl Table {
         }
     }
 
-    pub fn push(&mut self, row: Vec<Cell>) {
+    pub(crate) fn push(&mut self, row: Vec<Cell>) {
         self.rows.push(row);
     }
 
     /// The CSS class of a cell in column `index`.
-    pub fn cell_class(&self, index: &usize, cell: &Cell) -> String {
+    pub(crate) fn cell_class(&self, index: &usize, cell: &Cell) -> String {
         let numeric = self.columns.get(*index).is_some_and(|c| c.numeric);
         match (numeric, cell.class) {
             (true, "") => "num".to_string(),
@@ -53,20 +53,20 @@ impl Table {
 }
 
 impl Cell {
-    pub fn text(text: impl Into<String>) -> Self {
+    pub(crate) fn text(text: impl Into<String>) -> Self {
         Cell { text: text.into(), ..Cell::default() }
     }
-    pub fn link(text: impl Into<String>, href: impl Into<String>) -> Self {
+    pub(crate) fn link(text: impl Into<String>, href: impl Into<String>) -> Self {
         Cell { text: text.into(), href: Some(href.into()), class: "" }
     }
-    pub fn status(text: &'static str) -> Self {
+    pub(crate) fn status(text: &'static str) -> Self {
         Cell { text: text.to_string(), href: None, class: text }
     }
 }
 
 /// A chart placed on a page: its spec, and where its files go relative to the page.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Figure {
+pub(crate) struct Figure {
     pub spec: ChartSpec,
     /// Folder of the chart files relative to the site root, e.g. `runs/x/charts`.
     pub dir: String,
@@ -77,7 +77,7 @@ pub struct Figure {
 
 /// A titled block of a page: prose lines, tables and figures.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Block {
+pub(crate) struct Block {
     pub id: String,
     pub title: String,
     pub intro: Vec<String>,
@@ -88,11 +88,11 @@ pub struct Block {
 }
 
 /// Key/value facts shown as a definition list.
-pub type Facts = Vec<(String, String)>;
+pub(crate) type Facts = Vec<(String, String)>;
 
 /// The evidence boundary: generated statements plus the runs' own notes.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Evidence {
+pub(crate) struct Evidence {
     pub statements: Vec<String>,
     /// (title, markdown) from `runs/<id>/NOTES.md` and `runs/NOTES.md`: untrusted, rendered
     /// and sanitized by `render::markdown`.
@@ -100,14 +100,14 @@ pub struct Evidence {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Link {
+pub(crate) struct Link {
     pub text: String,
     pub href: String,
 }
 
 /// Links to the pages of a paged cross-run page (absent when there is one page).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Pager {
+pub(crate) struct Pager {
     /// `Runs 101–200 of 1000, newest first.`
     pub label: String,
     /// Every page, with whether it is this one.
@@ -115,7 +115,7 @@ pub struct Pager {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct IndexPage {
+pub(crate) struct IndexPage {
     /// `""` on `index.html`, `"../"` on `pages/<k>.html`.
     pub root: &'static str,
     pub pager: Option<Pager>,
@@ -127,7 +127,7 @@ pub struct IndexPage {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct RunPage {
+pub(crate) struct RunPage {
     pub id: String,
     pub status: &'static str,
     pub facts: Facts,
@@ -137,7 +137,7 @@ pub struct RunPage {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct SectionPage {
+pub(crate) struct SectionPage {
     /// Where the page is written, from the site root.
     pub path: String,
     pub title: String,
@@ -149,7 +149,7 @@ pub struct SectionPage {
 
 /// One page of runs of the pages that span every run, ready to render.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CrossRunModel {
+pub(crate) struct CrossRunModel {
     /// Where the index page is written, from the site root.
     pub index_path: String,
     pub index: IndexPage,

@@ -5,10 +5,10 @@
 use crate::stats::{median, sorted};
 
 /// Resamples per interval.
-pub const RESAMPLES: usize = 2000;
+pub(crate) const RESAMPLES: usize = 2000;
 
 /// Two-sided confidence level of every interval.
-pub const LEVEL: f64 = 0.95;
+pub(crate) const LEVEL: f64 = 0.95;
 
 /// SplitMix64: a tiny generator whose only float operation is one division, so draws are
 /// identical everywhere.
@@ -25,7 +25,7 @@ impl SplitMix {
 }
 
 /// The generator's seed for a label (e.g. the case key): xxh3-64 of its bytes.
-pub fn seed_of(label: &str) -> u64 {
+pub(crate) fn seed_of(label: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(label.as_bytes())
 }
 
@@ -44,7 +44,7 @@ fn interval(estimates: &[f64]) -> (f64, f64) {
 }
 
 /// Interval of median(cand) / median(base): each sample resampled on its own.
-pub fn ratio_of_medians(base: &[f64], cand: &[f64], seed: u64) -> (f64, f64) {
+pub(crate) fn ratio_of_medians(base: &[f64], cand: &[f64], seed: u64) -> (f64, f64) {
     let mut rng = SplitMix(seed);
     let mut scratch = Vec::with_capacity(base.len().max(cand.len()));
     let estimates: Vec<f64> = (0..RESAMPLES)
@@ -57,7 +57,7 @@ pub fn ratio_of_medians(base: &[f64], cand: &[f64], seed: u64) -> (f64, f64) {
 }
 
 /// Interval of the median of `values`.
-pub fn median_interval(values: &[f64], seed: u64) -> (f64, f64) {
+pub(crate) fn median_interval(values: &[f64], seed: u64) -> (f64, f64) {
     let mut rng = SplitMix(seed);
     let mut scratch = Vec::with_capacity(values.len());
     let estimates: Vec<f64> = (0..RESAMPLES).map(|_| resample_median(values, &mut rng, &mut scratch)).collect();

@@ -10,7 +10,7 @@
 const EXACT_LIMIT: usize = 50;
 
 /// Two-sided Mann-Whitney U p-value of `a` against `b` (both non-empty).
-pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> f64 {
+pub(crate) fn mann_whitney_p(a: &[f64], b: &[f64]) -> f64 {
     let (n1, n2) = (a.len(), b.len());
     let (ranks, tie_sum) = ranks_with_ties(a, b);
     let rank_sum_a: f64 = ranks[..n1].iter().sum();
@@ -100,19 +100,19 @@ fn erfc(x: f64) -> f64 {
 
 /// The smallest two-sided p-value Mann-Whitney can give for samples of these sizes
 /// (no ties, total separation): 2 / C(n1 + n2, n1), at most 1.
-pub fn min_two_sided_p(n1: usize, n2: usize) -> f64 {
+pub(crate) fn min_two_sided_p(n1: usize, n2: usize) -> f64 {
     let (small, n) = (n1.min(n2), n1 + n2);
     let ways = (0..small).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64);
     (2.0 / ways).min(1.0)
 }
 
 /// The fewest cycles per run (n vs n) whose smallest p passes `threshold`.
-pub fn cycles_needed(threshold: f64) -> usize {
+pub(crate) fn cycles_needed(threshold: f64) -> usize {
     (1..).find(|&n| min_two_sided_p(n, n) <= threshold).unwrap_or(usize::MAX)
 }
 
 /// Benjamini-Hochberg q-values (step-up adjusted p-values), in the input order.
-pub fn benjamini_hochberg(p_values: &[f64]) -> Vec<f64> {
+pub(crate) fn benjamini_hochberg(p_values: &[f64]) -> Vec<f64> {
     let m = p_values.len();
     let mut order: Vec<usize> = (0..m).collect();
     order.sort_by(|&i, &j| p_values[i].total_cmp(&p_values[j]));

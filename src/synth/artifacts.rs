@@ -12,7 +12,7 @@ const NCCL_ENV: &str = "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,COLL";
 const DRIVER: &str = "580.159.04";
 
 /// `manifest.txt` with every key the seed writes, in its order, then `commands:`.
-pub fn manifest(run: &Run) -> String {
+pub(super) fn manifest(run: &Run) -> String {
     let mut rng = Rng::derive(run.spec.seed, "manifest");
     let shape = &run.spec.shape;
     let finished = run.spec.start.plus_micros(rng.range(180e6, 420e6) as u64);
@@ -77,7 +77,7 @@ fn commands(run: &Run) -> Vec<String> {
 }
 
 /// torchrun's stdout for case `case`: its OMP_NUM_THREADS warning, then the workers' lines.
-pub fn torchrun_stdout(run: &Run, case: usize) -> String {
+pub(super) fn torchrun_stdout(run: &Run, case: usize) -> String {
     let spec = &run.cases[case];
     let when = run.spec.start.plus_micros(1_500_000 + 90_000_000 * case as u64).glog();
     let prefix = format!("W{when} {} torch/distributed/run.py:803] ", run.launcher_pid(case));
@@ -105,7 +105,7 @@ pub fn torchrun_stdout(run: &Run, case: usize) -> String {
 }
 
 /// `artifacts/*`: (file name, contents).
-pub fn machine_artifacts(run: &Run) -> Vec<(&'static str, String)> {
+pub(super) fn machine_artifacts(run: &Run) -> Vec<(&'static str, String)> {
     vec![
         ("nvidia_smi_query.txt", gpu_query(run)),
         ("nvidia_smi_topo.txt", topology(run.spec.shape.ranks)),

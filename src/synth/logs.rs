@@ -56,7 +56,7 @@ struct Process {
 }
 
 /// Writes every log file of `run` into `dir`.
-pub fn write_logs(dir: &Path, run: &Run) -> anyhow::Result<()> {
+pub(super) fn write_logs(dir: &Path, run: &Run) -> anyhow::Result<()> {
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     for process in processes(run) {
         let suffix = if run.spec.gzip_logs { ".log.gz" } else { ".log" };

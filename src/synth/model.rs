@@ -5,11 +5,11 @@
 use super::rng::Rng;
 
 /// Durations in microseconds, `[cycle][rank]`.
-pub type Matrix = Vec<Vec<f64>>;
+pub(super) type Matrix = Vec<Vec<f64>>;
 
 /// Noise applied to a base duration; `quantum` rounds every sample (ties on purpose).
 #[derive(Debug, Clone)]
-pub struct Noise {
+pub(super) struct Noise {
     pub cycle_sigma: f64,
     pub rank_sigma: f64,
     pub spike_chance: f64,
@@ -17,24 +17,24 @@ pub struct Noise {
 }
 
 impl Noise {
-    pub fn realistic() -> Self {
+    pub(super) fn realistic() -> Self {
         Noise { cycle_sigma: 0.025, rank_sigma: 0.012, spike_chance: 0.01, quantum: None }
     }
 
     /// Almost no noise, whole microseconds: many samples repeat exactly.
-    pub fn ties() -> Self {
+    pub(super) fn ties() -> Self {
         Noise { cycle_sigma: 0.005, rank_sigma: 0.003, spike_chance: 0.0, quantum: Some(1.0) }
     }
 
     /// The same noise with every spread scaled by `factor` (host timings jitter more).
-    pub fn scaled(&self, factor: f64) -> Self {
+    pub(super) fn scaled(&self, factor: f64) -> Self {
         Noise { cycle_sigma: self.cycle_sigma * factor, rank_sigma: self.rank_sigma * factor, ..self.clone() }
     }
 }
 
 /// One run's hardware: drawn once per run so runs differ a little from each other.
 #[derive(Debug, Clone)]
-pub struct Machine {
+pub(super) struct Machine {
     /// Peak AllReduce bus bandwidth, GB/s.
     pub bus_gbs: f64,
     /// Small-message latency of a 2-rank collective, microseconds.
@@ -47,7 +47,7 @@ pub struct Machine {
 }
 
 impl Machine {
-    pub fn draw(rng: &mut Rng, ranks: usize, noise: Noise) -> Self {
+    pub(super) fn draw(rng: &mut Rng, ranks: usize, noise: Noise) -> Self {
         let biased = noise.quantum.is_none();
         Machine {
             bus_gbs: rng.range(340.0, 390.0),
@@ -59,7 +59,7 @@ impl Machine {
     }
 
     /// Latency of one collective over `ranks` ranks.
-    pub fn latency(&self, ranks: usize) -> f64 {
+    pub(super) fn latency(&self, ranks: usize) -> f64 {
         self.latency_us * (1.0 + 0.25 * (ranks as f64 - 2.0))
     }
 
@@ -68,14 +68,14 @@ impl Machine {
     }
 
     /// AllReduce of `bytes` per rank: each rank moves `2(n-1)/n` of it over the bus.
-    pub fn allreduce_us(&self, bytes: u64, ranks: usize) -> f64 {
+    pub(super) fn allreduce_us(&self, bytes: u64, ranks: usize) -> f64 {
         let n = ranks as f64;
         let b = bytes as f64;
         self.latency(ranks) + b * 2.0 * (n - 1.0) / n / (self.bandwidth(b) * 1e3)
     }
 
     /// ReduceScatter then AllGather of the same buffer: two launches, a little less efficient.
-    pub fn reduce_scatter_all_gather_us(&self, bytes: u64, ranks: usize) -> f64 {
+    pub(super) fn reduce_scatter_all_gather_us(&self, bytes: u64, ranks: usize) -> f64 {
         let n = ranks as f64;
         let b = bytes as f64;
         let one = 0.85 * self.latency(ranks) + b * (n - 1.0) / n / (0.96 * self.bandwidth(b) * 1e3);
@@ -83,7 +83,7 @@ impl Machine {
     }
 
     /// Samples `[cycle][rank]` around `base_us` for the first `world` ranks.
-    pub fn samples(&self, rng: &mut Rng, base_us: f64, cycles: usize, world: usize, noise: &Noise) -> Matrix {
+    pub(super) fn samples(&self, rng: &mut Rng, base_us: f64, cycles: usize, world: usize, noise: &Noise) -> Matrix {
         (0..cycles)
             .map(|_| {
                 let cycle = (1.0 + noise.cycle_sigma * rng.normal()).max(0.8);
@@ -96,7 +96,7 @@ impl Machine {
     }
 
     /// One sample around `base_us`: jitter, a rare spike, then the quantum.
-    pub fn sample(&self, rng: &mut Rng, base_us: f64, noise: &Noise) -> f64 {
+    pub(super) fn sample(&self, rng: &mut Rng, base_us: f64, noise: &Noise) -> f64 {
         let jitter = (1.0 + noise.rank_sigma * rng.normal()).max(0.9);
         let spike = if rng.chance(noise.spike_chance) { rng.range(1.1, 1.6) } else { 1.0 };
         let value = base_us * jitter * spike;
@@ -105,12 +105,12 @@ impl Machine {
 }
 
 /// A duration as a CUDA event reports it: float32 milliseconds, times 1000 in Python.
-pub fn event_us(micros: f64) -> f64 {
+pub(super) fn event_us(micros: f64) -> f64 {
     f64::from((micros / 1000.0) as f32) * 1000.0
 }
 
 /// A host duration from `perf_counter_ns() / 1000`: whole nanoseconds.
-pub fn host_us(micros: f64) -> f64 {
+pub(super) fn host_us(micros: f64) -> f64 {
     (micros * 1000.0).round() / 1000.0
 }
 

@@ -9,10 +9,10 @@ use super::run::Run;
 use super::SynthVariant;
 
 /// The swept message sizes, 8 KiB to 1 MiB by factors of two.
-pub const SIZES: [u64; 8] = [8192, 16_384, 32_768, 65_536, 131_072, 262_144, 524_288, 1_048_576];
-pub const GPU_NAME: &str = "NVIDIA H200";
+pub(super) const SIZES: [u64; 8] = [8192, 16_384, 32_768, 65_536, 131_072, 262_144, 524_288, 1_048_576];
+pub(super) const GPU_NAME: &str = "NVIDIA H200";
 /// PCI buses of the GPUs of an HGX H200 board, in device order.
-pub const PCI_BUSES: [u32; 8] = [0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb];
+pub(super) const PCI_BUSES: [u32; 8] = [0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb];
 
 const TABLE_HEADER: &str = "\
 #                                                              out-of-place                       in-place          
@@ -24,7 +24,7 @@ const TABLE_HEADER: &str = "\
 const WRONG_COUNT: u64 = 3;
 
 /// The whole stdout of the `world`-GPU run.
-pub fn stdout(run: &Run, world: usize) -> String {
+pub(super) fn stdout(run: &Run, world: usize) -> String {
     let mut rng = Rng::derive(run.spec.seed, &format!("nccl_tests_g{world}"));
     let mut text = preamble(run, world);
     let noise = run.machine.noise.scaled(1.5);

@@ -3,13 +3,13 @@
 //! which rank holds which value, and compared with the exact sum.
 
 /// One scenario: its name and the values handed out to the ranks.
-pub struct Scenario {
+pub(super) struct Scenario {
     pub name: &'static str,
     pub values: Vec<f64>,
 }
 
 /// One permutation's outcome (the same on every rank: the result is replicated).
-pub struct Outcome {
+pub(super) struct Outcome {
     pub permutation: Vec<usize>,
     pub values: Vec<f64>,
     pub real_sum: f64,
@@ -22,7 +22,7 @@ const MAX_PERMUTATIONS: usize = 24;
 
 /// The scenarios for `ranks` ranks: large values that overflow FP16 in some orders, a
 /// large value that absorbs small ones, and a control that is exact in every order.
-pub fn scenarios(ranks: usize) -> Vec<Scenario> {
+pub(super) fn scenarios(ranks: usize) -> Vec<Scenario> {
     let take = |pool: &[f64]| pool.iter().cycle().take(ranks).copied().collect();
     vec![
         Scenario { name: "absorption", values: take(&[2048.0, 1.0, 0.75, 0.25, 0.5, 0.5, 0.125, 0.125]) },
@@ -35,7 +35,7 @@ pub fn scenarios(ranks: usize) -> Vec<Scenario> {
 }
 
 /// Every permutation (lexicographic, capped) of `scenario`'s values over the ranks.
-pub fn outcomes(scenario: &Scenario) -> Vec<Outcome> {
+pub(super) fn outcomes(scenario: &Scenario) -> Vec<Outcome> {
     permutations(scenario.values.len(), MAX_PERMUTATIONS)
         .into_iter()
         .map(|permutation| {
@@ -75,7 +75,7 @@ fn next_permutation(items: &mut [usize]) -> bool {
 const F16_MIN_NORMAL: f64 = 1.0 / 16384.0;
 
 /// Rounds to the nearest IEEE half-precision value (ties to even); beyond 65504 is infinite.
-pub fn round_f16(value: f64) -> f64 {
+pub(super) fn round_f16(value: f64) -> f64 {
     if !value.is_finite() || value == 0.0 {
         return value;
     }

@@ -2,7 +2,7 @@
 
 /// printf's `%g` for finite non-negative values: six significant digits, trailing zeros
 /// dropped, exponent form below 1e-4 or from 1e6.
-pub fn c_general(value: f64) -> String {
+pub(super) fn c_general(value: f64) -> String {
     if value == 0.0 {
         return "0".to_string();
     }

@@ -3,53 +3,53 @@
 
 /// The generator; `derive` splits independent streams off one seed by a label.
 #[derive(Debug, Clone)]
-pub struct Rng {
+pub(super) struct Rng {
     state: u64,
 }
 
 impl Rng {
-    pub fn new(seed: u64) -> Self {
+    pub(super) fn new(seed: u64) -> Self {
         Rng { state: seed }
     }
 
     /// An independent stream for `label` (e.g. a file or section name) under `seed`.
-    pub fn derive(seed: u64, label: &str) -> Self {
+    pub(super) fn derive(seed: u64, label: &str) -> Self {
         Rng::new(mix(seed ^ fnv1a(label.as_bytes())))
     }
 
-    pub fn next_u64(&mut self) -> u64 {
+    pub(super) fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         mix(self.state)
     }
 
     /// Uniform in `[0, 1)` with 53 random bits.
-    pub fn uniform(&mut self) -> f64 {
+    pub(super) fn uniform(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// Uniform in `[low, high)`.
-    pub fn range(&mut self, low: f64, high: f64) -> f64 {
+    pub(super) fn range(&mut self, low: f64, high: f64) -> f64 {
         low + (high - low) * self.uniform()
     }
 
     /// Uniform integer in `[0, n)`; `n` must be positive.
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(super) fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n
     }
 
     /// True with probability `p`.
-    pub fn chance(&mut self, p: f64) -> bool {
+    pub(super) fn chance(&mut self, p: f64) -> bool {
         self.uniform() < p
     }
 
     /// Approximately standard normal: the Irwin-Hall sum of four uniforms, rescaled.
-    pub fn normal(&mut self) -> f64 {
+    pub(super) fn normal(&mut self) -> f64 {
         let sum: f64 = (0..4).map(|_| self.uniform()).sum();
         (sum - 2.0) * 3.0_f64.sqrt()
     }
 
     /// `digits` lowercase hex digits.
-    pub fn hex(&mut self, digits: usize) -> String {
+    pub(super) fn hex(&mut self, digits: usize) -> String {
         let mut text = String::with_capacity(digits + 16);
         while text.len() < digits {
             text.push_str(&format!("{:016x}", self.next_u64()));
@@ -60,7 +60,7 @@ impl Rng {
 }
 
 /// The SplitMix64 finalizer: a bijective 64-bit mix.
-pub fn mix(value: u64) -> u64 {
+pub(super) fn mix(value: u64) -> u64 {
     let mut z = value;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

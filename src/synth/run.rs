@@ -16,7 +16,7 @@ const HOUR_US: u64 = 3_600_000_000;
 
 /// What a run is generated from; everything else derives from `seed`.
 #[derive(Debug, Clone)]
-pub struct RunSpec {
+pub(super) struct RunSpec {
     pub id: String,
     pub seed: u64,
     pub start: Timestamp,
@@ -30,7 +30,7 @@ pub struct RunSpec {
 impl RunSpec {
     /// Run `index` of a corpus: started some hours after the previous one, named by its
     /// start time as the seed names runs (`%Y%m%dT%H%M%SZ`).
-    pub fn corpus(options: &SynthOptions, shape: &RunShape, index: usize) -> Self {
+    pub(super) fn corpus(options: &SynthOptions, shape: &RunShape, index: usize) -> Self {
         let seed = mix(options.seed ^ mix(index as u64 + 1));
         let origin = CORPUS_EPOCH.plus_micros(Rng::derive(options.seed, "origin").below(180 * 24) * HOUR_US);
         let start = origin.plus_micros(index as u64 * 6 * HOUR_US + Rng::derive(seed, "start").below(5 * HOUR_US));
@@ -46,7 +46,7 @@ impl RunSpec {
     }
 
     /// A fixture run: named by its fixture, started `seed` hours after the corpus epoch.
-    pub fn fixture(fixture: &Fixture) -> Self {
+    pub(super) fn fixture(fixture: &Fixture) -> Self {
         RunSpec {
             id: fixture.id.to_string(),
             seed: fixture.seed,
@@ -61,7 +61,7 @@ impl RunSpec {
 
 /// A torchrun case of the suite: `raw/results/<name>/`, `raw/<name>.stdout`.
 #[derive(Debug, Clone)]
-pub struct Case {
+pub(super) struct Case {
     pub name: String,
     pub world: usize,
     /// Sections besides `contracts`, which every case writes.
@@ -69,7 +69,7 @@ pub struct Case {
 }
 
 /// A run being written: its spec and everything drawn from its seed.
-pub struct Run {
+pub(super) struct Run {
     pub spec: RunSpec,
     pub host: String,
     pub machine: Machine,
@@ -80,7 +80,7 @@ pub struct Run {
 }
 
 impl Run {
-    pub fn new(spec: RunSpec) -> Self {
+    pub(super) fn new(spec: RunSpec) -> Self {
         let mut rng = Rng::derive(spec.seed, "run");
         let ranks = spec.shape.ranks;
         let noise = if spec.shape.variant == SynthVariant::Ties { Noise::ties() } else { Noise::realistic() };
@@ -109,29 +109,29 @@ impl Run {
     }
 
     /// The torchrun launcher's pid for case `case` (its workers follow it).
-    pub fn launcher_pid(&self, case: usize) -> u32 {
+    pub(super) fn launcher_pid(&self, case: usize) -> u32 {
         self.first_pid + 40 * case as u32
     }
 
     /// The pid of local rank `rank` of case `case`.
-    pub fn worker_pid(&self, case: usize, rank: usize) -> u32 {
+    pub(super) fn worker_pid(&self, case: usize, rank: usize) -> u32 {
         self.launcher_pid(case) + 7 + rank as u32
     }
 
     /// The pid of the nccl-tests process for `world` ranks.
-    pub fn nccl_tests_pid(&self, world: usize) -> u32 {
+    pub(super) fn nccl_tests_pid(&self, world: usize) -> u32 {
         self.launcher_pid(self.cases.len()) + 3 * world as u32
     }
 
     /// The CPU list of `--cpu-affinity`: local rank i uses entry i.
-    pub fn cpu_affinity(&self) -> String {
+    pub(super) fn cpu_affinity(&self) -> String {
         let cpus: Vec<String> = (0..self.spec.shape.ranks).map(|i| (2 * i).to_string()).collect();
         cpus.join(",")
     }
 }
 
 /// Errors unless `dir` is missing or empty: a run folder is never written twice.
-pub fn ensure_empty(dir: &Path) -> anyhow::Result<()> {
+pub(super) fn ensure_empty(dir: &Path) -> anyhow::Result<()> {
     match fs::read_dir(dir) {
         Ok(mut entries) => {
             anyhow::ensure!(entries.next().is_none(), "refusing to write into non-empty run folder {}", dir.display());
@@ -143,7 +143,7 @@ pub fn ensure_empty(dir: &Path) -> anyhow::Result<()> {
 }
 
 /// Writes the whole run folder `dir` for `spec`.
-pub fn write_run(dir: &Path, spec: &RunSpec) -> anyhow::Result<()> {
+pub(super) fn write_run(dir: &Path, spec: &RunSpec) -> anyhow::Result<()> {
     let run = Run::new(spec.clone());
     let raw = dir.join("raw");
     for (index, case) in run.cases.iter().enumerate() {
@@ -168,6 +168,6 @@ pub fn write_run(dir: &Path, spec: &RunSpec) -> anyhow::Result<()> {
     write(&dir.join("manifest.txt"), &artifacts::manifest(&run))
 }
 
-pub fn write(path: &Path, text: &str) -> anyhow::Result<()> {
+pub(super) fn write(path: &Path, text: &str) -> anyhow::Result<()> {
     fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }

@@ -10,13 +10,13 @@ use crate::export::pyfmt::{py_bool, repr as py_float};
 use crate::export::seed_csv::push_row as csv_row;
 use crate::model::sections::Section;
 
-pub const ASYNC_SIZES: [u64; 5] = [8192, 131_072, 1_048_576, 16_777_216, 67_108_864];
-pub const DECOMPOSITION_SIZES: [u64; 3] = [262_144, 4_194_304, 67_108_864];
-pub const DECOMPOSITION_MODES: [&str; 2] = ["direct", "reduce_scatter_all_gather"];
-pub const FRAGMENT_TOTAL_BYTES: u64 = 83_886_080;
-pub const FRAGMENT_COUNTS: [u64; 7] = [1, 2, 4, 8, 16, 32, 64];
-pub const DECODE_TOKENS: [u64; 4] = [1, 8, 32, 128];
-pub const HIDDEN_SIZE: u64 = 4096;
+pub(super) const ASYNC_SIZES: [u64; 5] = [8192, 131_072, 1_048_576, 16_777_216, 67_108_864];
+pub(super) const DECOMPOSITION_SIZES: [u64; 3] = [262_144, 4_194_304, 67_108_864];
+pub(super) const DECOMPOSITION_MODES: [&str; 2] = ["direct", "reduce_scatter_all_gather"];
+pub(super) const FRAGMENT_TOTAL_BYTES: u64 = 83_886_080;
+pub(super) const FRAGMENT_COUNTS: [u64; 7] = [1, 2, 4, 8, 16, 32, 64];
+pub(super) const DECODE_TOKENS: [u64; 4] = [1, 8, 32, 128];
+pub(super) const HIDDEN_SIZE: u64 = 4096;
 
 /// What one section generator needs to know about its case.
 struct Ctx<'a> {
@@ -59,7 +59,7 @@ impl Ctx<'_> {
 }
 
 /// Every CSV file of `case` as (file name, contents): contracts first, then its sections.
-pub fn case_files(run: &Run, case: &Case) -> Vec<(String, String)> {
+pub(super) fn case_files(run: &Run, case: &Case) -> Vec<(String, String)> {
     let mut files = Vec::new();
     for &section in std::iter::once(&Section::Contracts).chain(&case.sections) {
         let rng = Rng::derive(run.spec.seed, &format!("{}/{}", case.name, section.name()));
@@ -278,7 +278,7 @@ fn decode(ctx: &mut Ctx) -> Vec<String> {
 }
 
 /// FP16 hidden states of `tokens` tokens.
-pub fn decode_message_bytes(tokens: u64) -> u64 {
+pub(super) fn decode_message_bytes(tokens: u64) -> u64 {
     tokens * HIDDEN_SIZE * 2
 }
 

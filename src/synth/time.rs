@@ -6,25 +6,25 @@ use std::time::{Duration, UNIX_EPOCH};
 
 /// Microseconds since the Unix epoch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Timestamp(pub u64);
+pub(super) struct Timestamp(pub u64);
 
 impl Timestamp {
-    pub fn plus_micros(self, micros: u64) -> Self {
+    pub(super) fn plus_micros(self, micros: u64) -> Self {
         Timestamp(self.0 + micros)
     }
 
     /// The seed's default run id, e.g. `20260105T102345Z`.
-    pub fn run_id(self) -> String {
+    pub(super) fn run_id(self) -> String {
         self.utc().run_id()
     }
 
     /// Python's `datetime.now(timezone.utc).isoformat()` (microseconds only when non-zero).
-    pub fn iso(self) -> String {
+    pub(super) fn iso(self) -> String {
         self.utc().iso8601()
     }
 
     /// glog's `MMDD hh:mm:ss.uuuuuu`, as in torchrun's warnings.
-    pub fn glog(self) -> String {
+    pub(super) fn glog(self) -> String {
         let c = self.utc();
         format!("{:02}{:02} {:02}:{:02}:{:02}.{:06}", c.month, c.day, c.hour, c.minute, c.second, c.micros)
     }

@@ -4,16 +4,16 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-pub fn fixtures() -> PathBuf {
+pub(crate) fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-pub fn fixture_runs() -> PathBuf {
+pub(crate) fn fixture_runs() -> PathBuf {
     fixtures().join("runs")
 }
 
 /// Copies the named fixture runs (all when empty) into a fresh `runs/` under a temp dir.
-pub fn runs_dir(names: &[&str]) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn runs_dir(names: &[&str]) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let runs = dir.path().join("runs");
     std::fs::create_dir_all(&runs).unwrap();
@@ -27,7 +27,7 @@ pub fn runs_dir(names: &[&str]) -> (tempfile::TempDir, PathBuf) {
     (dir, runs)
 }
 
-pub fn copy_tree(from: &Path, to: &Path) {
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
     for entry in walkdir::WalkDir::new(from) {
         let entry = entry.unwrap();
         let target = to.join(entry.path().strip_prefix(from).unwrap());
@@ -39,18 +39,18 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-pub fn nccl_report(args: &[&str]) -> Output {
+pub(crate) fn nccl_report(args: &[&str]) -> Output {
     assert_cmd::Command::cargo_bin("nccl-report").unwrap().args(args).output().unwrap()
 }
 
-pub fn build(runs: &Path, out: &Path, extra: &[&str]) -> Output {
+pub(crate) fn build(runs: &Path, out: &Path, extra: &[&str]) -> Output {
     let mut args = vec!["build", "--runs", runs.to_str().unwrap(), "--out", out.to_str().unwrap()];
     args.extend_from_slice(extra);
     nccl_report(&args)
 }
 
 /// Every file under `root` with its bytes, keyed by `/`-separated relative path.
-pub fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
     walkdir::WalkDir::new(root)
         .sort_by_file_name()
         .into_iter()
@@ -63,12 +63,12 @@ pub fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
-pub fn text(output: &Output) -> String {
+pub(crate) fn text(output: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
 }
 
 /// The staging and old-site folders (`.NAME.tmp-PID`, `.NAME.old-PID`) in `parent`.
-pub fn leftovers(parent: &Path) -> Vec<String> {
+pub(crate) fn leftovers(parent: &Path) -> Vec<String> {
     std::fs::read_dir(parent)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

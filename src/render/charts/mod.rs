@@ -20,7 +20,7 @@ use axis::Axis;
 use label::Units;
 
 /// The chart as a standalone SVG document with `<title>` and `<desc>`.
-pub fn render_svg(spec: &ChartSpec) -> Vec<u8> {
+pub(crate) fn render_svg(spec: &ChartSpec) -> Vec<u8> {
     let series = data::drawable(spec);
     let extents = data::x_extent(&series).zip(data::y_extent(&series));
     let body = match extents {
@@ -36,7 +36,7 @@ pub fn render_svg(spec: &ChartSpec) -> Vec<u8> {
 }
 
 /// `series,x,y,low,high,samples`, one row per point, samples `;`-joined.
-pub fn render_csv(spec: &ChartSpec) -> Vec<u8> {
+pub(crate) fn render_csv(spec: &ChartSpec) -> Vec<u8> {
     table::write_csv(spec).unwrap_or_default()
 }
 

@@ -34,41 +34,41 @@ macro_rules! sections {
     ($($variant:ident => $module:ident from $source:expr),+ $(,)?) => {
         /// A section with a page of its own, in page order.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum Section {
+        pub(crate) enum Section {
             $($variant),+
         }
 
         impl Section {
             /// Every section, in page order.
-            pub const ALL: &'static [Section] = &[$(Section::$variant),+];
+            pub(crate) const ALL: &'static [Section] = &[$(Section::$variant),+];
 
             /// Where the section's data comes from.
-            pub fn source(self) -> Source {
+            pub(crate) fn source(self) -> Source {
                 match self { $(Section::$variant => $source),+ }
             }
 
             /// The section's name in URLs and element ids.
-            pub fn slug(self) -> &'static str {
+            pub(crate) fn slug(self) -> &'static str {
                 match self { $(Section::$variant => $module::SLUG),+ }
             }
 
-            pub fn title(self) -> &'static str {
+            pub(crate) fn title(self) -> &'static str {
                 match self { $(Section::$variant => $module::TITLE),+ }
             }
 
             /// What the section measures and what it does not (shown on run and section pages).
-            pub fn scope(self) -> &'static [&'static str] {
+            pub(crate) fn scope(self) -> &'static [&'static str] {
                 match self { $(Section::$variant => $module::SCOPE),+ }
             }
 
             /// Whether a run has data for the section.
-            pub fn has(self, run: &RunDigest) -> bool {
+            pub(crate) fn has(self, run: &RunDigest) -> bool {
                 match self { $(Section::$variant => $module::has(run)),+ }
             }
 
             /// A table of the section; with several runs (or a link per run), every row starts
             /// with a link to its run page.
-            pub fn table(self, runs: &[(&RunDigest, String)]) -> Table {
+            pub(crate) fn table(self, runs: &[(&RunDigest, String)]) -> Table {
                 match self {
                     $(Section::$variant => table($module::CAPTION, $module::COLUMNS, $module::rows, runs)),+
                 }
@@ -76,7 +76,7 @@ macro_rules! sections {
 
             /// Chart specs of the section, with one series per (label prefix, case) so that the
             /// same function serves a run page (one run) and a section page (label = run id).
-            pub fn charts(self, runs: &[(&RunDigest, String)], id_prefix: &str) -> Vec<ChartSpec> {
+            pub(crate) fn charts(self, runs: &[(&RunDigest, String)], id_prefix: &str) -> Vec<ChartSpec> {
                 let kit = ChartKit::new(runs, id_prefix);
                 match self { $(Section::$variant => $module::charts(&kit, runs)),+ }
             }
@@ -95,7 +95,7 @@ sections! {
 
 /// Where a site section's data comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     /// The worker's per-rank CSVs of this kind.
     Worker(Worker),
     /// The nccl-tests binaries' output.
@@ -103,18 +103,18 @@ pub enum Source {
 }
 
 /// Every section, as a fixed-size array (for per-section counters).
-pub const COUNT: usize = Section::ALL.len();
+pub(crate) const COUNT: usize = Section::ALL.len();
 
 impl Section {
     /// The section's position in page order.
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         Section::ALL.iter().position(|s| *s == self).unwrap_or(0)
     }
 }
 
 /// One column of a section's table: its header, whether it is numeric (right-aligned), and
 /// the cell it shows for a row. Header and value sit together so they cannot drift apart.
-pub struct Column<R> {
+pub(crate) struct Column<R> {
     pub header: &'static str,
     pub numeric: bool,
     pub value: fn(&R) -> Cell,
@@ -174,7 +174,7 @@ fn ok_cell(ok: bool) -> Cell {
 
 /// The smallest number of cycles a spread statistic (P95, CV, min-max, "in every cycle")
 /// needs; with fewer it is not available.
-pub const MIN_SPREAD_CYCLES: usize = 2;
+pub(crate) const MIN_SPREAD_CYCLES: usize = 2;
 
 /// A statistic over cycles, or `n/a (n = 1: no spread)` when `cycles` cannot give one (the
 /// seed's P95 of one value is the value itself and its CV 0 %: numbers that look measured).
@@ -224,11 +224,11 @@ pub(crate) struct ChartKit<'a> {
 
 /// The most series one chart draws: each keeps a colour of its own (and a marker shape of its
 /// own), and the legend stays readable without cutting a name.
-pub const MAX_SERIES: usize = 6;
+pub(crate) const MAX_SERIES: usize = 6;
 
 /// A run id as chart legends abbreviate it: its last 8 characters (the time part of the
 /// seed's `%Y%m%dT%H%M%SZ` ids), the whole id when shorter.
-pub fn short_id(id: &str) -> String {
+pub(crate) fn short_id(id: &str) -> String {
     let chars: Vec<char> = id.chars().collect();
     chars[chars.len().saturating_sub(8)..].iter().collect()
 }
