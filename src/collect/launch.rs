@@ -225,14 +225,7 @@ impl Plan {
                 list
             }
         };
-        let settings = WorkerSettings {
-            worker,
-            cycles: options.cycles,
-            warmups: options.warmups,
-            decode_collectives: options.decode_collectives,
-            cpu_affinity,
-            force: options.force,
-        };
+        let settings = WorkerSettings::of(options, worker, cpu_affinity);
         let mut steps: Vec<Step> =
             plan::cases(&world_sizes.sizes).iter().map(|case| plan::torch_step(case, &settings)).collect();
         let (control, nccl_tests, note) =

@@ -207,6 +207,20 @@ pub struct WorkerSettings {
     pub force: bool,
 }
 
+impl WorkerSettings {
+    /// The worker's settings from `collect`'s options, with the worker path and CPU list chosen.
+    pub fn of(options: &crate::collect::CollectOptions, worker: PathBuf, cpu_affinity: String) -> WorkerSettings {
+        WorkerSettings {
+            worker,
+            cycles: options.cycles,
+            warmups: options.warmups,
+            decode_collectives: options.decode_collectives,
+            cpu_affinity,
+            force: options.force,
+        }
+    }
+}
+
 fn debug_env(log_name: &str) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = DEBUG_ENV.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     env.push(("NCCL_DEBUG_FILE".to_string(), format!("raw/nccl/{log_name}_%h_%p.log")));

@@ -137,14 +137,7 @@ fn worker_settings(options: &CollectOptions, slurm: &SlurmSettings, worker: Path
             list
         }
     };
-    Ok(WorkerSettings {
-        worker,
-        cycles: options.cycles,
-        warmups: options.warmups,
-        decode_collectives: options.decode_collectives,
-        cpu_affinity,
-        force: options.force,
-    })
+    Ok(WorkerSettings::of(options, worker, cpu_affinity))
 }
 
 /// The control over the whole world; the binary must exist here (a path every node sees).
