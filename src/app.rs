@@ -63,6 +63,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 jobs: args.jobs,
                 cache: !args.no_cache,
                 page_size: args.page_size,
+                limits: crate::input::Limits {
+                    file: args.max_file_bytes,
+                    notes: args.max_notes_bytes,
+                    log: args.max_log_bytes,
+                },
             };
             let report = crate::build::build(&options)?;
             for line in report.skipped.iter().chain(&report.problems) {
@@ -99,6 +104,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 jobs: None,
                 cache: true,
                 page_size: crate::site::paging::DEFAULT_PAGE_SIZE,
+                limits: crate::input::Limits::DEFAULT,
             });
             let send_timeout = std::time::Duration::from_secs(args.send_timeout as u64);
             crate::serve::serve(&ServeOptions { out: args.out, port: args.port, watch, send_timeout })?;

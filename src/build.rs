@@ -27,6 +27,8 @@ use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone)]
 pub(crate) struct BuildOptions {
+    /// Size limits per kind of input (in force for the whole build, and part of every cache key).
+    pub limits: input::Limits,
     pub runs: PathBuf,
     pub out: PathBuf,
     pub jobs: Option<usize>,
@@ -94,6 +96,7 @@ pub(crate) fn build(options: &BuildOptions) -> anyhow::Result<BuildReport> {
 /// its own, and `Stages::time` wraps it to record its wall time.
 fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let mut stages = Stages::start();
+    input::set_limits(options.limits);
     stages.time("validate", || validate(options))?;
     let folders = stages.time("find", || find_runs(options))?;
     let site_notes = stages.time("read site notes", || read_site_notes(options));
@@ -207,7 +210,9 @@ fn open_cache(options: &BuildOptions, lock: &OutputLock, site_notes: Option<&str
     if !options.cache {
         return Ok(None);
     }
-    Cache::open(lock.out(), site_notes.unwrap_or("").as_bytes()).context("cannot open the build cache").map(Some)
+    let limits = options.limits;
+    let context = format!("{}\0limits {} {} {}", site_notes.unwrap_or(""), limits.file, limits.notes, limits.log);
+    Cache::open(lock.out(), context.as_bytes()).context("cannot open the build cache").map(Some)
 }
 
 /// The folder the new site is written into before it is swapped in.
@@ -515,12 +520,12 @@ pub(crate) fn export_run(mut summary: RunSummary) -> (RunSummary, Vec<(&'static 
 }
 
 /// `runs/NOTES.md`, unless it is a symlink leading outside the runs folder (then not read at
-/// all), not a regular file or larger than `input::MAX_NOTES_BYTES`.
+/// all), not a regular file or larger than the notes limit.
 fn read_site_notes(options: &BuildOptions) -> Option<String> {
     let path = options.runs.join("NOTES.md");
     let root = options.runs.canonicalize().ok()?;
     crate::find::stays_inside(&path, &root)
-        .then(|| input::read_all(&path, input::MAX_NOTES_BYTES).ok())
+        .then(|| input::read_all(&path, input::limits().notes).ok())
         .flatten()
         .map(|b| String::from_utf8_lossy(&b).into_owned())
 }

@@ -57,6 +57,16 @@ pub struct BuildArgs {
     /// Print the time of each stage and the peak memory as JSON on stderr.
     #[arg(long)]
     pub timings: bool,
+    /// The most bytes (decompressed) read from a file read whole: section CSVs, manifests,
+    /// artifacts, nccl-tests outputs. A larger file makes its run invalid, naming it.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::input::MAX_FILE_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_file_bytes: u64,
+    /// The most bytes (decompressed) streamed from one NCCL log.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::input::MAX_LOG_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_log_bytes: u64,
+    /// The most bytes (decompressed) read from a NOTES.md.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::input::MAX_NOTES_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_notes_bytes: u64,
 }
 
 #[derive(Debug, Args)]

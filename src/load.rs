@@ -45,7 +45,7 @@ pub fn load_tables(run: &RunDir) -> RawRun {
         }
     }
     if let Some(file) = &files.notes {
-        raw.notes = contents_within(file, input::MAX_NOTES_BYTES, |b| String::from_utf8_lossy(b).into_owned())
+        raw.notes = contents_within(file, input::limits().notes, |b| String::from_utf8_lossy(b).into_owned())
             .map_err(|d| raw.diagnostics.push(d))
             .ok();
     }
@@ -194,7 +194,7 @@ pub fn load_logs(run: &RunDir) -> LogScan {
     }
     let mut facts = NcclLogFacts::default();
     for file in &run.files.nccl_logs {
-        let result = input::open(&file.path, input::MAX_LOG_BYTES)
+        let result = input::open(&file.path, input::limits().log)
             .and_then(|reader| parse::nccl_log::scan_log(reader, &file.rel))
             .map_err(|e| cannot_read(file, e));
         match result {
@@ -217,7 +217,7 @@ fn all_files(files: &crate::find::RunFiles) -> Vec<(String, u64)> {
 
 /// A whole file through `input::with_contents`; a failure to read names the file.
 fn contents<T>(file: &FileRef, use_bytes: impl FnOnce(&[u8]) -> T) -> Result<T, Diagnostic> {
-    contents_within(file, input::MAX_FILE_BYTES, use_bytes)
+    contents_within(file, input::limits().file, use_bytes)
 }
 
 /// `contents` with a size limit of its own.

@@ -84,3 +84,25 @@ fn non_utf8_folder_names_are_skipped_not_merged() {
     assert_eq!(text(&output).matches("folder name is not UTF-8; skipped").count(), 2, "{}", text(&output));
     assert!(!tree(&site).keys().any(|path| path.starts_with("runs/run")), "a non-UTF-8 folder became a run");
 }
+
+#[test]
+fn input_limits_can_be_raised_and_the_cache_follows_them() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let site = dir.path().join("site");
+    let csv = runs.join("synth-basic/raw/results/world4_full/rank1_async.csv");
+    let size = std::fs::metadata(&csv).unwrap().len();
+    let small = (size - 1).to_string();
+    let output = build(&runs, &site, &["--max-file-bytes", &small]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(text(&output).contains("1 invalid"), "{}", text(&output));
+    assert!(site_contains(&site, &format!("larger than the limit of {small} bytes")));
+    let output = build(&runs, &site, &[]);
+    assert!(
+        text(&output).contains("1 ok, 0 failed, 0 invalid; 0 from cache"),
+        "a run read under the old limit came from the cache: {}",
+        text(&output)
+    );
+    assert!(!site_contains(&site, "larger than the limit"));
+    let output = build(&runs, &site, &["--max-notes-bytes", "0"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+}
