@@ -268,7 +268,8 @@ fn hash_bytes(bytes: &[u8]) -> String {
     format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
 }
 
-/// The content hash of a run's input file. For tests of a build meeting an unreadable file
+/// The content hash of a run's input file, opened like every other input read
+/// (`input::open_regular`: a regular file only, never a FIFO or device). For tests of a build meeting an unreadable file
 /// when run as root (who can read a `chmod 000` file), `NCCL_REPORT_TEST_UNREADABLE` names a
 /// file name that this step then fails to read, as `chmod 000` would make it fail.
 fn hash_input(path: &Path) -> io::Result<String> {
@@ -276,12 +277,16 @@ fn hash_input(path: &Path) -> io::Result<String> {
     if refused.is_some_and(|name| path.file_name() == Some(name.as_os_str())) {
         return Err(io::Error::from(io::ErrorKind::PermissionDenied));
     }
-    hash_file(path)
+    hash_reader(crate::input::open_regular(path)?)
 }
 
-/// xxh3-128 of a file's stored bytes.
+/// xxh3-128 of a file's stored bytes (the tool binary, the cache's own files).
 pub(crate) fn hash_file(path: &Path) -> io::Result<String> {
-    let mut file = fs::File::open(path)?;
+    hash_reader(fs::File::open(path)?)
+}
+
+/// xxh3-128 of everything `file` yields.
+fn hash_reader(mut file: impl Read) -> io::Result<String> {
     let mut hasher = Xxh3::new();
     let mut buffer = vec![0u8; 1 << 17];
     loop {
