@@ -14,7 +14,7 @@ pub const UNKNOWN: &str = "unknown";
 /// Ordered (part, value) pairs; two runs are comparable when every part agrees.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ConfigKey {
-    pub parts: Vec<(&'static str, String)>,
+    pub parts: Vec<(String, String)>,
 }
 
 impl ConfigKey {
@@ -48,11 +48,18 @@ impl ConfigKey {
             ),
             ("nics", key_hosts::nics(run, nodes.as_deref())),
         ];
-        ConfigKey { parts: parts.into_iter().map(|(k, v)| (k, v.unwrap_or_else(|| UNKNOWN.to_string()))).collect() }
+        ConfigKey {
+            parts: parts.into_iter().map(|(k, v)| (k.to_string(), v.unwrap_or_else(|| UNKNOWN.to_string()))).collect(),
+        }
+    }
+
+    /// The key as a run's digest keeps it.
+    pub fn from_parts(parts: &[(String, String)]) -> ConfigKey {
+        ConfigKey { parts: parts.to_vec() }
     }
 
     fn get(&self, part: &str) -> &str {
-        self.parts.iter().find(|(k, _)| *k == part).map_or(UNKNOWN, |(_, v)| v.as_str())
+        self.parts.iter().find(|(k, _)| k == part).map_or(UNKNOWN, |(_, v)| v.as_str())
     }
 
     /// A short readable label, e.g. `1x H200 · NCCL 2.28.9 · torch 2.11 · 10 cycles`.
@@ -74,13 +81,13 @@ impl ConfigKey {
             .iter()
             .zip(&other.parts)
             .filter(|(a, b)| a.1 != b.1)
-            .map(|(a, b)| KeyDifference { part: a.0, base: a.1.clone(), candidate: b.1.clone() })
+            .map(|(a, b)| KeyDifference { part: a.0.clone(), base: a.1.clone(), candidate: b.1.clone() })
             .collect()
     }
 
     /// The parts the run does not state.
-    pub fn unknown_parts(&self) -> Vec<&'static str> {
-        self.parts.iter().filter(|(_, v)| v == UNKNOWN).map(|(k, _)| *k).collect()
+    pub fn unknown_parts(&self) -> Vec<String> {
+        self.parts.iter().filter(|(_, v)| v == UNKNOWN).map(|(k, _)| k.clone()).collect()
     }
 
     /// One line `part=value;...`, the full key as text.
@@ -92,7 +99,7 @@ impl ConfigKey {
 /// One key part in which two runs differ.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct KeyDifference {
-    pub part: &'static str,
+    pub part: String,
     pub base: String,
     pub candidate: String,
 }
@@ -241,7 +248,7 @@ mod tests {
         let one = RawRun { gpus: gpus("big", 16), ..RawRun::default() };
         let (two, one) = (ConfigKey::of(&summarize(two)), ConfigKey::of(&summarize(one)));
         assert_eq!((two.get("gpu_model"), two.get("gpu_count")), (one.get("gpu_model"), one.get("gpu_count")));
-        let parts: Vec<&str> = two.differences(&one).iter().map(|d| d.part).collect();
+        let parts: Vec<String> = two.differences(&one).into_iter().map(|d| d.part).collect();
         assert_eq!(parts, ["nodes", "gpus_per_node", "nics"], "{two:?}");
         assert_eq!((two.get("nodes"), two.get("gpus_per_node")), ("2", "8"));
         assert_eq!(two.get("nics"), "4x 400 Gb/s unknown link");

@@ -40,7 +40,7 @@ pub(crate) fn digest(run: &RunSummary, outputs: &[&str]) -> RunDigest {
         status: run.status,
         facts: run.facts.clone(),
         configuration: key.label(),
-        configuration_key: key.parts.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+        configuration_key: key.parts.clone(),
         contracts: run.contracts.as_ref().map(|c| (c.total, c.failures.len())),
         sections: run.sections.clone(),
         nccl_perf: run.nccl_perf.clone(),
