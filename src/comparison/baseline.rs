@@ -4,7 +4,9 @@
 //!
 //! `baselines.json` maps a configuration (its full key text, as `compare --format json`
 //! prints under `key`, or its label) to a run id: `{"1x H200 · NCCL 2.28.9 · torch 2.11 ·
-//! 10 cycles": "20261203T081106Z"}`. Run ids sort by time (the seed's `%Y%m%dT%H%M%SZ`).
+//! 10 cycles": "20261203T081106Z"}`. "Earlier" is by the manifest's UTC timestamp, then by
+//! id (the seed's ids are `%Y%m%dT%H%M%SZ`); a run without a timestamp counts as older than
+//! every dated run.
 //! It is read like every other input (inside the runs folder, a regular file, size-limited).
 
 use crate::summarize::RunStatus;
@@ -36,6 +38,8 @@ pub fn read_pinned(runs: &Path) -> Result<Pinned, String> {
 #[derive(Debug, Clone, Copy)]
 pub struct RunRef<'a> {
     pub id: &'a str,
+    /// The manifest's UTC timestamp (`""` when the run has none).
+    pub timestamp: &'a str,
     pub status: RunStatus,
     /// The configuration's full key text and its label.
     pub key: &'a str,
@@ -49,6 +53,13 @@ pub enum Choice {
     NewestEarlier(String),
     /// No baseline, and why.
     None(String),
+}
+
+impl RunRef<'_> {
+    /// Whether this run is at or before `other` in time (see the module header).
+    pub fn not_after(&self, other: &RunRef) -> bool {
+        (self.timestamp, self.id) <= (other.timestamp, other.id)
+    }
 }
 
 impl Choice {
@@ -80,8 +91,10 @@ pub fn choose(pinned: &Pinned, all: &[RunRef], candidate: &RunRef) -> Choice {
     }
     let newest = all
         .iter()
-        .filter(|r| r.id < candidate.id && r.status == RunStatus::Ok && r.key == candidate.key)
-        .max_by(|a, b| a.id.cmp(b.id));
+        .filter(|r| {
+            r.not_after(candidate) && r.id != candidate.id && r.status == RunStatus::Ok && r.key == candidate.key
+        })
+        .max_by(|a, b| (a.timestamp, a.id).cmp(&(b.timestamp, b.id)));
     match newest {
         Some(run) => Choice::NewestEarlier(run.id.to_string()),
         None => Choice::None(format!(
@@ -96,7 +109,7 @@ mod tests {
     use super::*;
 
     fn r<'a>(id: &'a str, status: RunStatus, key: &'a str) -> RunRef<'a> {
-        RunRef { id, status, key, label: "label" }
+        RunRef { id, timestamp: "", status, key, label: "label" }
     }
 
     #[test]
@@ -117,5 +130,10 @@ mod tests {
         assert!(matches!(choose(&pinned, &all, &all[0]), Choice::None(why) if why.contains("pinned")));
         let by_label: Pinned = [("label".to_string(), "4".to_string())].into();
         assert_eq!(choose(&by_label, &all, &all[1]), Choice::Pinned("4".into()));
+        let dated = RunRef { timestamp: "2026-01-01T00:00:00Z", ..r("0", RunStatus::Ok, "a") };
+        let later = RunRef { timestamp: "2026-02-01T00:00:00Z", ..r("00", RunStatus::Ok, "a") };
+        let runs = [all[0], dated, later];
+        assert_eq!(choose(&none, &runs, &later), Choice::NewestEarlier("0".into()), "by timestamp, not by id");
+        assert_eq!(choose(&none, &runs, &dated), Choice::NewestEarlier("1".into()), "undated runs are older");
     }
 }

@@ -5,6 +5,7 @@
 
 use crate::comparison::key_hosts;
 use crate::model::artifacts::{GpuInfo, TopologyMatrix};
+use crate::model::manifest::Manifest;
 use crate::summarize::RunSummary;
 use serde::Serialize;
 
@@ -39,6 +40,8 @@ impl ConfigKey {
             ("decode_collectives", manifest("decode_collectives")),
             ("nccl_tests_args", nccl_tests_arguments(commands)),
             ("worker_sha256", manifest("worker_sha256")),
+            ("profiler", profiler(run.raw.manifest.as_ref())),
+            ("nccl_env", nccl_env(run.raw.manifest.as_ref())),
             ("nodes", nodes.clone()),
             (
                 "gpus_per_node",
@@ -62,16 +65,23 @@ impl ConfigKey {
         self.parts.iter().find(|(k, _)| k == part).map_or(UNKNOWN, |(_, v)| v.as_str())
     }
 
-    /// A short readable label, e.g. `1x H200 · NCCL 2.28.9 · torch 2.11 · 10 cycles`.
+    /// A short readable label, e.g. `1x H200 · NCCL 2.28.9 · torch 2.11 · 10 cycles · key
+    /// 3f2a91`: the main parts (and the profiler, when one was loaded), then the first hex
+    /// digits of the full key's hash, so two configurations never share a label.
     pub fn label(&self) -> String {
         let model = self.get("gpu_model").trim_start_matches("NVIDIA ").to_string();
         let torch: String =
             self.get("torch").split('+').next().unwrap_or(UNKNOWN).splitn(3, '.').take(2).collect::<Vec<_>>().join(".");
+        let profiler = match self.get("profiler") {
+            "none" | UNKNOWN => String::new(),
+            plugin => format!(" · {plugin}"),
+        };
         format!(
-            "{}x {model} · NCCL {} · torch {torch} · {} cycles",
+            "{}x {model} · NCCL {} · torch {torch} · {} cycles{profiler} · key {:06x}",
             self.get("gpu_count"),
             self.get("nccl"),
-            self.get("cycles")
+            self.get("cycles"),
+            xxhash_rust::xxh3::xxh3_64(self.text().as_bytes()) >> 40
         )
     }
 
@@ -102,6 +112,54 @@ pub struct KeyDifference {
     pub part: String,
     pub base: String,
     pub candidate: String,
+}
+
+/// The NCCL profiler plugin the run was timed under (the Inspector changes timings: the
+/// bundled Inspector run is about 2.3x slower in every case): `none` when the recorded
+/// commands set none, `unknown` without commands.
+fn profiler(manifest: Option<&Manifest>) -> Option<String> {
+    let manifest = manifest?;
+    if manifest.get("nccl_inspector").is_some() {
+        return Some("NCCL Inspector".to_string());
+    }
+    let plugin =
+        manifest.commands.iter().flat_map(|c| c.split_whitespace()).find_map(|w| {
+            w.strip_prefix("NCCL_PROFILER_PLUGIN=").map(|p| p.rsplit('/').next().unwrap_or(p).to_string())
+        });
+    match plugin {
+        Some(plugin) => Some(plugin),
+        None if manifest.commands.is_empty() => None,
+        None => Some("none".to_string()),
+    }
+}
+
+/// NCCL variables that change what NCCL does (`NCCL_ALGO`, `NCCL_PROTO`, `NCCL_NVLS_ENABLE`,
+/// ...), from the manifest's own lines and its `timing_env`, sorted: `none` when there are
+/// none. Logging, the Inspector's own settings (the `profiler` part) and the container's
+/// `NCCL_VERSION` label are left out.
+fn nccl_env(manifest: Option<&Manifest>) -> Option<String> {
+    let manifest = manifest?;
+    const IGNORED: [&str; 6] = [
+        "NCCL_DEBUG",
+        "NCCL_DEBUG_SUBSYS",
+        "NCCL_DEBUG_FILE",
+        "NCCL_VERSION",
+        "NCCL_PROFILER_PLUGIN",
+        "NCCL_INSPECTOR_",
+    ];
+    let timing_env = manifest.get("timing_env").unwrap_or("");
+    let lines = manifest.entries.iter().map(|(k, v)| format!("{k}={v}"));
+    let mut settings: Vec<String> = lines
+        .chain(timing_env.split_whitespace().map(str::to_string))
+        .filter(|s| s.starts_with("NCCL_"))
+        .filter(|s| {
+            let name = s.split('=').next().unwrap_or("");
+            !IGNORED.iter().any(|i| name == *i || (i.ends_with('_') && name.starts_with(i)))
+        })
+        .collect();
+    settings.sort();
+    settings.dedup();
+    Some(if settings.is_empty() { "none".to_string() } else { settings.join(" ") })
 }
 
 /// GPU model(s) and count from nvidia-smi (every host's of a multi-node run), else parsed from

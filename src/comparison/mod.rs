@@ -80,11 +80,6 @@ impl Side<'_> {
             unknown: self.key.unknown_parts(),
         }
     }
-
-    /// What the baseline rule needs of it.
-    pub fn run_ref<'k>(&'k self, key_text: &'k str, label: &'k str) -> baseline::RunRef<'k> {
-        baseline::RunRef { id: self.id, status: self.status, key: key_text, label }
-    }
 }
 
 /// A run summarized for comparison, with its key and samples.
@@ -97,6 +92,17 @@ pub struct LoadedRun {
 impl LoadedRun {
     pub fn side(&self) -> Side<'_> {
         Side { id: &self.summary.raw.id, status: self.summary.status, key: &self.key, samples: &self.samples }
+    }
+
+    /// What the baseline rule needs of it (`key_text` and `label` of its key).
+    fn run_ref<'k>(&'k self, key_text: &'k str, label: &'k str) -> baseline::RunRef<'k> {
+        baseline::RunRef {
+            id: &self.summary.raw.id,
+            timestamp: self.summary.facts.timestamp_utc.as_deref().unwrap_or(""),
+            status: self.summary.status,
+            key: key_text,
+            label,
+        }
     }
 }
 
@@ -125,11 +131,9 @@ pub fn load_all(runs: &Path) -> anyhow::Result<Vec<LoadedRun>> {
 pub fn choose_baseline(runs: &Path, all: &[LoadedRun], candidate: &LoadedRun) -> anyhow::Result<(String, String)> {
     let pinned = baseline::read_pinned(runs).map_err(anyhow::Error::msg)?;
     let texts: Vec<(String, String)> = all.iter().map(|r| (r.key.text(), r.key.label())).collect();
-    let sides: Vec<Side> = all.iter().map(LoadedRun::side).collect();
-    let refs: Vec<baseline::RunRef> = sides.iter().zip(&texts).map(|(s, (k, l))| s.run_ref(k, l)).collect();
+    let refs: Vec<baseline::RunRef> = all.iter().zip(&texts).map(|(r, (k, l))| r.run_ref(k, l)).collect();
     let (key, label) = (candidate.key.text(), candidate.key.label());
-    let side = candidate.side();
-    match baseline::choose(&pinned, &refs, &side.run_ref(&key, &label)) {
+    match baseline::choose(&pinned, &refs, &candidate.run_ref(&key, &label)) {
         baseline::Choice::None(why) => bail!("run {} has no baseline: {why}", candidate.summary.raw.id),
         choice => Ok((choice.id().unwrap_or_default().to_string(), choice.source())),
     }
@@ -138,10 +142,12 @@ pub fn choose_baseline(runs: &Path, all: &[LoadedRun], candidate: &LoadedRun) ->
 /// The noise floor of `candidate`'s comparisons: the ok runs of its configuration up to it
 /// (`noise` says why not later ones).
 pub fn noise_for(all: &[LoadedRun], candidate: &LoadedRun) -> BTreeMap<String, f64> {
+    let (key, label) = (candidate.key.text(), candidate.key.label());
+    let when = candidate.run_ref(&key, &label);
     let replicates: Vec<BTreeMap<String, f64>> = all
         .iter()
         .filter(|r| {
-            r.summary.status == RunStatus::Ok && r.key == candidate.key && r.summary.raw.id <= candidate.summary.raw.id
+            r.summary.status == RunStatus::Ok && r.key == candidate.key && r.run_ref(&key, &label).not_after(&when)
         })
         .map(|r| noise::medians(&r.samples))
         .collect();
