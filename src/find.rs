@@ -6,7 +6,8 @@
 
 use crate::diag::Diagnostic;
 use crate::input::logical_name;
-use crate::input_kind::{Artifact, InputKind, NcclTestsFormat};
+use crate::input_kind::{Artifact, InputKind};
+use crate::model::nccl_tests::NcclTestsFormat;
 use crate::model::sections::Section;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -5,6 +5,7 @@
 //! Names are case-sensitive, as the suite writes them. `find` places the kinds in a run's
 //! layout; `load` and `inspect` read each kind with its parser. Uses `model` only.
 
+use crate::model::nccl_tests::NcclTestsFormat;
 use crate::model::sections::Section;
 use crate::model::seed_outputs::SEED_OUTPUTS;
 
@@ -46,13 +47,6 @@ pub enum Artifact {
     GpuTopology,
     /// `ibv_devinfo.txt`: the InfiniBand devices and ports.
     IbDevices,
-}
-
-/// How nccl-tests output is written: the text `all_reduce_perf` prints, or its `-J` JSON.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NcclTestsFormat {
-    Text,
-    Json,
 }
 
 impl InputKind {
@@ -124,7 +118,8 @@ fn is_plugin_dump_name(stem: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Artifact, InputKind as Kind, NcclTestsFormat};
+    use super::{Artifact, InputKind as Kind};
+    use crate::model::nccl_tests::NcclTestsFormat;
     use crate::model::sections::Section;
 
     fn nccl_tests(test: &str, format: NcclTestsFormat) -> Kind {

@@ -5,7 +5,8 @@
 //! anything else is read as nccl-tests stdout (all_reduce_perf's output may have any name).
 
 use crate::input;
-use crate::input_kind::{Artifact, InputKind, NcclTestsFormat};
+use crate::input_kind::{Artifact, InputKind};
+use crate::model::nccl_tests::NcclTestsFormat;
 use crate::model::nccl_tests::NcclTestsOutput;
 use crate::model::sections::SectionRows;
 use crate::parse::{self, ParseError};

@@ -7,10 +7,11 @@
 use crate::diag::Diagnostic;
 use crate::find::{FileRef, HostArtifact, NcclTestsInput, RunDir};
 use crate::input;
-use crate::input_kind::{Artifact, NcclTestsFormat};
+use crate::input_kind::Artifact;
 use crate::model::hosts::HostFacts;
 use crate::model::inspector::InspectorCase;
 use crate::model::nccl_log::NcclLogFacts;
+use crate::model::nccl_tests::NcclTestsFormat;
 use crate::model::run::{NcclTestsFile, RawRun, SectionData};
 use crate::parse::{self, ParseError};
 use std::collections::{BTreeMap, BTreeSet};
