@@ -31,8 +31,8 @@ pub(super) struct Plan {
     choices: Vec<Choice>,
     /// Per run: the runs compared with it as their baseline (ids, sorted).
     compared_by: Vec<Vec<String>>,
-    /// Per run: the ok runs of its configuration up to it (indexes), when there are enough
-    /// of them to estimate the noise floor.
+    /// Per run: its replicates (indexes), the ok runs its noise floor comes from
+    /// (`comparison::noise::windows`).
     replicates: Vec<Vec<usize>>,
     pub(super) stamps: Vec<String>,
     pinned_error: Option<String>,
@@ -56,10 +56,11 @@ pub(super) fn plan(results: &[RunResult], pinned: Result<Pinned, String>) -> Pla
         })
         .collect();
     let by_id: BTreeMap<&str, usize> = results.iter().enumerate().map(|(i, r)| (r.id.as_str(), i)).collect();
-    let choices: Vec<Choice> = refs
-        .iter()
-        .map(|candidate| match candidate.status {
-            RunStatus::Ok => baseline::choose(&pinned, &refs, candidate),
+    let choices: Vec<Choice> = baseline::choose_all(&pinned, &refs)
+        .into_iter()
+        .zip(&refs)
+        .map(|(choice, run)| match run.status {
+            RunStatus::Ok => choice,
             status => Choice::None(format!(
                 "this run is {}; failed and invalid runs are left out of every comparison",
                 status.as_str()
@@ -75,22 +76,7 @@ pub(super) fn plan(results: &[RunResult], pinned: Result<Pinned, String>) -> Pla
         }
     }
     compared_by.iter_mut().for_each(|ids| ids.sort());
-    let replicates: Vec<Vec<usize>> = refs
-        .iter()
-        .map(|candidate| {
-            let runs: Vec<usize> = refs
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| r.status == RunStatus::Ok && r.key == candidate.key && r.not_after(candidate))
-                .map(|(i, _)| i)
-                .collect();
-            if runs.len() >= noise::MIN_RUNS {
-                runs
-            } else {
-                Vec::new()
-            }
-        })
-        .collect();
+    let replicates = noise::windows(&refs);
     let stamps = (0..results.len())
         .map(|i| {
             let mut hasher = Xxh3::new();

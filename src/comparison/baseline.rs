@@ -1,6 +1,7 @@
 //! The baseline of a run: `--baseline ID`, else the run pinned for its configuration in
 //! `<runs>/baselines.json`, else the newest earlier ok run of the same configuration. The
-//! same rule for `compare` and for the site (`choose` is pure: it sees ids, statuses and keys).
+//! same rule for `compare` and for the site (`choose_all` is pure: it sees ids, timestamps,
+//! statuses and keys, and takes every run's baseline at once, in O(N log N)).
 //!
 //! `baselines.json` maps a configuration (its full key text, as `compare --format json`
 //! prints under `key`, or its label) to a run id: `{"1x H200 · NCCL 2.28.9 · torch 2.11 ·
@@ -80,28 +81,46 @@ impl Choice {
     }
 }
 
-/// The baseline of `candidate` among `all` (any order): pinned, else the newest earlier ok
-/// run of the same configuration. A run pinned as its own configuration's baseline has none.
-pub fn choose(pinned: &Pinned, all: &[RunRef], candidate: &RunRef) -> Choice {
-    if let Some(id) = pinned.get(candidate.key).or_else(|| pinned.get(candidate.label)) {
-        if id == candidate.id {
-            return Choice::None(format!("this run is the baseline pinned for its configuration in {PINNED_FILE}"));
+/// The indexes of `runs` grouped by configuration (key text), each group in time order
+/// (`RunRef::not_after`).
+pub fn timelines<'a>(runs: &[RunRef<'a>]) -> BTreeMap<&'a str, Vec<usize>> {
+    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, run) in runs.iter().enumerate() {
+        groups.entry(run.key).or_default().push(i);
+    }
+    for group in groups.values_mut() {
+        group.sort_by(|&a, &b| (runs[a].timestamp, runs[a].id).cmp(&(runs[b].timestamp, runs[b].id)));
+    }
+    groups
+}
+
+/// The baseline of every run of `runs` (any order): pinned for its configuration, else the
+/// newest earlier ok run of it. A run pinned as its own configuration's baseline has none.
+pub fn choose_all(pinned: &Pinned, runs: &[RunRef]) -> Vec<Choice> {
+    let mut choices = vec![Choice::None(String::new()); runs.len()];
+    for group in timelines(runs).values() {
+        let mut newest_ok: Option<usize> = None;
+        for &i in group {
+            let run = &runs[i];
+            choices[i] = match pinned.get(run.key).or_else(|| pinned.get(run.label)) {
+                Some(id) if id == run.id => {
+                    Choice::None(format!("this run is the baseline pinned for its configuration in {PINNED_FILE}"))
+                }
+                Some(id) => Choice::Pinned(id.clone()),
+                None => match newest_ok {
+                    Some(j) => Choice::NewestEarlier(runs[j].id.to_string()),
+                    None => Choice::None(format!(
+                        "no earlier ok run of its configuration ({}) and none pinned in {PINNED_FILE}",
+                        run.label
+                    )),
+                },
+            };
+            if run.status == RunStatus::Ok {
+                newest_ok = Some(i);
+            }
         }
-        return Choice::Pinned(id.clone());
     }
-    let newest = all
-        .iter()
-        .filter(|r| {
-            r.not_after(candidate) && r.id != candidate.id && r.status == RunStatus::Ok && r.key == candidate.key
-        })
-        .max_by(|a, b| (a.timestamp, a.id).cmp(&(b.timestamp, b.id)));
-    match newest {
-        Some(run) => Choice::NewestEarlier(run.id.to_string()),
-        None => Choice::None(format!(
-            "no earlier ok run of its configuration ({}) and none pinned in {PINNED_FILE}",
-            candidate.label
-        )),
-    }
+    choices
 }
 
 #[cfg(test)]
@@ -122,18 +141,20 @@ mod tests {
             r("5", RunStatus::Ok, "a"),
         ];
         let none = Pinned::new();
-        assert_eq!(choose(&none, &all, &all[4]), Choice::NewestEarlier("4".into()));
-        assert_eq!(choose(&none, &all, &all[3]), Choice::NewestEarlier("1".into()), "3 failed, 2 is another key");
-        assert!(matches!(choose(&none, &all, &all[0]), Choice::None(_)));
+        let chosen = choose_all(&none, &all);
+        assert_eq!(chosen[4], Choice::NewestEarlier("4".into()));
+        assert_eq!(chosen[3], Choice::NewestEarlier("1".into()), "3 failed, 2 is another key");
+        assert!(matches!(chosen[0], Choice::None(_)));
         let pinned: Pinned = [("a".to_string(), "1".to_string())].into();
-        assert_eq!(choose(&pinned, &all, &all[4]), Choice::Pinned("1".into()));
-        assert!(matches!(choose(&pinned, &all, &all[0]), Choice::None(why) if why.contains("pinned")));
+        let chosen = choose_all(&pinned, &all);
+        assert_eq!(chosen[4], Choice::Pinned("1".into()));
+        assert!(matches!(&chosen[0], Choice::None(why) if why.contains("pinned")));
         let by_label: Pinned = [("label".to_string(), "4".to_string())].into();
-        assert_eq!(choose(&by_label, &all, &all[1]), Choice::Pinned("4".into()));
+        assert_eq!(choose_all(&by_label, &all)[1], Choice::Pinned("4".into()));
         let dated = RunRef { timestamp: "2026-01-01T00:00:00Z", ..r("0", RunStatus::Ok, "a") };
         let later = RunRef { timestamp: "2026-02-01T00:00:00Z", ..r("00", RunStatus::Ok, "a") };
-        let runs = [all[0], dated, later];
-        assert_eq!(choose(&none, &runs, &later), Choice::NewestEarlier("0".into()), "by timestamp, not by id");
-        assert_eq!(choose(&none, &runs, &dated), Choice::NewestEarlier("1".into()), "undated runs are older");
+        let chosen = choose_all(&none, &[all[0], dated, later]);
+        assert_eq!(chosen[2], Choice::NewestEarlier("0".into()), "by timestamp, not by id");
+        assert_eq!(chosen[1], Choice::NewestEarlier("1".into()), "undated runs are older");
     }
 }

@@ -126,35 +126,40 @@ pub fn load_all(runs: &Path) -> anyhow::Result<Vec<LoadedRun>> {
         .collect())
 }
 
-/// The baseline of `candidate` (`baseline::choose` over every run of the folder): (id, how
-/// it was chosen); an unreadable `baselines.json` or no baseline at all is an error.
+/// What the baseline and noise rules need of every run of the folder (key texts and labels
+/// are kept by the caller: `texts`).
+fn run_refs<'a>(all: &'a [LoadedRun], texts: &'a [(String, String)]) -> Vec<baseline::RunRef<'a>> {
+    all.iter().zip(texts).map(|(r, (k, l))| r.run_ref(k, l)).collect()
+}
+
+fn key_texts(all: &[LoadedRun]) -> Vec<(String, String)> {
+    all.iter().map(|r| (r.key.text(), r.key.label())).collect()
+}
+
+fn index_of(all: &[LoadedRun], run: &LoadedRun) -> usize {
+    all.iter().position(|r| std::ptr::eq(r, run)).expect("the run is one of the folder's")
+}
+
+/// The baseline of `candidate` (one of `all`, by `baseline::choose_all`): (id, how it was
+/// chosen); an unreadable `baselines.json` or no baseline at all is an error.
 pub fn choose_baseline(runs: &Path, all: &[LoadedRun], candidate: &LoadedRun) -> anyhow::Result<(String, String)> {
     let pinned = baseline::read_pinned(runs).map_err(anyhow::Error::msg)?;
-    let texts: Vec<(String, String)> = all.iter().map(|r| (r.key.text(), r.key.label())).collect();
-    let refs: Vec<baseline::RunRef> = all.iter().zip(&texts).map(|(r, (k, l))| r.run_ref(k, l)).collect();
-    let (key, label) = (candidate.key.text(), candidate.key.label());
-    match baseline::choose(&pinned, &refs, &candidate.run_ref(&key, &label)) {
+    let texts = key_texts(all);
+    let choices = baseline::choose_all(&pinned, &run_refs(all, &texts));
+    match &choices[index_of(all, candidate)] {
         baseline::Choice::None(why) => bail!("run {} has no baseline: {why}", candidate.summary.raw.id),
         choice => Ok((choice.id().unwrap_or_default().to_string(), choice.source())),
     }
 }
 
-/// The noise floor of `candidate`'s comparisons: the ok runs of its configuration up to it
-/// (`noise` says why not later ones).
+/// The noise floor of `candidate`'s comparisons (one of `all`): from its replicates,
+/// `noise::windows`.
 pub fn noise_for(all: &[LoadedRun], candidate: &LoadedRun) -> BTreeMap<String, f64> {
-    let (key, label) = (candidate.key.text(), candidate.key.label());
-    let when = candidate.run_ref(&key, &label);
-    let replicates: Vec<BTreeMap<String, f64>> = all
-        .iter()
-        .filter(|r| {
-            r.summary.status == RunStatus::Ok && r.key == candidate.key && r.run_ref(&key, &label).not_after(&when)
-        })
-        .map(|r| noise::medians(&r.samples))
-        .collect();
-    if replicates.len() < noise::MIN_RUNS {
-        return BTreeMap::new();
-    }
-    noise::of_replicates(&replicates)
+    let texts = key_texts(all);
+    let windows = noise::windows(&run_refs(all, &texts));
+    let medians: Vec<BTreeMap<String, f64>> =
+        windows[index_of(all, candidate)].iter().map(|&i| noise::medians(&all[i].samples)).collect();
+    noise::of_replicates(&medians)
 }
 
 /// Compares `base` with `candidate`; `noise` is the candidate configuration's noise floor per

@@ -3,17 +3,43 @@
 //! `MIN_RUNS` ok runs of the configuration; a case then needs an effect at least this large
 //! to be called a change.
 //!
-//! The replicates of a comparison are the ok runs of the candidate's configuration whose ids
-//! sort at or before the candidate's (ids are UTC timestamps): the noise known when the
-//! candidate ran. So a verdict never changes because a newer run was added, and the site
-//! and `compare` judge a pair the same way. Uses `stats` only.
+//! The replicates of a comparison are the last `WINDOW` ok runs of the candidate's
+//! configuration up to the candidate (in time: `baseline::RunRef::not_after`), the candidate
+//! included: the noise known when the candidate ran, and recent. So a verdict never changes
+//! because a newer run was added, an older run imported changes the verdicts of at most the
+//! `WINDOW` runs after it, and the site and `compare` judge a pair the same way. Uses
+//! `stats` only.
 
+use super::baseline::{timelines, RunRef};
 use super::samples::CaseSamples;
 use crate::stats::{cv_percent, median};
+use crate::summarize::RunStatus;
 use std::collections::BTreeMap;
 
 /// Fewest ok runs of a configuration from which its noise is estimated.
 pub const MIN_RUNS: usize = 3;
+
+/// Most runs the noise is estimated from (the latest ones up to the candidate).
+pub const WINDOW: usize = 10;
+
+/// Per run of `runs` (any order): the indexes of its replicates, the last `WINDOW` ok runs of
+/// its configuration up to it (itself included when ok); empty with fewer than `MIN_RUNS`.
+pub fn windows(runs: &[RunRef]) -> Vec<Vec<usize>> {
+    let mut windows = vec![Vec::new(); runs.len()];
+    for group in timelines(runs).values() {
+        let mut ok: Vec<usize> = Vec::new();
+        for &i in group {
+            if runs[i].status == RunStatus::Ok {
+                ok.push(i);
+            }
+            let window = &ok[ok.len().saturating_sub(WINDOW)..];
+            if window.len() >= MIN_RUNS {
+                windows[i] = window.to_vec();
+            }
+        }
+    }
+    windows
+}
 
 /// Per case key: the median of the case's per-cycle values (cases without values left out).
 pub fn medians(samples: &[CaseSamples]) -> BTreeMap<String, f64> {

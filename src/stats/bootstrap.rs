@@ -3,6 +3,8 @@
 //! the seed) and the seed's `median`.
 
 use crate::stats::sorted;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Resamples per interval.
 pub(crate) const RESAMPLES: usize = 2000;
@@ -51,66 +53,90 @@ pub(crate) fn seed_of(label: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(label.as_bytes())
 }
 
-/// The median of one resample of `ordered` (sorted): `n` indices are drawn, counted, and the
-/// middle order statistic(s) read off the counts. The resample's median is the median of the
-/// same multiset a sort would give, so this is the seed's `median` without sorting each draw.
-fn resample_median(ordered: &[f64], rng: &mut SplitMix, counts: &mut [u32]) -> f64 {
-    let n = ordered.len();
+/// The 0-based ranks of the middle of one resample of `n` values, drawn from `rng`: `n`
+/// indices into the sorted sample are drawn and counted, and the middle order statistics read
+/// off the counts (the same ranks a sort of the drawn multiset gives). For odd `n` both ranks
+/// are the median's.
+fn middle_ranks(n: usize, rng: &mut SplitMix, counts: &mut [u32]) -> (u32, u32) {
     counts.fill(0);
     for _ in 0..n {
         counts[rng.below(n)] += 1;
     }
-    // 0-based ranks of the middle: n/2 for odd n; n/2 - 1 and n/2 for even n.
     let upper = n / 2;
     let lower = if n % 2 == 1 { upper } else { upper - 1 };
-    let (mut seen, mut low, mut high) = (0usize, None, None);
+    let (mut seen, mut low) = (0usize, None);
     for (index, &count) in counts.iter().enumerate() {
         seen += count as usize;
         if low.is_none() && seen > lower {
-            low = Some(index);
+            low = Some(index as u32);
         }
         if seen > upper {
-            high = Some(index);
-            break;
+            return (low.unwrap_or(index as u32), index as u32);
         }
     }
-    let (low, high) = (ordered[low.unwrap_or(n - 1)], ordered[high.unwrap_or(n - 1)]);
-    if n % 2 == 1 {
-        high
-    } else {
-        (low + high) / 2.0
-    }
+    unreachable!("n draws are counted")
 }
 
-/// The (low, high) percentiles of `LEVEL` of the bootstrap distribution.
-fn interval(estimates: &[f64]) -> (f64, f64) {
-    let ordered = sorted(estimates);
+/// The middle ranks of one resample after another.
+type Ranks = Vec<(u32, u32)>;
+
+/// Resamples in one stream of middle ranks.
+const STREAM: usize = 1 << 16;
+
+/// The middle ranks of `STREAM` resamples of `n` values: stream `which` (0 or 1) for sample
+/// size `n`, generated once per process from a seed of `(n, which)` only, then shared. A
+/// resampled median needs only these ranks (the values are sorted once per sample), so an
+/// interval reads `RESAMPLES` consecutive entries from an offset seeded from its case key
+/// instead of drawing `n` indices per resample. The base and the candidate of a ratio read
+/// different streams, so their draws are independent.
+fn stream(n: usize, which: u64) -> Arc<Ranks> {
+    static STREAMS: OnceLock<Mutex<HashMap<(usize, u64), Arc<Ranks>>>> = OnceLock::new();
+    let streams = STREAMS.get_or_init(Default::default);
+    if let Some(found) = streams.lock().expect("no panic while holding the lock").get(&(n, which)) {
+        return Arc::clone(found);
+    }
+    let mut rng = SplitMix::new(seed_of(&format!("middle ranks of {n} values, stream {which}")));
+    let mut counts = vec![0; n];
+    let ranks: Arc<Ranks> = Arc::new((0..STREAM).map(|_| middle_ranks(n, &mut rng, &mut counts)).collect());
+    let mut streams = streams.lock().expect("no panic while holding the lock");
+    Arc::clone(streams.entry((n, which)).or_insert(ranks))
+}
+
+/// `RESAMPLES` bootstrap medians of `values`, from stream `which` at an offset given by `seed`.
+fn resampled_medians(values: &[f64], which: u64, seed: u64) -> impl Iterator<Item = f64> {
+    let ordered = sorted(values);
+    let ranks = stream(ordered.len(), which);
+    let offset = (seed as usize) % STREAM;
+    let odd = ordered.len() % 2 == 1;
+    (0..RESAMPLES).map(move |r| {
+        let (low, high) = ranks[(offset + r) % STREAM];
+        if odd {
+            ordered[high as usize]
+        } else {
+            (ordered[low as usize] + ordered[high as usize]) / 2.0
+        }
+    })
+}
+
+/// The (low, high) percentiles of `LEVEL` of the bootstrap distribution (nearest rank).
+fn interval(mut estimates: Vec<f64>) -> (f64, f64) {
     let tail = (1.0 - LEVEL) / 2.0;
-    let at = |q: f64| ordered[((q * (ordered.len() - 1) as f64).round() as usize).min(ordered.len() - 1)];
-    (at(tail), at(1.0 - tail))
+    let last = estimates.len() - 1;
+    let rank = |q: f64| ((q * last as f64).round() as usize).min(last);
+    let low = *estimates.select_nth_unstable_by(rank(tail), f64::total_cmp).1;
+    let high = *estimates.select_nth_unstable_by(rank(1.0 - tail), f64::total_cmp).1;
+    (low, high)
 }
 
 /// Interval of median(cand) / median(base): each sample resampled on its own.
 pub(crate) fn ratio_of_medians(base: &[f64], cand: &[f64], seed: u64) -> (f64, f64) {
-    let mut rng = SplitMix::new(seed);
-    let (base, cand) = (sorted(base), sorted(cand));
-    let (mut base_counts, mut cand_counts) = (vec![0; base.len()], vec![0; cand.len()]);
-    let estimates: Vec<f64> = (0..RESAMPLES)
-        .map(|_| {
-            let b = resample_median(&base, &mut rng, &mut base_counts);
-            resample_median(&cand, &mut rng, &mut cand_counts) / b
-        })
-        .collect();
-    interval(&estimates)
+    let candidates = resampled_medians(cand, 1, seed >> 32);
+    interval(resampled_medians(base, 0, seed).zip(candidates).map(|(b, c)| c / b).collect())
 }
 
 /// Interval of the median of `values`.
 pub(crate) fn median_interval(values: &[f64], seed: u64) -> (f64, f64) {
-    let mut rng = SplitMix::new(seed);
-    let ordered = sorted(values);
-    let mut counts = vec![0; ordered.len()];
-    let estimates: Vec<f64> = (0..RESAMPLES).map(|_| resample_median(&ordered, &mut rng, &mut counts)).collect();
-    interval(&estimates)
+    interval(resampled_medians(values, 0, seed).collect())
 }
 
 #[cfg(test)]
@@ -131,22 +157,45 @@ mod tests {
         assert_eq!(median_interval(&[3.0], 1), (3.0, 3.0));
     }
 
-    /// The counted median is the median of the drawn multiset, as sorting each draw gives:
-    /// compared draw by draw with the straightforward resampler (drawing from the sorted
+    /// The counted middle ranks give the median of the drawn multiset, as sorting each draw
+    /// does: compared draw by draw with the straightforward resampler (drawing from the sorted
     /// values), odd and even sizes, ties.
     #[test]
-    fn counted_resample_medians_are_the_sorted_ones() {
+    fn counted_middle_ranks_give_the_sorted_median() {
         for values in [vec![5.0, 1.0, 3.0], vec![4.0, 2.0, 2.0, 9.0], (0..10).map(|i| (i * 7 % 10) as f64).collect()] {
             let ordered = sorted(&values);
+            let n = values.len();
             let (mut counted, mut direct) = (SplitMix::new(42), SplitMix::new(42));
-            let mut counts = vec![0; values.len()];
+            let mut counts = vec![0; n];
             for _ in 0..500 {
-                let drawn: Vec<f64> = (0..values.len()).map(|_| ordered[direct.below(values.len())]).collect();
-                let expected = crate::stats::median(&drawn);
-                let got = resample_median(&ordered, &mut counted, &mut counts);
-                assert_eq!(got.to_bits(), expected.to_bits(), "{values:?}");
+                let drawn: Vec<f64> = (0..n).map(|_| ordered[direct.below(n)]).collect();
+                let (low, high) = middle_ranks(n, &mut counted, &mut counts);
+                let got = if n % 2 == 1 {
+                    ordered[high as usize]
+                } else {
+                    (ordered[low as usize] + ordered[high as usize]) / 2.0
+                };
+                assert_eq!(got.to_bits(), crate::stats::median(&drawn).to_bits(), "{values:?}");
             }
         }
+    }
+
+    /// An interval's nominal coverage holds: over many normal samples, the interval of the
+    /// median covers the true median in about 95 % of them (a shared stream must not bias it).
+    #[test]
+    fn median_intervals_cover_the_true_median() {
+        let mut rng = SplitMix::new(3);
+        let mut normal = || -> f64 { (0..12).map(|_| rng.below(1 << 16) as f64 / 65536.0).sum::<f64>() - 6.0 };
+        let trials = 400;
+        let covered = (0..trials)
+            .filter(|t| {
+                let values: Vec<f64> = (0..20).map(|_| normal()).collect();
+                let (low, high) = median_interval(&values, seed_of(&t.to_string()));
+                low <= 0.0 && 0.0 <= high
+            })
+            .count();
+        let rate = covered as f64 / trials as f64;
+        assert!((0.90..=0.99).contains(&rate), "coverage {rate}");
     }
 
     /// Every index below n is drawn about equally often (small n, lanes; large n, whole outputs).
