@@ -80,6 +80,9 @@ fn middle_ranks(n: usize, rng: &mut SplitMix, counts: &mut [u32]) -> (u32, u32) 
 /// The middle ranks of one resample after another.
 type Ranks = Vec<(u32, u32)>;
 
+/// Every stream made so far, by (sample size, stream).
+type Streams = Mutex<HashMap<(usize, u64), Arc<Ranks>>>;
+
 /// Resamples in one stream of middle ranks.
 const STREAM: usize = 1 << 16;
 
@@ -90,7 +93,7 @@ const STREAM: usize = 1 << 16;
 /// instead of drawing `n` indices per resample. The base and the candidate of a ratio read
 /// different streams, so their draws are independent.
 fn stream(n: usize, which: u64) -> Arc<Ranks> {
-    static STREAMS: OnceLock<Mutex<HashMap<(usize, u64), Arc<Ranks>>>> = OnceLock::new();
+    static STREAMS: OnceLock<Streams> = OnceLock::new();
     let streams = STREAMS.get_or_init(Default::default);
     if let Some(found) = streams.lock().expect("no panic while holding the lock").get(&(n, which)) {
         return Arc::clone(found);
