@@ -207,15 +207,15 @@ where
     let outline = ShapeStyle { filled: false, stroke_width: 2, ..style };
     let polygon = |shape: Vec<(i32, i32)>| EmptyElement::at(at.clone()) + Polygon::new(shape, style);
     match shape(index) {
-        0 => area.draw(&Circle::new(at, 3, style))?,
-        1 => area.draw(&TriangleMarker::new(at, 4, style))?,
-        2 => area.draw(&polygon(vec![(-3, -3), (3, -3), (3, 3), (-3, 3)]))?,
-        3 => area.draw(&polygon(vec![(0, -4), (4, 0), (0, 4), (-4, 0)]))?,
-        4 => area.draw(&Cross::new(at, 3, outline))?,
+        0 => area.draw(&Circle::new(at, 4, style))?,
+        1 => area.draw(&TriangleMarker::new(at, 5, style))?,
+        2 => area.draw(&polygon(vec![(-4, -4), (4, -4), (4, 4), (-4, 4)]))?,
+        3 => area.draw(&polygon(vec![(0, -5), (5, 0), (0, 5), (-5, 0)]))?,
+        4 => area.draw(&Cross::new(at, 4, outline))?,
         _ => area.draw(
             &(EmptyElement::at(at)
-                + PathElement::new(vec![(-4, 0), (4, 0)], outline)
-                + PathElement::new(vec![(0, -4), (0, 4)], outline)),
+                + PathElement::new(vec![(-5, 0), (5, 0)], outline)
+                + PathElement::new(vec![(0, -5), (0, 5)], outline)),
         )?,
     }
     Ok(())
