@@ -16,4 +16,5 @@ mod publish_safety;
 mod safe_write;
 mod seed_quirks;
 mod site;
+mod site_look;
 mod untrusted;

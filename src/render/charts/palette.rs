@@ -118,7 +118,8 @@ mod tests {
     #[test]
     fn every_repainted_colour_is_distinct() {
         // An attribute selector that matched two roles would repaint one of them wrongly.
-        let mut light: Vec<String> = DARK_FIXED.iter().map(|(l, _)| hex(*l)).chain(PALETTE.iter().map(|c| hex(*c))).collect();
+        let mut light: Vec<String> =
+            DARK_FIXED.iter().map(|(l, _)| hex(*l)).chain(PALETTE.iter().map(|c| hex(*c))).collect();
         let count = light.len();
         light.sort();
         light.dedup();

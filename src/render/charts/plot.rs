@@ -6,8 +6,8 @@
 
 use std::error::Error;
 
-use plotters::coord::Shift;
 use plotters::coord::CoordTranslate;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
