@@ -125,7 +125,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
-    use crate::comparison::{self, baseline};
+    use crate::comparison;
     let all = comparison::load_all(&args.runs)?;
     let (base_id, candidate_id, source) = match (args.ids.as_slice(), &args.baseline) {
         ([base, candidate], None) => (base.clone(), candidate.clone(), "given".to_string()),
@@ -133,14 +133,15 @@ fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
         ([candidate], Some(base)) => (base.clone(), candidate.clone(), "--baseline".to_string()),
         ([candidate], None) => {
             let run = comparison::pick(&all, candidate, args.allow_failed)?;
-            let (base, source) = baseline::choose(&args.runs, &all, run)?;
+            let (base, source) = comparison::choose_baseline(&args.runs, &all, run)?;
             (base, candidate.clone(), source)
         }
         _ => unreachable!("clap takes one or two run ids"),
     };
     let base = comparison::pick(&all, &base_id, args.allow_failed)?;
     let candidate = comparison::pick(&all, &candidate_id, args.allow_failed)?;
-    let report = comparison::compare(base, candidate, &all, &source);
+    let noise = comparison::noise_for(&all, candidate);
+    let report = comparison::compare(&base.side(), &candidate.side(), noise, &source);
     let text = comparison::output::render(&report, args.format)?;
     if let Err(error) = std::io::stdout().write_all(text.as_bytes()) {
         if error.kind() != std::io::ErrorKind::BrokenPipe {

@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped whenever the cache layout changes.
-const FORMAT: &str = "nccl-report-cache-4";
+const FORMAT: &str = "nccl-report-cache-5";
 /// Beside an entry: the stamps of its files in the live site as last committed.
 const SITE_STAMPS: &str = "site.json";
 
@@ -55,6 +55,10 @@ pub(crate) struct Entry {
     /// The build summary's line for a run that is not ok.
     pub problem: Option<String>,
     pub files: Vec<CachedFile>,
+    /// The stamp of the comparison with its baseline that the cached run page holds (`None`:
+    /// not yet compared).
+    #[serde(default)]
+    pub comparison: Option<String>,
 }
 
 /// A rendered file of a run kept in the cache: its site path and the hash of its bytes.
@@ -196,12 +200,47 @@ impl Cache {
             cached.push(CachedFile { rel: file.path.clone(), hash: hash_bytes(&file.bytes) });
         }
         fs::create_dir_all(&dir)?;
-        let entry = Entry { key, stamps, card, problem, files: cached };
+        let entry = Entry { key, stamps, card, problem, files: cached, comparison: None };
         write_json(&dir.join("entry.json"), &entry)?;
         Ok(entry)
     }
 
     /// Updates only the stamps of an entry whose inputs were touched but not changed.
+    /// Updates a stored run after its comparison with its baseline: `files` replace (or join)
+    /// the cached files of the same path, `removed` leave the run, and the card and the
+    /// comparison stamp are recorded. Returns the entry as stored.
+    pub(crate) fn update_compared(
+        &self,
+        run_id: &str,
+        files: &[OutputFile],
+        removed: &[String],
+        card: RunCard,
+        comparison: String,
+    ) -> io::Result<Entry> {
+        let dir = self.entry_dir(run_id);
+        let mut entry: Entry = read_json(&dir.join("entry.json"))
+            .ok_or_else(|| io::Error::other(format!("no cache entry for {run_id}")))?;
+        entry.files.retain(|f| !removed.contains(&f.rel) && !files.iter().any(|n| n.path == f.rel));
+        for file in files {
+            if !crate::write::is_safe_relative(&file.path) {
+                return Err(io::Error::other(format!("refusing to cache {:?}", file.path)));
+            }
+            let target = dir.join("files").join(&file.path);
+            if let Some(parent) = target.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            let _ = fs::remove_file(&target);
+            fs::write(&target, &file.bytes)?;
+            entry.files.push(CachedFile { rel: file.path.clone(), hash: hash_bytes(&file.bytes) });
+        }
+        for rel in removed.iter().filter(|rel| crate::write::is_safe_relative(rel)) {
+            let _ = fs::remove_file(dir.join("files").join(rel));
+        }
+        (entry.card, entry.comparison) = (card, Some(comparison));
+        write_json(&dir.join("entry.json"), &entry)?;
+        Ok(entry)
+    }
+
     pub(crate) fn restamp(&self, run_id: &str, entry: &Entry) -> io::Result<()> {
         write_json(&self.entry_dir(run_id).join("entry.json"), entry)
     }

@@ -1,10 +1,9 @@
 //! The pages that span every run (the index, the section pages, `data/runs.json`), written a
-//! page of runs at a time: each page's digests are read back from the digest store (or, when
-//! one cannot be read, recomputed from its run's inputs), rendered, written and dropped. So a
-//! build holds one page of digests in memory, whatever the number of runs. Uses `site`,
-//! `render`, `write` (through `Staging`) and the digest store of `cache`.
+//! page of runs at a time: each page's digests are read back (`Sources::load`: the digest
+//! store, or the run's inputs), rendered, written and dropped. So a build holds one page of
+//! digests in memory, whatever the number of runs. Uses `site`, `render` and `write` (through
+//! `Staging`).
 
-use crate::cache::DigestStore;
 use crate::render;
 use crate::site::digest::{self, RunCard, RunDigest};
 use crate::site::paging::Paging;
@@ -18,9 +17,8 @@ use std::collections::HashMap;
 
 /// Where the pages' inputs come from.
 pub(crate) struct Sources<'a> {
-    pub store: &'a DigestStore<'a>,
-    /// Recomputes a run's digest from its inputs (for a digest that cannot be read back).
-    pub recompute: &'a (dyn Fn(&str) -> anyhow::Result<RunDigest> + Sync),
+    /// A run's digest, by id.
+    pub load: &'a (dyn Fn(&str) -> anyhow::Result<RunDigest> + Sync),
     pub site_notes: Option<&'a str>,
 }
 
@@ -33,15 +31,7 @@ pub(crate) fn write(
 ) -> anyhow::Result<usize> {
     digest::order(&mut cards);
     let paging = Paging::new(cards.len(), page_size);
-    let load = |id: &str| match sources.store.get(id) {
-        Some(digest) => Ok(digest),
-        None => {
-            let digest = (sources.recompute)(id)?;
-            // Repaired for the next build; a failure only costs recomputing it again.
-            let _ = sources.store.put(&digest);
-            Ok(digest)
-        }
-    };
+    let load = sources.load;
 
     let mut totals = [0; sections::COUNT];
     let mut charted_ids: [Vec<&str>; sections::COUNT] = Default::default();

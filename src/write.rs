@@ -86,6 +86,28 @@ impl<'a> Staging<'a> {
         fs::write(&path, &file.bytes).map_err(io_err(&path))
     }
 
+    /// Replaces the file at `rel`: the old one is unlinked first, so a file hard-linked from
+    /// the live site (`link`) is never written through.
+    pub(crate) fn replace(&self, file: &OutputFile) -> Result<(), WriteError> {
+        self.remove(&file.path)?;
+        self.put(file)
+    }
+
+    /// Removes the file at `rel`, if there is one.
+    pub(crate) fn remove(&self, rel: &str) -> Result<(), WriteError> {
+        let path = self.path_of(rel)?;
+        match fs::remove_file(&path) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(io_err(&path)(error)),
+            _ => Ok(()),
+        }
+    }
+
+    /// The bytes of a file already in the new site.
+    pub(crate) fn read(&self, rel: &str) -> Result<Vec<u8>, WriteError> {
+        let path = self.path_of(rel)?;
+        fs::read(&path).map_err(io_err(&path))
+    }
+
     /// Hard-links an unchanged file of the live site (`from`, checked by the caller against the
     /// stamp recorded when it was committed) into the new site at `rel`. The live site is not
     /// changed; it is removed after the swap, leaving the new site the only owner of the file.

@@ -20,6 +20,7 @@ use super::samples::CaseSamples;
 use crate::stats::bootstrap::{median_interval, ratio_of_medians, seed_of};
 use crate::stats::median;
 use crate::stats::significance::{benjamini_hochberg, cycles_needed, mann_whitney_p, min_two_sided_p};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -90,11 +91,18 @@ pub struct CaseResult {
     pub reason: Option<String>,
 }
 
+impl CaseResult {
+    /// The case's identity, as `CaseSamples::key` writes it.
+    pub fn key(&self) -> String {
+        super::samples::case_key(self.section, self.world_size, &self.case, self.metric)
+    }
+}
+
 /// Inputs besides the samples.
 #[derive(Debug, Clone, Default)]
 pub struct Context {
     /// Key parts in which the two configurations differ (empty: comparable).
-    pub key_differences: Vec<&'static str>,
+    pub key_differences: Vec<String>,
     /// Per case key: the relative noise between repeated runs of the configuration.
     pub noise: BTreeMap<String, f64>,
 }
@@ -248,17 +256,19 @@ fn drift_of(pairs: &[(usize, Pair)]) -> Option<Drift> {
 pub fn add_intervals(outcome: &mut Outcome, base: &[CaseSamples], cand: &[CaseSamples]) {
     let base_by_key: BTreeMap<String, &CaseSamples> = base.iter().map(|s| (s.key(), s)).collect();
     let cand_by_key: BTreeMap<String, &CaseSamples> = cand.iter().map(|s| (s.key(), s)).collect();
-    let mut drift_ratios = Vec::new();
-    let mut drift_keys = Vec::new();
-    for result in outcome.cases.iter_mut().filter(|r| r.ratio.is_some()) {
-        let key = format!("{}|{}|{}|{}", result.section, result.world_size, result.case, result.metric);
+    outcome.cases.par_iter_mut().filter(|r| r.ratio.is_some()).for_each(|result| {
+        let key = result.key();
         if let (Some(b), Some(c)) = (base_by_key.get(&key), cand_by_key.get(&key)) {
             let (low, high) = ratio_of_medians(&b.values, &c.values, seed_of(&key));
             (result.ci_low, result.ci_high) = (Some(low), Some(high));
         }
+    });
+    let mut drift_ratios = Vec::new();
+    let mut drift_keys = Vec::new();
+    for result in outcome.cases.iter().filter(|r| r.ratio.is_some()) {
         if let (Some(cost), Some(_)) = (result.cost_ratio, result.corrected_cost_ratio) {
             drift_ratios.push(cost);
-            drift_keys.push(key);
+            drift_keys.push(result.key());
         }
     }
     if let Some(drift) = outcome.drift.as_mut().filter(|_| !drift_ratios.is_empty()) {

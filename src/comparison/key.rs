@@ -5,6 +5,7 @@
 
 use crate::comparison::key_hosts;
 use crate::model::artifacts::{GpuInfo, TopologyMatrix};
+use crate::model::manifest::Manifest;
 use crate::summarize::RunSummary;
 use serde::Serialize;
 
@@ -14,7 +15,7 @@ pub const UNKNOWN: &str = "unknown";
 /// Ordered (part, value) pairs; two runs are comparable when every part agrees.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ConfigKey {
-    pub parts: Vec<(&'static str, String)>,
+    pub parts: Vec<(String, String)>,
 }
 
 impl ConfigKey {
@@ -39,6 +40,8 @@ impl ConfigKey {
             ("decode_collectives", manifest("decode_collectives")),
             ("nccl_tests_args", nccl_tests_arguments(commands)),
             ("worker_sha256", manifest("worker_sha256")),
+            ("profiler", profiler(run.raw.manifest.as_ref())),
+            ("nccl_env", nccl_env(run.raw.manifest.as_ref())),
             ("nodes", nodes.clone()),
             (
                 "gpus_per_node",
@@ -48,23 +51,37 @@ impl ConfigKey {
             ),
             ("nics", key_hosts::nics(run, nodes.as_deref())),
         ];
-        ConfigKey { parts: parts.into_iter().map(|(k, v)| (k, v.unwrap_or_else(|| UNKNOWN.to_string()))).collect() }
+        ConfigKey {
+            parts: parts.into_iter().map(|(k, v)| (k.to_string(), v.unwrap_or_else(|| UNKNOWN.to_string()))).collect(),
+        }
+    }
+
+    /// The key as a run's digest keeps it.
+    pub fn from_parts(parts: &[(String, String)]) -> ConfigKey {
+        ConfigKey { parts: parts.to_vec() }
     }
 
     fn get(&self, part: &str) -> &str {
-        self.parts.iter().find(|(k, _)| *k == part).map_or(UNKNOWN, |(_, v)| v.as_str())
+        self.parts.iter().find(|(k, _)| k == part).map_or(UNKNOWN, |(_, v)| v.as_str())
     }
 
-    /// A short readable label, e.g. `1x H200 · NCCL 2.28.9 · torch 2.11 · 10 cycles`.
+    /// A short readable label, e.g. `1x H200 · NCCL 2.28.9 · torch 2.11 · 10 cycles · key
+    /// 3f2a91`: the main parts (and the profiler, when one was loaded), then the first hex
+    /// digits of the full key's hash, so two configurations never share a label.
     pub fn label(&self) -> String {
         let model = self.get("gpu_model").trim_start_matches("NVIDIA ").to_string();
         let torch: String =
             self.get("torch").split('+').next().unwrap_or(UNKNOWN).splitn(3, '.').take(2).collect::<Vec<_>>().join(".");
+        let profiler = match self.get("profiler") {
+            "none" | UNKNOWN => String::new(),
+            plugin => format!(" · {plugin}"),
+        };
         format!(
-            "{}x {model} · NCCL {} · torch {torch} · {} cycles",
+            "{}x {model} · NCCL {} · torch {torch} · {} cycles{profiler} · key {:06x}",
             self.get("gpu_count"),
             self.get("nccl"),
-            self.get("cycles")
+            self.get("cycles"),
+            xxhash_rust::xxh3::xxh3_64(self.text().as_bytes()) >> 40
         )
     }
 
@@ -74,13 +91,13 @@ impl ConfigKey {
             .iter()
             .zip(&other.parts)
             .filter(|(a, b)| a.1 != b.1)
-            .map(|(a, b)| KeyDifference { part: a.0, base: a.1.clone(), candidate: b.1.clone() })
+            .map(|(a, b)| KeyDifference { part: a.0.clone(), base: a.1.clone(), candidate: b.1.clone() })
             .collect()
     }
 
     /// The parts the run does not state.
-    pub fn unknown_parts(&self) -> Vec<&'static str> {
-        self.parts.iter().filter(|(_, v)| v == UNKNOWN).map(|(k, _)| *k).collect()
+    pub fn unknown_parts(&self) -> Vec<String> {
+        self.parts.iter().filter(|(_, v)| v == UNKNOWN).map(|(k, _)| k.clone()).collect()
     }
 
     /// One line `part=value;...`, the full key as text.
@@ -92,9 +109,57 @@ impl ConfigKey {
 /// One key part in which two runs differ.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct KeyDifference {
-    pub part: &'static str,
+    pub part: String,
     pub base: String,
     pub candidate: String,
+}
+
+/// The NCCL profiler plugin the run was timed under (the Inspector changes timings: the
+/// bundled Inspector run is about 2.3x slower in every case): `none` when the recorded
+/// commands set none, `unknown` without commands.
+fn profiler(manifest: Option<&Manifest>) -> Option<String> {
+    let manifest = manifest?;
+    if manifest.get("nccl_inspector").is_some() {
+        return Some("NCCL Inspector".to_string());
+    }
+    let plugin =
+        manifest.commands.iter().flat_map(|c| c.split_whitespace()).find_map(|w| {
+            w.strip_prefix("NCCL_PROFILER_PLUGIN=").map(|p| p.rsplit('/').next().unwrap_or(p).to_string())
+        });
+    match plugin {
+        Some(plugin) => Some(plugin),
+        None if manifest.commands.is_empty() => None,
+        None => Some("none".to_string()),
+    }
+}
+
+/// NCCL variables that change what NCCL does (`NCCL_ALGO`, `NCCL_PROTO`, `NCCL_NVLS_ENABLE`,
+/// ...), from the manifest's own lines and its `timing_env`, sorted: `none` when there are
+/// none. Logging, the Inspector's own settings (the `profiler` part) and the container's
+/// `NCCL_VERSION` label are left out.
+fn nccl_env(manifest: Option<&Manifest>) -> Option<String> {
+    let manifest = manifest?;
+    const IGNORED: [&str; 6] = [
+        "NCCL_DEBUG",
+        "NCCL_DEBUG_SUBSYS",
+        "NCCL_DEBUG_FILE",
+        "NCCL_VERSION",
+        "NCCL_PROFILER_PLUGIN",
+        "NCCL_INSPECTOR_",
+    ];
+    let timing_env = manifest.get("timing_env").unwrap_or("");
+    let lines = manifest.entries.iter().map(|(k, v)| format!("{k}={v}"));
+    let mut settings: Vec<String> = lines
+        .chain(timing_env.split_whitespace().map(str::to_string))
+        .filter(|s| s.starts_with("NCCL_"))
+        .filter(|s| {
+            let name = s.split('=').next().unwrap_or("");
+            !IGNORED.iter().any(|i| name == *i || (i.ends_with('_') && name.starts_with(i)))
+        })
+        .collect();
+    settings.sort();
+    settings.dedup();
+    Some(if settings.is_empty() { "none".to_string() } else { settings.join(" ") })
 }
 
 /// GPU model(s) and count from nvidia-smi (every host's of a multi-node run), else parsed from
@@ -241,7 +306,7 @@ mod tests {
         let one = RawRun { gpus: gpus("big", 16), ..RawRun::default() };
         let (two, one) = (ConfigKey::of(&summarize(two)), ConfigKey::of(&summarize(one)));
         assert_eq!((two.get("gpu_model"), two.get("gpu_count")), (one.get("gpu_model"), one.get("gpu_count")));
-        let parts: Vec<&str> = two.differences(&one).iter().map(|d| d.part).collect();
+        let parts: Vec<String> = two.differences(&one).into_iter().map(|d| d.part).collect();
         assert_eq!(parts, ["nodes", "gpus_per_node", "nics"], "{two:?}");
         assert_eq!((two.get("nodes"), two.get("gpus_per_node")), ("2", "8"));
         assert_eq!(two.get("nics"), "4x 400 Gb/s unknown link");

@@ -21,6 +21,7 @@ use anyhow::{bail, Context as _};
 use engine::{CaseResult, Drift, Outcome, Verdict};
 use key::ConfigKey;
 use rayon::prelude::*;
+use samples::CaseSamples;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -36,7 +37,7 @@ pub struct RunSide {
     pub configuration: String,
     pub key: String,
     /// Key parts the run does not state (they are `unknown` in the key).
-    pub unknown: Vec<&'static str>,
+    pub unknown: Vec<String>,
 }
 
 /// The whole comparison, as every output format shows it.
@@ -60,20 +61,47 @@ impl Report {
     }
 }
 
-/// A run summarized for comparison, with its key.
-pub struct LoadedRun {
-    pub summary: RunSummary,
-    pub key: ConfigKey,
+/// A run as a comparison sees it: from a summary (`compare`) or a digest (the site).
+#[derive(Debug, Clone)]
+pub struct Side<'a> {
+    pub id: &'a str,
+    pub status: RunStatus,
+    pub key: &'a ConfigKey,
+    pub samples: &'a [CaseSamples],
 }
 
-impl LoadedRun {
-    fn side(&self) -> RunSide {
+impl Side<'_> {
+    fn report_side(&self) -> RunSide {
         RunSide {
-            id: self.summary.raw.id.clone(),
-            status: self.summary.status.as_str(),
+            id: self.id.to_string(),
+            status: self.status.as_str(),
             configuration: self.key.label(),
             key: self.key.text(),
             unknown: self.key.unknown_parts(),
+        }
+    }
+}
+
+/// A run summarized for comparison, with its key and samples.
+pub struct LoadedRun {
+    pub summary: RunSummary,
+    pub key: ConfigKey,
+    pub samples: Vec<CaseSamples>,
+}
+
+impl LoadedRun {
+    pub fn side(&self) -> Side<'_> {
+        Side { id: &self.summary.raw.id, status: self.summary.status, key: &self.key, samples: &self.samples }
+    }
+
+    /// What the baseline rule needs of it (`key_text` and `label` of its key).
+    fn run_ref<'k>(&'k self, key_text: &'k str, label: &'k str) -> baseline::RunRef<'k> {
+        baseline::RunRef {
+            id: &self.summary.raw.id,
+            timestamp: self.summary.facts.timestamp_utc.as_deref().unwrap_or(""),
+            status: self.summary.status,
+            key: key_text,
+            label,
         }
     }
 }
@@ -92,21 +120,50 @@ pub fn load_all(runs: &Path) -> anyhow::Result<Vec<LoadedRun>> {
             logs.attach(&mut raw);
             let summary = summarize::summarize(raw);
             let key = ConfigKey::of(&summary);
-            LoadedRun { summary, key }
+            let samples = samples::of(&summary.sections);
+            LoadedRun { summary, key, samples }
         })
         .collect())
 }
 
-/// Compares `base` with `candidate`; `all` (every run of the folder) gives the noise floor.
-pub fn compare(base: &LoadedRun, candidate: &LoadedRun, all: &[LoadedRun], baseline_source: &str) -> Report {
-    let key_differences = base.key.differences(&candidate.key);
-    let context = engine::Context {
-        key_differences: key_differences.iter().map(|d| d.part).collect(),
-        noise: noise::between_runs(all, &candidate.key),
-    };
-    let (base_samples, candidate_samples) = (samples::of(&base.summary), samples::of(&candidate.summary));
-    let mut outcome = engine::compare(&base_samples, &candidate_samples, &context);
-    engine::add_intervals(&mut outcome, &base_samples, &candidate_samples);
+/// The baseline of `candidate` (`baseline::choose` over every run of the folder): (id, how
+/// it was chosen); an unreadable `baselines.json` or no baseline at all is an error.
+pub fn choose_baseline(runs: &Path, all: &[LoadedRun], candidate: &LoadedRun) -> anyhow::Result<(String, String)> {
+    let pinned = baseline::read_pinned(runs).map_err(anyhow::Error::msg)?;
+    let texts: Vec<(String, String)> = all.iter().map(|r| (r.key.text(), r.key.label())).collect();
+    let refs: Vec<baseline::RunRef> = all.iter().zip(&texts).map(|(r, (k, l))| r.run_ref(k, l)).collect();
+    let (key, label) = (candidate.key.text(), candidate.key.label());
+    match baseline::choose(&pinned, &refs, &candidate.run_ref(&key, &label)) {
+        baseline::Choice::None(why) => bail!("run {} has no baseline: {why}", candidate.summary.raw.id),
+        choice => Ok((choice.id().unwrap_or_default().to_string(), choice.source())),
+    }
+}
+
+/// The noise floor of `candidate`'s comparisons: the ok runs of its configuration up to it
+/// (`noise` says why not later ones).
+pub fn noise_for(all: &[LoadedRun], candidate: &LoadedRun) -> BTreeMap<String, f64> {
+    let (key, label) = (candidate.key.text(), candidate.key.label());
+    let when = candidate.run_ref(&key, &label);
+    let replicates: Vec<BTreeMap<String, f64>> = all
+        .iter()
+        .filter(|r| {
+            r.summary.status == RunStatus::Ok && r.key == candidate.key && r.run_ref(&key, &label).not_after(&when)
+        })
+        .map(|r| noise::medians(&r.samples))
+        .collect();
+    if replicates.len() < noise::MIN_RUNS {
+        return BTreeMap::new();
+    }
+    noise::of_replicates(&replicates)
+}
+
+/// Compares `base` with `candidate`; `noise` is the candidate configuration's noise floor per
+/// case (`noise_for`), `baseline_source` says how the base was chosen.
+pub fn compare(base: &Side, candidate: &Side, noise: BTreeMap<String, f64>, baseline_source: &str) -> Report {
+    let key_differences = base.key.differences(candidate.key);
+    let context = engine::Context { key_differences: key_differences.iter().map(|d| d.part.clone()).collect(), noise };
+    let mut outcome = engine::compare(base.samples, candidate.samples, &context);
+    engine::add_intervals(&mut outcome, base.samples, candidate.samples);
     let Outcome { drift, cases } = outcome;
     let mut counts = BTreeMap::new();
     for verdict in [Verdict::Slower, Verdict::Faster, Verdict::NoChange, Verdict::NotComparable, Verdict::TooFewCycles]
@@ -115,8 +172,8 @@ pub fn compare(base: &LoadedRun, candidate: &LoadedRun, all: &[LoadedRun], basel
     }
     Report {
         schema_version: SCHEMA_VERSION,
-        base: base.side(),
-        candidate: candidate.side(),
+        base: base.report_side(),
+        candidate: candidate.report_side(),
         baseline_source: baseline_source.to_string(),
         key_differences,
         drift,

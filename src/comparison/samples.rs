@@ -2,7 +2,7 @@
 //! summaries (the critical path, slowest rank per cycle, as `summarize` computes it: nothing
 //! is recomputed here). Case texts are exactly the seed's `summary.csv` ones.
 
-use crate::summarize::RunSummary;
+use crate::model::summary::SectionSummaries;
 
 /// nccl-tests sizes from this many bytes up are judged on bus bandwidth (when ranks > 1);
 /// smaller ones are latency-bound and judged on time.
@@ -23,36 +23,40 @@ pub struct CaseSamples {
 impl CaseSamples {
     /// The identity of a case across runs: `section|world size|case|metric`.
     pub fn key(&self) -> String {
-        format!("{}|{}|{}|{}", self.section, self.world_size, self.case, self.metric)
+        case_key(self.section, self.world_size, &self.case, self.metric)
     }
 }
 
+/// `section|world size|case|metric`: how a case is matched across runs.
+pub fn case_key(section: &str, world_size: i64, case: &str, metric: &str) -> String {
+    format!("{section}|{world_size}|{case}|{metric}")
+}
+
 /// Every timed case of the run, in the seed's section order.
-pub fn of(run: &RunSummary) -> Vec<CaseSamples> {
+pub fn of(sections: &SectionSummaries) -> Vec<CaseSamples> {
     let mut out = Vec::new();
     let mut push = |section, world_size, case: String, metric, values: &[f64]| {
         out.push(CaseSamples { section, world_size, case, metric, higher_is_better: false, values: values.to_vec() })
     };
-    for r in run.sections.async_rows.iter().flatten() {
+    for r in sections.async_rows.iter().flatten() {
         push("async", r.world_size, format!("bytes={}", r.size_bytes), "gpu_dependency_us", &r.gpu_cycles);
     }
-    for r in run.sections.decomposition.iter().flatten() {
+    for r in sections.decomposition.iter().flatten() {
         let case = format!("bytes={};mode={}", r.size_bytes, r.mode);
         push("decomposition", r.world_size, case, "duration_us", &r.cycle_values);
     }
-    for r in run.sections.fragmentation.iter().flatten() {
+    for r in sections.fragmentation.iter().flatten() {
         let case = format!("count={};fragment_bytes={}", r.fragment_count, r.fragment_bytes);
         push("fragmentation", r.world_size, case, "duration_us_for_80MiB", &r.cycle_values);
     }
-    for r in run.sections.decode.iter().flatten() {
+    for r in sections.decode.iter().flatten() {
         let case = format!("tokens={};bytes={};calls={}", r.tokens, r.message_bytes, r.collectives);
         push("decode", r.world_size, case, "replay_total_us", &r.cycle_values);
     }
-    for r in run.sections.nccl_tests.iter().flatten() {
+    for r in sections.nccl_tests.iter().flatten() {
         let case = format!("bytes={}", r.size_bytes);
         if r.world_size > 1 && r.size_bytes >= BANDWIDTH_FROM_BYTES {
-            let busbw: Vec<f64> = run
-                .sections
+            let busbw: Vec<f64> = sections
                 .nccl_tests_raw
                 .iter()
                 .flatten()

@@ -123,7 +123,7 @@ fn differing_configurations_and_missing_cases_are_not_comparable() {
     let outcome = compare(&base, &cand, &Context::default());
     let last = outcome.cases.iter().find(|c| c.case == format!("tokens={}", CASES - 1)).expect("listed");
     assert_eq!((last.verdict, last.reason.as_deref()), (Verdict::NotComparable, Some("only in the base run")));
-    let context = Context { key_differences: vec!["cycles"], ..Context::default() };
+    let context = Context { key_differences: vec!["cycles".to_string()], ..Context::default() };
     let outcome = compare(&base, &cand, &context);
     assert!(outcome.cases.iter().all(|c| c.verdict == Verdict::NotComparable && c.p.is_none()));
     assert!(outcome.drift.is_none());

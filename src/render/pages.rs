@@ -2,7 +2,7 @@
 //! into the binary; they escape every value (HTML mode) and never format numbers.
 
 use crate::render::markdown;
-use crate::site::view::{Evidence, IndexPage, RunPage, SectionPage};
+use crate::site::view::{Block, ComparePage, Evidence, IndexPage, RunPage, SectionPage};
 use askama::Template;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -35,6 +35,20 @@ struct SectionHtml<'a> {
 }
 
 #[derive(Template)]
+#[template(path = "compare.html")]
+struct CompareHtml<'a> {
+    root: &'a str,
+    version: &'a str,
+    page: &'a ComparePage,
+}
+
+#[derive(Template)]
+#[template(path = "baseline.html")]
+struct BaselineHtml<'a> {
+    block: &'a Block,
+}
+
+#[derive(Template)]
 #[template(path = "404.html")]
 struct NotFoundHtml<'a> {
     root: &'a str,
@@ -64,6 +78,26 @@ pub(crate) fn run(page: &RunPage) -> Vec<u8> {
 
 pub(crate) fn section(page: &SectionPage) -> Vec<u8> {
     render(&SectionHtml { root: "../", version: VERSION, page, notes_html: notes(&page.evidence) })
+}
+
+pub(crate) fn compare(page: &ComparePage) -> Vec<u8> {
+    render(&CompareHtml { root: "../", version: VERSION, page })
+}
+
+/// The run page's region between these markers holds its comparison with its baseline: it is
+/// filled in after every run is summarized (`splice_baseline`). Text from runs is escaped, so
+/// the markers cannot occur anywhere else in a page.
+const BASELINE_START: &str = "<!-- nccl-report:baseline -->\n";
+const BASELINE_END: &str = "<!-- /nccl-report:baseline -->";
+
+/// `page` (a run page) with its comparison region replaced by `block`; `None` when the page
+/// has no such region.
+pub(crate) fn splice_baseline(page: &[u8], block: &Block) -> Option<Vec<u8>> {
+    let text = std::str::from_utf8(page).ok()?;
+    let start = text.find(BASELINE_START)? + BASELINE_START.len();
+    let end = start + text[start..].find(BASELINE_END)?;
+    let region = BaselineHtml { block }.render().expect("templates only format prepared strings");
+    Some([&text[..start], region.trim(), "\n", &text[end..]].concat().into_bytes())
 }
 
 pub(crate) fn not_found() -> Vec<u8> {

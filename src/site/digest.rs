@@ -40,7 +40,7 @@ pub(crate) fn digest(run: &RunSummary, outputs: &[&str]) -> RunDigest {
         status: run.status,
         facts: run.facts.clone(),
         configuration: key.label(),
-        configuration_key: key.parts.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+        configuration_key: key.parts.clone(),
         contracts: run.contracts.as_ref().map(|c| (c.total, c.failures.len())),
         sections: run.sections.clone(),
         nccl_perf: run.nccl_perf.clone(),
@@ -67,12 +67,47 @@ pub(crate) struct RunCard {
     pub status: RunStatus,
     /// Bit i: the run has section `Section::ALL[i]` (the cache stores this mask).
     pub sections: u8,
+    /// The configuration's full key text and its label (baselines are chosen by them).
+    pub configuration_key: String,
+    pub configuration: String,
+    /// The comparison with the run's baseline (set by the build's comparison stage).
+    pub baseline: BaselineVerdict,
+}
+
+/// A run's comparison with its baseline, as the index shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum BaselineVerdict {
+    /// Not yet compared (only between the per-run and the comparison stages of a build).
+    Pending,
+    Compared(VerdictCounts),
+    /// Not compared, and why.
+    NotCompared(String),
+}
+
+/// How many cases got each verdict against `baseline`, and the run-wide drift (as text).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct VerdictCounts {
+    pub baseline: String,
+    pub slower: usize,
+    pub faster: usize,
+    pub no_change: usize,
+    pub not_comparable: usize,
+    pub too_few_cycles: usize,
+    pub drift: Option<String>,
 }
 
 impl RunCard {
     pub(crate) fn of(run: &RunDigest) -> RunCard {
         let sections = Section::ALL.iter().filter(|s| s.has(run)).fold(0u8, |bits, s| bits | 1 << s.index());
-        RunCard { id: run.id.clone(), timestamp_utc: run.facts.timestamp_utc.clone(), status: run.status, sections }
+        RunCard {
+            id: run.id.clone(),
+            timestamp_utc: run.facts.timestamp_utc.clone(),
+            status: run.status,
+            sections,
+            configuration_key: ConfigKey::from_parts(&run.configuration_key).text(),
+            configuration: run.configuration.clone(),
+            baseline: BaselineVerdict::Pending,
+        }
     }
 
     pub(crate) fn has(&self, section: Section) -> bool {

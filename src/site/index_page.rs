@@ -1,7 +1,8 @@
 //! The index: every run in a table, newest first, with headline figures, a page of runs at a
 //! time (`paging`); the site-wide notes on the first page.
 
-use crate::site::digest::{RunCard, RunDigest};
+use crate::site::baseline_view;
+use crate::site::digest::{BaselineVerdict, RunCard, RunDigest};
 use crate::site::paging::Paging;
 use crate::site::paths;
 use crate::site::sections::Section;
@@ -29,13 +30,17 @@ pub(crate) fn build(
             ("PyTorch", false),
             ("CUDA", false),
             ("status", false),
+            ("compared with baseline", false),
             ("configuration", false),
             ("decode per call, 1 token (µs)", true),
             ("nccl-tests busbw at the largest size", true),
         ],
     );
+    let verdicts: std::collections::HashMap<&str, &BaselineVerdict> =
+        cards.iter().map(|c| (c.id.as_str(), &c.baseline)).collect();
     for run in window {
         let f = &run.facts;
+        let verdict = verdicts.get(run.id.as_str()).copied().unwrap_or(&BaselineVerdict::Pending);
         let ranks: Vec<String> = f.world_sizes.iter().map(|w| w.to_string()).collect();
         table.push(vec![
             Cell::link(run.id.clone(), paths::run_link(root, &run.id)),
@@ -51,6 +56,7 @@ pub(crate) fn build(
             Cell::text(f.torch_version.clone().unwrap_or_default()),
             Cell::text(f.cuda_version.clone().unwrap_or_default()),
             Cell::status(run.status.as_str()),
+            baseline_view::index_cell(root, &run.id, verdict),
             Cell::text(run.configuration.clone()),
             Cell::text(run.decode_headline.clone()),
             Cell::text(run.busbw_headline.clone()),

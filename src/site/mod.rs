@@ -5,6 +5,7 @@
 //! the section pages are built from the runs' small `RunDigest`s, a page of runs at a time
 //! (`cross_run`).
 
+pub(crate) mod baseline_view;
 pub(crate) mod chart;
 pub(crate) mod digest;
 pub(crate) mod evidence;

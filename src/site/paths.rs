@@ -1,5 +1,6 @@
 //! Every path of the built site, from the site root: the one place that knows the layout
-//! (`index.html`, `pages/N.html`, `sections/<slug>[-N].html`, `runs/<id>/...`, `charts/`).
+//! (`index.html`, `pages/N.html`, `sections/<slug>[-N].html`, `runs/<id>/...`,
+//! `compare/<base>..<cand>.html`, `charts/`).
 //! Links from a page add the page's root prefix (`""` or `"../"`). Uses `site::format` only.
 
 use crate::site::format::url_segment;
@@ -33,6 +34,24 @@ pub(crate) fn run_file(id: &str, name: &str) -> String {
 /// A link to a run's page from a page whose root prefix is `root` (the id URL-encoded).
 pub(crate) fn run_link(root: &str, id: &str) -> String {
     format!("{root}runs/{}/index.html", url_segment(id))
+}
+
+/// The page comparing run `cand` with its baseline `base`.
+pub(crate) fn compare_page(base: &str, cand: &str) -> String {
+    format!("compare/{base}..{cand}.html")
+}
+
+/// A link to that page from a page whose root prefix is `root` (the ids URL-encoded).
+pub(crate) fn compare_link(root: &str, base: &str, cand: &str) -> String {
+    format!("{root}compare/{}..{}.html", url_segment(base), url_segment(cand))
+}
+
+/// Whether `rel` is a compare page of candidate `cand` (against any base).
+pub(crate) fn is_compare_page_of(rel: &str, cand: &str) -> bool {
+    rel.strip_prefix("compare/")
+        .and_then(|name| name.strip_suffix(".html"))
+        .and_then(|name| name.strip_suffix(cand))
+        .is_some_and(|base| base.ends_with("..") && !base[..base.len() - 2].contains('/'))
 }
 
 /// A chart's SVG and CSV, relative to the page that shows it (in its `charts/` folder).

@@ -159,6 +159,17 @@ pub(crate) struct SectionPage {
     pub evidence: Evidence,
 }
 
+/// A run compared with its baseline, every case (`compare/<base>..<cand>.html`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ComparePage {
+    /// Where the page is written, from the site root.
+    pub path: String,
+    pub title: String,
+    /// ("base" | "candidate", link to the run's page).
+    pub runs: Vec<(String, Link)>,
+    pub block: Block,
+}
+
 /// One page of runs of the pages that span every run, ready to render.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct CrossRunModel {

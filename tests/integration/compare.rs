@@ -5,16 +5,16 @@ use crate::common::{copy_tree, nccl_report, runs_dir, text};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-const REAL: &str = "20261203T081106Z";
-const LATER: &str = "20261203T090000Z";
+pub(crate) const REAL: &str = "20261203T081106Z";
+pub(crate) const LATER: &str = "20261203T090000Z";
 
-fn bundled_run() -> PathBuf {
+pub(crate) fn bundled_run() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("runs").join(REAL)
 }
 
 /// A runs folder with the bundled run and a later copy whose decode `tokens=1` cycles are
 /// multiplied by `factor`.
-fn two_runs(factor: f64) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn two_runs(factor: f64) -> (tempfile::TempDir, PathBuf) {
     let (dir, runs) = runs_dir(&["synth-basic", "synth-nccl-wrong"]);
     copy_tree(&bundled_run(), &runs.join(REAL));
     copy_tree(&bundled_run(), &runs.join(LATER));

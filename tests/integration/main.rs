@@ -5,6 +5,7 @@
 mod cache;
 mod common;
 mod compare;
+mod compare_site;
 mod consistency;
 mod crash;
 mod golden;

@@ -16,7 +16,7 @@ use crate::site::paths;
 use crate::site::sections;
 use crate::summarize::{RunStatus, RunSummary};
 use crate::write::{OutputFile, Staging};
-use crate::{archived, cross_run, export, find, input, load, render, site, summarize};
+use crate::{archived, comparison, cross_run, export, find, input, load, render, site, summarize};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -24,6 +24,8 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+mod comparisons;
 
 #[derive(Debug, Clone)]
 pub(crate) struct BuildOptions {
@@ -114,14 +116,23 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     };
     let results = stages.time("runs (wall)", || build_runs(&folders, &context))?;
     stages.add_thread_times(&clock);
-    let cross_key = cross_key(&results, options.page_size);
+    let pinned = stages.time("read baselines", || comparison::baseline::read_pinned(&options.runs));
+    if let Err(error) = &pinned {
+        stages.report.problems.push(format!("{error}; baselines are the newest earlier ok runs"));
+    }
+    let plan = stages.time("choose baselines", || comparisons::plan(&results, pinned));
+    let cross_key = cross_key(&results, &plan.stamps, options.page_size);
     if stages.time("check unchanged", || site_unchanged_now(cache.as_ref(), &results, cross_key.as_ref(), &lock)) {
         drop(staging);
         return Ok(stages.finish(&folders, &results, 0, options.page_size));
     }
-    let results = stages.time("carry cached runs", || restore_cached(results, &folders, &context, lock.out()))?;
+    let mut results = stages.time("carry cached runs", || restore_cached(results, &folders, &context, lock.out()))?;
+    let digests = Digests { folders: &folders, store: &store };
+    stages.time("compare with baselines", || {
+        comparisons::compare_runs(&mut results, &plan, &context, &|id| digests.get(id))
+    })?;
     let shared_files =
-        stages.time("cross-run pages", || write_cross_run(&results, &folders, &context, options.page_size))?;
+        stages.time("cross-run pages", || write_cross_run(&results, &digests, &context, options.page_size))?;
     stages.time("commit", || commit(staging, options))?;
     stages.time("update cache", || update_cache(cache.as_ref(), &results, cross_key, &lock))?;
     Ok(stages.finish(&folders, &results, shared_files, options.page_size))
@@ -262,21 +273,35 @@ fn site_unchanged_now(
 /// The static files and the cross-run pages (index, section pages); returns how many files.
 fn write_cross_run(
     results: &[RunResult],
-    folders: &find::RunFolders,
+    digests: &Digests,
     context: &RunContext,
     page_size: usize,
 ) -> anyhow::Result<usize> {
     let static_files = render::static_files();
     static_files.par_iter().try_for_each(|f| context.staging.put(f))?;
-    let by_id: std::collections::HashMap<&str, &PathBuf> =
-        folders.runs.iter().map(|(id, p)| (id.as_str(), p)).collect();
-    let recompute = |id: &str| -> anyhow::Result<RunDigest> {
-        let path = by_id.get(id).with_context(|| format!("no run {id}"))?;
-        Ok(recompute_digest(&find::list_run(id.to_string(), path.to_path_buf(), &folders.canonical_root)))
-    };
-    let sources = cross_run::Sources { store: context.store, recompute: &recompute, site_notes: context.site_notes };
+    let sources = cross_run::Sources { load: &|id| digests.get(id), site_notes: context.site_notes };
     let cards = results.iter().map(|r| r.card.clone()).collect();
     Ok(static_files.len() + cross_run::write(cards, page_size, &sources, context.staging)?)
+}
+
+/// Every run's digest, for the stages after the per-run one: read back from the digest
+/// store, or recomputed from the run's inputs when it cannot be (and stored again: a failure
+/// to store only costs recomputing it next time).
+struct Digests<'a> {
+    folders: &'a find::RunFolders,
+    store: &'a DigestStore<'a>,
+}
+
+impl Digests<'_> {
+    fn get(&self, id: &str) -> anyhow::Result<RunDigest> {
+        if let Some(digest) = self.store.get(id) {
+            return Ok(digest);
+        }
+        let (id, path) = self.folders.runs.iter().find(|(run, _)| run == id).with_context(|| format!("no run {id}"))?;
+        let digest = recompute_digest(&find::list_run(id.clone(), path.clone(), &self.folders.canonical_root));
+        let _ = self.store.put(&digest);
+        Ok(digest)
+    }
 }
 
 /// Swaps the staging folder in as the live site.
@@ -373,15 +398,17 @@ fn plan(run: &mut RunDir, cache: Option<&Cache>) -> Plan {
     }
 }
 
-/// The key of the cross-run pages: every run's id and key (each key already covers the tool
-/// and the site-wide notes) and the page size. `None` without a cache.
-fn cross_key(results: &[RunResult], page_size: usize) -> Option<String> {
+/// The key of the cross-run pages: every run's id, key (each key already covers the tool
+/// and the site-wide notes) and comparison stamp, and the page size. `None` without a cache.
+fn cross_key(results: &[RunResult], comparisons: &[String], page_size: usize) -> Option<String> {
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     hasher.update(&page_size.to_le_bytes());
-    for result in results {
+    for (result, comparison) in results.iter().zip(comparisons) {
         hasher.update(result.id.as_bytes());
         hasher.update(&[0]);
         hasher.update(result.key.as_ref()?.as_bytes());
+        hasher.update(&[0]);
+        hasher.update(comparison.as_bytes());
         hasher.update(&[0]);
     }
     Some(format!("{:032x}", hasher.digest128()))
@@ -408,6 +435,8 @@ struct RunResult {
     /// The run's files as the cache holds them (empty without a cache), whose stamps in the
     /// live site are recorded after the commit.
     cached_files: Vec<CachedFile>,
+    /// The comparison stamp the run's page holds (`None`: not compared yet).
+    comparison: Option<String>,
     files: usize,
     /// Input bytes of the run.
     bytes: u64,
@@ -432,6 +461,7 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
             files: entry.files.len(),
             bytes: run.files.total_bytes,
             cached_files: Vec::new(),
+            comparison: entry.comparison.clone(),
             restore: Some(entry),
         });
     }
@@ -470,6 +500,7 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
         cached: false,
         restore: None,
         cached_files,
+        comparison: None,
         files: count,
         bytes: run.files.total_bytes,
     })
