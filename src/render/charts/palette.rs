@@ -13,30 +13,27 @@ pub(super) const AXIS: RGBColor = RGBColor(0x66, 0x66, 0x66);
 /// Grid lines: black at low opacity (the opacity stays, the colour switches).
 pub(super) const GRID: RGBColor = RGBColor(0x00, 0x00, 0x00);
 
-/// Series colours on the light background: Okabe-Ito hues darkened to 3:1 or more on both
-/// backgrounds (blue, vermillion, bluish green, reddish purple, orange, violet, grey, olive).
-pub(super) const PALETTE: [RGBColor; 8] = [
-    RGBColor(0x00, 0x72, 0xb2),
-    RGBColor(0xc1, 0x4f, 0x00),
-    RGBColor(0x00, 0x87, 0x6a),
-    RGBColor(0xb0, 0x50, 0x8f),
-    RGBColor(0xa8, 0x6f, 0x00),
-    RGBColor(0x7b, 0x5c, 0xc4),
-    RGBColor(0x6b, 0x6b, 0x6b),
-    RGBColor(0x85, 0x78, 0x00),
+/// Series colours as (light, dark) pairs: Okabe-Ito hues darkened for the light background
+/// and lightened for the dark one, each with 3:1 or more on both backgrounds (blue,
+/// vermillion, bluish green, reddish purple, orange, violet, grey, olive).
+const SERIES: [(RGBColor, RGBColor); 8] = [
+    (RGBColor(0x00, 0x72, 0xb2), RGBColor(0x3f, 0x8f, 0xd2)),
+    (RGBColor(0xc1, 0x4f, 0x00), RGBColor(0xe0, 0x66, 0x1a)),
+    (RGBColor(0x00, 0x87, 0x6a), RGBColor(0x10, 0xa3, 0x7f)),
+    (RGBColor(0xb0, 0x50, 0x8f), RGBColor(0xd4, 0x6d, 0xae)),
+    (RGBColor(0xa8, 0x6f, 0x00), RGBColor(0xc0, 0x86, 0x00)),
+    (RGBColor(0x7b, 0x5c, 0xc4), RGBColor(0x9a, 0x7f, 0xe0)),
+    (RGBColor(0x6b, 0x6b, 0x6b), RGBColor(0x8c, 0x8c, 0x8c)),
+    (RGBColor(0x85, 0x78, 0x00), RGBColor(0xa0, 0x93, 0x00)),
 ];
 
-/// The same hues, lighter, for the dark background.
-const DARK_PALETTE: [RGBColor; 8] = [
-    RGBColor(0x3f, 0x8f, 0xd2),
-    RGBColor(0xe0, 0x66, 0x1a),
-    RGBColor(0x10, 0xa3, 0x7f),
-    RGBColor(0xd4, 0x6d, 0xae),
-    RGBColor(0xc0, 0x86, 0x00),
-    RGBColor(0x9a, 0x7f, 0xe0),
-    RGBColor(0x8c, 0x8c, 0x8c),
-    RGBColor(0xa0, 0x93, 0x00),
-];
+/// Number of series colours.
+const COLOURS: usize = SERIES.len();
+
+/// The colour series `index` is drawn in (light; the style repaints it in dark mode).
+pub(super) fn series_colour(index: usize) -> RGBColor {
+    SERIES[index % COLOURS].0
+}
 
 /// (light, dark) pairs of the fixed colours: the dark ones are the site's dark theme.
 const DARK_FIXED: [(RGBColor, RGBColor); 5] = [
@@ -54,7 +51,7 @@ pub(super) fn hex(RGBColor(r, g, b): RGBColor) -> String {
 
 /// The `<style>` element that repaints the chart in dark mode.
 pub(super) fn scheme_style() -> String {
-    let pairs = DARK_FIXED.iter().copied().chain(PALETTE.iter().copied().zip(DARK_PALETTE));
+    let pairs = DARK_FIXED.iter().chain(&SERIES).copied();
     let mut rules = String::new();
     for (light, dark) in pairs {
         let (light, dark) = (hex(light), hex(dark));
@@ -99,7 +96,7 @@ mod tests {
     #[test]
     fn every_series_colour_has_three_to_one_on_both_backgrounds() {
         let dark_background = DARK_FIXED[0].1;
-        for colour in PALETTE.iter().chain(&DARK_PALETTE) {
+        for colour in SERIES.iter().flat_map(|(light, dark)| [light, dark]) {
             for background in [BACKGROUND, dark_background] {
                 let ratio = contrast(*colour, background);
                 assert!(ratio >= 3.0, "{} on {}: {ratio:.2}", hex(*colour), hex(background));
@@ -118,16 +115,15 @@ mod tests {
     #[test]
     fn every_repainted_colour_is_distinct() {
         // An attribute selector that matched two roles would repaint one of them wrongly.
-        let mut light: Vec<String> =
-            DARK_FIXED.iter().map(|(l, _)| hex(*l)).chain(PALETTE.iter().map(|c| hex(*c))).collect();
+        let mut light: Vec<String> = DARK_FIXED.iter().chain(&SERIES).map(|(l, _)| hex(*l)).collect();
         let count = light.len();
         light.sort();
         light.dedup();
         assert_eq!(light.len(), count);
-        let mut dark: Vec<String> = DARK_PALETTE.iter().map(|c| hex(*c)).collect();
+        let mut dark: Vec<String> = SERIES.iter().map(|(_, d)| hex(*d)).collect();
         dark.sort();
         dark.dedup();
-        assert_eq!(dark.len(), DARK_PALETTE.len());
+        assert_eq!(dark.len(), COLOURS);
     }
 
     #[test]
@@ -136,6 +132,6 @@ mod tests {
         assert!(style.starts_with("<style>\n@media (prefers-color-scheme: dark) {\n"));
         assert!(style.contains("[fill=\"#FFFFFF\"]{fill:#0D1117}"));
         assert!(style.contains("[stroke=\"#0072B2\"]{stroke:#3F8FD2}"));
-        assert_eq!(style.matches("[fill=").count(), DARK_FIXED.len() + PALETTE.len());
+        assert_eq!(style.matches("[fill=").count(), DARK_FIXED.len() + COLOURS);
     }
 }

@@ -14,7 +14,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::axis::Axis;
 use super::data::{DrawnPoint, DrawnSeries};
 use super::layout::Layout;
-use super::palette::{AXIS, BACKGROUND, GRID, MUTED, PALETTE, TEXT};
+use super::palette::{series_colour, AXIS, BACKGROUND, GRID, MUTED, TEXT};
 use super::text::clean;
 use crate::site::chart::ChartSpec;
 
@@ -160,7 +160,7 @@ fn wrap(text: &str, max_chars: usize) -> Vec<String> {
 }
 
 fn draw_swatch(band: &Area, index: usize, (x, y): (i32, i32)) -> DrawResult {
-    let color = PALETTE[index % PALETTE.len()];
+    let color = series_colour(index);
     band.draw(&PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)))?;
     draw_marker(band, index, (x + 10, y), color.filled())?;
     Ok(())
@@ -261,7 +261,7 @@ fn draw_plot(plot: &Area, spec: &ChartSpec, series: &[DrawnSeries], x: Axis, y: 
 
 /// Faint sample dots, then whiskers, then the median line and its markers on top.
 fn draw_series(chart: &mut Chart<'_, '_>, series: &DrawnSeries) -> DrawResult {
-    let color = PALETTE[series.index % PALETTE.len()];
+    let color = series_colour(series.index);
     draw_samples(chart, &series.points, color)?;
     draw_whiskers(chart, &series.points, color)?;
     let medians = series.points.iter().map(|p| (p.x, p.y));
@@ -314,7 +314,7 @@ mod tests {
     #[test]
     fn no_two_series_share_colour_and_marker() {
         let pairs = |n: usize| (0..n).flat_map(move |i| (0..i).map(move |j| (i, j)));
-        let colour = |i: usize| PALETTE[i % PALETTE.len()];
+        let colour = series_colour;
         assert!(pairs(MAX_SERIES).all(|(i, j)| colour(i) != colour(j) || shape(i) != shape(j)));
         assert!(colour(MAX_SERIES) == colour(0) && shape(MAX_SERIES) == shape(0), "MAX_SERIES is not the limit");
         let site = crate::site::sections::MAX_SERIES;
