@@ -17,8 +17,14 @@ pub(crate) fn bundled_run() -> PathBuf {
 pub(crate) fn two_runs(factor: f64) -> (tempfile::TempDir, PathBuf) {
     let (dir, runs) = runs_dir(&["synth-basic", "synth-nccl-wrong"]);
     copy_tree(&bundled_run(), &runs.join(REAL));
-    copy_tree(&bundled_run(), &runs.join(LATER));
-    let decode = runs.join(LATER).join("raw/results/world1_full/rank0_decode.csv");
+    add_copy(&runs, LATER, factor);
+    (dir, runs)
+}
+
+/// Adds a copy `id` of the bundled run whose decode `tokens=1` cycles are multiplied by `factor`.
+fn add_copy(runs: &Path, id: &str, factor: f64) {
+    copy_tree(&bundled_run(), &runs.join(id));
+    let decode = runs.join(id).join("raw/results/world1_full/rank0_decode.csv");
     let original = std::fs::read_to_string(&decode).unwrap();
     let mut lines: Vec<String> = Vec::new();
     for (i, line) in original.lines().enumerate() {
@@ -29,7 +35,6 @@ pub(crate) fn two_runs(factor: f64) -> (tempfile::TempDir, PathBuf) {
         lines.push(fields.join(","));
     }
     std::fs::write(&decode, lines.join("\n") + "\n").unwrap();
-    (dir, runs)
 }
 
 fn compare(runs: &Path, args: &[&str]) -> (Option<i32>, String) {
@@ -110,4 +115,37 @@ fn json_schema_and_snapshot() {
         }
     }
     insta::assert_snapshot!("compare_planted_regression_json", stdout);
+}
+
+#[test]
+fn the_noise_between_repeated_runs_raises_the_bar_for_a_change() {
+    // Two runs 9 % apart in one case: slower.
+    let (_dir, runs) = two_runs(1.0);
+    add_copy(&runs, "20261203T100000Z", 1.09);
+    let case = |json: &Value| -> (String, f64) {
+        let case =
+            json["cases"].as_array().unwrap().iter().find(|c| c["case"] == "tokens=1;bytes=8192;calls=160").unwrap();
+        (case["verdict"].as_str().unwrap().to_string(), case["effect_floor"].as_f64().unwrap())
+    };
+    let args = [LATER, "20261203T100000Z", "--format", "json"];
+    std::fs::remove_dir_all(runs.join(REAL)).unwrap();
+    let (code, out) = compare(&runs, &args);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((code, case(&json)), (Some(1), ("slower".to_string(), 0.03)), "two runs: the 3 % floor");
+    // The same pair after two earlier runs of the configuration, 0 % and 25 % off in that
+    // case: its runs differ by about 10 % anyway, so 9 % is no evidence of a change.
+    add_copy(&runs, REAL, 1.0);
+    add_copy(&runs, "20261203T080000Z", 1.25);
+    let (code, out) = compare(&runs, &args);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let (verdict, floor) = case(&json);
+    let medians = [1.25, 1.0, 1.0, 1.09];
+    let mean = medians.iter().sum::<f64>() / 4.0;
+    let cv = (medians.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / 4.0).sqrt() / mean;
+    assert!((floor - cv).abs() < 1e-3, "floor {floor} is the replicates' cv {cv}");
+    assert_eq!((code, verdict.as_str()), (Some(0), "no_change"), "{out}");
+    // A later, noisier replicate does not change the verdict of an earlier pair.
+    add_copy(&runs, "20261203T110000Z", 1.5);
+    let (_, again) = compare(&runs, &args);
+    assert_eq!(case(&serde_json::from_str(&again).unwrap()), (verdict, floor));
 }
