@@ -1,5 +1,6 @@
 // Takes the screenshots listed in docs/screenshots/take.sh (run by it; needs playwright-core
 // and Debian's chromium). Arguments: SITE_DIR OUT_DIR RUN_ID.
+import { readFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 
 const [site, out, runId] = process.argv.slice(2);
@@ -21,6 +22,17 @@ for (const width of [1280, 390]) {
       await page.goto(`file://${site}/${path}`, { waitUntil: 'load' });
       if (anchor) await page.evaluate((a) => document.querySelector(a).scrollIntoView(), anchor);
       await page.screenshot({ path: `${out}/${name}-${width}-${colorScheme}.png` });
+      if (colorScheme === 'light') {
+        // The chart text as rendered: the SVG's smallest font size times the shown/drawn width.
+        const charts = await page.$$eval('figure img', (imgs) => imgs.map((img) => [img.currentSrc, img.clientWidth]));
+        for (const [src, shown] of charts.slice(0, 1)) {
+          const svg = readFileSync(new URL(src), 'utf8');
+          const sizes = [...svg.matchAll(/font-size="([0-9.]+)"/g)].map((m) => Number(m[1]));
+          const drawn = Number(/<svg width="([0-9]+)"/.exec(svg)?.[1]);
+          const smallest = (Math.min(...sizes) * shown) / drawn;
+          console.log(`${name} at ${width} px: ${src.split('/').pop()} shown ${shown} px wide, smallest text ${smallest.toFixed(1)} px`);
+        }
+      }
     }
     await context.close();
   }
