@@ -89,12 +89,24 @@ fn phone_chart_is_narrow_with_fewer_ticks_and_a_wrapped_title() {
 
 #[test]
 fn both_charts_carry_the_dark_mode_style() {
-    let spec = spec(vec![series("ring", 1.0)]);
-    for svg in [svg_text(&spec), String::from_utf8(render_phone_svg(&spec)).expect("UTF-8")] {
+    let one = spec(vec![series("ring", 1.0)]);
+    for svg in [svg_text(&one), String::from_utf8(render_phone_svg(&one)).expect("UTF-8")] {
         let style = &svg[svg.find("<style>").expect("style")..svg.find("</style>").expect("style ends")];
         assert!(style.contains("@media (prefers-color-scheme: dark)"));
         assert!(style.contains("[fill=\"#FFFFFF\"]") && style.contains("[stroke=\"#0072B2\"]"));
         assert!(svg.find("</desc>") < svg.find("<style>"));
+    }
+    // Every colour drawn (six series: every marker shape) has a dark-mode rule.
+    let six: Vec<Series> = (0..6).map(|i| series(&format!("s{i}"), f64::from(i))).collect();
+    let svg = svg_text(&spec(six));
+    let style = &svg[..svg.find("</style>").expect("style")];
+    assert!(svg.contains("stroke=\"#7B5CC4\"") && svg.contains("fill=\"#7B5CC4\""), "the sixth series is drawn");
+    for attribute in ["fill", "stroke"] {
+        let needle = format!(" {attribute}=\"#");
+        for (at, _) in svg.match_indices(&needle) {
+            let colour = &svg[at + needle.len() - 1..at + needle.len() + 6];
+            assert!(style.contains(&format!("[{attribute}=\"{colour}\"]")), "{attribute} {colour} stays in dark mode");
+        }
     }
     let empty = svg_text(&spec_with_no_series());
     assert!(empty.contains("<style>") && empty.contains(">no data</text>"));
