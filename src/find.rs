@@ -1,10 +1,13 @@
 //! Finding runs and their files: a sorted walk of the runs folder (walkdir), never following
 //! a symlink that leads outside it. A run is a direct sub-folder holding `manifest.txt` or
-//! `raw/`; dot-folders (`.failed`, temporary imports) are skipped. Files are classified by
-//! their run-relative path, with `.gz` stripped (`input::logical_name`).
+//! `raw/`; dot-folders (`.failed`, temporary imports) are skipped. Each file's kind is
+//! `InputKind::of` its run-relative path with `.gz` stripped; `classify` places the kinds in
+//! the run layout (README, "Run layout").
 
 use crate::diag::Diagnostic;
 use crate::input::logical_name;
+use crate::input_kind::{Artifact, InputKind};
+use crate::model::nccl_tests::NcclTestsFormat;
 use crate::model::sections::Section;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -65,20 +68,36 @@ pub struct SectionFile {
     pub file: FileRef,
 }
 
+/// `raw/nccl_tests_<test>.stdout` / `.json`: nccl-tests output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NcclTestsInput {
+    pub test: String,
+    pub format: NcclTestsFormat,
+    pub file: FileRef,
+}
+
+/// `artifacts/<host>/<artifact>`: a parsed machine artifact of one host of a multi-node run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostArtifact {
+    pub host: String,
+    pub artifact: Artifact,
+    pub file: FileRef,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct RunFiles {
     pub manifest: Option<FileRef>,
     /// Sorted as the seed globs them: by case, then by file name (`rank10` before `rank2`).
     pub sections: Vec<SectionFile>,
-    /// `raw/nccl_tests_<name>.stdout` / `.json`, with `<name>`.
-    pub nccl_tests: Vec<(String, FileRef)>,
+    /// `raw/nccl_tests_<test>.stdout` / `.json`.
+    pub nccl_tests: Vec<NcclTestsInput>,
     pub nccl_logs: Vec<FileRef>,
     /// `raw/inspector/<case>/<file>`: NCCL Inspector dumps, with their case folder.
     pub inspector: Vec<(String, FileRef)>,
     pub gpu_query: Option<FileRef>,
     pub topology: Option<FileRef>,
     /// `artifacts/<host>/nvidia_smi_query.txt` / `nvidia_smi_topo.txt` / `ibv_devinfo.txt` of a multi-node run.
-    pub host_artifacts: Vec<(String, FileRef)>,
+    pub host_artifacts: Vec<HostArtifact>,
     /// Other `artifacts/*` and `artifacts/<host>/*` files (ibv_devinfo, versions...), shown as text.
     pub other_artifacts: Vec<FileRef>,
     /// `raw/<case>.stdout` torchrun outputs.
@@ -100,10 +119,10 @@ impl RunFiles {
             .chain(self.notes.iter())
             .chain(self.gpu_query.iter())
             .chain(self.topology.iter())
-            .chain(self.host_artifacts.iter().map(|(_, f)| f))
+            .chain(self.host_artifacts.iter().map(|h| &h.file))
             .chain(self.other_artifacts.iter())
             .chain(self.sections.iter().map(|s| &s.file))
-            .chain(self.nccl_tests.iter().map(|(_, f)| f))
+            .chain(self.nccl_tests.iter().map(|t| &t.file))
             .chain(self.nccl_logs.iter())
             .chain(self.inspector.iter().map(|(_, f)| f))
             .chain(self.case_stdouts.iter())
@@ -195,7 +214,7 @@ pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
         let meta = match entry.path().metadata() {
             Ok(meta) if meta.is_file() => meta,
             Ok(meta) if meta.is_dir() => {
-                if section_file_name(&logical_name(entry.path())).is_some() {
+                if matches!(InputKind::of(&logical_name(entry.path())), InputKind::Section { .. }) {
                     run.diagnostics.push(Diagnostic::warning(
                         rel,
                         None,
@@ -258,64 +277,139 @@ fn relative(base: &Path, path: &Path) -> String {
     rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }
 
+/// Puts a file where the run layout uses its kind (`InputKind::of` its run-relative logical
+/// name). A kind out of its place is listed as unrecognized; every file in `artifacts/` or
+/// `artifacts/<host>/` that is not a parsed artifact there is shown as text.
 fn classify(files: &mut RunFiles, file: FileRef) {
-    let logical = match file.rel.strip_suffix(".gz") {
-        Some(stem) => stem.to_string(),
-        None => file.rel.clone(),
-    };
-    let parts: Vec<&str> = logical.split('/').collect();
-    match parts.as_slice() {
-        ["manifest.txt"] => files.manifest = Some(file),
-        ["NOTES.md"] => files.notes = Some(file),
-        [name] if SEED_OUTPUTS.contains(name) => files.archived_outputs.push((name.to_string(), file)),
-        ["artifacts", "nvidia_smi_query.txt"] => files.gpu_query = Some(file),
-        ["artifacts", "nvidia_smi_topo.txt"] => files.topology = Some(file),
-        ["artifacts", _] => files.other_artifacts.push(file),
-        ["artifacts", host, "nvidia_smi_query.txt" | "nvidia_smi_topo.txt" | "ibv_devinfo.txt"] => {
-            files.host_artifacts.push((host.to_string(), file))
+    let logical = file.rel.strip_suffix(".gz").unwrap_or(&file.rel).to_string();
+    let mut folders: Vec<&str> = logical.split('/').collect();
+    folders.pop();
+    match (folders.as_slice(), InputKind::of(&logical)) {
+        ([], InputKind::Manifest) => files.manifest = Some(file),
+        ([], InputKind::Notes) => files.notes = Some(file),
+        ([], InputKind::SeedOutput(name)) => files.archived_outputs.push((name.to_string(), file)),
+        (["artifacts"], InputKind::Artifact(Artifact::GpuQuery)) => files.gpu_query = Some(file),
+        (["artifacts"], InputKind::Artifact(Artifact::GpuTopology)) => files.topology = Some(file),
+        (["artifacts", host], InputKind::Artifact(artifact)) => {
+            files.host_artifacts.push(HostArtifact { host: host.to_string(), artifact, file })
         }
-        ["artifacts", _, _] => files.other_artifacts.push(file),
-        ["raw", "results", case, name] => match section_file_name(name) {
-            Some((rank, section)) => files.sections.push(SectionFile { case: case.to_string(), rank, section, file }),
-            None => files.unrecognized.push(file),
-        },
-        ["raw", "nccl", name] if name.ends_with(".log") => files.nccl_logs.push(file),
-        ["raw", "inspector", case, _] => files.inspector.push((case.to_string(), file)),
-        ["raw", name] => match nccl_tests_name(name) {
-            Some(test) => files.nccl_tests.push((test, file)),
-            None if name.ends_with(".stdout") => files.case_stdouts.push(file),
-            None => files.unrecognized.push(file),
-        },
-        _ => files.unrecognized.push(file),
+        (["artifacts"] | ["artifacts", _], _) => files.other_artifacts.push(file),
+        (["raw", "results", case], InputKind::Section { rank, section }) => {
+            files.sections.push(SectionFile { case: case.to_string(), rank, section, file })
+        }
+        (["raw", "nccl"], InputKind::NcclLog) => files.nccl_logs.push(file),
+        (["raw", "inspector", case], InputKind::InspectorDump) => files.inspector.push((case.to_string(), file)),
+        (["raw"], InputKind::NcclTests { test, format }) => {
+            files.nccl_tests.push(NcclTestsInput { test, format, file })
+        }
+        (["raw"], InputKind::Stdout) => files.case_stdouts.push(file),
+        (
+            _,
+            InputKind::Manifest
+            | InputKind::Notes
+            | InputKind::SeedOutput(_)
+            | InputKind::Artifact(_)
+            | InputKind::Section { .. }
+            | InputKind::NcclTests { .. }
+            | InputKind::Json
+            | InputKind::Stdout
+            | InputKind::InspectorDump
+            | InputKind::NcclLog
+            | InputKind::Other,
+        ) => files.unrecognized.push(file),
     }
-}
-
-/// `rank<N>_<section>.csv` -> (N, section) for the known sections.
-pub fn section_file_name(name: &str) -> Option<(u64, Section)> {
-    let stem = name.strip_prefix("rank")?.strip_suffix(".csv")?;
-    let (rank, section) = stem.split_once('_')?;
-    Some((rank.parse().ok()?, Section::from_name(section)?))
-}
-
-/// `nccl_tests_<name>.stdout` / `.json` -> `<name>`.
-fn nccl_tests_name(name: &str) -> Option<String> {
-    let stem = name.strip_prefix("nccl_tests_")?;
-    let test = stem.strip_suffix(".stdout").or_else(|| stem.strip_suffix(".json"))?;
-    (!test.is_empty()).then(|| test.to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn stamp() -> FileStamp {
+        FileStamp::default()
+    }
+
+    fn listed(rels: &[&str]) -> RunFiles {
+        let mut files = RunFiles::default();
+        for rel in rels {
+            classify(&mut files, FileRef { path: PathBuf::from(rel), rel: rel.to_string(), stamp: stamp() });
+        }
+        files
+    }
+
+    fn rels<'a>(files: impl IntoIterator<Item = &'a FileRef>) -> Vec<&'a str> {
+        files.into_iter().map(|f| f.rel.as_str()).collect()
+    }
+
     #[test]
-    fn section_names() {
-        assert_eq!(section_file_name("rank10_async.csv"), Some((10, Section::Async)));
-        assert_eq!(section_file_name("rank1_contracts.csv"), Some((1, Section::Contracts)));
-        assert_eq!(section_file_name("rank1_other.csv"), None);
-        assert_eq!(section_file_name("rankx_async.csv"), None);
-        assert_eq!(nccl_tests_name("nccl_tests_g4.stdout").as_deref(), Some("g4"));
-        assert_eq!(nccl_tests_name("nccl_tests_g4.json").as_deref(), Some("g4"));
-        assert_eq!(nccl_tests_name("nccl_tests_.stdout"), None);
+    fn each_kind_in_its_place() {
+        let files = listed(&[
+            "manifest.txt",
+            "NOTES.md",
+            "summary.md.gz",
+            "artifacts/nvidia_smi_query.txt",
+            "artifacts/nvidia_smi_topo.txt.gz",
+            "artifacts/ibv_devinfo.txt",
+            "artifacts/node1/nvidia_smi_query.txt",
+            "artifacts/node1/ibv_devinfo.txt",
+            "artifacts/node1/env.txt",
+            "raw/results/world2_full/rank1_async.csv.gz",
+            "raw/nccl_tests_g2.stdout",
+            "raw/nccl_tests_g2.json.gz",
+            "raw/world2_full.stdout",
+            "raw/nccl/world2_full_node1_7.log.gz",
+            "raw/nccl/node1-pid7.log",
+            "raw/inspector/world2_full/node1-pid7.log.gz",
+        ]);
+        assert_eq!(files.manifest.as_ref().map(|f| f.rel.as_str()), Some("manifest.txt"));
+        assert_eq!(files.notes.as_ref().map(|f| f.rel.as_str()), Some("NOTES.md"));
+        assert_eq!(
+            files.archived_outputs.iter().map(|(n, f)| (n.as_str(), f.rel.as_str())).collect::<Vec<_>>(),
+            [("summary.md", "summary.md.gz")]
+        );
+        assert_eq!(files.gpu_query.as_ref().map(|f| f.rel.as_str()), Some("artifacts/nvidia_smi_query.txt"));
+        assert_eq!(files.topology.as_ref().map(|f| f.rel.as_str()), Some("artifacts/nvidia_smi_topo.txt.gz"));
+        let hosts: Vec<_> = files.host_artifacts.iter().map(|h| (h.host.as_str(), h.artifact)).collect();
+        assert_eq!(hosts, [("node1", Artifact::GpuQuery), ("node1", Artifact::IbDevices)]);
+        assert_eq!(rels(&files.other_artifacts), ["artifacts/ibv_devinfo.txt", "artifacts/node1/env.txt"]);
+        let section = &files.sections[0];
+        assert_eq!((section.case.as_str(), section.rank, section.section), ("world2_full", 1, Section::Async));
+        let tests: Vec<_> = files.nccl_tests.iter().map(|t| (t.test.as_str(), t.format, t.file.rel.as_str())).collect();
+        assert_eq!(
+            tests,
+            [
+                ("g2", NcclTestsFormat::Text, "raw/nccl_tests_g2.stdout"),
+                ("g2", NcclTestsFormat::Json, "raw/nccl_tests_g2.json.gz")
+            ]
+        );
+        assert_eq!(rels(&files.case_stdouts), ["raw/world2_full.stdout"]);
+        assert_eq!(rels(&files.nccl_logs), ["raw/nccl/world2_full_node1_7.log.gz", "raw/nccl/node1-pid7.log"]);
+        assert_eq!(
+            files.inspector.iter().map(|(c, f)| (c.as_str(), f.rel.as_str())).collect::<Vec<_>>(),
+            [("world2_full", "raw/inspector/world2_full/node1-pid7.log.gz")]
+        );
+        assert!(files.unrecognized.is_empty(), "{:?}", rels(&files.unrecognized));
+    }
+
+    #[test]
+    fn kinds_out_of_place_are_unrecognized() {
+        let misplaced = [
+            "raw/manifest.txt",
+            "rank0_async.csv",
+            "raw/rank0_async.csv",
+            "raw/results/world2_full/extra/rank0_async.csv",
+            "raw/results/world2_full/notes.txt",
+            "nccl_tests_g2.stdout",
+            "raw/nccl/notes.txt",
+            "raw/world2_full.log",
+            "raw/out.json",
+            "world2_full.stdout",
+            "raw/summary.md",
+            "raw/inspector/dump.log",
+            "deep/raw/results/world2_full/rank0_async.csv",
+            "artifacts/node1/deeper/nvidia_smi_query.txt",
+        ];
+        let files = listed(&misplaced);
+        assert_eq!(rels(&files.unrecognized), misplaced);
+        assert_eq!(files.all().count(), misplaced.len());
     }
 }

@@ -1,85 +1,88 @@
 //! `nccl-report inspect <FILE>`: what nccl-report reads from one input file, as JSON, so a
-//! user can see why a log reads the way it does. The kind of file is told by its name
-//! (`.gz` stripped): section CSVs, manifests, nvidia-smi artifacts, NCCL Inspector dumps
-//! (`inspector/` folders, `<host>-pid<pid>.log`), NCCL logs, nccl-tests JSON; anything else
-//! is read as nccl-tests stdout.
+//! user can see why a log reads the way it does. The kind of file is `InputKind::of` its path
+//! (`.gz` stripped), as for a file in a run: section CSVs, manifests, nvidia-smi and
+//! ibv_devinfo artifacts, NCCL Inspector dumps, NCCL logs, nccl-tests JSON (any `*.json`);
+//! anything else is read as nccl-tests stdout (all_reduce_perf's output may have any name).
 
-use crate::find::section_file_name;
 use crate::input;
+use crate::input_kind::{Artifact, InputKind};
+use crate::model::nccl_tests::NcclTestsFormat;
 use crate::model::nccl_tests::NcclTestsOutput;
 use crate::model::sections::SectionRows;
-use crate::parse;
+use crate::parse::{self, ParseError};
 use anyhow::Context;
 use serde_json::{json, Value};
 use std::path::Path;
 
 /// The JSON document, and whether the file had errors (the exit code says so).
 pub(crate) fn inspect(path: &Path) -> anyhow::Result<(Value, bool)> {
-    let name = input::logical_name(path);
     let label = path.display().to_string();
-    if is_inspector_dump(path, &name) {
-        let bytes = input::read_all(path, input::MAX_FILE_BYTES).with_context(|| format!("cannot read {label}"))?;
-        let (records, error) = parse::inspector::parse_inspector(&bytes);
-        let error = error.map(|e| json!({"line": e.line, "message": e.message}));
-        let failed = error.is_some();
-        return Ok((json!({"file": label, "kind": "nccl_inspector", "records": records, "error": error}), failed));
-    }
-    if name.ends_with(".log") {
-        let reader = input::open(path, input::MAX_LOG_BYTES).with_context(|| format!("cannot open {label}"))?;
-        let facts = parse::nccl_log::scan_log(reader, &name).with_context(|| format!("cannot read {label}"))?;
-        let tuning = facts.tuning.clone();
-        return Ok((json!({"file": label, "kind": "nccl_log", "facts": facts, "tuning": tuning}), false));
-    }
-    let bytes = input::read_all(path, input::MAX_FILE_BYTES).with_context(|| format!("cannot read {label}"))?;
-    let document = if let Some((rank, section)) = section_file_name(&name) {
-        match parse::section_csv::parse_section(section, &bytes) {
+    let read_all = || input::read_all(path, input::MAX_FILE_BYTES).with_context(|| format!("cannot read {label}"));
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    let parse_error = |kind: &str, e: ParseError| {
+        (json!({"file": label, "kind": kind, "error": {"line": e.line, "message": e.message}}), true)
+    };
+    let document = match InputKind::of(&logical_path(path)) {
+        InputKind::InspectorDump => {
+            let (records, error) = parse::inspector::parse_inspector(&read_all()?);
+            let error = error.map(|e| json!({"line": e.line, "message": e.message}));
+            let failed = error.is_some();
+            return Ok((json!({"file": label, "kind": "nccl_inspector", "records": records, "error": error}), failed));
+        }
+        InputKind::NcclLog => {
+            let reader = input::open(path, input::MAX_LOG_BYTES).with_context(|| format!("cannot open {label}"))?;
+            let name = input::logical_name(path);
+            let facts = parse::nccl_log::scan_log(reader, &name).with_context(|| format!("cannot read {label}"))?;
+            let tuning = facts.tuning.clone();
+            json!({"file": label, "kind": "nccl_log", "facts": facts, "tuning": tuning})
+        }
+        InputKind::Section { rank, section } => match parse::section_csv::parse_section(section, &read_all()?) {
             Ok(rows) => {
                 json!({"file": label, "kind": "section_csv", "section": section, "rank": rank, "rows": rows_json(&rows)})
             }
             Err(e) => {
-                return Ok((
-                    json!({"file": label, "kind": "section_csv", "section": section, "error": {"line": e.line, "message": e.message}}),
-                    true,
-                ))
+                let error = json!({"line": e.line, "message": e.message});
+                return Ok((json!({"file": label, "kind": "section_csv", "section": section, "error": error}), true));
             }
-        }
-    } else if name == "manifest.txt" {
-        match parse::manifest::parse_manifest(&bytes) {
+        },
+        InputKind::Manifest => match parse::manifest::parse_manifest(&read_all()?) {
             Ok(m) => json!({"file": label, "kind": "manifest", "entries": m.entries, "commands": m.commands}),
-            Err(e) => {
-                return Ok((
-                    json!({"file": label, "kind": "manifest", "error": {"line": e.line, "message": e.message}}),
-                    true,
-                ))
+            Err(e) => return Ok(parse_error("manifest", e)),
+        },
+        InputKind::Artifact(Artifact::GpuQuery) => {
+            json!({"file": label, "kind": "nvidia_smi_query", "gpus": parse::artifacts::parse_gpu_query(&text(&read_all()?))})
+        }
+        InputKind::Artifact(Artifact::GpuTopology) => {
+            json!({"file": label, "kind": "nvidia_smi_topo", "topology": parse::artifacts::parse_topology(&text(&read_all()?))})
+        }
+        InputKind::Artifact(Artifact::IbDevices) => {
+            json!({"file": label, "kind": "ibv_devinfo", "ports": parse::ib_devices::parse_ib_devices(&text(&read_all()?))})
+        }
+        InputKind::NcclTests { format: NcclTestsFormat::Json, .. } | InputKind::Json => {
+            match parse::nccl_tests_json::parse_json(&read_all()?) {
+                Ok(out) => nccl_tests_json(&label, &out),
+                Err(e) => return Ok(parse_error("nccl_tests", e)),
             }
         }
-    } else if name == "nvidia_smi_query.txt" {
-        json!({"file": label, "kind": "nvidia_smi_query", "gpus": parse::artifacts::parse_gpu_query(&String::from_utf8_lossy(&bytes))})
-    } else if name == "nvidia_smi_topo.txt" {
-        json!({"file": label, "kind": "nvidia_smi_topo", "topology": parse::artifacts::parse_topology(&String::from_utf8_lossy(&bytes))})
-    } else if name.ends_with(".json") {
-        match parse::nccl_tests_json::parse_json(&bytes) {
-            Ok(out) => nccl_tests_json(&label, &out),
-            Err(e) => {
-                return Ok((
-                    json!({"file": label, "kind": "nccl_tests", "error": {"line": e.line, "message": e.message}}),
-                    true,
-                ))
-            }
-        }
-    } else {
-        let out = parse::nccl_tests::parse_text(&bytes);
-        nccl_tests_json(&label, &out)
+        InputKind::NcclTests { format: NcclTestsFormat::Text, .. }
+        | InputKind::Stdout
+        | InputKind::Notes
+        | InputKind::SeedOutput(_)
+        | InputKind::Other => nccl_tests_json(&label, &parse::nccl_tests::parse_text(&read_all()?)),
     };
     Ok((document, false))
 }
 
-/// An NCCL Inspector dump: inside an `inspector` folder (as `collect` stores them), or named
-/// as the plugin names its files, `<host>-pid<pid>.log`.
-fn is_inspector_dump(path: &Path, name: &str) -> bool {
-    let in_folder = path.parent().is_some_and(|p| p.components().any(|c| c.as_os_str() == "inspector"));
-    let pid = name.strip_suffix(".log").and_then(|stem| stem.rsplit_once("-pid")).map(|(_, pid)| pid);
-    in_folder || pid.is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+/// The path as `InputKind::of` takes it: `/`-separated, a trailing `.gz` stripped.
+fn logical_path(path: &Path) -> String {
+    let mut folders: Vec<String> = path
+        .parent()
+        .into_iter()
+        .flat_map(Path::components)
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    folders.push(input::logical_name(path));
+    folders.join("/")
 }
 
 /// nccl-tests output with its headline: collectives, version and ranks, then every table.

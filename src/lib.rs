@@ -16,6 +16,7 @@ pub(crate) mod diag;
 pub(crate) mod export;
 pub mod find;
 pub(crate) mod input;
+pub mod input_kind;
 pub(crate) mod inspect;
 pub mod load;
 pub mod model;

@@ -1,14 +1,17 @@
 //! Reading and parsing one run: `RunDir` -> `RawRun`. Files are read through `input` (gzip
-//! transparent) and parsed by `parse`; every failure becomes a diagnostic naming the file
-//! and line, and the rest of the run is still read. Files of one run are read one after
-//! another: the build runs many runs in parallel, and per-stage timings stay per run.
+//! transparent) and parsed by `parse`, each with the parser of its `InputKind` (as `find`
+//! placed it); every failure becomes a diagnostic naming the file and line, and the rest of
+//! the run is still read. Files of one run are read one after another: the build runs many
+//! runs in parallel, and per-stage timings stay per run.
 
 use crate::diag::Diagnostic;
-use crate::find::{FileRef, RunDir};
+use crate::find::{FileRef, HostArtifact, NcclTestsInput, RunDir};
 use crate::input;
+use crate::input_kind::Artifact;
 use crate::model::hosts::HostFacts;
 use crate::model::inspector::InspectorCase;
 use crate::model::nccl_log::NcclLogFacts;
+use crate::model::nccl_tests::NcclTestsFormat;
 use crate::model::run::{NcclTestsFile, RawRun, SectionData};
 use crate::parse::{self, ParseError};
 use std::collections::{BTreeMap, BTreeSet};
@@ -66,17 +69,17 @@ pub fn load_tables(run: &RunDir) -> RawRun {
 /// Each host's GPUs and topology from `artifacts/<host>/`, sorted by host name.
 fn load_hosts(run: &RunDir, diagnostics: &mut Vec<Diagnostic>) -> Vec<HostFacts> {
     let mut hosts: BTreeMap<String, HostFacts> = BTreeMap::new();
-    for (host, file) in &run.files.host_artifacts {
+    for HostArtifact { host, artifact, file } in &run.files.host_artifacts {
         let Some(text) = read_text(file, diagnostics) else { continue };
         let facts =
             hosts.entry(host.clone()).or_insert_with(|| HostFacts { host: host.clone(), ..HostFacts::default() });
-        if file.rel.contains("nvidia_smi_query.txt") {
-            facts.gpus = parse::artifacts::parse_gpu_query(&text);
-        } else if file.rel.contains("ibv_devinfo.txt") {
-            facts.nics = parse::ib_devices::parse_ib_devices(&text);
-        } else {
-            let topology = parse::artifacts::parse_topology(&text);
-            facts.topology = (!topology.header.is_empty()).then_some(topology);
+        match artifact {
+            Artifact::GpuQuery => facts.gpus = parse::artifacts::parse_gpu_query(&text),
+            Artifact::IbDevices => facts.nics = parse::ib_devices::parse_ib_devices(&text),
+            Artifact::GpuTopology => {
+                let topology = parse::artifacts::parse_topology(&text);
+                facts.topology = (!topology.header.is_empty()).then_some(topology);
+            }
         }
     }
     hosts.into_values().collect()
@@ -121,16 +124,12 @@ fn load_nccl_tests(run: &RunDir, raw: &mut RawRun) {
         .files
         .nccl_tests
         .iter()
-        .map(|(name, file)| {
-            let json = input::logical_name(&file.path).ends_with(".json");
-            let output = contents(file, |bytes| {
-                if json {
-                    parse::nccl_tests_json::parse_json(bytes).map_err(|e| parse_diag(file, e))
-                } else {
-                    Ok(parse::nccl_tests::parse_text(bytes))
-                }
+        .map(|NcclTestsInput { test, format, file }| {
+            let output = contents(file, |bytes| match format {
+                NcclTestsFormat::Json => parse::nccl_tests_json::parse_json(bytes).map_err(|e| parse_diag(file, e)),
+                NcclTestsFormat::Text => Ok(parse::nccl_tests::parse_text(bytes)),
             })??;
-            Ok((name.clone(), file.rel.clone(), output))
+            Ok((test.clone(), file.rel.clone(), output))
         })
         .collect();
     for result in parsed {

@@ -52,7 +52,7 @@ pub(crate) fn median(values: &[f64]) -> f64 {
     median_of_sorted(&sorted(values))
 }
 
-pub(crate) fn median_of_sorted(ordered: &[f64]) -> f64 {
+fn median_of_sorted(ordered: &[f64]) -> f64 {
     let n = ordered.len();
     if n % 2 == 1 {
         ordered[n / 2]

@@ -2,6 +2,7 @@
 //! nccl-tests / NCCL log structures. Plain data; uses nothing of ours but `diag`.
 
 pub mod artifacts;
+pub mod facts;
 pub mod hosts;
 pub mod inspector;
 pub mod manifest;

@@ -6,9 +6,9 @@
 
 use crate::comparison::key::ConfigKey;
 use crate::diag::Diagnostic;
+use crate::model::facts::RunFacts;
 use crate::model::summary::*;
 use crate::site::sections::Section;
-use crate::summarize::facts::RunFacts;
 use crate::summarize::headline;
 use crate::summarize::{RunStatus, RunSummary};
 use serde::{Deserialize, Serialize};

@@ -2,9 +2,9 @@
 //! written a page of runs at a time.
 
 use crate::diag::Diagnostic;
+use crate::model::facts::RunFacts;
 use crate::site::digest::RunDigest;
 use crate::site::paths;
-use crate::summarize::facts::RunFacts;
 use serde::Serialize;
 
 #[derive(Serialize)]

@@ -1,43 +1,15 @@
-//! The facts a run states about itself, for the index and `runs.json`: hardware from the
-//! nvidia-smi artifacts (the seed's manifest hard-codes its `gpu=` line), software versions
-//! from the NCCL logs and the manifest, ranks from the rows. Disagreements become warnings.
+//! Derives the facts a run states about itself (`model::facts::RunFacts`), for the index and
+//! `runs.json`: hardware from the nvidia-smi artifacts (the seed's manifest hard-codes its
+//! `gpu=` line), software versions from the NCCL logs and the manifest, world sizes from the
+//! rows. Disagreements become warnings; a fact the run does not state stays `None`.
 
 use crate::diag::Diagnostic;
-use crate::model::inspector::InspectorSummary;
+use crate::model::facts::RunFacts;
 use crate::model::run::RawRun;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RunFacts {
-    pub timestamp_utc: Option<String>,
-    pub hostname: Option<String>,
-    /// `4x NVIDIA H200` from nvidia-smi, else the manifest's `gpu`.
-    pub gpu: Option<String>,
-    pub gpu_count: Option<u64>,
-    pub driver_version: Option<String>,
-    /// Links between GPUs from `nvidia-smi topo -m` (e.g. `NV18`), else the manifest's `topology`.
-    pub topology: Option<String>,
-    /// World sizes of the suite's cases (from the rows) and of the nccl-tests outputs.
-    pub world_sizes: Vec<i64>,
-    pub nccl_tests_world_sizes: Vec<u64>,
-    pub nccl_version: Option<String>,
-    pub torch_version: Option<String>,
-    pub cuda_version: Option<String>,
-    pub nccl_tests_version: Option<String>,
-    pub cycles: Option<String>,
-    /// Which parts of the suite the run holds.
-    pub sections: Vec<String>,
-    /// NCCL's own records (Inspector plugin) per case folder and (operation, size); absent
-    /// from `runs.json` when the run has none.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub inspector: Vec<InspectorSummary>,
-    /// The hosts of a multi-node run (`artifacts/<host>/`), each with its GPU count:
-    /// `node1 (8 GPUs)`; empty (and absent from `runs.json`) for a single-node run.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub hosts: Vec<String>,
-}
-
+/// The facts of `raw`; a disagreement between the manifest and what the run shows is a
+/// warning in `diagnostics`.
 pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
     let manifest = |key: &str| raw.manifest.as_ref().and_then(|m| m.get(key)).map(str::to_string);
     let mut facts = RunFacts {
@@ -110,4 +82,195 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
         facts.gpu_count = Some(raw.hosts.iter().map(|h| h.gpus.len() as u64).sum());
     }
     facts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Severity;
+    use crate::model::artifacts::{GpuInfo, TopologyMatrix};
+    use crate::model::hosts::HostFacts;
+    use crate::model::manifest::Manifest;
+    use crate::model::nccl_log::NcclLogFacts;
+    use crate::model::nccl_tests::{NcclTestsFormat, NcclTestsOutput};
+    use crate::model::run::{NcclTestsFile, SectionData};
+    use crate::model::sections::Section;
+
+    fn manifest(entries: &[(&str, &str)]) -> Option<Manifest> {
+        let entries = entries.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Some(Manifest { entries, commands: Vec::new() })
+    }
+
+    fn gpu(name: &str) -> GpuInfo {
+        GpuInfo {
+            index: "0".into(),
+            name: name.into(),
+            uuid: "GPU-0".into(),
+            driver_version: "580.95.05".into(),
+            memory_total: "143771 MiB".into(),
+            pci_bus_id: "00000000:18:00.0".into(),
+        }
+    }
+
+    fn section(case: &str, section: Section, csv: &str) -> SectionData {
+        let rows = crate::parse::section_csv::parse_section(section, csv.as_bytes()).unwrap();
+        SectionData { case: case.into(), rank: 0, file: format!("raw/results/{case}/rank0_x.csv"), rows }
+    }
+
+    fn nccl_tests(name: &str, world_size: Option<u64>, version: Option<&str>) -> NcclTestsFile {
+        let output = NcclTestsOutput {
+            format: NcclTestsFormat::Text,
+            version: version.map(str::to_string),
+            nccl_library: None,
+            devices: Vec::new(),
+            tables: Vec::new(),
+            warnings: Vec::new(),
+        };
+        NcclTestsFile { name: name.into(), file: format!("raw/nccl_tests_{name}.stdout"), world_size, output }
+    }
+
+    fn warnings(diagnostics: &[Diagnostic]) -> Vec<&str> {
+        assert!(diagnostics.iter().all(|d| d.severity == Severity::Warning && d.file == "manifest.txt"));
+        diagnostics.iter().map(|d| d.message.as_str()).collect()
+    }
+
+    #[test]
+    fn a_run_that_states_nothing_has_no_facts() {
+        let mut diagnostics = Vec::new();
+        assert_eq!(collect(&RawRun::default(), &mut diagnostics), RunFacts::default());
+        assert!(diagnostics.is_empty());
+    }
+
+    #[test]
+    fn the_manifest_alone_gives_its_facts() {
+        let raw = RawRun {
+            manifest: manifest(&[
+                ("timestamp_utc", "2026-12-03T08:11:06Z"),
+                ("hostname", "vm"),
+                ("gpu", "4x H100"),
+                ("topology", "NV18"),
+                ("torch", "2.11.0"),
+                ("cuda_runtime", "13.0"),
+                ("nccl_runtime", "2.28.9"),
+                ("cycles", "10"),
+            ]),
+            ..RawRun::default()
+        };
+        let mut diagnostics = Vec::new();
+        let facts = collect(&raw, &mut diagnostics);
+        let expected = RunFacts {
+            timestamp_utc: Some("2026-12-03T08:11:06Z".into()),
+            hostname: Some("vm".into()),
+            gpu: Some("4x H100".into()),
+            topology: Some("NV18".into()),
+            torch_version: Some("2.11.0".into()),
+            cuda_version: Some("13.0".into()),
+            nccl_version: Some("2.28.9".into()),
+            cycles: Some("10".into()),
+            ..RunFacts::default()
+        };
+        assert_eq!(facts, expected);
+        assert!(diagnostics.is_empty());
+    }
+
+    #[test]
+    fn nvidia_smi_and_the_logs_win_over_the_manifest_with_a_warning() {
+        let raw = RawRun {
+            manifest: manifest(&[("gpu", "8x NVIDIA A100"), ("topology", "NV12"), ("nccl_runtime", "2.27.3")]),
+            gpus: vec![gpu("NVIDIA H200"), gpu("NVIDIA H200"), gpu("NVIDIA H100")],
+            topology: Some(TopologyMatrix {
+                gpu_links: vec!["NV18".into(), "SYS".into()],
+                ..TopologyMatrix::default()
+            }),
+            nccl_log: Some(NcclLogFacts {
+                nccl_versions: vec!["2.28.9+cuda13.0".into(), "2.27.3+cuda12.8".into()],
+                ..NcclLogFacts::default()
+            }),
+            ..RawRun::default()
+        };
+        let mut diagnostics = Vec::new();
+        let facts = collect(&raw, &mut diagnostics);
+        assert_eq!(facts.gpu.as_deref(), Some("3x NVIDIA H100 + NVIDIA H200"), "distinct names, sorted");
+        assert_eq!((facts.gpu_count, facts.driver_version.as_deref()), (Some(3), Some("580.95.05")));
+        assert_eq!(facts.topology.as_deref(), Some("GPU links: NV18, SYS"));
+        assert_eq!(facts.nccl_version.as_deref(), Some("2.28.9+cuda13.0"), "the first version the logs name");
+        assert_eq!(warnings(&diagnostics), [
+            "manifest says gpu=\"8x NVIDIA A100\" but nvidia-smi lists \"3x NVIDIA H100 + NVIDIA H200\"; the site shows nvidia-smi",
+            "manifest says nccl_runtime=2.27.3 but the NCCL logs say 2.28.9+cuda13.0",
+        ]);
+    }
+
+    #[test]
+    fn agreeing_sources_give_no_warning() {
+        let raw = RawRun {
+            manifest: manifest(&[("gpu", "1x NVIDIA H200 (141 GB)"), ("nccl_runtime", "2.28.9")]),
+            gpus: vec![gpu("NVIDIA H200")],
+            nccl_log: Some(NcclLogFacts { nccl_versions: vec!["2.28.9+cuda13.0".into()], ..NcclLogFacts::default() }),
+            ..RawRun::default()
+        };
+        let mut diagnostics = Vec::new();
+        let facts = collect(&raw, &mut diagnostics);
+        assert_eq!(facts.gpu.as_deref(), Some("1x NVIDIA H200"));
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    }
+
+    #[test]
+    fn topology_single_gpu_else_the_manifest() {
+        let one_gpu = TopologyMatrix {
+            header: vec![String::new(), "GPU0".into(), "CPU Affinity".into()],
+            rows: vec![vec!["GPU0".into(), "X".into(), "0-95".into()]],
+            gpu_links: Vec::new(),
+        };
+        let raw = RawRun { topology: Some(one_gpu.clone()), ..RawRun::default() };
+        assert_eq!(collect(&raw, &mut Vec::new()).topology.as_deref(), Some("single GPU"));
+
+        let mut two_rows = one_gpu;
+        two_rows.rows.push(vec!["GPU1".into(), "X".into(), "0-95".into()]);
+        let raw = RawRun { topology: Some(two_rows), manifest: manifest(&[("topology", "PIX")]), ..RawRun::default() };
+        assert_eq!(collect(&raw, &mut Vec::new()).topology.as_deref(), Some("PIX"), "no links read: the manifest's");
+    }
+
+    #[test]
+    fn world_sizes_sections_and_nccl_tests_from_the_rows() {
+        let decode =
+            "world_size,tokens,message_bytes,collectives,cycle,duration_us\n4,1,8192,160,0,1.5\n2,1,8192,160,0,1.5\n";
+        let contracts = "world_size,rank,section,check,correct,detail\n8,0,setup,world_size,True,x\n";
+        let raw = RawRun {
+            sections: vec![
+                section("world4_full", Section::Decode, decode),
+                section("world2_decode", Section::Decode, &decode.replace("\n4,", "\n2,")),
+                section("world8_full", Section::Contracts, contracts),
+            ],
+            nccl_tests: vec![
+                nccl_tests("g4", Some(4), None),
+                nccl_tests("g2", Some(2), Some("2.19.6")),
+                nccl_tests("g2b", Some(2), Some("2.17.4")),
+                nccl_tests("odd", None, None),
+            ],
+            ..RawRun::default()
+        };
+        let facts = collect(&raw, &mut Vec::new());
+        assert_eq!(facts.world_sizes, [2, 4], "contract rows give no world size");
+        assert_eq!(facts.sections, ["contracts", "decode", "nccl-tests"]);
+        assert_eq!(facts.nccl_tests_world_sizes, [2, 4]);
+        assert_eq!(facts.nccl_tests_version.as_deref(), Some("2.19.6"), "the first output that names one");
+    }
+
+    #[test]
+    fn hosts_of_a_multi_node_run_count_all_gpus() {
+        let host = |name: &str, gpus: usize| HostFacts {
+            host: name.into(),
+            gpus: vec![gpu("NVIDIA H200"); gpus],
+            ..HostFacts::default()
+        };
+        let raw = RawRun {
+            gpus: vec![gpu("NVIDIA H200")],
+            hosts: vec![host("node1", 8), host("node2", 4)],
+            ..RawRun::default()
+        };
+        let facts = collect(&raw, &mut Vec::new());
+        assert_eq!(facts.hosts, ["node1 (8 GPUs)", "node2 (4 GPUs)"]);
+        assert_eq!(facts.gpu_count, Some(12), "the hosts' GPUs, not the first host's artifact");
+        assert_eq!(facts.gpu.as_deref(), Some("1x NVIDIA H200"));
+    }
 }

@@ -22,6 +22,7 @@ pub mod seed_raises;
 pub mod unified;
 
 use crate::diag::{Diagnostic, Severity};
+use crate::model::facts::RunFacts;
 use crate::model::run::RawRun;
 use crate::model::sections::SectionRows;
 use crate::model::summary::*;
@@ -31,7 +32,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone)]
 pub struct RunSummary {
     pub raw: RawRun,
-    pub facts: facts::RunFacts,
+    pub facts: RunFacts,
     pub contracts: Option<ContractsSummary>,
     pub sections: SectionSummaries,
     /// The nccl-tests tables against the hardware, and NCCL's choices.

@@ -80,3 +80,30 @@ fn inspector_dump_records_and_a_broken_one() {
     assert_eq!(code, Some(1), "a broken dump exits 1");
     assert_eq!((json["kind"].as_str(), json["error"]["line"].as_u64()), (Some("nccl_inspector"), Some(1)));
 }
+
+#[test]
+fn a_file_reads_as_the_build_reads_it_in_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let ib = dir.path().join("ibv_devinfo.txt");
+    std::fs::write(
+        &ib,
+        "hca_id:\tmlx5_0\n\tport:\t1\n\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\tlink_layer:\t\tInfiniBand\n",
+    )
+    .unwrap();
+    let (code, json) = inspect(&ib);
+    assert_eq!((code, json["kind"].as_str()), (Some(0), Some("ibv_devinfo")), "{json}");
+    assert_eq!(json["ports"][0]["device"], "mlx5_0");
+    assert_eq!(json["ports"][0]["active"], true);
+
+    let nccl = dir.path().join("raw/nccl");
+    std::fs::create_dir_all(&nccl).unwrap();
+    let log = nccl.join("node-pid12.log");
+    std::fs::write(&log, "node:12:12 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n").unwrap();
+    let (code, json) = inspect(&log);
+    assert_eq!(
+        (code, json["kind"].as_str()),
+        (Some(0), Some("nccl_log")),
+        "every log in raw/nccl is an NCCL log: {json}"
+    );
+    assert_eq!(json["facts"]["nccl_versions"][0], "2.28.9+cuda13.0");
+}
