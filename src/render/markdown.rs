@@ -1,6 +1,7 @@
 //! Untrusted markdown (NOTES.md) -> safe HTML with pulldown-cmark: raw HTML is shown as
 //! text, never passed through; links and images keep only `http`, `https`, `mailto` and
-//! relative targets (others are dropped, their text kept).
+//! relative targets (others are dropped, their text kept). Tables are wrapped in the site's
+//! horizontal scroll box, as every other table of the site.
 
 use pulldown_cmark::{html, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
@@ -34,8 +35,13 @@ pub(crate) fn to_html(markdown: &str, shift: usize) -> String {
         }
         other => Some(other),
     });
+    let wrapped = events.flat_map(|event| match event {
+        Event::Start(Tag::Table(_)) => vec![Event::Html(CowStr::Borrowed("<div class=\"table-wrap\">\n")), event],
+        Event::End(TagEnd::Table) => vec![event, Event::Html(CowStr::Borrowed("</div>\n"))],
+        other => vec![other],
+    });
     let mut out = String::new();
-    html::push_html(&mut out, events);
+    html::push_html(&mut out, wrapped);
     out
 }
 
@@ -66,6 +72,13 @@ mod tests {
     #[test]
     fn headings_nest_under_the_page() {
         assert_eq!(to_html("# Title\n\n#### deep\n", 3), "<h4>Title</h4>\n<h6>deep</h6>\n");
+    }
+
+    #[test]
+    fn tables_sit_in_the_scroll_box() {
+        let html = to_html("| a | b |\n|---|---|\n| 1 | 2 |\n", 0);
+        assert!(html.starts_with("<div class=\"table-wrap\">\n<table>"), "{html}");
+        assert!(html.trim_end().ends_with("</table>\n</div>"), "{html}");
     }
 
     #[test]

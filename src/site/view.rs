@@ -41,6 +41,11 @@ impl Table {
         self.rows.push(row);
     }
 
+    /// The label of column `index` (a stacked row's `data-label`).
+    pub(crate) fn column_label(&self, index: &usize) -> &str {
+        self.columns.get(*index).map_or("", |c| c.label.as_str())
+    }
+
     /// The CSS class of a cell in column `index`.
     pub(crate) fn cell_class(&self, index: &usize, cell: &Cell) -> String {
         let numeric = self.columns.get(*index).is_some_and(|c| c.numeric);
@@ -73,6 +78,13 @@ pub(crate) struct Figure {
     /// `<id>.svg` / `<id>.csv` relative to the page.
     pub svg_href: String,
     pub csv_href: String,
+}
+
+impl Figure {
+    /// The phone-sized SVG, relative to the page (the `<picture>`'s narrow-screen source).
+    pub(crate) fn phone_svg_href(&self) -> String {
+        crate::site::paths::phone_chart(&self.svg_href)
+    }
 }
 
 /// A titled block of a page: prose lines, tables and figures.

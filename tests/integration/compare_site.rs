@@ -37,7 +37,7 @@ fn a_planted_regression_is_on_the_run_page_the_compare_page_and_the_index() {
 
     let index = page(&out, "index.html");
     let cell = format!(
-        "<td class=\"failed\"><a href=\"{compare_page}\">vs {REAL}: 1 slower · 37 no evidence of change</a></td>"
+        "<td class=\"failed\" data-label=\"compared with baseline\"><a href=\"{compare_page}\">vs {REAL}: 1 slower · 37 no evidence of change</a></td>"
     );
     assert!(index.contains(&cell), "{index}");
 

@@ -17,4 +17,5 @@ mod publish_safety;
 mod safe_write;
 mod seed_quirks;
 mod site;
+mod site_look;
 mod untrusted;

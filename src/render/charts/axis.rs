@@ -10,10 +10,20 @@ use crate::site::chart::Scale;
 
 /// Fraction of the data span added on each side so markers stay off the frame.
 const PAD: f64 = 0.04;
-/// Most major ticks on log axes before thinning them to every 2nd, 5th, 10th... power.
-const MAX_POWER_TICKS: i64 = 8;
-/// Linear axes aim at about this many intervals.
-const LINEAR_INTERVALS: f64 = 5.0;
+
+/// How many ticks an axis aims at: fewer on the phone chart's narrow x axis.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Density {
+    /// Most major ticks on log axes before thinning them to every 2nd, 5th, 10th... power.
+    pub max_power_ticks: i64,
+    /// Linear axes aim at about this many intervals.
+    pub linear_intervals: f64,
+}
+
+impl Density {
+    pub(crate) const NORMAL: Density = Density { max_power_ticks: 8, linear_intervals: 5.0 };
+    pub(crate) const SPARSE: Density = Density { max_power_ticks: 4, linear_intervals: 3.0 };
+}
 
 pub(super) struct Axis {
     scale: Scale,
@@ -33,9 +43,9 @@ struct Ticks {
 
 impl Axis {
     /// An axis showing `extent` (finite, and positive on log scales).
-    pub(super) fn new(scale: Scale, units: Units, extent: (f64, f64)) -> Axis {
+    pub(super) fn new(scale: Scale, units: Units, extent: (f64, f64), density: Density) -> Axis {
         let (lo, hi) = padded(scale, extent);
-        let ticks = choose_ticks(scale, units, inverse(scale, lo), inverse(scale, hi));
+        let ticks = choose_ticks(scale, units, inverse(scale, lo), inverse(scale, hi), density);
         let in_view = |v: &f64| {
             let t = transform(scale, *v);
             lo <= t && t <= hi && (scale != Scale::Linear || extent.0 < 0.0 || *v >= 0.0)
@@ -111,21 +121,21 @@ fn padded(scale: Scale, (min, max): (f64, f64)) -> (f64, f64) {
     (t0 - pad, t1 + pad)
 }
 
-fn choose_ticks(scale: Scale, units: Units, min: f64, max: f64) -> Ticks {
+fn choose_ticks(scale: Scale, units: Units, min: f64, max: f64, density: Density) -> Ticks {
     let ticks = match (scale, units) {
-        (Scale::Linear, _) => linear_ticks(units, min, max),
-        (Scale::Log2, _) | (Scale::Log10, Units::Bytes) => power_ticks(2.0, min, max),
-        (Scale::Log10, _) => decimal_log_ticks(min, max),
+        (Scale::Linear, _) => linear_ticks(units, min, max, density),
+        (Scale::Log2, _) | (Scale::Log10, Units::Bytes) => power_ticks(2.0, min, max, density),
+        (Scale::Log10, _) => decimal_log_ticks(min, max, density),
     };
     if ticks.major.len() < 2 && scale != Scale::Linear {
-        return linear_ticks(units, min, max);
+        return linear_ticks(units, min, max, density);
     }
     ticks
 }
 
 /// Multiples of a round step: 1, 2 or 5 times a power of ten (a power of two for bytes).
-fn linear_ticks(units: Units, min: f64, max: f64) -> Ticks {
-    let raw = (max - min) / LINEAR_INTERVALS;
+fn linear_ticks(units: Units, min: f64, max: f64, density: Density) -> Ticks {
+    let raw = (max - min) / density.linear_intervals;
     let step = if units == Units::Bytes { raw.log2().ceil().exp2() } else { nice_step(raw) };
     if !(step.is_finite() && step > 0.0) {
         return Ticks { major: Vec::new(), step: None, minor: Vec::new() };
@@ -145,10 +155,10 @@ fn nice_step(raw: f64) -> f64 {
 
 /// Powers of `base` (every one, or every 2nd, 5th, 10th... when there are many); the
 /// skipped powers become light grid lines.
-fn power_ticks(base: f64, min: f64, max: f64) -> Ticks {
+fn power_ticks(base: f64, min: f64, max: f64, density: Density) -> Ticks {
     let first = (min.log(base) - 1e-9).ceil() as i64;
     let last = (max.log(base) + 1e-9).floor() as i64;
-    let stride = power_stride(last - first + 1);
+    let stride = power_stride(last - first + 1, density.max_power_ticks);
     let power = |e: i64| base.powi(e as i32);
     let major = (first..=last).filter(|e| e % stride == 0).map(power).collect();
     let minor = if stride > 1 && last - first < 64 {
@@ -159,12 +169,12 @@ fn power_ticks(base: f64, min: f64, max: f64) -> Ticks {
     Ticks { major, step: None, minor }
 }
 
-/// Smallest of 1, 2, 5, 10, 20, 50... that leaves at most `MAX_POWER_TICKS` of `count`.
-fn power_stride(count: i64) -> i64 {
+/// Smallest of 1, 2, 5, 10, 20, 50... that leaves at most `max_ticks` of `count`.
+fn power_stride(count: i64, max_ticks: i64) -> i64 {
     let mut magnitude = 1;
     loop {
         for m in [1, 2, 5] {
-            if count <= MAX_POWER_TICKS * m * magnitude {
+            if count <= max_ticks * m * magnitude {
                 return m * magnitude;
             }
         }
@@ -174,8 +184,8 @@ fn power_stride(count: i64) -> i64 {
 
 /// Decades (2..9 times each as light lines while every decade is labelled); within less
 /// than three decades 1-2-5 steps.
-fn decimal_log_ticks(min: f64, max: f64) -> Ticks {
-    let decades = power_ticks(10.0, min, max);
+fn decimal_log_ticks(min: f64, max: f64, density: Density) -> Ticks {
+    let decades = power_ticks(10.0, min, max, density);
     if decades.major.len() < 3 {
         return Ticks { major: mantissa_ticks(&[1.0, 2.0, 5.0], min, max), step: None, minor: Vec::new() };
     }
@@ -207,39 +217,39 @@ mod tests {
 
     #[test]
     fn log2_bytes_ticks_are_binary_units() {
-        let axis = Axis::new(Scale::Log2, Units::Bytes, (8.0 * 1024.0, 64.0 * 1048576.0));
+        let axis = Axis::new(Scale::Log2, Units::Bytes, (8.0 * 1024.0, 64.0 * 1048576.0), Density::NORMAL);
         assert_eq!(labels(&axis), ["16 KiB", "64 KiB", "256 KiB", "1 MiB", "4 MiB", "16 MiB", "64 MiB"]);
-        let wide = Axis::new(Scale::Log2, Units::Bytes, (1.0, 4.0 * 1073741824.0));
+        let wide = Axis::new(Scale::Log2, Units::Bytes, (1.0, 4.0 * 1073741824.0), Density::NORMAL);
         assert_eq!(labels(&wide), ["1 B", "32 B", "1 KiB", "32 KiB", "1 MiB", "32 MiB", "1 GiB"]);
     }
 
     #[test]
     fn log10_ticks_are_decades_or_one_two_five() {
-        let decades = Axis::new(Scale::Log10, Units::Number, (3.0, 40000.0));
+        let decades = Axis::new(Scale::Log10, Units::Number, (3.0, 40000.0), Density::NORMAL);
         assert_eq!(labels(&decades), ["10", "100", "1k", "10k"]);
         assert!(decades.minor.contains(&20.0) && decades.minor.contains(&9000.0));
-        let narrow = Axis::new(Scale::Log10, Units::Number, (12.0, 130.0));
+        let narrow = Axis::new(Scale::Log10, Units::Number, (12.0, 130.0), Density::NORMAL);
         assert_eq!(labels(&narrow), ["20", "50", "100"]);
     }
 
     #[test]
     fn linear_ticks_are_round() {
-        let axis = Axis::new(Scale::Linear, Units::Number, (0.0, 1234.0));
+        let axis = Axis::new(Scale::Linear, Units::Number, (0.0, 1234.0), Density::NORMAL);
         assert_eq!(labels(&axis), ["0", "200", "400", "600", "800", "1k", "1.2k"]);
-        let single = Axis::new(Scale::Linear, Units::Number, (12.5, 12.5));
+        let single = Axis::new(Scale::Linear, Units::Number, (12.5, 12.5), Density::NORMAL);
         assert_eq!(labels(&single), ["11.5", "12", "12.5", "13", "13.5"]);
     }
 
     #[test]
     fn single_value_on_log_axis_gets_a_readable_range() {
-        let axis = Axis::new(Scale::Log2, Units::Bytes, (1048576.0, 1048576.0));
+        let axis = Axis::new(Scale::Log2, Units::Bytes, (1048576.0, 1048576.0), Density::NORMAL);
         assert!(labels(&axis).contains(&"1 MiB"), "{:?}", labels(&axis));
         assert!(axis.range().start < 1048576.0 && axis.range().end > 1048576.0);
     }
 
     #[test]
     fn map_spans_the_pixel_range() {
-        let axis = Axis::new(Scale::Log10, Units::Number, (10.0, 1000.0));
+        let axis = Axis::new(Scale::Log10, Units::Number, (10.0, 1000.0), Density::NORMAL);
         let (lo, hi) = (axis.map(&10.0, (0, 100)), axis.map(&1000.0, (0, 100)));
         assert!(0 < lo && lo < 10 && 90 < hi && hi < 100, "{lo} {hi}");
         assert_eq!(axis.map(&100.0, (0, 100)), 50);

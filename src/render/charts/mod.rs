@@ -1,15 +1,18 @@
 //! Charts: `ChartSpec` -> SVG bytes and the CSV of its numbers.
 //!
 //! The SVG is byte-identical on every machine: plotters' SVG backend with its naive font
-//! metrics (no system fonts), a fixed 720x420 size and Okabe-Ito palette, ticks chosen and
-//! labelled here (`8 KiB`, `12.5`, `1.2k`). Values that cannot be drawn (non-finite, or not
-//! positive on a log axis) are skipped; an empty or undrawable chart becomes a small
-//! message SVG, and so does one with more series than distinct colour + marker pairs (the
-//! site draws at most `site::sections::MAX_SERIES`). No input panics.
+//! metrics (no system fonts), a fixed size per `layout` (720x420 wide, 360x480 for phones),
+//! a fixed palette with a dark-mode `<style>` (`palette`), ticks chosen and labelled here
+//! (`8 KiB`, `12.5`, `1.2k`). Values that cannot be drawn (non-finite, or not positive on a
+//! log axis) are skipped; an empty or undrawable chart becomes a small message SVG, and so
+//! does one with more series than distinct colour + marker pairs (the site draws at most
+//! `site::sections::MAX_SERIES`). No input panics.
 
 mod axis;
 mod data;
 mod label;
+mod layout;
+mod palette;
 mod plot;
 mod svg;
 mod table;
@@ -18,18 +21,30 @@ mod text;
 use crate::site::chart::{ChartSpec, Scale};
 use axis::Axis;
 use label::Units;
+use layout::Layout;
 
-/// The chart as a standalone SVG document with `<title>` and `<desc>`.
+/// The chart for wide screens (720x420) as a standalone SVG document with `<title>`,
+/// `<desc>` and its dark-mode style.
 pub(crate) fn render_svg(spec: &ChartSpec) -> Vec<u8> {
+    render(spec, &layout::WIDE)
+}
+
+/// The same chart for phones (360x480): larger text as rendered, fewer x ticks.
+pub(crate) fn render_phone_svg(spec: &ChartSpec) -> Vec<u8> {
+    render(spec, &layout::PHONE)
+}
+
+fn render(spec: &ChartSpec, layout: &Layout) -> Vec<u8> {
     let series = data::drawable(spec);
     let extents = data::x_extent(&series).zip(data::y_extent(&series));
+    let message = |text| svg::message(&spec.title, text, layout);
     let body = match extents {
-        _ if spec.series.len() > plot::MAX_SERIES => svg::message(&spec.title, "too many series to tell apart"),
-        None => svg::message(&spec.title, "no data"),
+        _ if spec.series.len() > plot::MAX_SERIES => message("too many series to tell apart"),
+        None => message("no data"),
         Some((x_extent, y_extent)) => {
-            let x = Axis::new(spec.x_scale, units(&spec.x_label, spec.x_scale), x_extent);
-            let y = Axis::new(spec.y_scale, units(&spec.y_label, spec.y_scale), y_extent);
-            plot::draw(spec, &series, x, y).unwrap_or_else(|_| svg::message(&spec.title, "chart could not be drawn"))
+            let x = Axis::new(spec.x_scale, units(&spec.x_label, spec.x_scale), x_extent, layout.x_ticks);
+            let y = Axis::new(spec.y_scale, units(&spec.y_label, spec.y_scale), y_extent, layout.y_ticks);
+            plot::draw(spec, &series, x, y, layout).unwrap_or_else(|_| message("chart could not be drawn"))
         }
     };
     svg::with_alt_text(&body, &spec.title, &spec.description).into_bytes()

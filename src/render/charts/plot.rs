@@ -1,54 +1,37 @@
 //! Drawing with plotters: title, a legend band under it (outside the data), then the plot
 //! with grid, axes, and per series faint sample dots, whiskers, a median line and markers.
+//! Series `i` has colour `i % 8` and marker shape `i % 6`: the site's charts (at most
+//! `site::sections::MAX_SERIES` series) give every series its own colour *and* shape, so
+//! none depends on colour alone.
 
 use std::error::Error;
 
+use plotters::coord::CoordTranslate;
 use plotters::coord::Shift;
-use plotters::element::DynElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axis::Axis;
 use super::data::{DrawnPoint, DrawnSeries};
+use super::layout::Layout;
+use super::palette::{series_colour, AXIS, BACKGROUND, GRID, MUTED, TEXT};
 use super::text::clean;
 use crate::site::chart::ChartSpec;
 
-pub(super) const WIDTH: u32 = 720;
-pub(super) const HEIGHT: u32 = 420;
 pub(super) const FONT: &str = "sans-serif";
-/// Distinct colour + marker pairs: a chart with more series is not drawn.
-pub(super) const MAX_SERIES: usize = PALETTE.len() * 3;
+/// Marker shapes: circle, triangle, square, diamond, cross, plus.
+const SHAPES: usize = 6;
+/// Distinct colour + marker pairs (8 colours x 6 shapes repeat together after 24): a chart
+/// with more series is not drawn.
+pub(super) const MAX_SERIES: usize = 24;
 
-pub(super) const BACKGROUND: RGBColor = RGBColor(0xff, 0xff, 0xff);
-pub(super) const TEXT: RGBColor = RGBColor(0x22, 0x22, 0x22);
-const MUTED: RGBColor = RGBColor(0x44, 0x44, 0x44);
-const AXIS: RGBColor = RGBColor(0x66, 0x66, 0x66);
-/// Okabe-Ito, reordered so the low-contrast yellow comes last.
-const PALETTE: [RGBColor; 8] = [
-    RGBColor(0x00, 0x72, 0xb2),
-    RGBColor(0xd5, 0x5e, 0x00),
-    RGBColor(0x00, 0x9e, 0x73),
-    RGBColor(0xcc, 0x79, 0xa7),
-    RGBColor(0xe6, 0x9f, 0x00),
-    RGBColor(0x56, 0xb4, 0xe9),
-    RGBColor(0x00, 0x00, 0x00),
-    RGBColor(0xf0, 0xe4, 0x42),
-];
-
-const TITLE_SIZE: f64 = 20.0;
-const TITLE_BAND: u32 = 34;
 const TITLE_CHARS: usize = 80;
-const LEGEND_SIZE: f64 = 14.0;
-const LEGEND_ROW: u32 = 20;
-/// Characters of a legend line before a name wraps.
-const LEGEND_LINE_CHARS: usize = 48;
 /// Swatch (line and marker) plus the gap before the name.
 const LEGEND_SWATCH: i32 = 28;
 /// Space after an entry's name.
 const LEGEND_GAP: i32 = 18;
 /// Legend margin on the left and right of the chart.
 const LEGEND_INSET: i32 = 20;
-const LABEL_SIZE: f64 = 14.0;
 const AXIS_CHARS: usize = 90;
 /// Upper bound handed to the mesh; the axes choose their own ticks.
 const MESH_LABELS: usize = 64;
@@ -58,17 +41,23 @@ type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<Axis, Axis>>;
 type DrawResult = Result<(), Box<dyn Error>>;
 
 /// The whole chart as an SVG document (without `<title>`/`<desc>`).
-pub(super) fn draw(spec: &ChartSpec, series: &[DrawnSeries], x: Axis, y: Axis) -> Result<String, Box<dyn Error>> {
+pub(super) fn draw(
+    spec: &ChartSpec,
+    series: &[DrawnSeries],
+    x: Axis,
+    y: Axis,
+    layout: &Layout,
+) -> Result<String, Box<dyn Error>> {
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (layout.width, layout.height)).into_drawing_area();
         root.fill(&BACKGROUND)?;
-        draw_title(&root, &spec.title)?;
-        let legend = Legend::new(&root, series)?;
-        let (_, below_title) = root.split_vertically(TITLE_BAND);
+        let title_band = draw_title(&root, &spec.title, layout)?;
+        let legend = Legend::new(&root, series, layout)?;
+        let (_, below_title) = root.split_vertically(title_band);
         let (legend_band, plot) = below_title.split_vertically(legend.height());
         legend.draw(&legend_band)?;
-        draw_plot(&plot, spec, series, x, y)?;
+        draw_plot(&plot, spec, series, x, y, layout)?;
         root.present()?;
     }
     Ok(svg)
@@ -78,10 +67,14 @@ fn text_style(size: f64, color: &'static RGBColor) -> TextStyle<'static> {
     TextStyle::from((FONT, size).into_font()).color(color)
 }
 
-fn draw_title(root: &Area, title: &str) -> DrawResult {
-    let style = text_style(TITLE_SIZE, &TEXT).pos(Pos::new(HPos::Center, VPos::Top));
-    root.draw_text(&clean(title, TITLE_CHARS), &style, (WIDTH as i32 / 2, 10))?;
-    Ok(())
+/// The title, wrapped to the layout's line length; returns the height of its band.
+fn draw_title(root: &Area, title: &str, layout: &Layout) -> Result<u32, Box<dyn Error>> {
+    let style = text_style(layout.title_size, &TEXT).pos(Pos::new(HPos::Center, VPos::Top));
+    let lines = wrap(&clean(title, TITLE_CHARS), layout.title_line_chars);
+    for (line, at) in lines.iter().zip((10..).step_by(layout.title_line as usize)) {
+        root.draw_text(line, &style, (layout.width as i32 / 2, at))?;
+    }
+    Ok(10 + lines.len() as u32 * layout.title_line)
 }
 
 /// Legend entries laid out in centred rows, every name whole: a name longer than
@@ -89,6 +82,8 @@ fn draw_title(root: &Area, title: &str) -> DrawResult {
 struct Legend {
     entries: Vec<LegendEntry>,
     rows: u32,
+    size: f64,
+    row_height: u32,
 }
 
 struct LegendEntry {
@@ -100,11 +95,11 @@ struct LegendEntry {
 }
 
 impl Legend {
-    fn new(root: &Area, series: &[DrawnSeries]) -> Result<Legend, Box<dyn Error>> {
-        let style = text_style(LEGEND_SIZE, &TEXT);
+    fn new(root: &Area, series: &[DrawnSeries], layout: &Layout) -> Result<Legend, Box<dyn Error>> {
+        let style = text_style(layout.legend_size, &TEXT);
         let mut sized = Vec::new();
         for s in series {
-            let lines = wrap(&clean(&s.name, usize::MAX), LEGEND_LINE_CHARS);
+            let lines = wrap(&clean(&s.name, usize::MAX), layout.legend_line_chars);
             let mut widest = 0;
             for line in &lines {
                 widest = widest.max(root.estimate_text_size(line, &style)?.0 as i32);
@@ -112,23 +107,23 @@ impl Legend {
             sized.push((s.index, lines, LEGEND_SWATCH + widest + LEGEND_GAP));
         }
         let shapes: Vec<(i32, u32)> = sized.iter().map(|(_, lines, w)| (*w, lines.len() as u32)).collect();
-        let (placed, rows) = layout_rows(&shapes, WIDTH as i32 - 2 * LEGEND_INSET);
+        let (placed, rows) = layout_rows(&shapes, layout.width as i32 - 2 * LEGEND_INSET);
         let entries = sized
             .into_iter()
             .zip(placed)
             .map(|((series, lines, _), (x, row))| LegendEntry { series, lines, x: x + LEGEND_INSET, row })
             .collect();
-        Ok(Legend { entries, rows })
+        Ok(Legend { entries, rows, size: layout.legend_size, row_height: layout.legend_row })
     }
 
     fn height(&self) -> u32 {
-        self.rows * LEGEND_ROW + 4
+        self.rows * self.row_height + 4
     }
 
     fn draw(&self, band: &Area) -> DrawResult {
-        let style = text_style(LEGEND_SIZE, &TEXT).pos(Pos::new(HPos::Left, VPos::Center));
+        let style = text_style(self.size, &TEXT).pos(Pos::new(HPos::Left, VPos::Center));
         for entry in &self.entries {
-            let y = |row: u32| (row * LEGEND_ROW + LEGEND_ROW / 2) as i32;
+            let y = |row: u32| (row * self.row_height + self.row_height / 2) as i32;
             draw_swatch(band, entry.series, (entry.x, y(entry.row)))?;
             for (line, row) in entry.lines.iter().zip(entry.row..) {
                 band.draw_text(line, &style, (entry.x + LEGEND_SWATCH, y(row)))?;
@@ -165,9 +160,9 @@ fn wrap(text: &str, max_chars: usize) -> Vec<String> {
 }
 
 fn draw_swatch(band: &Area, index: usize, (x, y): (i32, i32)) -> DrawResult {
-    let color = PALETTE[index % PALETTE.len()];
+    let color = series_colour(index);
     band.draw(&PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)))?;
-    band.draw(&marker(index, (x + 10, y), color.filled()))?;
+    draw_marker(band, index, (x + 10, y), color.filled())?;
     Ok(())
 }
 
@@ -203,27 +198,37 @@ fn layout_rows(entries: &[(i32, u32)], width: i32) -> (Vec<(i32, u32)>, u32) {
     (placed, next_row)
 }
 
-/// Circles for the first eight series, then triangles, then crosses: no two series of a
-/// chart share colour and shape (up to `MAX_SERIES`).
-fn marker<DB: DrawingBackend, C: Clone + 'static>(
-    index: usize,
-    at: C,
-    style: ShapeStyle,
-) -> DynElement<'static, DB, C> {
+/// Draws the marker of series `index` centred on `at` (chart or pixel coordinates).
+fn draw_marker<CT>(area: &DrawingArea<SVGBackend<'_>, CT>, index: usize, at: CT::From, style: ShapeStyle) -> DrawResult
+where
+    CT: CoordTranslate,
+    CT::From: Clone + 'static,
+{
+    let outline = ShapeStyle { filled: false, stroke_width: 2, ..style };
+    let polygon = |shape: Vec<(i32, i32)>| EmptyElement::at(at.clone()) + Polygon::new(shape, style);
     match shape(index) {
-        0 => Circle::new(at, 3, style).into_dyn(),
-        1 => TriangleMarker::new(at, 4, style).into_dyn(),
-        _ => Cross::new(at, 3, style).into_dyn(),
+        0 => area.draw(&Circle::new(at, 4, style))?,
+        1 => area.draw(&TriangleMarker::new(at, 5, style))?,
+        2 => area.draw(&polygon(vec![(-4, -4), (4, -4), (4, 4), (-4, 4)]))?,
+        3 => area.draw(&polygon(vec![(0, -5), (5, 0), (0, 5), (-5, 0)]))?,
+        4 => area.draw(&Cross::new(at, 4, outline))?,
+        _ => area.draw(
+            &(EmptyElement::at(at)
+                + PathElement::new(vec![(-5, 0), (5, 0)], outline)
+                + PathElement::new(vec![(0, -5), (0, 5)], outline)),
+        )?,
     }
+    Ok(())
 }
 
-/// The marker shape of series `index`: 0 circle, 1 triangle, 2 cross.
+/// The marker shape of series `index`: 0 circle, 1 triangle, 2 square, 3 diamond, 4 cross,
+/// 5 plus.
 fn shape(index: usize) -> usize {
-    index / PALETTE.len() % 3
+    index % SHAPES
 }
 
-fn draw_plot(plot: &Area, spec: &ChartSpec, series: &[DrawnSeries], x: Axis, y: Axis) -> DrawResult {
-    let label_style = text_style(LABEL_SIZE, &MUTED);
+fn draw_plot(plot: &Area, spec: &ChartSpec, series: &[DrawnSeries], x: Axis, y: Axis, layout: &Layout) -> DrawResult {
+    let label_style = text_style(layout.label_size, &MUTED);
     let widest_y_label = y
         .labels()
         .map(|label| plot.estimate_text_size(label, &label_style).map(|(w, _)| w))
@@ -241,11 +246,11 @@ fn draw_plot(plot: &Area, spec: &ChartSpec, series: &[DrawnSeries], x: Axis, y: 
         .x_labels(MESH_LABELS)
         .y_labels(MESH_LABELS)
         .label_style(label_style)
-        .axis_desc_style(text_style(LABEL_SIZE, &TEXT))
+        .axis_desc_style(text_style(layout.label_size, &TEXT))
         .x_desc(clean(&spec.x_label, AXIS_CHARS))
         .y_desc(clean(&spec.y_label, AXIS_CHARS))
-        .bold_line_style(BLACK.mix(0.12))
-        .light_line_style(BLACK.mix(0.05))
+        .bold_line_style(GRID.mix(0.12))
+        .light_line_style(GRID.mix(0.05))
         .axis_style(AXIS)
         .draw()?;
     for s in series {
@@ -256,12 +261,14 @@ fn draw_plot(plot: &Area, spec: &ChartSpec, series: &[DrawnSeries], x: Axis, y: 
 
 /// Faint sample dots, then whiskers, then the median line and its markers on top.
 fn draw_series(chart: &mut Chart<'_, '_>, series: &DrawnSeries) -> DrawResult {
-    let color = PALETTE[series.index % PALETTE.len()];
+    let color = series_colour(series.index);
     draw_samples(chart, &series.points, color)?;
     draw_whiskers(chart, &series.points, color)?;
     let medians = series.points.iter().map(|p| (p.x, p.y));
     chart.draw_series(LineSeries::new(medians.clone(), color.stroke_width(2)))?;
-    chart.draw_series(medians.map(|at| marker(series.index, at, color.filled())))?;
+    for at in medians {
+        draw_marker(chart.plotting_area(), series.index, at, color.filled())?;
+    }
     Ok(())
 }
 
@@ -306,11 +313,12 @@ mod tests {
 
     #[test]
     fn no_two_series_share_colour_and_marker() {
-        let distinct = (0..MAX_SERIES)
-            .flat_map(|i| (0..i).map(move |j| (i, j)))
-            .all(|(i, j)| (PALETTE[i % PALETTE.len()] != PALETTE[j % PALETTE.len()]) || shape(i) != shape(j));
-        assert!(distinct);
-        assert!(crate::site::sections::MAX_SERIES <= PALETTE.len(), "site charts differ by colour alone");
+        let pairs = |n: usize| (0..n).flat_map(move |i| (0..i).map(move |j| (i, j)));
+        let colour = series_colour;
+        assert!(pairs(MAX_SERIES).all(|(i, j)| colour(i) != colour(j) || shape(i) != shape(j)));
+        assert!(colour(MAX_SERIES) == colour(0) && shape(MAX_SERIES) == shape(0), "MAX_SERIES is not the limit");
+        let site = crate::site::sections::MAX_SERIES;
+        assert!(pairs(site).all(|(i, j)| colour(i) != colour(j) && shape(i) != shape(j)), "colour alone tells apart");
     }
 
     #[test]

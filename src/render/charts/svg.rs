@@ -1,19 +1,23 @@
-//! SVG text this module writes itself: the `<title>`/`<desc>` text alternative and the
-//! hand-made fallback drawing for "no data" and failures. Everything is escaped here.
+//! SVG text this module writes itself: the `<title>`/`<desc>` text alternative, the
+//! dark-mode `<style>`, and the hand-made fallback drawing for "no data" and failures.
+//! Everything is escaped here.
 
-use super::plot::{BACKGROUND, FONT, HEIGHT, TEXT, WIDTH};
+use super::layout::Layout;
+use super::palette::{hex, scheme_style, BACKGROUND, TEXT};
+use super::plot::FONT;
 use super::text::{clean, escape_xml};
-use plotters::style::RGBColor;
 
 /// Longest `<title>`/`<desc>` text kept (characters).
 const ALT_CHARS: usize = 4000;
 
-/// Inserts `<title>` and `<desc>` right after the opening `<svg ...>` tag.
+/// Inserts `<title>`, `<desc>` and the dark-mode `<style>` right after the opening
+/// `<svg ...>` tag.
 pub(super) fn with_alt_text(svg: &str, title: &str, description: &str) -> String {
     let alt = format!(
-        "<title>{}</title>\n<desc>{}</desc>\n",
+        "<title>{}</title>\n<desc>{}</desc>\n{}",
         escape_xml(&clean(title, ALT_CHARS)),
-        escape_xml(&clean(description, ALT_CHARS))
+        escape_xml(&clean(description, ALT_CHARS)),
+        scheme_style()
     );
     let insert_at = svg
         .find("<svg")
@@ -27,8 +31,8 @@ pub(super) fn with_alt_text(svg: &str, title: &str, description: &str) -> String
 }
 
 /// A chart-sized SVG with the title and a one-line message (e.g. "no data").
-pub(super) fn message(title: &str, text: &str) -> String {
-    let (w, h) = (WIDTH, HEIGHT);
+pub(super) fn message(title: &str, text: &str, layout: &Layout) -> String {
+    let (w, h) = (layout.width, layout.height);
     format!(
         concat!(
             "<svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" ",
@@ -47,13 +51,9 @@ pub(super) fn message(title: &str, text: &str) -> String {
         bg = hex(BACKGROUND),
         fg = hex(TEXT),
         font = FONT,
-        title = escape_xml(&clean(title, 80)),
+        title = escape_xml(&clean(title, layout.title_line_chars)),
         text = escape_xml(text),
     )
-}
-
-fn hex(RGBColor(r, g, b): RGBColor) -> String {
-    format!("#{r:02X}{g:02X}{b:02X}")
 }
 
 #[cfg(test)]
@@ -63,12 +63,14 @@ mod tests {
     #[test]
     fn alt_text_goes_right_after_the_svg_tag() {
         let svg = with_alt_text("<svg a=\"1\">\n<rect/>\n</svg>\n", "T<", "D&");
-        assert_eq!(svg, "<svg a=\"1\">\n<title>T&lt;</title>\n<desc>D&amp;</desc>\n<rect/>\n</svg>\n");
+        let head = "<svg a=\"1\">\n<title>T&lt;</title>\n<desc>D&amp;</desc>\n<style>\n";
+        assert!(svg.starts_with(head), "{svg}");
+        assert!(svg.ends_with("</style>\n<rect/>\n</svg>\n"), "{svg}");
     }
 
     #[test]
     fn message_escapes_the_title() {
-        let svg = message("<b>", "no data");
+        let svg = message("<b>", "no data", &super::super::layout::WIDE);
         assert!(svg.contains("&lt;b&gt;") && !svg.contains("<b>"));
         assert!(svg.contains(">no data</text>"));
     }

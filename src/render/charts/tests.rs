@@ -64,6 +64,56 @@ fn a_spec_renders_the_stored_bytes() {
     let spec = spec(vec![series("ring", 1.0), series("tree", 2.0)]);
     insta::assert_snapshot!("chart_svg", String::from_utf8(render_svg(&spec)).unwrap());
     insta::assert_snapshot!("chart_csv", String::from_utf8(render_csv(&spec)).unwrap());
+    insta::assert_snapshot!("chart_phone_svg", String::from_utf8(render_phone_svg(&spec)).unwrap());
+}
+
+/// The text of every `<text>` element, in order.
+fn texts(svg: &str) -> Vec<&str> {
+    svg.split("</text>").filter_map(|t| t.rfind('>').map(|at| t[at + 1..].trim())).collect()
+}
+
+#[test]
+fn phone_chart_is_narrow_with_fewer_ticks_and_a_wrapped_title() {
+    let mut spec = spec(vec![series("ring", 1.0), series("tree", 2.0)]);
+    spec.title = "all_reduce time by message size, median over cycles, world4_full".into();
+    let wide = svg_text(&spec);
+    let phone = String::from_utf8(render_phone_svg(&spec)).expect("UTF-8");
+    assert_well_formed(&phone);
+    assert!(phone.starts_with("<svg width=\"360\" height=\"480\" viewBox=\"0 0 360 480\""), "{phone}");
+    let byte_ticks = |svg: &str| texts(svg).iter().filter(|t| t.ends_with("iB")).count();
+    assert!(byte_ticks(&phone) < byte_ticks(&wide), "{} {}", byte_ticks(&phone), byte_ticks(&wide));
+    assert!(texts(&phone).contains(&"all_reduce time by message size,"), "{:?}", texts(&phone));
+    assert!(texts(&wide).contains(&spec.title.as_str()));
+    assert!(phone.contains("font-size=\"12.096774193548388\""), "labels 15/1.24 px");
+}
+
+#[test]
+fn both_charts_carry_the_dark_mode_style() {
+    let one = spec(vec![series("ring", 1.0)]);
+    for svg in [svg_text(&one), String::from_utf8(render_phone_svg(&one)).expect("UTF-8")] {
+        let style = &svg[svg.find("<style>").expect("style")..svg.find("</style>").expect("style ends")];
+        assert!(style.contains("@media (prefers-color-scheme: dark)"));
+        assert!(style.contains("[fill=\"#FFFFFF\"]") && style.contains("[stroke=\"#0072B2\"]"));
+        assert!(svg.find("</desc>") < svg.find("<style>"));
+    }
+    // Every colour drawn (six series: every marker shape) has a dark-mode rule.
+    let six: Vec<Series> = (0..6).map(|i| series(&format!("s{i}"), f64::from(i))).collect();
+    let svg = svg_text(&spec(six));
+    let style = &svg[..svg.find("</style>").expect("style")];
+    assert!(svg.contains("stroke=\"#7B5CC4\"") && svg.contains("fill=\"#7B5CC4\""), "the sixth series is drawn");
+    for attribute in ["fill", "stroke"] {
+        let needle = format!(" {attribute}=\"#");
+        for (at, _) in svg.match_indices(&needle) {
+            let colour = &svg[at + needle.len() - 1..at + needle.len() + 6];
+            assert!(style.contains(&format!("[{attribute}=\"{colour}\"]")), "{attribute} {colour} stays in dark mode");
+        }
+    }
+    let empty = svg_text(&spec_with_no_series());
+    assert!(empty.contains("<style>") && empty.contains(">no data</text>"));
+}
+
+fn spec_with_no_series() -> ChartSpec {
+    spec(vec![])
 }
 
 #[test]

@@ -1,0 +1,101 @@
+//! Issue 16, how the site looks: every table scrolls inside its own box, every chart comes
+//! in a wide and a phone size that follow the colour scheme with its CSV beside it, the run
+//! list stacks into cards on phones. Built from the fixture runs plus the bundled `runs/`
+//! and a run whose NOTES.md holds a markdown table.
+
+use crate::common::{build, copy_tree, runs_dir, tree};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+/// The built site (path -> text of every `.html` and `.svg`) and every file's path.
+fn built_site() -> (BTreeMap<String, String>, Vec<String>) {
+    let (dir, runs) = runs_dir(&[]);
+    let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("runs");
+    copy_tree(&bundled, &runs);
+    let one_run = fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).find(|p| p.is_dir()).unwrap();
+    fs::write(one_run.join("NOTES.md"), "# Notes\n\n| case | note |\n|---|---|\n| a | b |\n").unwrap();
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    let files = tree(&out);
+    let paths = files.keys().cloned().collect();
+    let texts = files
+        .into_iter()
+        .filter(|(path, _)| path.ends_with(".html") || path.ends_with(".svg"))
+        .map(|(path, bytes)| (path, String::from_utf8(bytes).unwrap()))
+        .collect();
+    (texts, paths)
+}
+
+#[test]
+fn every_table_sits_in_the_scroll_wrapper() {
+    let (texts, _) = built_site();
+    let mut tables = 0;
+    let mut from_notes = 0;
+    for (path, html) in texts.iter().filter(|(p, _)| p.ends_with(".html")) {
+        for (at, _) in html.match_indices("<table") {
+            let before = html[..at].trim_end();
+            let opener = before.rfind("<div").map(|i| &before[i..]).unwrap_or_default();
+            // The wrapper's opening tag is the last tag before the table.
+            assert!(
+                opener.starts_with("<div class=\"table-wrap") && opener.ends_with('>') && !opener[1..].contains('<'),
+                "{path}: a table outside the scroll wrapper: …{}",
+                &before[before.len().saturating_sub(120)..]
+            );
+            tables += 1;
+        }
+        from_notes += html.matches("<td>b</td>").count();
+    }
+    assert!(tables > 50, "only {tables} tables");
+    assert!(from_notes > 0, "the NOTES.md table was not rendered");
+}
+
+#[test]
+fn every_chart_has_a_phone_size_a_dark_style_and_its_csv_beside_it() {
+    let (texts, paths) = built_site();
+    let mut figures = 0;
+    for (path, html) in texts.iter().filter(|(p, _)| p.ends_with(".html")) {
+        let page_dir = Path::new(path).parent().unwrap();
+        for figure in html.split("<figure>").skip(1) {
+            let figure = &figure[..figure.find("</figure>").unwrap()];
+            let attr = |name: &str| {
+                let start =
+                    figure.find(&format!("{name}=\"")).unwrap_or_else(|| panic!("{path}: no {name}")) + name.len() + 2;
+                figure[start..start + figure[start..].find('"').unwrap()].to_string()
+            };
+            let (phone, wide, csv) = (attr("srcset"), attr("src"), attr("href"));
+            assert!(figure.starts_with("\n<picture><source media=\"(max-width: 760px)\" srcset="), "{path}: {figure}");
+            assert_eq!(phone, wide.replace(".svg", ".phone.svg"), "{path}");
+            assert_eq!(csv, wide.replace(".svg", ".csv"), "{path}: the CSV link is not this chart's");
+            assert!(figure.contains("<figcaption>"), "{path}");
+            for file in [&phone, &wide, &csv] {
+                let site_path = page_dir.join(file).to_string_lossy().replace('\\', "/");
+                assert!(paths.contains(&site_path), "{path}: {file} missing");
+            }
+            let svg = &texts[&page_dir.join(&phone).to_string_lossy().replace('\\', "/")];
+            assert!(svg.starts_with("<svg width=\"360\" height=\"480\""), "{phone}");
+            figures += 1;
+        }
+    }
+    assert!(figures > 20, "only {figures} figures");
+    for (path, svg) in texts.iter().filter(|(p, _)| p.ends_with(".svg")) {
+        assert!(svg.contains("@media (prefers-color-scheme: dark)"), "{path}: no dark style");
+    }
+}
+
+#[test]
+fn the_run_list_labels_every_cell_for_the_stacked_phone_layout() {
+    let (texts, _) = built_site();
+    let index = &texts["index.html"];
+    let wrapper = &index[index.find("<div class=\"table-wrap cards\">").expect("the run list is a card table")..];
+    let body = &wrapper[wrapper.find("<tbody>").unwrap()..wrapper.find("</tbody>").unwrap()];
+    let cells = body.matches("<td").count();
+    assert!(cells > 20, "{cells} cells");
+    assert_eq!(body.matches(" data-label=\"").count(), cells, "a cell without its column label");
+    assert!(body.contains(" data-label=\"status\""));
+    let css = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("static/style.css")).unwrap();
+    assert!(css.contains("content: attr(data-label)"));
+    // Other tables keep their markup lean.
+    let run_page = texts.iter().find(|(p, _)| p.starts_with("runs/") && p.ends_with("/index.html")).unwrap().1;
+    assert!(!run_page.contains("data-label"));
+}
