@@ -100,9 +100,12 @@ impl ConfigKey {
         self.parts.iter().filter(|(_, v)| v == UNKNOWN).map(|(k, _)| k.clone()).collect()
     }
 
-    /// One line `part=value;...`, the full key as text.
+    /// One line `part=value;...`, the full key as text: a backslash or `;` inside a value is
+    /// escaped with a backslash, so two different keys never have the same text (it groups
+    /// runs into configurations and names them in `baselines.json`).
     pub fn text(&self) -> String {
-        self.parts.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(";")
+        let escape = |v: &str| v.replace('\\', "\\\\").replace(';', "\\;");
+        self.parts.iter().map(|(k, v)| format!("{k}={}", escape(v))).collect::<Vec<_>>().join(";")
     }
 }
 
@@ -311,6 +314,18 @@ mod tests {
         assert_eq!((two.get("nodes"), two.get("gpus_per_node")), ("2", "8"));
         assert_eq!(two.get("nics"), "4x 400 Gb/s unknown link");
         assert_eq!(one.get("nodes"), UNKNOWN);
+    }
+
+    #[test]
+    fn key_texts_are_unambiguous() {
+        let key = |parts: &[(&str, &str)]| ConfigKey {
+            parts: parts.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        };
+        let crafted = key(&[("dtype", "a;cycles=10")]);
+        let honest = key(&[("dtype", "a"), ("cycles", "10")]);
+        assert_ne!(crafted.text(), honest.text());
+        assert_eq!(crafted.text(), "dtype=a\\;cycles=10");
+        assert_ne!(key(&[("dtype", "a\\")]).text(), key(&[("dtype", "a\\;")]).text());
     }
 
     #[test]
