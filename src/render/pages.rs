@@ -100,6 +100,8 @@ pub(crate) fn splice_baseline(page: &[u8], block: &Block) -> Option<Vec<u8>> {
     Some([&text[..start], region.trim(), "\n", &text[end..]].concat().into_bytes())
 }
 
-pub(crate) fn not_found() -> Vec<u8> {
-    render(&NotFoundHtml { root: "", version: VERSION })
+/// The 404 page: served for any missing URL, at any depth, so its links are absolute under
+/// `site_url` (`/` or `/sub/path/`, already checked to need no escaping).
+pub(crate) fn not_found(site_url: &str) -> Vec<u8> {
+    render(&NotFoundHtml { root: site_url, version: VERSION })
 }

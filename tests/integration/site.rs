@@ -42,12 +42,13 @@ fn unescape(text: &str) -> String {
         .replace("&#34;", "\"")
 }
 
-/// Checks that every href/src of every page is relative and names a file of the site.
+/// Checks that every href/src of every page but 404.html (absolute under `--site-url` by
+/// design) is relative and names a file of the site.
 fn assert_links_resolve(site: &Path) {
     let files = tree(site);
     let mut checked = 0;
     for (path, bytes) in &files {
-        if !path.ends_with(".html") {
+        if !path.ends_with(".html") || path == "404.html" {
             continue;
         }
         let html = String::from_utf8(bytes.clone()).unwrap();
@@ -92,6 +93,40 @@ fn every_link_and_image_resolves_to_a_file() {
     for section in ["async", "decomposition", "fragmentation", "decode", "nccl-tests", "numerics"] {
         assert!(out.join(format!("sections/{section}.html")).is_file(), "{section}");
     }
+}
+
+/// 404.html is served for any missing URL, so its links are absolute under `--site-url`;
+/// changing the prefix rebuilds it even when every run comes from the cache.
+#[test]
+fn the_404_page_links_under_the_site_url() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    let not_found = || fs::read_to_string(out.join("404.html")).unwrap();
+    assert!(not_found().contains("href=\"/static/style.css\""), "{}", not_found());
+    assert!(build(&runs, &out, &["--site-url", "nccl-report"]).status.success());
+    let page = not_found();
+    assert!(page.contains("href=\"/nccl-report/static/style.css\""), "{page}");
+    assert!(page.contains("href=\"/nccl-report/index.html\""), "{page}");
+    for link in attribute_values(&page, "href").into_iter().filter(|l| !l.starts_with('#')) {
+        assert!(link.starts_with("/nccl-report/"), "{link}");
+    }
+    let before = tree(&out);
+    let again = build(&runs, &out, &["--site-url", "/other/path/"]);
+    assert!(text(&again).contains("1 from cache"), "{}", text(&again));
+    assert!(not_found().contains("href=\"/other/path/index.html\""), "{}", not_found());
+    assert!(!not_found().contains("nccl-report/"));
+    // Every other page is relative: the prefix changes nothing else.
+    let after = tree(&out);
+    for (path, bytes) in before.iter().filter(|(p, _)| p.as_str() != "404.html" && !p.starts_with('.')) {
+        assert_eq!(after.get(path), Some(bytes), "{path}");
+    }
+    for bad in ["/a b/", "/x\"y/", "/<p>/", "https://example.org/", "/a/../b/", "/%20/"] {
+        let output = build(&runs, &out, &["--site-url", bad]);
+        assert_eq!(output.status.code(), Some(2), "{bad}: {}", text(&output));
+        assert!(text(&output).contains("site URL"), "{bad}: {}", text(&output));
+    }
+    assert!(not_found().contains("/other/path/"), "a refused prefix leaves the site as it was");
 }
 
 #[test]
