@@ -173,7 +173,7 @@ fn nccl_tests_files(run: &RunSummary) -> Table {
 }
 
 fn counts_table(caption: &str, key: &str, counts: &std::collections::BTreeMap<String, u64>) -> Table {
-    let mut table = Table::new(caption, &[(key, false), ("count", true)]);
+    let mut table = Table::new(caption, &[(key, false), ("count", true)]).with_row_headers();
     for (k, v) in counts {
         table.push(vec![Cell::text(k.clone()), Cell::text(v.to_string())]);
     }
@@ -275,7 +275,7 @@ fn manifest_block(run: &RunSummary) -> Block {
             ..Block::default()
         };
     };
-    let mut table = Table::new("manifest.txt", &[("key", false), ("value", false)]);
+    let mut table = Table::new("manifest.txt", &[("key", false), ("value", false)]).with_row_headers();
     for (k, v) in &manifest.entries {
         table.push(vec![Cell::text(k.clone()), Cell::text(v.clone())]);
     }
@@ -306,7 +306,8 @@ fn artifacts_block(run: &RunSummary) -> Block {
                 ("memory", true),
                 ("PCI bus", false),
             ],
-        );
+        )
+        .with_row_headers();
         for g in &run.raw.gpus {
             gpus.push(vec![
                 Cell::text(g.index.clone()),
@@ -322,7 +323,7 @@ fn artifacts_block(run: &RunSummary) -> Block {
     if let Some(topo) = &run.raw.topology {
         let mut columns: Vec<(&str, bool)> = vec![("", false)];
         columns.extend(topo.header.iter().map(|h| (h.as_str(), false)));
-        let mut table = Table::new("nvidia-smi topo -m", &columns);
+        let mut table = Table::new("nvidia-smi topo -m", &columns).with_row_headers();
         for row in &topo.rows {
             table.push(row.iter().map(|c| Cell::text(c.clone())).collect());
         }
@@ -334,7 +335,8 @@ fn artifacts_block(run: &RunSummary) -> Block {
 }
 
 fn files_block(run: &RunSummary) -> Block {
-    let mut table = Table::new("Archived input files (not copied into the site)", &[("file", false), ("size", true)]);
+    let mut table = Table::new("Archived input files (not copied into the site)", &[("file", false), ("size", true)])
+        .with_row_headers();
     for (name, len) in &run.raw.files {
         table.push(vec![Cell::text(name.clone()), Cell::text(bytes(*len as i64))]);
     }

@@ -177,6 +177,69 @@ fn cross_run_pages_come_in_pages_of_runs() {
     assert!(!build(&runs, &paged, &["--page-size", "0"]).status.success());
 }
 
+/// The top navigation's link of the page's own place (index pages, every page of a section)
+/// says `aria-current="page"`, and no other; every page starts with a skip link to `<main>`.
+#[test]
+fn navigation_marks_the_current_page_and_skips_to_content() {
+    let (dir, runs) = runs_dir(&[]);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &["--page-size", "3"]).status.success());
+    let current = |html: &str| -> Vec<String> {
+        let nav = &html[html.find("<nav aria-label=\"site\">").unwrap()..];
+        let nav = &nav[..nav.find("</nav>").unwrap()];
+        tags(nav).into_iter().filter(|t| t.contains(" aria-current=\"page\"")).map(str::to_string).collect()
+    };
+    let mut pages = 0;
+    for (path, bytes) in tree(&out).iter().filter(|(p, _)| p.ends_with(".html")) {
+        let html = String::from_utf8(bytes.clone()).unwrap();
+        let expected = if path == "index.html" || path.starts_with("pages/") {
+            Some("index.html\"".to_string())
+        } else if let Some(name) = path.strip_prefix("sections/") {
+            let stem = name.trim_end_matches(".html");
+            let slug = match stem.rsplit_once('-') {
+                Some((slug, page)) if page.parse::<usize>().is_ok() => slug,
+                _ => stem,
+            };
+            Some(format!("sections/{slug}.html\""))
+        } else {
+            None
+        };
+        let marked = current(&html);
+        match &expected {
+            Some(href) => assert!(marked.len() == 1 && marked[0].contains(href.as_str()), "{path}: {marked:?}"),
+            None => assert!(marked.is_empty(), "{path}: {marked:?}"),
+        }
+        let body = &html[html.find("<body>").unwrap() + "<body>".len()..];
+        assert!(body.starts_with("\n<a class=\"skip-link\" href=\"#content\">Skip to content</a>"), "{path}");
+        assert_eq!(html.matches("<main id=\"content\">").count(), 1, "{path}");
+        pages += 1;
+    }
+    assert!(pages > 20, "{pages} pages");
+    assert!(out.join("sections/decode-2.html").is_file());
+    let css = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("static/style.css")).unwrap();
+    assert!(css.contains(".skip-link:focus"), "the skip link shows on focus");
+}
+
+/// The run page's contents list names its parts in the order the page shows them.
+#[test]
+fn the_run_page_contents_follow_the_page_order() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    let html = fs::read_to_string(out.join("runs/synth-basic/index.html")).unwrap();
+    let toc = &html[html.find("<nav class=\"toc\"").unwrap()..];
+    let toc = &toc[..toc.find("</nav>").unwrap()];
+    let ids: Vec<&str> = attribute_values(toc, "href").into_iter().map(|h| h.trim_start_matches('#')).collect();
+    assert!(ids.len() > 10 && ids[..3] == ["baseline", "evidence", "diagnostics"], "{ids:?}");
+    let positions: Vec<usize> = ids
+        .iter()
+        .map(|id| html.find(&format!(" id=\"{id}\"")).unwrap_or_else(|| panic!("no element with id {id}")))
+        .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{ids:?} at {positions:?}");
+    // Every block of the page is in the list.
+    assert_eq!(html.matches("<section id=\"").count(), ids.len(), "{ids:?}");
+}
+
 #[test]
 fn no_absolute_path_of_the_building_machine_appears() {
     let (dir, runs) = runs_dir(&[]);
