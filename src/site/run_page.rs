@@ -94,7 +94,7 @@ fn facts(run: &RunSummary) -> Facts {
     let join = |v: Vec<String>| (!v.is_empty()).then(|| v.join(", "));
     push("world sizes", join(f.world_sizes.iter().map(|w| w.to_string()).collect()));
     push("nccl-tests ranks", join(f.nccl_tests_world_sizes.iter().map(|w| w.to_string()).collect()));
-    push("cycles", f.cycles.clone());
+    push("cycles", f.cycles.map(|c| c.to_string()));
     push("sections", join(f.sections.clone()));
     push("input size", Some(bytes(run.raw.total_bytes as i64)));
     facts

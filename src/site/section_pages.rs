@@ -132,7 +132,7 @@ pub(crate) fn build(window: &[&RunDigest], page: usize, context: &SectionContext
                         f.gpu.as_deref().unwrap_or("GPU not recorded"),
                         f.topology.as_deref().unwrap_or("topology not recorded"),
                         f.nccl_version.as_deref().unwrap_or("not recorded"),
-                        f.cycles.as_deref().unwrap_or("?")
+                        f.cycles.map_or("?".to_string(), |c| c.to_string())
                     )
                 })
                 .collect();
