@@ -54,7 +54,7 @@ pub(crate) fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&st
     blocks.extend(inspector_block(run));
     blocks.push(manifest_block(run));
     blocks.push(artifacts_block(run));
-    blocks.push(files_block(run));
+    blocks.push(files_block(run, &digest.outputs, &blocks));
 
     let mut notes = Vec::new();
     if let Some(text) = &run.raw.notes {
@@ -334,11 +334,32 @@ fn artifacts_block(run: &RunSummary) -> Block {
     Block { id: "artifacts".into(), title: "Hardware artifacts".into(), intro, tables, figures: Vec::new(), pre }
 }
 
-fn files_block(run: &RunSummary) -> Block {
-    let mut table = Table::new("Archived input files (not copied into the site)", &[("file", false), ("size", true)])
-        .with_row_headers();
-    for (name, len) in &run.raw.files {
-        table.push(vec![Cell::text(name.clone()), Cell::text(bytes(*len as i64))]);
+/// The run's files: what the site publishes for it (the seed-format files, each chart's data),
+/// linked; the archived inputs, named without a link (the site does not copy them).
+fn files_block(run: &RunSummary, outputs: &[String], blocks: &[Block]) -> Block {
+    let mut published = Table::new("Published on this site", &[("file", false), ("what", false)]).with_row_headers();
+    for name in outputs {
+        published.push(vec![Cell::link(name.clone(), name.clone()), Cell::text("seed-format file, recomputed")]);
     }
-    Block { id: "files".into(), title: "Files of the run".into(), tables: vec![table], ..Block::default() }
+    for figure in blocks.iter().flat_map(|b| &b.figures) {
+        published.push(vec![
+            Cell::link(figure.csv_href.clone(), figure.csv_href.clone()),
+            Cell::text(format!("data of the chart “{}”", figure.spec.title)),
+        ]);
+    }
+    let mut archived = Table::new(
+        "In the archive only: the run's input files, not copied into the site",
+        &[("file", false), ("size", true)],
+    )
+    .with_row_headers();
+    for (name, len) in &run.raw.files {
+        archived.push(vec![Cell::text(name.clone()), Cell::text(bytes(*len as i64))]);
+    }
+    let intro = vec![format!(
+        "The site publishes {} file(s) for this run, linked below; its {} input file(s) are in the archive only (the run's folder under runs/), not on this site.",
+        published.rows.len(),
+        archived.rows.len()
+    )];
+    let tables = [published, archived].into_iter().filter(|t| !t.rows.is_empty()).collect();
+    Block { id: "files".into(), title: "Files of the run".into(), intro, tables, ..Block::default() }
 }

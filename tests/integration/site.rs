@@ -2,6 +2,7 @@
 //! machine leaks, page snapshots, publishing to a git branch, serving over HTTP.
 
 use crate::common::{build, runs_dir, text, tree};
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
@@ -51,34 +52,74 @@ fn assert_links_resolve(site: &Path) {
         if !path.ends_with(".html") || path == "404.html" {
             continue;
         }
-        let html = String::from_utf8(bytes.clone()).unwrap();
-        let page_dir = Path::new(path).parent().unwrap().to_path_buf();
-        for link in attribute_values(&html, "href").into_iter().chain(attribute_values(&html, "src")) {
-            let link = unescape(link);
-            if link.starts_with("https://") || link.starts_with("http://") || link.starts_with("mailto:") {
-                continue;
-            }
-            assert!(!link.starts_with('/'), "{path}: absolute link {link}");
-            let target = link.split('#').next().unwrap();
-            if target.is_empty() {
-                continue;
-            }
-            let mut resolved = page_dir.clone();
-            for part in percent_decode(target).split('/') {
-                match part {
-                    ".." => {
-                        assert!(resolved.pop() || resolved.as_os_str().is_empty(), "{path}: {link} leaves the site")
-                    }
-                    "." | "" => {}
-                    other => resolved.push(other),
-                }
-            }
-            let key = resolved.to_string_lossy().replace('\\', "/");
-            assert!(files.contains_key(&key), "{path}: broken link {link} -> {key}");
-            checked += 1;
-        }
+        checked += assert_page_links_resolve(&files, path, &String::from_utf8(bytes.clone()).unwrap());
     }
     assert!(checked > 50, "only {checked} links checked");
+}
+
+/// Checks that every href/src of the page at `path` (with its `html`) is relative and names a
+/// file of the site (`files`), and that a `#fragment` of the page itself names one of its ids;
+/// returns how many links named a file.
+fn assert_page_links_resolve(files: &BTreeMap<String, Vec<u8>>, path: &str, html: &str) -> usize {
+    let page_dir = Path::new(path).parent().unwrap().to_path_buf();
+    let mut checked = 0;
+    for link in attribute_values(html, "href").into_iter().chain(attribute_values(html, "src")) {
+        let link = unescape(link);
+        if link.starts_with("https://") || link.starts_with("http://") || link.starts_with("mailto:") {
+            continue;
+        }
+        assert!(!link.starts_with('/'), "{path}: absolute link {link}");
+        let target = link.split('#').next().unwrap();
+        if target.is_empty() {
+            let id = &link[1..];
+            assert!(attribute_values(html, "id").contains(&id), "{path}: no element with id {id}");
+            continue;
+        }
+        let mut resolved = page_dir.clone();
+        for part in percent_decode(target).split('/') {
+            match part {
+                ".." => assert!(resolved.pop() || resolved.as_os_str().is_empty(), "{path}: {link} leaves the site"),
+                "." | "" => {}
+                other => resolved.push(other),
+            }
+        }
+        let key = resolved.to_string_lossy().replace('\\', "/");
+        assert!(files.contains_key(&key), "{path}: broken link {link} -> {key}");
+        checked += 1;
+    }
+    checked
+}
+
+/// Issue 16: every link of every run page of the bundled runs names a file the site publishes
+/// (the seed-format files, the charts and their data, other pages) or an element of the page;
+/// the run's archived inputs are named without a link.
+#[test]
+fn run_pages_of_the_bundled_runs_link_only_to_files_of_the_site() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    crate::common::copy_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("runs"), &runs);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    let files = tree(&out);
+    let mut pages = 0;
+    for (path, bytes) in files.iter().filter(|(p, _)| p.starts_with("runs/") && p.ends_with("/index.html")) {
+        let html = String::from_utf8(bytes.clone()).unwrap();
+        assert!(assert_page_links_resolve(&files, path, &html) > 20, "{path}");
+        let block = &html[html.find("<section id=\"files\">").unwrap()..];
+        let block = &block[..block.find("</section>").unwrap()];
+        let (published, archived) = block.split_at(block.find("<caption>In the archive only").unwrap());
+        let run_dir = path.trim_end_matches("index.html");
+        // Every file of the run's folder on the site but its page and SVGs is listed, linked.
+        for file in files.keys().filter_map(|f| f.strip_prefix(run_dir)) {
+            if file != "index.html" && !file.ends_with(".svg") {
+                assert!(published.contains(&format!("<a href=\"{file}\">")), "{path}: {file} not listed");
+            }
+        }
+        assert!(!archived.contains("<a "), "{path}: a link to a file the site does not publish");
+        assert!(archived.contains("<th scope=\"row\">manifest.txt</th>"), "{path}");
+        pages += 1;
+    }
+    assert_eq!(pages, fs::read_dir(&runs).unwrap().filter(|e| e.as_ref().unwrap().path().is_dir()).count());
 }
 
 #[test]
