@@ -10,8 +10,9 @@
   check_links.py http BASE_URL SITE_DIR
       The same pages fetched from a server that serves the site under a sub-path (BASE_URL,
       e.g. http://127.0.0.1:8123/sub/path/): every link resolved against the page's URL must
-      answer 200. 404.html is also fetched from a missing nested URL's point of view
-      (BASE_URL/no/such/page.html), as GitHub Pages serves it.
+      answer 200 (a link to `#id` of the page itself must name an id of it). 404.html is also
+      fetched from a missing nested URL's point of view (BASE_URL/no/such/page.html), as
+      GitHub Pages serves it.
 
 Prints one line per broken link and a summary; exit 1 when any link is broken.
 """
@@ -121,10 +122,16 @@ def check_http(base, site):
         except (urllib.error.URLError, OSError) as e:
             broken.append(f"{page}: cannot fetch {source}: {e}")
             continue
-        for link in parse(text).links:
+        parsed = parse(text)
+        for link in parsed.links:
             checked += 1
             if is_external(link):
                 broken.append(f"{page}: {link}: not a site-relative link")
+                continue
+            if link.startswith("#"):
+                # The page itself, already fetched (404.html's skip link, served at a missing URL).
+                if link[1:] not in parsed.ids:
+                    broken.append(f"{page}: {link}: no such id in the page")
                 continue
             target = urllib.parse.urljoin(page_url, link).split("#")[0]
             if not target.startswith(base):

@@ -63,6 +63,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 jobs: args.jobs,
                 cache: !args.no_cache,
                 page_size: args.page_size,
+                site_url: args.site_url,
                 limits: crate::input::Limits {
                     file: args.max_file_bytes,
                     notes: args.max_notes_bytes,
@@ -104,6 +105,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 jobs: None,
                 cache: true,
                 page_size: crate::site::paging::DEFAULT_PAGE_SIZE,
+                site_url: "/".to_string(),
                 limits: crate::input::Limits::DEFAULT,
             });
             let send_timeout = std::time::Duration::from_secs(args.send_timeout as u64);

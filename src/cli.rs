@@ -57,6 +57,11 @@ pub struct BuildArgs {
     /// Print the time of each stage and the peak memory as JSON on stderr.
     #[arg(long)]
     pub timings: bool,
+    /// The URL path the site is served under (`/nccl-report/` on a GitHub Pages project
+    /// site): 404.html's links and stylesheet start with it, as that page is served for any
+    /// missing URL; every other page links relatively. Letters, digits, `-._~` and `/` only.
+    #[arg(long, value_name = "PREFIX", default_value = "/", value_parser = crate::site::paths::site_url)]
+    pub site_url: String,
     /// The most bytes (decompressed) read from a file read whole: section CSVs, manifests,
     /// artifacts, nccl-tests outputs. A larger file makes its run invalid, naming it.
     #[arg(long, value_name = "BYTES", default_value_t = crate::input::MAX_FILE_BYTES, value_parser = clap::value_parser!(u64).range(1..))]

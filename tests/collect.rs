@@ -388,7 +388,10 @@ fn nccl_inspector_dumps_are_kept_gzipped_per_case_and_read_by_the_build() {
     let (site, stderr) = machine.build();
     let runs: serde_json::Value =
         serde_json::from_str(&read(&site.join("data/runs.json"))).unwrap_or_else(|e| panic!("{e}: {stderr}"));
-    let rows = &runs[0]["facts"]["inspector"];
+    let schema: serde_json::Value =
+        serde_json::from_str(&read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/runs.schema.json"))).unwrap();
+    assert!(jsonschema::draft202012::is_valid(&schema, &runs), "runs.json against docs/runs.schema.json");
+    let rows = &runs["runs"][0]["facts"]["inspector"];
     assert_eq!(rows.as_array().map(Vec::len), Some(1), "{runs}");
     let row = &rows[0];
     assert_eq!((row["case"].as_str(), row["operation"].as_str()), (Some("world2_full"), Some("AllReduce")));

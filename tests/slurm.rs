@@ -284,7 +284,8 @@ fn two_node_job_lands_a_run_with_both_hosts() {
     assert_eq!(raw.hosts[1].gpus[1].uuid, "GPU-node2-1");
     assert!(raw.hosts[0].topology.is_some());
     let facts = nccl_report::summarize::facts::collect(&raw, &mut Vec::new());
-    assert_eq!(facts.hosts, ["node1 (2 GPUs)", "node2 (2 GPUs)"]);
+    let host = |name: &str| nccl_report::model::facts::HostGpus { host: name.into(), gpus: 2 };
+    assert_eq!(facts.hosts, [host("node1"), host("node2")]);
     assert_eq!(facts.gpu_count, Some(4));
     let map = nccl_report::model::hosts::rank_map(&raw.nccl_log.as_ref().unwrap().communicators);
     let placed: Vec<(u64, &str, u64)> =
@@ -304,7 +305,11 @@ fn two_node_job_lands_a_run_with_both_hosts() {
     assert!(build.status.success(), "{}", String::from_utf8_lossy(&build.stderr));
     let runs_json = read(&site.join("data/runs.json"));
     let json: serde_json::Value = serde_json::from_str(&runs_json).unwrap();
-    assert_eq!(json[0]["facts"]["hosts"], serde_json::json!(["node1 (2 GPUs)", "node2 (2 GPUs)"]), "{runs_json}");
+    let hosts = serde_json::json!([{ "host": "node1", "gpus": 2 }, { "host": "node2", "gpus": 2 }]);
+    assert_eq!(json["runs"][0]["facts"]["hosts"], hosts, "{runs_json}");
+    let schema: serde_json::Value =
+        serde_json::from_str(&read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/runs.schema.json"))).unwrap();
+    assert!(jsonschema::draft202012::is_valid(&schema, &json), "runs.json against docs/runs.schema.json");
 
     // The run page's Hosts block: both hosts, rank -> host -> GPU, the NCCL logs by host.
     let page = read(&site.join("runs/mn/index.html"));

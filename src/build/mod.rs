@@ -38,6 +38,9 @@ pub(crate) struct BuildOptions {
     pub cache: bool,
     /// Runs per page of the cross-run pages.
     pub page_size: usize,
+    /// The URL path the site is served under (normalized `/.../`): 404.html's links start
+    /// with it.
+    pub site_url: String,
 }
 
 /// What a build did, for the one-line summary and the benchmark.
@@ -121,7 +124,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         stages.report.problems.push(format!("{error}; baselines are the newest earlier ok runs"));
     }
     let plan = stages.time("choose baselines", || comparisons::plan(&results, pinned));
-    let cross_key = cross_key(&results, &plan.stamps, options.page_size);
+    let cross_key = cross_key(&results, &plan.stamps, options);
     if stages.time("check unchanged", || site_unchanged_now(cache.as_ref(), &results, cross_key.as_ref(), &lock)) {
         drop(staging);
         return Ok(stages.finish(&folders, &results, 0, options.page_size));
@@ -131,8 +134,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     stages.time("compare with baselines", || {
         comparisons::compare_runs(&mut results, &plan, &context, &|id| digests.get(id))
     })?;
-    let shared_files =
-        stages.time("cross-run pages", || write_cross_run(&results, &digests, &context, options.page_size))?;
+    let shared_files = stages.time("cross-run pages", || write_cross_run(&results, &digests, &context, options))?;
     stages.time("commit", || commit(staging, options))?;
     stages.time("update cache", || update_cache(cache.as_ref(), &results, cross_key, &lock))?;
     Ok(stages.finish(&folders, &results, shared_files, options.page_size))
@@ -275,13 +277,13 @@ fn write_cross_run(
     results: &[RunResult],
     digests: &Digests,
     context: &RunContext,
-    page_size: usize,
+    options: &BuildOptions,
 ) -> anyhow::Result<usize> {
-    let static_files = render::static_files();
+    let static_files = render::static_files(&options.site_url);
     static_files.par_iter().try_for_each(|f| context.staging.put(f))?;
     let sources = cross_run::Sources { load: &|id| digests.get(id), site_notes: context.site_notes };
     let cards = results.iter().map(|r| r.card.clone()).collect();
-    Ok(static_files.len() + cross_run::write(cards, page_size, &sources, context.staging)?)
+    Ok(static_files.len() + cross_run::write(cards, options.page_size, &sources, context.staging)?)
 }
 
 /// Every run's digest, for the stages after the per-run one: read back from the digest
@@ -398,11 +400,14 @@ fn plan(run: &mut RunDir, cache: Option<&Cache>) -> Plan {
     }
 }
 
-/// The key of the cross-run pages: every run's id, key (each key already covers the tool
-/// and the site-wide notes) and comparison stamp, and the page size. `None` without a cache.
-fn cross_key(results: &[RunResult], comparisons: &[String], page_size: usize) -> Option<String> {
+/// The key of the cross-run pages and the static files: every run's id, key (each key
+/// already covers the tool and the site-wide notes) and comparison stamp, the page size and
+/// the site URL (404.html's links). `None` without a cache.
+fn cross_key(results: &[RunResult], comparisons: &[String], options: &BuildOptions) -> Option<String> {
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    hasher.update(&page_size.to_le_bytes());
+    hasher.update(&options.page_size.to_le_bytes());
+    hasher.update(options.site_url.as_bytes());
+    hasher.update(&[0]);
     for (result, comparison) in results.iter().zip(comparisons) {
         hasher.update(result.id.as_bytes());
         hasher.update(&[0]);

@@ -22,15 +22,23 @@ pub struct RunFacts {
     pub torch_version: Option<String>,
     pub cuda_version: Option<String>,
     pub nccl_tests_version: Option<String>,
-    pub cycles: Option<String>,
+    /// Timed cycles per case, from the manifest (`None` when absent or not a whole number).
+    pub cycles: Option<u64>,
     /// Which parts of the suite the run holds.
     pub sections: Vec<String>,
     /// NCCL's own records (Inspector plugin) per case folder and (operation, size); absent
     /// from `runs.json` when the run has none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inspector: Vec<InspectorSummary>,
-    /// The hosts of a multi-node run (`artifacts/<host>/`), each with its GPU count:
-    /// `node1 (8 GPUs)`; empty (and absent from `runs.json`) for a single-node run.
+    /// The hosts of a multi-node run (`artifacts/<host>/`), each with its GPU count; empty
+    /// (and absent from `runs.json`) for a single-node run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub hosts: Vec<String>,
+    pub hosts: Vec<HostGpus>,
+}
+
+/// A host of a multi-node run and how many GPUs its nvidia-smi artifact lists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostGpus {
+    pub host: String,
+    pub gpus: u64,
 }

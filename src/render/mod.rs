@@ -12,10 +12,10 @@ use rayon::prelude::*;
 /// The stylesheet, embedded in the binary.
 pub(crate) const STYLE_CSS: &str = include_str!("../../static/style.css");
 
-/// Files that do not depend on the runs.
-pub(crate) fn static_files() -> Vec<OutputFile> {
+/// Files that do not depend on the runs; 404.html links absolutely under `site_url`.
+pub(crate) fn static_files(site_url: &str) -> Vec<OutputFile> {
     vec![
-        OutputFile::new("404.html", pages::not_found()),
+        OutputFile::new("404.html", pages::not_found(site_url)),
         OutputFile::new(".nojekyll", Vec::new()),
         OutputFile::new("static/style.css", STYLE_CSS),
     ]

@@ -2,6 +2,7 @@
 //! into the binary; they escape every value (HTML mode) and never format numbers.
 
 use crate::render::markdown;
+use crate::site::nav::{self, NavLink, Place};
 use crate::site::view::{Block, ComparePage, Evidence, IndexPage, RunPage, SectionPage};
 use askama::Template;
 
@@ -12,6 +13,7 @@ const VERSION: &str = env!("CARGO_PKG_VERSION");
 struct IndexHtml<'a> {
     root: &'a str,
     version: &'a str,
+    nav: Vec<NavLink>,
     page: &'a IndexPage,
     notes_html: Option<String>,
 }
@@ -21,6 +23,7 @@ struct IndexHtml<'a> {
 struct RunHtml<'a> {
     root: &'a str,
     version: &'a str,
+    nav: Vec<NavLink>,
     page: &'a RunPage,
     notes_html: Vec<(String, String)>,
 }
@@ -30,6 +33,7 @@ struct RunHtml<'a> {
 struct SectionHtml<'a> {
     root: &'a str,
     version: &'a str,
+    nav: Vec<NavLink>,
     page: &'a SectionPage,
     notes_html: Vec<(String, String)>,
 }
@@ -39,6 +43,7 @@ struct SectionHtml<'a> {
 struct CompareHtml<'a> {
     root: &'a str,
     version: &'a str,
+    nav: Vec<NavLink>,
     page: &'a ComparePage,
 }
 
@@ -53,6 +58,7 @@ struct BaselineHtml<'a> {
 struct NotFoundHtml<'a> {
     root: &'a str,
     version: &'a str,
+    nav: Vec<NavLink>,
 }
 
 fn notes(evidence: &Evidence) -> Vec<(String, String)> {
@@ -67,21 +73,37 @@ pub(crate) fn index(page: &IndexPage) -> Vec<u8> {
     render(&IndexHtml {
         root: page.root,
         version: VERSION,
+        nav: nav::links(page.root, Place::Index),
         page,
         notes_html: page.notes.as_deref().map(|md| markdown::to_html(md, 2)),
     })
 }
 
 pub(crate) fn run(page: &RunPage) -> Vec<u8> {
-    render(&RunHtml { root: "../../", version: VERSION, page, notes_html: notes(&page.evidence) })
+    let root = "../../";
+    render(&RunHtml {
+        root,
+        version: VERSION,
+        nav: nav::links(root, Place::Elsewhere),
+        page,
+        notes_html: notes(&page.evidence),
+    })
 }
 
 pub(crate) fn section(page: &SectionPage) -> Vec<u8> {
-    render(&SectionHtml { root: "../", version: VERSION, page, notes_html: notes(&page.evidence) })
+    let root = "../";
+    render(&SectionHtml {
+        root,
+        version: VERSION,
+        nav: nav::links(root, Place::Section(page.slug)),
+        page,
+        notes_html: notes(&page.evidence),
+    })
 }
 
 pub(crate) fn compare(page: &ComparePage) -> Vec<u8> {
-    render(&CompareHtml { root: "../", version: VERSION, page })
+    let root = "../";
+    render(&CompareHtml { root, version: VERSION, nav: nav::links(root, Place::Elsewhere), page })
 }
 
 /// The run page's region between these markers holds its comparison with its baseline: it is
@@ -100,6 +122,8 @@ pub(crate) fn splice_baseline(page: &[u8], block: &Block) -> Option<Vec<u8>> {
     Some([&text[..start], region.trim(), "\n", &text[end..]].concat().into_bytes())
 }
 
-pub(crate) fn not_found() -> Vec<u8> {
-    render(&NotFoundHtml { root: "", version: VERSION })
+/// The 404 page: served for any missing URL, at any depth, so its links are absolute under
+/// `site_url` (`/` or `/sub/path/`, already checked to need no escaping).
+pub(crate) fn not_found(site_url: &str) -> Vec<u8> {
+    render(&NotFoundHtml { root: site_url, version: VERSION, nav: nav::links(site_url, Place::Elsewhere) })
 }

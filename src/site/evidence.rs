@@ -23,7 +23,7 @@ pub(crate) fn run_statements(run: &RunDigest) -> Vec<String> {
     if facts.world_sizes.iter().all(|&w| w <= 1) && !facts.world_sizes.is_empty() {
         out.push("Only one rank took part: collectives move no data between GPUs, so these numbers are launch and synchronization overheads, not communication.".to_string());
     }
-    match &facts.cycles {
+    match facts.cycles {
         Some(cycles) => out
             .push(format!("{cycles} timed cycles per case; each cycle's value is the slowest rank's (critical path).")),
         None => out.push("Each cycle's value is the slowest rank's (critical path).".to_string()),

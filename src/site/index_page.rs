@@ -35,7 +35,8 @@ pub(crate) fn build(
             ("decode per call, 1 token (µs)", true),
             ("nccl-tests busbw at the largest size", true),
         ],
-    );
+    )
+    .with_row_headers();
     let verdicts: std::collections::HashMap<&str, &BaselineVerdict> =
         cards.iter().map(|c| (c.id.as_str(), &c.baseline)).collect();
     for run in window {

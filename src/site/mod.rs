@@ -14,6 +14,7 @@ pub(crate) mod host_views;
 pub(crate) mod hosts_block;
 pub(crate) mod index_page;
 pub(crate) mod inspector_block;
+pub(crate) mod nav;
 pub(crate) mod nccl_perf_block;
 pub(crate) mod paging;
 pub(crate) mod paths;

@@ -5,6 +5,23 @@
 
 use crate::site::format::url_segment;
 
+/// The `--site-url` prefix normalized to start and end with `/` (`nccl-report` ->
+/// `/nccl-report/`, `` -> `/`), empty segments dropped (so never `//host`); refused when it
+/// holds a character that would need escaping in a URL or an HTML attribute, or a `.`/`..`
+/// segment.
+pub(crate) fn site_url(text: &str) -> Result<String, String> {
+    if let Some(c) = text.chars().find(|c| !(c.is_ascii_alphanumeric() || "-._~/".contains(*c))) {
+        return Err(format!(
+            "{c:?} is not allowed in a site URL path: use letters, digits, '-', '.', '_', '~' and '/' (e.g. /nccl-report/)"
+        ));
+    }
+    let segments: Vec<&str> = text.split('/').filter(|s| !s.is_empty()).collect();
+    if segments.iter().any(|s| *s == "." || *s == "..") {
+        return Err("a site URL path has no '.' or '..' segment".to_string());
+    }
+    Ok(segments.iter().fold("/".to_string(), |url, s| format!("{url}{s}/")))
+}
+
 /// The index page `page` (1-based).
 pub(crate) fn index(page: usize) -> String {
     if page == 1 {
@@ -62,4 +79,25 @@ pub(crate) fn chart_files(chart_id: &str) -> (String, String) {
 /// The phone-sized variant of the chart at `svg` (`charts/x.svg` -> `charts/x.phone.svg`).
 pub(crate) fn phone_chart(svg: &str) -> String {
     format!("{}.phone.svg", svg.strip_suffix(".svg").unwrap_or(svg))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::site_url;
+
+    #[test]
+    fn site_urls_are_normalized_or_refused() {
+        for (given, expected) in [
+            ("/", "/"),
+            ("", "/"),
+            ("nccl-report", "/nccl-report/"),
+            ("/nccl-report", "/nccl-report/"),
+            ("//a//b.c_d~e/", "/a/b.c_d~e/"),
+        ] {
+            assert_eq!(site_url(given).as_deref(), Ok(expected), "{given:?}");
+        }
+        for bad in ["/a b/", "/a\"/", "/<x>/", "/a?b", "/a#b", "/%2e/", "https://x/", "/a/../b/", "/./", "/é/"] {
+            assert!(site_url(bad).is_err(), "{bad:?}");
+        }
+    }
 }

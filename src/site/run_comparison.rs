@@ -14,7 +14,8 @@ pub(crate) fn configuration_block(digest: &RunDigest) -> Block {
     let mut table = Table::new(
         "Comparison key (every part must agree for two runs to be compared)",
         &[("part", false), ("value", false)],
-    );
+    )
+    .with_row_headers();
     for (name, value) in &digest.configuration_key {
         table.push(vec![Cell::text(name), Cell::text(value)]);
     }

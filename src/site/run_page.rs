@@ -54,7 +54,7 @@ pub(crate) fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&st
     blocks.extend(inspector_block(run));
     blocks.push(manifest_block(run));
     blocks.push(artifacts_block(run));
-    blocks.push(files_block(run));
+    blocks.push(files_block(run, &digest.outputs, &blocks));
 
     let mut notes = Vec::new();
     if let Some(text) = &run.raw.notes {
@@ -94,7 +94,7 @@ fn facts(run: &RunSummary) -> Facts {
     let join = |v: Vec<String>| (!v.is_empty()).then(|| v.join(", "));
     push("world sizes", join(f.world_sizes.iter().map(|w| w.to_string()).collect()));
     push("nccl-tests ranks", join(f.nccl_tests_world_sizes.iter().map(|w| w.to_string()).collect()));
-    push("cycles", f.cycles.clone());
+    push("cycles", f.cycles.map(|c| c.to_string()));
     push("sections", join(f.sections.clone()));
     push("input size", Some(bytes(run.raw.total_bytes as i64)));
     facts
@@ -173,7 +173,7 @@ fn nccl_tests_files(run: &RunSummary) -> Table {
 }
 
 fn counts_table(caption: &str, key: &str, counts: &std::collections::BTreeMap<String, u64>) -> Table {
-    let mut table = Table::new(caption, &[(key, false), ("count", true)]);
+    let mut table = Table::new(caption, &[(key, false), ("count", true)]).with_row_headers();
     for (k, v) in counts {
         table.push(vec![Cell::text(k.clone()), Cell::text(v.to_string())]);
     }
@@ -275,7 +275,7 @@ fn manifest_block(run: &RunSummary) -> Block {
             ..Block::default()
         };
     };
-    let mut table = Table::new("manifest.txt", &[("key", false), ("value", false)]);
+    let mut table = Table::new("manifest.txt", &[("key", false), ("value", false)]).with_row_headers();
     for (k, v) in &manifest.entries {
         table.push(vec![Cell::text(k.clone()), Cell::text(v.clone())]);
     }
@@ -306,7 +306,8 @@ fn artifacts_block(run: &RunSummary) -> Block {
                 ("memory", true),
                 ("PCI bus", false),
             ],
-        );
+        )
+        .with_row_headers();
         for g in &run.raw.gpus {
             gpus.push(vec![
                 Cell::text(g.index.clone()),
@@ -322,7 +323,7 @@ fn artifacts_block(run: &RunSummary) -> Block {
     if let Some(topo) = &run.raw.topology {
         let mut columns: Vec<(&str, bool)> = vec![("", false)];
         columns.extend(topo.header.iter().map(|h| (h.as_str(), false)));
-        let mut table = Table::new("nvidia-smi topo -m", &columns);
+        let mut table = Table::new("nvidia-smi topo -m", &columns).with_row_headers();
         for row in &topo.rows {
             table.push(row.iter().map(|c| Cell::text(c.clone())).collect());
         }
@@ -333,10 +334,32 @@ fn artifacts_block(run: &RunSummary) -> Block {
     Block { id: "artifacts".into(), title: "Hardware artifacts".into(), intro, tables, figures: Vec::new(), pre }
 }
 
-fn files_block(run: &RunSummary) -> Block {
-    let mut table = Table::new("Archived input files (not copied into the site)", &[("file", false), ("size", true)]);
-    for (name, len) in &run.raw.files {
-        table.push(vec![Cell::text(name.clone()), Cell::text(bytes(*len as i64))]);
+/// The run's files: what the site publishes for it (the seed-format files, each chart's data),
+/// linked; the archived inputs, named without a link (the site does not copy them).
+fn files_block(run: &RunSummary, outputs: &[String], blocks: &[Block]) -> Block {
+    let mut published = Table::new("Published on this site", &[("file", false), ("what", false)]).with_row_headers();
+    for name in outputs {
+        published.push(vec![Cell::link(name.clone(), name.clone()), Cell::text("seed-format file, recomputed")]);
     }
-    Block { id: "files".into(), title: "Files of the run".into(), tables: vec![table], ..Block::default() }
+    for figure in blocks.iter().flat_map(|b| &b.figures) {
+        published.push(vec![
+            Cell::link(figure.csv_href.clone(), figure.csv_href.clone()),
+            Cell::text(format!("data of the chart “{}”", figure.spec.title)),
+        ]);
+    }
+    let mut archived = Table::new(
+        "In the archive only: the run's input files, not copied into the site",
+        &[("file", false), ("size", true)],
+    )
+    .with_row_headers();
+    for (name, len) in &run.raw.files {
+        archived.push(vec![Cell::text(name.clone()), Cell::text(bytes(*len as i64))]);
+    }
+    let intro = vec![format!(
+        "The site publishes {} file(s) for this run, linked below; its {} input file(s) are in the archive only (the run's folder under runs/), not on this site.",
+        published.rows.len(),
+        archived.rows.len()
+    )];
+    let tables = [published, archived].into_iter().filter(|t| !t.rows.is_empty()).collect();
+    Block { id: "files".into(), title: "Files of the run".into(), intro, tables, ..Block::default() }
 }

@@ -1,5 +1,7 @@
-//! `data/runs.json`: one entry per run with its status, diagnostics and facts, newest first,
-//! written a page of runs at a time.
+//! `data/runs.json`: `{"schema_version": 1, "runs": [...]}`, one entry per run with its
+//! status, diagnostics and facts, newest first, written a page of runs at a time. Its JSON
+//! Schema is `docs/runs.schema.json`; a change of shape changes `schema_version` (in
+//! `ARRAY_START`, `EMPTY` and the schema).
 
 use crate::diag::Diagnostic;
 use crate::model::facts::RunFacts;
@@ -32,9 +34,10 @@ impl<'a> Entry<'a> {
     }
 }
 
-/// The entries of `runs` as they appear inside the pretty-printed array of `data/runs.json`
-/// (each line indented by two spaces, entries separated by `,\n`), so that pages of runs
-/// written one after another, between `ARRAY_START` and `ARRAY_END`, form the whole file.
+/// The entries of `runs` as they appear inside the pretty-printed `runs` array of
+/// `data/runs.json` (each line indented by four spaces, entries separated by `,\n`), so that
+/// pages of runs written one after another, between `ARRAY_START` and `ARRAY_END`, form the
+/// whole file.
 pub(crate) fn entries(runs: &[&RunDigest]) -> Vec<u8> {
     let mut out = Vec::new();
     for (i, run) in runs.iter().enumerate() {
@@ -46,7 +49,7 @@ pub(crate) fn entries(runs: &[&RunDigest]) -> Vec<u8> {
             if j > 0 {
                 out.push(b'\n');
             }
-            out.extend_from_slice(b"  ");
+            out.extend_from_slice(b"    ");
             out.extend_from_slice(line.as_bytes());
         }
     }
@@ -54,11 +57,11 @@ pub(crate) fn entries(runs: &[&RunDigest]) -> Vec<u8> {
 }
 
 /// What precedes the first entry, goes between two pages' entries, and follows the last.
-pub(crate) const ARRAY_START: &[u8] = b"[\n";
+pub(crate) const ARRAY_START: &[u8] = b"{\n  \"schema_version\": 1,\n  \"runs\": [\n";
 pub(crate) const BETWEEN_PAGES: &[u8] = b",\n";
-pub(crate) const ARRAY_END: &[u8] = b"\n]\n";
+pub(crate) const ARRAY_END: &[u8] = b"\n  ]\n}\n";
 /// The whole file when there is no run.
-pub(crate) const EMPTY: &[u8] = b"[]\n";
+pub(crate) const EMPTY: &[u8] = b"{\n  \"schema_version\": 1,\n  \"runs\": []\n}\n";
 
 #[cfg(test)]
 mod tests {
@@ -93,11 +96,16 @@ mod tests {
         paged.extend_from_slice(BETWEEN_PAGES);
         paged.extend(entries(&refs[2..]));
         paged.extend_from_slice(ARRAY_END);
-        let whole: Vec<Entry> = runs.iter().map(Entry::of).collect();
-        let mut expected = serde_json::to_vec_pretty(&whole).unwrap();
-        expected.push(b'\n');
-        assert_eq!(String::from_utf8(paged).unwrap(), String::from_utf8(expected).unwrap());
-        let empty: Vec<Entry> = Vec::new();
-        assert_eq!(EMPTY, [serde_json::to_vec_pretty(&empty).unwrap(), b"\n".to_vec()].concat());
+        #[derive(Serialize)]
+        struct File<'a> {
+            schema_version: u32,
+            runs: Vec<Entry<'a>>,
+        }
+        let whole = |runs: Vec<Entry>| {
+            let file = File { schema_version: 1, runs };
+            String::from_utf8([serde_json::to_vec_pretty(&file).unwrap(), b"\n".to_vec()].concat()).unwrap()
+        };
+        assert_eq!(String::from_utf8(paged).unwrap(), whole(runs.iter().map(Entry::of).collect()));
+        assert_eq!(std::str::from_utf8(EMPTY).unwrap(), whole(Vec::new()));
     }
 }

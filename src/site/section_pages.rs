@@ -43,7 +43,8 @@ fn configurations_table(runs: &[(&RunDigest, String)]) -> Table {
     let mut table = Table::new(
         "Configurations (runs compare only within one)",
         &[("configuration", false), ("full key", false), ("runs", false)],
-    );
+    )
+    .with_row_headers();
     let mut seen: Vec<&[(String, String)]> = Vec::new();
     for (run, _) in runs {
         if seen.contains(&run.configuration_key.as_slice()) {
@@ -106,8 +107,11 @@ pub(crate) fn build(window: &[&RunDigest], page: usize, context: &SectionContext
                 if with.is_empty() {
                     intro.push("No run on this page has this section.".to_string());
                 }
-                let tables =
-                    if with.is_empty() { Vec::new() } else { vec![configurations_table(&with), section.table(&with)] };
+                let tables = if with.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![configurations_table(&with), section.table(&with).with_row_headers()]
+                };
                 blocks.push(Block {
                     id: "runs".into(),
                     title: "Across runs".into(),
@@ -128,12 +132,13 @@ pub(crate) fn build(window: &[&RunDigest], page: usize, context: &SectionContext
                         f.gpu.as_deref().unwrap_or("GPU not recorded"),
                         f.topology.as_deref().unwrap_or("topology not recorded"),
                         f.nccl_version.as_deref().unwrap_or("not recorded"),
-                        f.cycles.as_deref().unwrap_or("?")
+                        f.cycles.map_or("?".to_string(), |c| c.to_string())
                     )
                 })
                 .collect();
             SectionPage {
                 path: Paging::section_path(slug, page),
+                slug,
                 title: title.to_string(),
                 pager: context.paging.section_pager(slug, page),
                 what,

@@ -8,6 +8,8 @@ pub(crate) struct Table {
     pub caption: String,
     pub columns: Vec<Column>,
     pub rows: Vec<Vec<Cell>>,
+    /// The first cell of each row names the row (a run, a key, a file): `<th scope="row">`.
+    pub row_headers: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -34,7 +36,13 @@ impl Table {
                 .map(|(label, numeric)| Column { label: label.to_string(), numeric: *numeric })
                 .collect(),
             rows: Vec::new(),
+            row_headers: false,
         }
+    }
+
+    /// The table with its first column as the rows' headers.
+    pub(crate) fn with_row_headers(self) -> Self {
+        Table { row_headers: true, ..self }
     }
 
     pub(crate) fn push(&mut self, row: Vec<Cell>) {
@@ -152,6 +160,8 @@ pub(crate) struct RunPage {
 pub(crate) struct SectionPage {
     /// Where the page is written, from the site root.
     pub path: String,
+    /// The section's slug (its place in the top navigation).
+    pub slug: &'static str,
     pub title: String,
     pub pager: Option<Pager>,
     pub what: Vec<String>,

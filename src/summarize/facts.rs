@@ -4,7 +4,7 @@
 //! rows. Disagreements become warnings; a fact the run does not state stays `None`.
 
 use crate::diag::Diagnostic;
-use crate::model::facts::RunFacts;
+use crate::model::facts::{HostGpus, RunFacts};
 use crate::model::run::RawRun;
 use std::collections::BTreeSet;
 
@@ -17,7 +17,7 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
         hostname: manifest("hostname"),
         torch_version: manifest("torch"),
         cuda_version: manifest("cuda_runtime"),
-        cycles: manifest("cycles"),
+        cycles: manifest("cycles").and_then(|text| whole_number(&text, "cycles", diagnostics)),
         ..RunFacts::default()
     };
     if let Some(first) = raw.gpus.first() {
@@ -78,10 +78,24 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
     let tuning = raw.nccl_log.as_ref().map_or(&[][..], |l| &l.tuning[..]);
     facts.inspector = super::inspector::summarize(&raw.inspector, tuning);
     if !raw.hosts.is_empty() {
-        facts.hosts = raw.hosts.iter().map(|h| format!("{} ({} GPUs)", h.host, h.gpus.len())).collect();
+        facts.hosts = raw.hosts.iter().map(|h| HostGpus { host: h.host.clone(), gpus: h.gpus.len() as u64 }).collect();
         facts.gpu_count = Some(raw.hosts.iter().map(|h| h.gpus.len() as u64).sum());
     }
     facts
+}
+
+/// The manifest's `key` as a whole number; otherwise a warning and `None` (the fact is not
+/// stated).
+fn whole_number(text: &str, key: &str, diagnostics: &mut Vec<Diagnostic>) -> Option<u64> {
+    let number = text.parse().ok();
+    if number.is_none() {
+        diagnostics.push(Diagnostic::warning(
+            "manifest.txt",
+            None,
+            format!("manifest says {key}={text:?}, not a whole number; the run's {key} are not stated"),
+        ));
+    }
+    number
 }
 
 #[cfg(test)]
@@ -142,6 +156,17 @@ mod tests {
     }
 
     #[test]
+    fn cycles_that_are_not_a_whole_number_are_not_stated() {
+        for text in ["ten", "-1", "1.5", ""] {
+            let raw = RawRun { manifest: manifest(&[("cycles", text)]), ..RawRun::default() };
+            let mut diagnostics = Vec::new();
+            assert_eq!(collect(&raw, &mut diagnostics).cycles, None, "{text:?}");
+            assert_eq!(warnings(&diagnostics).len(), 1, "{text:?}");
+            assert!(warnings(&diagnostics)[0].contains("not a whole number"), "{diagnostics:?}");
+        }
+    }
+
+    #[test]
     fn the_manifest_alone_gives_its_facts() {
         let raw = RawRun {
             manifest: manifest(&[
@@ -166,7 +191,7 @@ mod tests {
             torch_version: Some("2.11.0".into()),
             cuda_version: Some("13.0".into()),
             nccl_version: Some("2.28.9".into()),
-            cycles: Some("10".into()),
+            cycles: Some(10),
             ..RunFacts::default()
         };
         assert_eq!(facts, expected);
@@ -269,7 +294,8 @@ mod tests {
             ..RawRun::default()
         };
         let facts = collect(&raw, &mut Vec::new());
-        assert_eq!(facts.hosts, ["node1 (8 GPUs)", "node2 (4 GPUs)"]);
+        let hosts: Vec<(&str, u64)> = facts.hosts.iter().map(|h| (h.host.as_str(), h.gpus)).collect();
+        assert_eq!(hosts, [("node1", 8), ("node2", 4)]);
         assert_eq!(facts.gpu_count, Some(12), "the hosts' GPUs, not the first host's artifact");
         assert_eq!(facts.gpu.as_deref(), Some("1x NVIDIA H200"));
     }

@@ -10,7 +10,7 @@ use std::path::Path;
 
 fn warnings(site: &Path, id: &str) -> Vec<String> {
     let runs: serde_json::Value = serde_json::from_slice(&fs::read(site.join("data/runs.json")).unwrap()).unwrap();
-    let run = runs.as_array().unwrap().iter().find(|r| r["run_id"] == id).unwrap_or_else(|| panic!("{runs}"));
+    let run = runs["runs"].as_array().unwrap().iter().find(|r| r["run_id"] == id).unwrap_or_else(|| panic!("{runs}"));
     run["diagnostics"]
         .as_array()
         .unwrap()

@@ -180,7 +180,7 @@ fn runs_the_seed_refuses_are_failed_with_file_line_and_the_seeds_reason() {
     for (name, status) in &failing {
         let error = std::fs::read_to_string(fixtures().join("golden").join(name).join("error.txt")).unwrap();
         assert!(error.contains(status["error"].as_str().unwrap()), "{name}: error.txt and oracle_status.json agree");
-        let run = index.as_array().unwrap().iter().find(|r| r["run_id"] == name.as_str()).unwrap();
+        let run = index["runs"].as_array().unwrap().iter().find(|r| r["run_id"] == name.as_str()).unwrap();
         assert_eq!(run["status"], "failed", "{name}");
         // The first failure with a line: that line of that file is where the seed's reason is.
         let failure = run["diagnostics"]

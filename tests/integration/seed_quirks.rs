@@ -59,7 +59,7 @@ fn duplicated_duration(text: &str) -> String {
 }
 
 fn entry<'a>(runs_json: &'a Value, run: &str) -> &'a Value {
-    runs_json.as_array().unwrap().iter().find(|e| e["run_id"] == run).unwrap()
+    runs_json["runs"].as_array().unwrap().iter().find(|e| e["run_id"] == run).unwrap()
 }
 
 /// The first diagnostic of `severity` of a run entry.

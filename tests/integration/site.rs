@@ -2,6 +2,7 @@
 //! machine leaks, page snapshots, publishing to a git branch, serving over HTTP.
 
 use crate::common::{build, runs_dir, text, tree};
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
@@ -42,42 +43,83 @@ fn unescape(text: &str) -> String {
         .replace("&#34;", "\"")
 }
 
-/// Checks that every href/src of every page is relative and names a file of the site.
+/// Checks that every href/src of every page but 404.html (absolute under `--site-url` by
+/// design) is relative and names a file of the site.
 fn assert_links_resolve(site: &Path) {
     let files = tree(site);
     let mut checked = 0;
     for (path, bytes) in &files {
-        if !path.ends_with(".html") {
+        if !path.ends_with(".html") || path == "404.html" {
             continue;
         }
-        let html = String::from_utf8(bytes.clone()).unwrap();
-        let page_dir = Path::new(path).parent().unwrap().to_path_buf();
-        for link in attribute_values(&html, "href").into_iter().chain(attribute_values(&html, "src")) {
-            let link = unescape(link);
-            if link.starts_with("https://") || link.starts_with("http://") || link.starts_with("mailto:") {
-                continue;
-            }
-            assert!(!link.starts_with('/'), "{path}: absolute link {link}");
-            let target = link.split('#').next().unwrap();
-            if target.is_empty() {
-                continue;
-            }
-            let mut resolved = page_dir.clone();
-            for part in percent_decode(target).split('/') {
-                match part {
-                    ".." => {
-                        assert!(resolved.pop() || resolved.as_os_str().is_empty(), "{path}: {link} leaves the site")
-                    }
-                    "." | "" => {}
-                    other => resolved.push(other),
-                }
-            }
-            let key = resolved.to_string_lossy().replace('\\', "/");
-            assert!(files.contains_key(&key), "{path}: broken link {link} -> {key}");
-            checked += 1;
-        }
+        checked += assert_page_links_resolve(&files, path, &String::from_utf8(bytes.clone()).unwrap());
     }
     assert!(checked > 50, "only {checked} links checked");
+}
+
+/// Checks that every href/src of the page at `path` (with its `html`) is relative and names a
+/// file of the site (`files`), and that a `#fragment` of the page itself names one of its ids;
+/// returns how many links named a file.
+fn assert_page_links_resolve(files: &BTreeMap<String, Vec<u8>>, path: &str, html: &str) -> usize {
+    let page_dir = Path::new(path).parent().unwrap().to_path_buf();
+    let mut checked = 0;
+    for link in attribute_values(html, "href").into_iter().chain(attribute_values(html, "src")) {
+        let link = unescape(link);
+        if link.starts_with("https://") || link.starts_with("http://") || link.starts_with("mailto:") {
+            continue;
+        }
+        assert!(!link.starts_with('/'), "{path}: absolute link {link}");
+        let target = link.split('#').next().unwrap();
+        if target.is_empty() {
+            let id = &link[1..];
+            assert!(attribute_values(html, "id").contains(&id), "{path}: no element with id {id}");
+            continue;
+        }
+        let mut resolved = page_dir.clone();
+        for part in percent_decode(target).split('/') {
+            match part {
+                ".." => assert!(resolved.pop() || resolved.as_os_str().is_empty(), "{path}: {link} leaves the site"),
+                "." | "" => {}
+                other => resolved.push(other),
+            }
+        }
+        let key = resolved.to_string_lossy().replace('\\', "/");
+        assert!(files.contains_key(&key), "{path}: broken link {link} -> {key}");
+        checked += 1;
+    }
+    checked
+}
+
+/// Issue 16: every link of every run page of the bundled runs names a file the site publishes
+/// (the seed-format files, the charts and their data, other pages) or an element of the page;
+/// the run's archived inputs are named without a link.
+#[test]
+fn run_pages_of_the_bundled_runs_link_only_to_files_of_the_site() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    crate::common::copy_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("runs"), &runs);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    let files = tree(&out);
+    let mut pages = 0;
+    for (path, bytes) in files.iter().filter(|(p, _)| p.starts_with("runs/") && p.ends_with("/index.html")) {
+        let html = String::from_utf8(bytes.clone()).unwrap();
+        assert!(assert_page_links_resolve(&files, path, &html) > 20, "{path}");
+        let block = &html[html.find("<section id=\"files\">").unwrap()..];
+        let block = &block[..block.find("</section>").unwrap()];
+        let (published, archived) = block.split_at(block.find("<caption>In the archive only").unwrap());
+        let run_dir = path.trim_end_matches("index.html");
+        // Every file of the run's folder on the site but its page and SVGs is listed, linked.
+        for file in files.keys().filter_map(|f| f.strip_prefix(run_dir)) {
+            if file != "index.html" && !file.ends_with(".svg") {
+                assert!(published.contains(&format!("<a href=\"{file}\">")), "{path}: {file} not listed");
+            }
+        }
+        assert!(!archived.contains("<a "), "{path}: a link to a file the site does not publish");
+        assert!(archived.contains("<th scope=\"row\">manifest.txt</th>"), "{path}");
+        pages += 1;
+    }
+    assert_eq!(pages, fs::read_dir(&runs).unwrap().filter(|e| e.as_ref().unwrap().path().is_dir()).count());
 }
 
 #[test]
@@ -92,6 +134,40 @@ fn every_link_and_image_resolves_to_a_file() {
     for section in ["async", "decomposition", "fragmentation", "decode", "nccl-tests", "numerics"] {
         assert!(out.join(format!("sections/{section}.html")).is_file(), "{section}");
     }
+}
+
+/// 404.html is served for any missing URL, so its links are absolute under `--site-url`;
+/// changing the prefix rebuilds it even when every run comes from the cache.
+#[test]
+fn the_404_page_links_under_the_site_url() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    let not_found = || fs::read_to_string(out.join("404.html")).unwrap();
+    assert!(not_found().contains("href=\"/static/style.css\""), "{}", not_found());
+    assert!(build(&runs, &out, &["--site-url", "nccl-report"]).status.success());
+    let page = not_found();
+    assert!(page.contains("href=\"/nccl-report/static/style.css\""), "{page}");
+    assert!(page.contains("href=\"/nccl-report/index.html\""), "{page}");
+    for link in attribute_values(&page, "href").into_iter().filter(|l| !l.starts_with('#')) {
+        assert!(link.starts_with("/nccl-report/"), "{link}");
+    }
+    let before = tree(&out);
+    let again = build(&runs, &out, &["--site-url", "/other/path/"]);
+    assert!(text(&again).contains("1 from cache"), "{}", text(&again));
+    assert!(not_found().contains("href=\"/other/path/index.html\""), "{}", not_found());
+    assert!(!not_found().contains("nccl-report/"));
+    // Every other page is relative: the prefix changes nothing else.
+    let after = tree(&out);
+    for (path, bytes) in before.iter().filter(|(p, _)| p.as_str() != "404.html" && !p.starts_with('.')) {
+        assert_eq!(after.get(path), Some(bytes), "{path}");
+    }
+    for bad in ["/a b/", "/x\"y/", "/<p>/", "https://example.org/", "/a/../b/", "/%20/"] {
+        let output = build(&runs, &out, &["--site-url", bad]);
+        assert_eq!(output.status.code(), Some(2), "{bad}: {}", text(&output));
+        assert!(text(&output).contains("site URL"), "{bad}: {}", text(&output));
+    }
+    assert!(not_found().contains("/other/path/"), "a refused prefix leaves the site as it was");
 }
 
 #[test]
@@ -140,6 +216,69 @@ fn cross_run_pages_come_in_pages_of_runs() {
     assert!(build(&runs, &paged, &["--page-size", "100"]).status.success());
     assert_eq!(tree(&paged), whole_tree);
     assert!(!build(&runs, &paged, &["--page-size", "0"]).status.success());
+}
+
+/// The top navigation's link of the page's own place (index pages, every page of a section)
+/// says `aria-current="page"`, and no other; every page starts with a skip link to `<main>`.
+#[test]
+fn navigation_marks_the_current_page_and_skips_to_content() {
+    let (dir, runs) = runs_dir(&[]);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &["--page-size", "3"]).status.success());
+    let current = |html: &str| -> Vec<String> {
+        let nav = &html[html.find("<nav aria-label=\"site\">").unwrap()..];
+        let nav = &nav[..nav.find("</nav>").unwrap()];
+        tags(nav).into_iter().filter(|t| t.contains(" aria-current=\"page\"")).map(str::to_string).collect()
+    };
+    let mut pages = 0;
+    for (path, bytes) in tree(&out).iter().filter(|(p, _)| p.ends_with(".html")) {
+        let html = String::from_utf8(bytes.clone()).unwrap();
+        let expected = if path == "index.html" || path.starts_with("pages/") {
+            Some("index.html\"".to_string())
+        } else if let Some(name) = path.strip_prefix("sections/") {
+            let stem = name.trim_end_matches(".html");
+            let slug = match stem.rsplit_once('-') {
+                Some((slug, page)) if page.parse::<usize>().is_ok() => slug,
+                _ => stem,
+            };
+            Some(format!("sections/{slug}.html\""))
+        } else {
+            None
+        };
+        let marked = current(&html);
+        match &expected {
+            Some(href) => assert!(marked.len() == 1 && marked[0].contains(href.as_str()), "{path}: {marked:?}"),
+            None => assert!(marked.is_empty(), "{path}: {marked:?}"),
+        }
+        let body = &html[html.find("<body>").unwrap() + "<body>".len()..];
+        assert!(body.starts_with("\n<a class=\"skip-link\" href=\"#content\">Skip to content</a>"), "{path}");
+        assert_eq!(html.matches("<main id=\"content\">").count(), 1, "{path}");
+        pages += 1;
+    }
+    assert!(pages > 20, "{pages} pages");
+    assert!(out.join("sections/decode-2.html").is_file());
+    let css = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("static/style.css")).unwrap();
+    assert!(css.contains(".skip-link:focus"), "the skip link shows on focus");
+}
+
+/// The run page's contents list names its parts in the order the page shows them.
+#[test]
+fn the_run_page_contents_follow_the_page_order() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    let html = fs::read_to_string(out.join("runs/synth-basic/index.html")).unwrap();
+    let toc = &html[html.find("<nav class=\"toc\"").unwrap()..];
+    let toc = &toc[..toc.find("</nav>").unwrap()];
+    let ids: Vec<&str> = attribute_values(toc, "href").into_iter().map(|h| h.trim_start_matches('#')).collect();
+    assert!(ids.len() > 10 && ids[..3] == ["baseline", "evidence", "diagnostics"], "{ids:?}");
+    let positions: Vec<usize> = ids
+        .iter()
+        .map(|id| html.find(&format!(" id=\"{id}\"")).unwrap_or_else(|| panic!("no element with id {id}")))
+        .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{ids:?} at {positions:?}");
+    // Every block of the page is in the list.
+    assert_eq!(html.matches("<section id=\"").count(), ids.len(), "{ids:?}");
 }
 
 #[test]

@@ -89,7 +89,10 @@ fn the_run_list_labels_every_cell_for_the_stacked_phone_layout() {
     let index = &texts["index.html"];
     let wrapper = &index[index.find("<div class=\"table-wrap cards\">").expect("the run list is a card table")..];
     let body = &wrapper[wrapper.find("<tbody>").unwrap()..wrapper.find("</tbody>").unwrap()];
-    let cells = body.matches("<td").count();
+    let rows = body.matches("<tr>").count();
+    // The run id names its row: a row header, labelled like the other cells.
+    assert_eq!(body.matches("<tr><th scope=\"row\"").count(), rows, "a run without its row header");
+    let cells = body.matches("<td").count() + rows;
     assert!(cells > 20, "{cells} cells");
     assert_eq!(body.matches(" data-label=\"").count(), cells, "a cell without its column label");
     assert!(body.contains(" data-label=\"status\""));
