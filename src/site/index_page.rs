@@ -24,11 +24,7 @@ pub(crate) fn build(
         &[
             ("run", false),
             ("date (UTC)", false),
-            ("GPU", false),
             ("ranks", false),
-            ("NCCL", false),
-            ("PyTorch", false),
-            ("CUDA", false),
             ("status", false),
             ("compared with baseline", false),
             ("configuration", false),
@@ -51,11 +47,7 @@ pub(crate) fn build(
                     .map(|t| t.chars().take(19).collect::<String>().replace('T', " "))
                     .unwrap_or_default(),
             ),
-            Cell::text(f.gpu.clone().unwrap_or_default()),
             Cell::text(ranks.join(", ")),
-            Cell::text(f.nccl_version.clone().unwrap_or_default()),
-            Cell::text(f.torch_version.clone().unwrap_or_default()),
-            Cell::text(f.cuda_version.clone().unwrap_or_default()),
             Cell::status(run.status.as_str()),
             baseline_view::index_cell(root, &run.id, verdict),
             Cell::text(run.configuration.clone()),
