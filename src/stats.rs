@@ -17,6 +17,10 @@ pub(crate) fn sorted(values: &[f64]) -> Vec<f64> {
     ordered
 }
 
+/// The smallest number of cycles a spread statistic (P95, CV, min-max, "in every cycle")
+/// needs; with fewer the site shows it as not available.
+pub(crate) const MIN_SPREAD_CYCLES: usize = 2;
+
 /// The spread of a case's per-cycle values, as the seed reports it: built once per case by
 /// `Spread::of`, so no summarizer writes the median/P95/min/max/CV block out again.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,6 +1,7 @@
 //! UTC calendar time from `SystemTime`, std only: the default run id (`%Y%m%dT%H%M%SZ`, as
 //! the seed names runs) and the manifest's `timestamp_utc` (Python's `isoformat()` shape).
 
+use crate::calendar::civil_from_days;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A UTC instant broken into calendar fields.
@@ -54,20 +55,6 @@ impl UtcTime {
             self.year, self.month, self.day, self.hour, self.minute, self.second
         )
     }
-}
-
-/// (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]

@@ -76,11 +76,14 @@ impl ConfigKey {
             "none" | UNKNOWN => String::new(),
             plugin => format!(" · {plugin}"),
         };
+        let cycles = match self.get("cycles") {
+            "1" => "1 cycle".to_string(),
+            n => format!("{n} cycles"),
+        };
         format!(
-            "{}x {model} · NCCL {} · torch {torch} · {} cycles{profiler} · key {:06x}",
+            "{}x {model} · NCCL {} · torch {torch} · {cycles}{profiler} · key {:06x}",
             self.get("gpu_count"),
             self.get("nccl"),
-            self.get("cycles"),
             xxhash_rust::xxh3::xxh3_64(self.text().as_bytes()) >> 40
         )
     }

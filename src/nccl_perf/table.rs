@@ -7,6 +7,7 @@
 
 use super::fit::{fit_alpha_beta, AlphaBeta};
 use super::reach::{percent_of_expected, size_reaching};
+use crate::format::{bytes, gbs};
 use crate::model::nccl_log::TuningChoice;
 use crate::model::nccl_tests::NcclTestsTable;
 use crate::stats::median;
@@ -117,26 +118,13 @@ pub(crate) fn segment_label(tuning: &[TuningChoice], collective: Option<&str>, b
         .map_or_else(|| "not logged".to_string(), |t| format!("{}/{}", t.algorithm, t.protocol))
 }
 
-/// The index headline: busbw at the largest size with the size named, e.g. `370.1 GB/s busbw
+/// The index headline: busbw at the largest size with the size named, e.g. `370.12 GB/s busbw
 /// at 8 GiB`. `None` for a one-rank run (busbw is 0 by definition there: the caller shows the
 /// decode latency instead) and for an empty table.
 pub(crate) fn headline(analysis: &TableAnalysis, ranks: u64) -> Option<String> {
     let last = analysis.points.last().filter(|_| ranks > 1)?;
     let label = if analysis.nvls_equivalent { " (NVLS-equivalent)" } else { "" };
-    Some(format!("{:.1} GB/s busbw{label} at {}", last.busbw_gbs, size_name(last.bytes)))
-}
-
-/// `8589934592` -> `8 GiB`, `1536` -> `1.5 KiB`.
-pub(crate) fn size_name(bytes: u64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < units.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    let text = format!("{value:.1}");
-    format!("{} {}", text.trim_end_matches(".0"), units[unit])
+    Some(format!("{} GB/s busbw{label} at {}", gbs(last.busbw_gbs), bytes(last.bytes)))
 }
 
 #[cfg(test)]
@@ -188,7 +176,7 @@ mod tests {
         let last = analysis.points.last().unwrap();
         assert!((last.percent_of_expected.unwrap() - 100.0 * last.busbw_gbs / 700.0).abs() < 1e-9);
         assert!(!analysis.nvls_equivalent);
-        assert_eq!(headline(&analysis, 8).unwrap(), format!("{:.1} GB/s busbw at 8 GiB", last.busbw_gbs));
+        assert_eq!(headline(&analysis, 8).unwrap(), format!("{:.2} GB/s busbw at 8 GiB", last.busbw_gbs));
         assert_eq!(headline(&analysis, 1), None);
         let untuned = analyse(table, None, &[]);
         assert_eq!(untuned.segments.len(), 1);
@@ -205,7 +193,5 @@ mod tests {
         assert_eq!(nccl_collective("reduce_scatter_perf"), "ReduceScatter");
         assert_eq!(nccl_collective("alltoall_perf"), "AllToAll");
         assert_eq!(nccl_collective("__é_x"), "éX");
-        assert_eq!(size_name(1536), "1.5 KiB");
-        assert_eq!(size_name(8), "8 B");
     }
 }

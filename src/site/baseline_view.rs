@@ -5,8 +5,8 @@
 
 use crate::comparison::engine::{CaseResult, Verdict};
 use crate::comparison::Report;
+use crate::format::pct2;
 use crate::site::digest::{BaselineVerdict, VerdictCounts};
-use crate::site::format::pct2;
 use crate::site::paths;
 use crate::site::view::{Block, Cell, Column, ComparePage, Link, Table};
 

@@ -24,8 +24,10 @@ pub(crate) fn run_statements(run: &RunDigest) -> Vec<String> {
         out.push("Only one rank took part: collectives move no data between GPUs, so these numbers are launch and synchronization overheads, not communication.".to_string());
     }
     match facts.cycles {
-        Some(cycles) => out
-            .push(format!("{cycles} timed cycles per case; each cycle's value is the slowest rank's (critical path).")),
+        Some(cycles) => out.push(format!(
+            "{} per case; each cycle's value is the slowest rank's (critical path).",
+            crate::format::count(cycles as usize, "timed cycle")
+        )),
         None => out.push("Each cycle's value is the slowest rank's (critical path).".to_string()),
     }
     out.push("Exact percentages hold only for the recorded hardware, software and message sizes.".to_string());

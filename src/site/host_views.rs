@@ -5,8 +5,8 @@
 //! view types only.
 
 use crate::comparison::ranks;
+use crate::format::{measured, rate};
 use crate::model::hosts::rank_map;
-use crate::site::format::{num3, rate};
 use crate::site::view::{Cell, Table};
 use crate::summarize::RunSummary;
 use std::collections::BTreeMap;
@@ -45,7 +45,7 @@ pub(crate) fn table(run: &RunSummary) -> Table {
                 rate(count as f64 / view.cycles as f64)
             }));
         }
-        row.push(Cell::text(num3(view.median_skew_us)));
+        row.push(Cell::text(measured(view.median_skew_us, None)));
         let slow = view.straggler.and_then(|g| hosts.get(g as usize));
         row.push(match slow {
             Some(host) => Cell { text: host.to_string(), href: None, class: "warning" },

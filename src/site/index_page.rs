@@ -1,6 +1,7 @@
 //! The index: every run in a table, newest first, with headline figures, a page of runs at a
 //! time (`paging`); the site-wide notes on the first page.
 
+use crate::format::utc_second;
 use crate::site::baseline_view;
 use crate::site::digest::{BaselineVerdict, RunCard, RunDigest};
 use crate::site::paging::Paging;
@@ -23,7 +24,7 @@ pub(crate) fn build(
         "All runs, newest first",
         &[
             ("run", false),
-            ("date (UTC)", false),
+            ("date", false),
             ("ranks", false),
             ("status", false),
             ("compared with baseline", false),
@@ -41,12 +42,7 @@ pub(crate) fn build(
         let ranks: Vec<String> = f.world_sizes.iter().map(|w| w.to_string()).collect();
         table.push(vec![
             Cell::link(run.id.clone(), paths::run_link(root, &run.id)),
-            Cell::text(
-                f.timestamp_utc
-                    .clone()
-                    .map(|t| t.chars().take(19).collect::<String>().replace('T', " "))
-                    .unwrap_or_default(),
-            ),
+            Cell::text(f.timestamp_utc.as_deref().map(utc_second).unwrap_or_default()),
             Cell::text(ranks.join(", ")),
             Cell::status(run.status.as_str()),
             baseline_view::index_cell(root, &run.id, verdict),
@@ -65,8 +61,8 @@ pub(crate) fn build(
             .map(|s| Link { text: s.title().to_string(), href: format!("{root}{}", paths::section(s.slug(), 1)) })
             .collect(),
         counts: format!(
-            "{} runs: {} ok, {} failed, {} invalid.",
-            cards.len(),
+            "{}: {} ok, {} failed, {} invalid.",
+            crate::format::count(cards.len(), "run"),
             count(RunStatus::Ok),
             count(RunStatus::Failed),
             count(RunStatus::Invalid)

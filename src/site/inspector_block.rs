@@ -3,7 +3,7 @@
 //! the run has records, or when its manifest says the plugin was enabled (then it says why
 //! there are none). Knows summaries only.
 
-use crate::site::format::{bytes, num3};
+use crate::format::{bytes, gbs, measured};
 use crate::site::view::{Block, Cell, Table};
 use crate::summarize::RunSummary;
 
@@ -49,10 +49,10 @@ pub(crate) fn inspector_block(run: &RunSummary) -> Option<Block> {
         table.push(vec![
             Cell::text(row.case.clone()),
             Cell::text(row.operation.clone()),
-            Cell::text(bytes(row.bytes as i64)),
+            Cell::text(bytes(row.bytes)),
             Cell::text(row.count.to_string()),
-            Cell::text(num3(row.median_exec_time_us)),
-            Cell::text(num3(row.median_busbw_gbs)),
+            Cell::text(measured(row.median_exec_time_us, None)),
+            Cell::text(gbs(row.median_busbw_gbs)),
             Cell::text(choice),
         ]);
     }

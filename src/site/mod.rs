@@ -5,11 +5,11 @@
 //! the section pages are built from the runs' small `RunDigest`s, a page of runs at a time
 //! (`cross_run`).
 
+pub(crate) mod alt_text;
 pub(crate) mod baseline_view;
 pub(crate) mod chart;
 pub(crate) mod digest;
 pub(crate) mod evidence;
-pub(crate) mod format;
 pub(crate) mod host_views;
 pub(crate) mod hosts_block;
 pub(crate) mod index_page;

@@ -6,10 +6,9 @@
 //! 90 % of the best busbw, % of expected per size, and the alpha-beta fit per segment with
 //! its residual. Formats `nccl_perf::run` only; computes nothing.
 
+use crate::format::{bytes, count, gbs, measured, percent, trimmed};
 use crate::nccl_perf::run::{RunNcclPerf, TablePerf};
-use crate::nccl_perf::table::size_name;
 use crate::site::chart::{ChartSpec, Point, Scale, Series};
-use crate::site::format::{bytes, num3};
 use crate::site::paths;
 use crate::site::view::{Block, Cell, Figure, Table};
 
@@ -19,7 +18,7 @@ pub(crate) fn block(perf: &RunNcclPerf, run_id: &str) -> Block {
     let mut intro = vec![
         format!("Topology bottleneck: {}.", expected.bottleneck),
         match expected.gbs {
-            Some(gbs) => format!("Expected peak busbw: {} GB/s ({}).", num3(gbs), expected.source),
+            Some(peak) => format!("Expected peak busbw: {} GB/s ({}).", gbs(peak), expected.source),
             None => format!("Expected peak: {}.", expected.source),
         },
     ];
@@ -50,12 +49,13 @@ pub(crate) fn block(perf: &RunNcclPerf, run_id: &str) -> Block {
 /// `all_gather_perf at 4 ranks (raw/x.stdout): busbw = algbw x 0.75; 50 % of the best busbw
 /// from 1 MiB, 90 % from 64 MiB.`
 fn table_line(table: &TablePerf) -> String {
-    let factor = table.busbw_factor.map_or("unknown factor".to_string(), |f| format!("busbw = algbw x {}", num3(f)));
-    let reach = |size: Option<u64>| size.map_or("never".to_string(), |s| format!("from {}", size_name(s)));
+    let factor =
+        table.busbw_factor.map_or("unknown factor".to_string(), |f| format!("busbw = algbw x {}", trimmed(f, 4)));
+    let reach = |size: Option<u64>| size.map_or("never".to_string(), |s| format!("from {}", bytes(s)));
     let mut line = format!(
-        "{} at {} ranks ({}): {factor}; 50 % of the best busbw {}, 90 % {}.",
+        "{} at {} ({}): {factor}; 50 % of the best busbw {}, 90 % {}.",
         table.binary,
-        table.ranks,
+        count(table.ranks as usize, "rank"),
         table.file,
         reach(table.analysis.size_50),
         reach(table.analysis.size_90)
@@ -82,7 +82,7 @@ fn choices_table(perf: &RunNcclPerf) -> Table {
     for c in &perf.choices {
         table.push(vec![
             Cell::text(c.collective.clone().unwrap_or_else(|| "not named (NCCL <= 2.22)".into())),
-            Cell::text(bytes(c.bytes as i64)),
+            Cell::text(bytes(c.bytes)),
             Cell::text(c.algorithm.clone()),
             Cell::text(c.protocol.clone()),
             Cell::text(c.channels.map(|n| n.to_string()).unwrap_or_default()),
@@ -95,15 +95,19 @@ fn choices_table(perf: &RunNcclPerf) -> Table {
 fn sizes_table(table: &TablePerf) -> Table {
     let label = if table.analysis.nvls_equivalent { "busbw, NVLS-equivalent (GB/s)" } else { "busbw (GB/s)" };
     let mut out = Table::new(
-        format!("{} at {} ranks: per size (median over cycles, out of place)", table.binary, table.ranks),
+        format!(
+            "{} at {}: per size (median over cycles, out of place)",
+            table.binary,
+            count(table.ranks as usize, "rank")
+        ),
         &[("size", true), ("time (µs)", true), (label, true), ("% of expected", true), ("algorithm/protocol", false)],
     );
     for p in &table.analysis.points {
         out.push(vec![
-            Cell::text(bytes(p.bytes as i64)),
-            Cell::text(num3(p.time_us)),
-            Cell::text(num3(p.busbw_gbs)),
-            Cell::text(p.percent_of_expected.map_or("peak unknown".to_string(), |v| format!("{v:.1} %"))),
+            Cell::text(bytes(p.bytes)),
+            Cell::text(measured(p.time_us, None)),
+            Cell::text(gbs(p.busbw_gbs)),
+            Cell::text(p.percent_of_expected.map_or("peak unknown".to_string(), |v| percent(v, 1))),
             Cell::text(p.segment.clone()),
         ]);
     }
@@ -113,8 +117,9 @@ fn sizes_table(table: &TablePerf) -> Table {
 fn fit_table(table: &TablePerf) -> Table {
     let mut out = Table::new(
         format!(
-            "{} at {} ranks: alpha-beta fit t = alpha + bytes / beta per algorithm/protocol segment",
-            table.binary, table.ranks
+            "{} at {}: alpha-beta fit t = alpha + bytes / beta per algorithm/protocol segment",
+            table.binary,
+            count(table.ranks as usize, "rank")
         ),
         &[
             ("algorithm/protocol", false),
@@ -126,13 +131,17 @@ fn fit_table(table: &TablePerf) -> Table {
         ],
     );
     for s in &table.analysis.segments {
-        let sizes = format!("{} – {}", size_name(s.first_bytes), size_name(s.last_bytes));
+        let sizes = format!("{} – {}", bytes(s.first_bytes), bytes(s.last_bytes));
         let cells = match &s.fit {
             Some(fit) => vec![
                 Cell::text(fit.points.to_string()),
-                Cell::text(num3(fit.alpha_us)),
-                Cell::text(fit.beta_gbs.map_or("latency-bound".to_string(), num3)),
-                Cell::text(format!("{:.2} %", 100.0 * fit.relative_rms_residual)),
+                // Fitted parameters: as many figures as the fit's residual supports.
+                Cell::text(measured(fit.alpha_us, Some(100.0 * fit.relative_rms_residual))),
+                Cell::text(
+                    fit.beta_gbs
+                        .map_or("latency-bound".to_string(), |b| measured(b, Some(100.0 * fit.relative_rms_residual))),
+                ),
+                Cell::text(percent(100.0 * fit.relative_rms_residual, 2)),
             ],
             None => vec![
                 Cell::text(String::new()),
@@ -169,10 +178,10 @@ fn chart(table: &TablePerf, expected_gbs: Option<f64>, id: &str) -> ChartSpec {
         .collect();
     let sizes = (table.analysis.points.first(), table.analysis.points.last());
     let peak_note = match (expected_gbs.filter(|_| table.ranks > 1), sizes) {
-        (Some(gbs), (Some(first), Some(last))) => {
+        (Some(peak), (Some(first), Some(last))) => {
             series.push(Series {
-                name: format!("expected peak {} GB/s", num3(gbs)),
-                points: vec![point(first.bytes as f64, gbs), point(last.bytes as f64, gbs)],
+                name: format!("expected peak {} GB/s", gbs(peak)),
+                points: vec![point(first.bytes as f64, peak), point(last.bytes as f64, peak)],
             });
             "The flat line is the expected peak."
         }
@@ -181,7 +190,7 @@ fn chart(table: &TablePerf, expected_gbs: Option<f64>, id: &str) -> ChartSpec {
     let busbw = if table.analysis.nvls_equivalent { "busbw, NVLS-equivalent (GB/s)" } else { "busbw (GB/s)" };
     ChartSpec {
         id: id.to_string(),
-        title: format!("{} at {} ranks: bus bandwidth against size", table.binary, table.ranks),
+        title: format!("{} at {}: bus bandwidth against size", table.binary, count(table.ranks as usize, "rank")),
         x_label: "message size (bytes)".into(),
         y_label: busbw.into(),
         x_scale: Scale::Log2,

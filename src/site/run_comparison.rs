@@ -4,9 +4,9 @@
 //! Uses the digest, the raw run and the site's view types.
 
 use crate::comparison::ranks::{self, RankView};
+use crate::format::{count, measured};
 use crate::model::run::RawRun;
 use crate::site::digest::RunDigest;
-use crate::site::format::num3;
 use crate::site::view::{Block, Cell, Table};
 
 /// The configuration the run belongs to: runs compare only within one.
@@ -61,7 +61,11 @@ pub(crate) fn ranks_block(raw: &RawRun) -> Option<Block> {
         title: "Per-rank view".into(),
         intro: vec![
             "Skew: per cycle, the slowest rank's time minus the fastest rank's, median over cycles. A straggler is a rank that was the slowest in more than half of the cycles.".into(),
-            format!("{stragglers} of {} case(s) have a straggler rank.", views.len()),
+            format!(
+                "{stragglers} of {} {} a straggler rank.",
+                count(views.len(), "case"),
+                if stragglers == 1 { "has" } else { "have" }
+            ),
         ],
         tables: vec![table],
         figures: Vec::new(),
@@ -82,7 +86,7 @@ fn row(v: &RankView) -> Vec<Cell> {
         Cell::text(&v.case),
         Cell::text(v.cycles.to_string()),
         Cell::text(counts.join(" · ")),
-        Cell::text(num3(v.median_skew_us)),
+        Cell::text(measured(v.median_skew_us, None)),
         straggler,
     ]
 }

@@ -2,11 +2,11 @@
 //! the manifest, the artifacts, the file list and links to the seed-format files.
 
 use crate::diag::Severity;
+use crate::format::{bytes_about, count, gbs, grouped, utc_second};
 use crate::model::nccl_log::NcclLogFacts;
 use crate::nccl_perf::log_facts;
 use crate::site::digest::RunDigest;
 use crate::site::evidence::run_statements;
-use crate::site::format::{bytes, num3};
 use crate::site::hosts_block;
 use crate::site::inspector_block::inspector_block;
 use crate::site::paths;
@@ -82,7 +82,7 @@ fn facts(run: &RunSummary) -> Facts {
         }
     };
     push("status", Some(run.status.as_str().to_string()));
-    push("date (UTC)", f.timestamp_utc.clone());
+    push("date", f.timestamp_utc.as_deref().map(utc_second));
     push("host", f.hostname.clone());
     push("GPU", f.gpu.clone());
     push("driver", f.driver_version.clone());
@@ -96,7 +96,7 @@ fn facts(run: &RunSummary) -> Facts {
     push("nccl-tests ranks", join(f.nccl_tests_world_sizes.iter().map(|w| w.to_string()).collect()));
     push("cycles", f.cycles.map(|c| c.to_string()));
     push("sections", join(f.sections.clone()));
-    push("input size", Some(bytes(run.raw.total_bytes as i64)));
+    push("input size", Some(bytes_about(run.raw.total_bytes)));
     facts
 }
 
@@ -165,7 +165,7 @@ fn nccl_tests_files(run: &RunSummary) -> Table {
                         String::new()
                     }
                 })),
-                Cell::text(t.avg_bus_bandwidth.map(num3).unwrap_or_default()),
+                Cell::text(t.avg_bus_bandwidth.map(gbs).unwrap_or_default()),
             ]);
         }
     }
@@ -181,8 +181,12 @@ fn counts_table(caption: &str, key: &str, counts: &std::collections::BTreeMap<St
 }
 
 fn nccl_log_block(facts: &NcclLogFacts, files: &[String]) -> Block {
-    let mut intro =
-        vec![format!("{} NCCL_DEBUG log file(s), {} lines ({}).", files.len(), facts.lines, bytes(facts.bytes as i64))];
+    let mut intro = vec![format!(
+        "{}, {} ({}).",
+        count(files.len(), "NCCL_DEBUG log file"),
+        if facts.lines == 1 { "1 line".to_string() } else { format!("{} lines", grouped(facts.lines)) },
+        bytes_about(facts.bytes)
+    )];
     let list = |label: &str, v: &[String]| {
         if v.is_empty() {
             None
@@ -277,7 +281,9 @@ fn manifest_block(run: &RunSummary) -> Block {
     };
     let mut table = Table::new("manifest.txt", &[("key", false), ("value", false)]).with_row_headers();
     for (k, v) in &manifest.entries {
-        table.push(vec![Cell::text(k.clone()), Cell::text(v.clone())]);
+        // Times in the site's one date format (the archived manifest keeps its own text).
+        let value = if k.ends_with("timestamp_utc") { utc_second(v) } else { v.clone() };
+        table.push(vec![Cell::text(k.clone()), Cell::text(value)]);
     }
     Block {
         id: "manifest".into(),
@@ -353,12 +359,13 @@ fn files_block(run: &RunSummary, outputs: &[String], blocks: &[Block]) -> Block 
     )
     .with_row_headers();
     for (name, len) in &run.raw.files {
-        archived.push(vec![Cell::text(name.clone()), Cell::text(bytes(*len as i64))]);
+        archived.push(vec![Cell::text(name.clone()), Cell::text(format!("{} B", grouped(*len)))]);
     }
     let intro = vec![format!(
-        "The site publishes {} file(s) for this run, linked below; its {} input file(s) are in the archive only (the run's folder under runs/), not on this site.",
-        published.rows.len(),
-        archived.rows.len()
+        "The site publishes {} for this run, linked below; its {} {} in the archive only (the run's folder under runs/), not on this site.",
+        count(published.rows.len(), "file"),
+        count(archived.rows.len(), "input file"),
+        if archived.rows.len() == 1 { "is" } else { "are" }
     )];
     let tables = [published, archived].into_iter().filter(|t| !t.rows.is_empty()).collect();
     Block { id: "files".into(), title: "Files of the run".into(), intro, tables, ..Block::default() }

@@ -2,6 +2,7 @@
 //! a page of runs at a time (`paging`), with overlaid charts of the newest runs on the first
 //! page (capped so charts stay readable).
 
+use crate::format::count;
 use crate::site::digest::RunDigest;
 use crate::site::paging::Paging;
 use crate::site::paths;
@@ -93,16 +94,21 @@ pub(crate) fn build(window: &[&RunDigest], page: usize, context: &SectionContext
             } else {
                 let charted: &[&RunDigest] = if page == 1 { &context.charted[index] } else { &[] };
                 let figures = configuration_figures(section, charted, &href);
-                let mut intro = vec![format!("{total} run(s) have this section.")];
-                if page == 1 {
+                let mut intro = vec![format!(
+                    "{} {} this section.",
+                    count(total, "run"),
+                    if total == 1 { "has" } else { "have" }
+                )];
+                // Said only where the page draws charts (numerics has none; later pages none).
+                if !figures.is_empty() {
                     intro.push(CHART_RULE.to_string());
-                }
-                if page == 1 && total > MAX_CHART_RUNS {
-                    intro.push(if context.paging.pages() > 1 {
-                        format!("Charts overlay the {MAX_CHART_RUNS} newest; the tables list them all, page by page.")
-                    } else {
-                        format!("Charts overlay the {MAX_CHART_RUNS} newest; the table lists all.")
-                    });
+                    if total > MAX_CHART_RUNS {
+                        intro.push(if context.paging.pages() > 1 {
+                            format!("Charts overlay the {MAX_CHART_RUNS} newest ok runs; the tables list every run, page by page.")
+                        } else {
+                            format!("Charts overlay the {MAX_CHART_RUNS} newest ok runs; the table lists every run.")
+                        });
+                    }
                 }
                 if with.is_empty() {
                     intro.push("No run on this page has this section.".to_string());
@@ -126,13 +132,13 @@ pub(crate) fn build(window: &[&RunDigest], page: usize, context: &SectionContext
                 .map(|(run, _)| {
                     let f = &run.facts;
                     format!(
-                        "{}: configuration {}; {}, {}, NCCL {}, {} cycles.",
+                        "{}: configuration {}; {}, {}, NCCL {}, {}.",
                         run.id,
                         run.configuration,
                         f.gpu.as_deref().unwrap_or("GPU not recorded"),
                         f.topology.as_deref().unwrap_or("topology not recorded"),
                         f.nccl_version.as_deref().unwrap_or("not recorded"),
-                        f.cycles.map_or("?".to_string(), |c| c.to_string())
+                        f.cycles.map_or("cycles not recorded".to_string(), |c| count(c as usize, "cycle"))
                     )
                 })
                 .collect();

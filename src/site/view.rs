@@ -93,6 +93,12 @@ impl Figure {
     pub(crate) fn phone_svg_href(&self) -> String {
         crate::site::paths::phone_chart(&self.svg_href)
     }
+
+    /// The image's text alternative: the chart's trend from its data (the caption beside it
+    /// says how to read it).
+    pub(crate) fn alt(&self) -> String {
+        crate::site::alt_text::alt_text(&self.spec)
+    }
 }
 
 /// A titled block of a page: prose lines, tables and figures.

@@ -10,6 +10,7 @@
 //! one node's GPU count, and a source that is absent.
 
 use crate::diag::Diagnostic;
+use crate::format::count as counted;
 use crate::model::run::RawRun;
 use crate::model::sections::SectionRows;
 use std::collections::{BTreeMap, BTreeSet};
@@ -79,7 +80,7 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
         }
         let multi_node = commands.iter().any(|c| c.case.as_deref() == Some(*name) && c.multi_node);
         if let Some((gpus, source)) = gpus.as_ref().filter(|(gpus, _)| count > *gpus && !multi_node) {
-            warn(source, format!("nvidia-smi lists {gpus} GPU(s) but {folder} has {sets}"));
+            warn(source, format!("nvidia-smi lists {} but {folder} has {sets}", counted(*gpus as usize, "GPU")));
         }
     }
 
@@ -89,7 +90,14 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
         let named = file.name.strip_prefix('g').and_then(|n| n.parse::<u64>().ok());
         if let (Some(named), Some(devices)) = (named, devices) {
             if named != devices {
-                warn(&file.file, format!("named for {named} rank(s) but lists {devices} device line(s)"));
+                warn(
+                    &file.file,
+                    format!(
+                        "named for {} but lists {}",
+                        counted(named as usize, "rank"),
+                        counted(devices as usize, "device line")
+                    ),
+                );
             }
         }
         let Some(ranks) = file.world_size else { continue };
@@ -98,11 +106,26 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
         if !launched.is_empty() && !mpi && !launched.contains(&ranks) {
             let list: Vec<String> =
                 tests_commands.iter().map(|c| format!("command {}: {}", c.number, c.what)).collect();
-            warn(&file.file, format!("{ranks} rank(s) but the manifest's nccl-tests commands run {}", list.join("; ")));
+            warn(
+                &file.file,
+                format!(
+                    "{} but the manifest's nccl-tests commands run {}",
+                    counted(ranks as usize, "rank"),
+                    list.join("; ")
+                ),
+            );
         }
         let hosts: BTreeSet<&str> = file.output.devices.iter().map(|d| d.host.as_str()).collect();
         if let Some((gpus, source)) = gpus.as_ref().filter(|(gpus, _)| ranks > *gpus && hosts.len() <= 1 && !mpi) {
-            warn(source, format!("nvidia-smi lists {gpus} GPU(s) but {} ran {ranks} rank(s)", file.file));
+            warn(
+                source,
+                format!(
+                    "nvidia-smi lists {} but {} ran {}",
+                    counted(*gpus as usize, "GPU"),
+                    file.file,
+                    counted(ranks as usize, "rank")
+                ),
+            );
         }
     }
 

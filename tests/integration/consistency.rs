@@ -41,10 +41,10 @@ fn eight_rank_csvs_on_four_gpus_and_a_four_rank_command_are_warned() {
     let expected = [
         "raw/results/world4_full: 8 rank CSV sets (rank0..rank7) but the rows' world_size says 4",
         "manifest.txt: command 1 launches --nproc_per_node=4 for world4_full but raw/results/world4_full has 8 rank CSV sets (rank0..rank7)",
-        "artifacts/nvidia_smi_query.txt: nvidia-smi lists 4 GPU(s) but raw/results/world4_full has 8 rank CSV sets (rank0..rank7)",
-        "raw/nccl_tests_g8.stdout: named for 8 rank(s) but lists 2 device line(s)",
-        "raw/nccl_tests_g8.stdout: 8 rank(s) but the manifest's nccl-tests commands run command 3: -g 2 -t 1; command 4: -g 4 -t 1",
-        "artifacts/nvidia_smi_query.txt: nvidia-smi lists 4 GPU(s) but raw/nccl_tests_g8.stdout ran 8 rank(s)",
+        "artifacts/nvidia_smi_query.txt: nvidia-smi lists 4 GPUs but raw/results/world4_full has 8 rank CSV sets (rank0..rank7)",
+        "raw/nccl_tests_g8.stdout: named for 8 ranks but lists 2 device lines",
+        "raw/nccl_tests_g8.stdout: 8 ranks but the manifest's nccl-tests commands run command 3: -g 2 -t 1; command 4: -g 4 -t 1",
+        "artifacts/nvidia_smi_query.txt: nvidia-smi lists 4 GPUs but raw/nccl_tests_g8.stdout ran 8 ranks",
     ];
     for message in expected {
         assert!(basic.iter().any(|w| w == message), "{message:?} missing from {basic:#?}");

@@ -34,7 +34,7 @@ fn four_rank_synthetic_run_shows_expected_share_fits_and_bands() {
     let id = fs::read_dir(&runs).unwrap().next().unwrap().unwrap().file_name().into_string().unwrap();
     let page = fs::read_to_string(out.join(format!("runs/{id}/index.html"))).unwrap();
     let section = perf_section(&page);
-    for expected in ["Ring/LL128", "Ring/Simple", "% of expected", "Expected peak busbw: 370.800 GB/s", "alpha (µs)"] {
+    for expected in ["Ring/LL128", "Ring/Simple", "% of expected", "Expected peak busbw: 370.80 GB/s", "alpha (µs)"] {
         assert!(section.contains(expected), "{expected} missing from {section}");
     }
     assert!(!section.contains("What NCCL chose: not logged"), "{section}");

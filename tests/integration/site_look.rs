@@ -102,3 +102,64 @@ fn the_run_list_labels_every_cell_for_the_stacked_phone_layout() {
     let run_page = texts.iter().find(|(p, _)| p.starts_with("runs/") && p.ends_with("/index.html")).unwrap().1;
     assert!(!run_page.contains("data-label"));
 }
+
+/// The page text reads right on every page of the bundled runs: counted nouns agree, one date
+/// format, no number with more decimals than the formatter gives, chart alt text that is not
+/// the caption again, and no sentence about charts on a page that draws none.
+#[test]
+fn pages_read_well() {
+    let (texts, _) = built_site();
+    let visible = |html: &str| -> String {
+        // The text between tags (attribute values other than alt are not read by people).
+        let mut out = String::new();
+        let mut in_tag = false;
+        for c in html.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' => {
+                    in_tag = false;
+                    out.push(' ');
+                }
+                _ if !in_tag => out.push(c),
+                _ => {}
+            }
+        }
+        out
+    };
+    let mut pages = 0;
+    for (path, html) in texts.iter().filter(|(p, _)| p.ends_with(".html")) {
+        let text = visible(html);
+        for bad in ["(s)", " 1 ranks", " 1 runs", " 1 cycles", " 1 files", " 1 cases", "1 timed cycles"] {
+            assert!(!text.contains(bad), "{path}: says {bad:?}");
+        }
+        // Dates are `YYYY-MM-DD HH:MM:SS UTC`: never the manifest's ISO form with microseconds.
+        assert!(!text.contains("+00:00"), "{path}: a raw ISO date");
+        // No number with a fraction in a table cell shows more than 6 significant figures (the
+        // formatter's most; the seed's fixed 3 decimals gave `1230.756`).
+        for cell in html.split("<td class=\"num\">").skip(1) {
+            let value = cell[..cell.find('<').unwrap()].split(' ').next().unwrap_or_default();
+            if value.contains('.') && value.chars().all(|c| c.is_ascii_digit() || c == '.' || c == '-') {
+                let figures = value.replace(['-', '.'], "").trim_start_matches('0').len();
+                assert!(figures <= 6, "{path}: {value:?} has {figures} significant figures");
+            }
+        }
+        for figure in html.split("<figure>").skip(1) {
+            let alt = figure.split("alt=\"").nth(1).and_then(|a| a.split('"').next()).unwrap();
+            let caption = figure.split("<figcaption>").nth(1).and_then(|c| c.split(" <a ").next()).unwrap();
+            assert!(!alt.contains(caption), "{path}: the alt text repeats the caption");
+            assert!(alt.contains(" series, ") && (alt.contains(": ") || alt.contains("No data")), "{path}: {alt}");
+        }
+        if !html.contains("<figure>") {
+            assert!(!text.contains("Charts overlay"), "{path}: speaks of charts it does not draw");
+        }
+        pages += 1;
+    }
+    assert!(pages > 10, "only {pages} pages");
+    let numerics = &texts["sections/numerics.html"];
+    assert!(
+        !numerics.contains("<figure>") && !numerics.contains("Charts overlay"),
+        "numerics has no chart to speak of"
+    );
+    let index = &texts["index.html"];
+    assert!(index.contains("2026-12-03 08:11:06 UTC"), "the index's date of 20261203T081106Z");
+}

@@ -1,10 +1,10 @@
 //! Async completion: host enqueue, Work.wait and GPU dependency times of an async all_reduce.
 
-use super::{num, ok_cell, spread, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
+use super::{num, ok_cell, spread, t, text, us, us_spread, Axes, ChartKit, Column, SPREAD_NOTE};
+use crate::format::{bytes, count, measured, pct2, rate};
 use crate::model::summary::AsyncSummary;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
-use crate::site::format::{bytes, num3, pct2, rate};
 use crate::site::spread::point;
 
 pub(super) const SLUG: &str = "async";
@@ -18,10 +18,10 @@ pub(super) const SCOPE: &[&str] = &[
 pub(super) const COLUMNS: &[Column<AsyncSummary>] = &[
     num("ranks", |r| t(r.world_size.to_string())),
     num("size", |r| t(bytes(r.size_bytes))),
-    num("host enqueue (µs)", |r| t(num3(r.median_host_enqueue_us))),
-    num("Work.wait host (µs)", |r| t(num3(r.median_host_wait_us))),
-    num("GPU dependency (µs)", |r| t(num3(r.median_gpu_dependency_us))),
-    num("GPU P95 (µs)", |r| spread(r.cycles, num3(r.p95_gpu_dependency_us))),
+    num("host enqueue (µs)", |r| t(measured(r.median_host_enqueue_us, None))),
+    num("Work.wait host (µs)", |r| t(measured(r.median_host_wait_us, None))),
+    num("GPU dependency (µs)", |r| us(r.median_gpu_dependency_us, r.cycles, r.gpu_cv_percent)),
+    num("GPU P95 (µs)", |r| us_spread(r.p95_gpu_dependency_us, r.cycles, r.gpu_cv_percent)),
     num("GPU CV", |r| spread(r.cycles, pct2(r.gpu_cv_percent))),
     num("done at return", |r| t(rate(r.work_completed_after_return_rate))),
     num("event ready after wait", |r| t(rate(r.event_ready_after_wait_rate))),
@@ -42,7 +42,7 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
         for ws in super::world_sizes(rows(run).iter().map(|r| r.world_size)) {
             let of_size: Vec<&AsyncSummary> = rows(run).iter().filter(|r| r.world_size == ws).collect();
             let mk = |name: &str, f: fn(&AsyncSummary) -> &Vec<f64>| Series {
-                name: kit.label(run, format!("{name}, {ws} ranks")),
+                name: kit.label(run, format!("{name}, {}", count(ws as usize, "rank"))),
                 points: of_size.iter().map(|r| point(r.size_bytes as f64, f(r), 1.0)).collect(),
             };
             series.push(mk("GPU dependency", |r| &r.gpu_cycles));

@@ -1,13 +1,13 @@
 //! Decode-time tensor-parallel AllReduce replay: latency per call against tokens per step.
 
-use super::{clocks_cell, num, spread, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
+use super::{clocks_cell, num, spread, t, text, us, us_spread, Axes, ChartKit, Column, SPREAD_NOTE};
+use crate::format::{bytes, pct2};
 use crate::model::nccl_log::TuningChoice;
 use crate::model::summary::DecodeSummary;
 use crate::nccl_perf::run::TuningState;
 use crate::nccl_perf::table::segment_label;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
-use crate::site::format::{bytes, num3, pct2};
 use crate::site::spread::point;
 
 pub(super) const SLUG: &str = "decode";
@@ -24,9 +24,9 @@ pub(super) const COLUMNS: &[Column<DecodeSummary>] = &[
     num("tokens", |r| t(r.tokens.to_string())),
     num("bytes/call", |r| t(bytes(r.message_bytes))),
     num("calls", |r| t(r.collectives.to_string())),
-    num("median total (µs)", |r| t(num3(r.median_total_us))),
-    num("P95 (µs)", |r| spread(r.cycles, num3(r.p95_total_us))),
-    num("per call (µs)", |r| t(num3(r.median_per_collective_us))),
+    num("median total (µs)", |r| us(r.median_total_us, r.cycles, r.cv_percent)),
+    num("P95 (µs)", |r| us_spread(r.p95_total_us, r.cycles, r.cv_percent)),
+    num("per call (µs)", |r| us(r.median_per_collective_us, r.cycles, r.cv_percent)),
     num("CV", |r| spread(r.cycles, pct2(r.cv_percent))),
     text("host issue · device-only (µs)", |r| clocks_cell(r.clocks.as_ref(), r.median_total_us)),
 ];

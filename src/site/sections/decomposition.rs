@@ -1,10 +1,10 @@
 //! AllReduce against ReduceScatter + AllGather: time per mode and the overhead of the pair.
 
-use super::{clocks_cell, num, pct2_or_na, spread, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
+use super::{clocks_cell, num, pct2_or_na, spread, t, text, us, us_spread, Axes, ChartKit, Column, SPREAD_NOTE};
+use crate::format::{bytes, count, pct2};
 use crate::model::summary::DecompositionSummary;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
-use crate::site::format::{bytes, num3, pct2};
 use crate::site::spread::{plain, point};
 
 pub(super) const SLUG: &str = "decomposition";
@@ -20,8 +20,8 @@ pub(super) const COLUMNS: &[Column<DecompositionSummary>] = &[
     num("size", |r| t(bytes(r.size_bytes))),
     text("mode", |r| t(r.mode.clone())),
     num("cycles", |r| t(r.cycles.to_string())),
-    num("median (µs)", |r| t(num3(r.median_duration_us))),
-    num("P95 (µs)", |r| spread(r.cycles, num3(r.p95_duration_us))),
+    num("median (µs)", |r| us(r.median_duration_us, r.cycles, r.cv_percent)),
+    num("P95 (µs)", |r| us_spread(r.p95_duration_us, r.cycles, r.cv_percent)),
     num("CV", |r| spread(r.cycles, pct2(r.cv_percent))),
     num("overhead vs AllReduce", |r| t(pct2_or_na(r.overhead_vs_allreduce_percent))),
     text("host issue · device-only (µs)", |r| clocks_cell(r.clocks.as_ref(), r.median_duration_us)),
@@ -46,12 +46,12 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
             let of_mode: Vec<&DecompositionSummary> =
                 rows(run).iter().filter(|r| r.world_size == ws && r.mode == mode).collect();
             times.push(Series {
-                name: kit.label(run, format!("{mode}, {ws} ranks")),
+                name: kit.label(run, format!("{mode}, {}", count(ws as usize, "rank"))),
                 points: of_mode.iter().map(|r| point(r.size_bytes as f64, &r.cycle_values, 1.0)).collect(),
             });
             if mode != "direct" {
                 overhead.push(Series {
-                    name: kit.label(run, format!("{mode}, {ws} ranks")),
+                    name: kit.label(run, format!("{mode}, {}", count(ws as usize, "rank"))),
                     points: of_mode
                         .iter()
                         .filter_map(|r| r.overhead_vs_allreduce_percent.map(|o| plain(r.size_bytes as f64, o)))

@@ -1,11 +1,10 @@
 //! One 80 MiB payload all-reduced as 1, 2, 4 ... collectives: total time and slowdown.
 
-use super::{clocks_cell, num, spread, t, text, Axes, ChartKit, Column, SPREAD_NOTE};
-use crate::export::pyfmt::fixed;
+use super::{clocks_cell, num, spread, t, text, us, us_spread, Axes, ChartKit, Column, SPREAD_NOTE};
+use crate::format::{bytes, count, pct2, times, yes_no};
 use crate::model::summary::FragmentationSummary;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
-use crate::site::format::{bytes, num3, pct2, yes_no};
 use crate::site::spread::{plain, point};
 
 pub(super) const SLUG: &str = "fragmentation";
@@ -20,14 +19,12 @@ pub(super) const COLUMNS: &[Column<FragmentationSummary>] = &[
     num("ranks", |r| t(r.world_size.to_string())),
     num("calls", |r| t(r.fragment_count.to_string())),
     num("bytes/call", |r| t(bytes(r.fragment_bytes))),
-    num("median total (µs)", |r| t(num3(r.median_duration_us))),
-    num("P95 (µs)", |r| spread(r.cycles, num3(r.p95_duration_us))),
-    num("min (µs)", |r| t(num3(r.min_duration_us))),
-    num("max (µs)", |r| t(num3(r.max_duration_us))),
-    num("slowdown vs one call", |r| {
-        t(r.slowdown_vs_one_collective.map_or("n/a".into(), |s| format!("{}x", fixed(s, 2))))
-    }),
-    num("per call (µs)", |r| t(num3(r.median_per_collective_us))),
+    num("median total (µs)", |r| us(r.median_duration_us, r.cycles, r.cv_percent)),
+    num("P95 (µs)", |r| us_spread(r.p95_duration_us, r.cycles, r.cv_percent)),
+    num("min (µs)", |r| us_spread(r.min_duration_us, r.cycles, r.cv_percent)),
+    num("max (µs)", |r| us_spread(r.max_duration_us, r.cycles, r.cv_percent)),
+    num("slowdown vs one call", |r| t(r.slowdown_vs_one_collective.map_or("n/a".into(), times))),
+    num("per call (µs)", |r| us(r.median_per_collective_us, r.cycles, r.cv_percent)),
     num("CV", |r| spread(r.cycles, pct2(r.cv_percent))),
     text("slower in every cycle", |r| {
         spread(r.cycles, r.strictly_slower_than_one_in_all_cycles.map_or("n/a", yes_no).to_string())
@@ -49,7 +46,7 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
     for (run, _) in runs {
         for ws in super::world_sizes(rows(run).iter().map(|r| r.world_size)) {
             let of_size: Vec<&FragmentationSummary> = rows(run).iter().filter(|r| r.world_size == ws).collect();
-            let name = kit.label(run, format!("{ws} ranks"));
+            let name = kit.label(run, count(ws as usize, "rank"));
             totals.push(Series {
                 name: name.clone(),
                 points: of_size.iter().map(|r| point(r.fragment_count as f64, &r.cycle_values, 1.0)).collect(),

@@ -19,12 +19,13 @@ mod fragmentation;
 mod nccl_tests;
 mod numerics;
 
+use crate::format::{measured, yes_no};
 use crate::model::sections::Section as Worker;
 use crate::model::summary::Clocks;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
-use crate::site::format::{num3, yes_no};
 use crate::site::view::{Cell, Table};
+use crate::stats::MIN_SPREAD_CYCLES;
 use crate::summarize::RunStatus;
 
 /// Declares the sections in page order: `Variant => module from source`. Every module provides `SLUG`,
@@ -172,10 +173,6 @@ fn ok_cell(ok: bool) -> Cell {
     Cell { text: yes_no(ok).to_string(), href: None, class: if ok { "" } else { "failed" } }
 }
 
-/// The smallest number of cycles a spread statistic (P95, CV, min-max, "in every cycle")
-/// needs; with fewer it is not available.
-pub(crate) const MIN_SPREAD_CYCLES: usize = 2;
-
 /// A statistic over cycles, or `n/a (n = 1: no spread)` when `cycles` cannot give one (the
 /// seed's P95 of one value is the value itself and its CV 0 %: numbers that look measured).
 fn spread(cycles: usize, value: String) -> Cell {
@@ -186,9 +183,20 @@ fn spread(cycles: usize, value: String) -> Cell {
     }
 }
 
+/// A measured time of a row with `cycles` cycles and coefficient of variation `cv_percent`:
+/// as many figures as its spread supports (`format::measured`); one cycle has no known spread.
+fn us(value: f64, cycles: usize, cv_percent: f64) -> Cell {
+    t(measured(value, (cycles >= MIN_SPREAD_CYCLES).then_some(cv_percent)))
+}
+
+/// The same for a statistic that needs a spread (P95, min, max): `n/a` with one cycle.
+fn us_spread(value: f64, cycles: usize, cv_percent: f64) -> Cell {
+    spread(cycles, measured(value, Some(cv_percent)))
+}
+
 /// A percentage with two decimals, or `n/a`.
 fn pct2_or_na(value: Option<f64>) -> String {
-    value.map_or("n/a".into(), crate::site::format::pct2)
+    value.map_or("n/a".into(), crate::format::pct2)
 }
 
 /// The worker's host issue and device-only medians beside the span; a span within 10 % of
@@ -197,7 +205,11 @@ fn clocks_cell(clocks: Option<&Clocks>, median_span_us: f64) -> Cell {
     let Some(c) = clocks else {
         return t("n/a");
     };
-    let both = format!("{} · {}", num3(c.median_host_issue_us), c.median_device_us.map_or("n/a".into(), num3));
+    let both = format!(
+        "{} · {}",
+        measured(c.median_host_issue_us, None),
+        c.median_device_us.map_or("n/a".into(), |v| measured(v, None))
+    );
     if c.host_bound(median_span_us) {
         Cell {
             text: format!("{both} — host-bound: this measures Python/PyTorch launch rate, not NCCL"),
@@ -313,9 +325,9 @@ mod tests {
             Clocks { median_host_issue_us: 3960.0, median_device_us: Some(1.3), queued_cycles: 30, cycles: 30 };
         let bound = clocks_cell(Some(&clocks), 4010.0);
         assert_eq!(bound.class, "host-bound");
-        assert!(bound.text.starts_with("3960.000 · 1.300 — host-bound"), "{}", bound.text);
+        assert!(bound.text.starts_with("3960 · 1.30 — host-bound"), "{}", bound.text);
         let free = clocks_cell(Some(&clocks), 4400.0);
-        assert_eq!((free.text.as_str(), free.class), ("3960.000 · 1.300", ""));
+        assert_eq!((free.text.as_str(), free.class), ("3960 · 1.30", ""));
         assert_eq!(clocks_cell(None, 1.0).text, "n/a");
         let unqueued = Clocks { median_device_us: None, ..clocks };
         assert!(clocks_cell(Some(&unqueued), 9000.0).text.ends_with("· n/a"));

@@ -1,10 +1,10 @@
 //! The nccl-tests all_reduce_perf control: decode-sized messages over repeated sweeps.
 
-use super::{flagged, num, spread, t, Axes, ChartKit, Column, SPREAD_NOTE};
+use super::{flagged, num, spread, t, us, us_spread, Axes, ChartKit, Column};
+use crate::format::{bytes, count, gbs, pct2};
 use crate::model::summary::{NcclTestsRawRow, NcclTestsSummary};
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
-use crate::site::format::{bytes, num3, pct2};
 use crate::site::spread::point;
 
 pub(super) const SLUG: &str = "nccl-tests";
@@ -18,12 +18,12 @@ pub(super) const SCOPE: &[&str] = &[
 
 pub(super) const COLUMNS: &[Column<NcclTestsSummary>] = &[
     num("ranks", |r| t(r.world_size.to_string())),
-    num("size", |r| t(bytes(r.size_bytes as i64))),
+    num("size", |r| t(bytes(r.size_bytes))),
     num("cycles", |r| t(r.cycles.to_string())),
-    num("median (µs)", |r| t(num3(r.median_time_us))),
-    num("P95 (µs)", |r| spread(r.cycles, num3(r.p95_time_us))),
-    num("algbw (GB/s)", |r| t(num3(r.median_algbw_gbs))),
-    num("busbw (GB/s)", |r| t(num3(r.median_busbw_gbs))),
+    num("median (µs)", |r| us(r.median_time_us, r.cycles, r.cv_percent)),
+    num("P95 (µs)", |r| us_spread(r.p95_time_us, r.cycles, r.cv_percent)),
+    num("algbw (GB/s)", |r| t(gbs(r.median_algbw_gbs))),
+    num("busbw (GB/s)", |r| t(gbs(r.median_busbw_gbs))),
     num("CV", |r| spread(r.cycles, pct2(r.cv_percent))),
     num("wrong", |r| {
         let wrong = if r.unchecked { format!("{} (some N/A)", r.wrong_total) } else { r.wrong_total.to_string() };
@@ -61,7 +61,7 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
             let mut sizes: Vec<u64> = raw.iter().filter(|r| r.world_size == ws).map(|r| r.size_bytes).collect();
             sizes.sort();
             sizes.dedup();
-            let name = kit.label(run, format!("{ws} ranks"));
+            let name = kit.label(run, count(ws as usize, "rank"));
             let values = |size: u64, f: fn(&NcclTestsRawRow) -> f64| -> Vec<f64> {
                 raw.iter().filter(|r| r.world_size == ws && r.size_bytes == size).map(f).collect()
             };
@@ -77,7 +77,7 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
                 (expected_gbs(run), ws > 1, sizes.first(), sizes.last())
             {
                 busbw.push(Series {
-                    name: kit.label(run, format!("{ws} ranks · expected peak {} GB/s", num3(peak))),
+                    name: kit.label(run, format!("{} · expected peak {} GB/s", count(ws as usize, "rank"), gbs(peak))),
                     points: vec![point(*first as f64, &[peak], 1.0), point(*last as f64, &[peak], 1.0)],
                 });
             }
@@ -91,7 +91,7 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
             "all_reduce_perf: out-of-place time against size",
             Axes { x: ("message size (bytes)", Scale::Log2), y: ("time (µs)", Scale::Log10) },
             times,
-            &format!("nccl-tests time per size (each value is nccl-tests' mean over its iterations). {SPREAD_NOTE}"),
+            "nccl-tests time per size. Lines join the medians over the -N sweeps; whiskers span the fastest sweep to P95; dots are individual sweeps, each the mean over nccl-tests' iterations as it printed it (one process: no slowest rank to take).",
         ),
         kit.spec(
             "nccl-tests-busbw",
