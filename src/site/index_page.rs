@@ -42,7 +42,7 @@ pub(crate) fn build(
         let ranks: Vec<String> = f.world_sizes.iter().map(|w| w.to_string()).collect();
         table.push(vec![
             Cell::link(run.id.clone(), paths::run_link(root, &run.id)),
-            Cell::text(f.timestamp_utc.as_deref().map(utc_second).unwrap_or_default()),
+            Cell { class: "when", ..Cell::text(f.timestamp_utc.as_deref().map(utc_second).unwrap_or_default()) },
             Cell::text(ranks.join(", ")),
             Cell::status(run.status.as_str()),
             baseline_view::index_cell(root, &run.id, verdict),
