@@ -181,6 +181,15 @@ pub(crate) fn count(n: usize, singular: &str) -> String {
     }
 }
 
+/// The noun agreeing with `n`, without the number: `node`, `nodes`.
+pub(crate) fn noun(n: usize, singular: &str) -> String {
+    if n == 1 {
+        singular.to_string()
+    } else {
+        plural_of(singular)
+    }
+}
+
 fn plural_of(singular: &str) -> String {
     match singular {
         "series" => "series".to_string(),
@@ -340,6 +349,8 @@ mod tests {
         assert_eq!(count(2, "timed cycle"), "2 timed cycles");
         assert_eq!(count(3, "series"), "3 series");
         assert_eq!(count(2, "case"), "2 cases");
+        assert_eq!(noun(1, "node"), "node");
+        assert_eq!(noun(2, "node"), "nodes");
     }
 
     #[test]

@@ -200,7 +200,7 @@ fn dry_run_clamps_to_probed_gpus() {
     let (ok, out, err) = machine.collect(&["--dry-run", "--nccl-tests", nccl_tests.to_str().unwrap()]);
     assert!(ok, "{out}{err}");
     assert!(out.contains("# GPUs probed: 1x NVIDIA H200"), "{out}");
-    assert!(out.contains("world sizes 4,2 clamped to the 1 GPU(s) present: running 1"), "{out}");
+    assert!(out.contains("world sizes 4,2 clamped to the 1 GPU present: running 1"), "{out}");
     assert!(out.contains("--nproc_per_node=1 ") && !out.contains("world4_full"), "{out}");
     let control = out.lines().find(|l| l.contains("all_reduce_perf -b")).expect(&out);
     assert!(control.contains("-b 8K -e 1M -f 2 -g 1 -w 20 -n 100 -N 2 -c 1 -d half -a 3 >"), "{control}");
@@ -268,7 +268,7 @@ fn one_gpu_run_lands_with_manifest_artifacts_and_gzipped_logs() {
     let machine = Machine::new().with_gpus(1).with_torch();
     let (ok, out, err) = machine.collect(&["--run-id", "h200"]);
     assert!(ok, "{out}{err}");
-    assert!(err.contains("clamped to the 1 GPU(s) present"), "{err}");
+    assert!(err.contains("clamped to the 1 GPU present"), "{err}");
     assert!(err.contains("[1/1] world1_full"), "{err}");
     let run = machine.runs().join("h200");
     assert!(out.contains(&format!("run_dir={}", run.display())), "{out}");

@@ -375,7 +375,7 @@ fn golden_scripts_for_one_two_and_four_nodes() {
             fs::create_dir_all(golden.parent().unwrap()).unwrap();
             fs::write(&golden, &script).unwrap();
         }
-        assert_eq!(script, read(&golden), "{nodes} node(s): rerun with UPDATE_GOLDEN=1 if the change is wanted");
+        assert_eq!(script, read(&golden), "{nodes} nodes: rerun with UPDATE_GOLDEN=1 if the change is wanted");
         check_shell(&cluster.path(&format!("job{nodes}.sbatch")), &out);
     }
     assert!(!cluster.runs().exists(), "--dry-run created the runs folder");
@@ -436,7 +436,7 @@ fn torchrun_node_zero_gives_up_on_a_missing_node() {
         ["--launcher", "torchrun", "--nnodes", "2", "--run-id", "tr", "--worker", &worker, "--node-timeout", "1"];
     let (ok, out, err) = cluster.collect(&args, &[("SLURMD_NODENAME", "node1")]);
     assert!(!ok, "{out}{err}");
-    assert!(err.contains("node(s) 1 did not finish within 1 s"), "{err}");
+    assert!(err.contains("node 1 did not finish within 1 s"), "{err}");
     let failed = cluster.runs().join(".failed/tr");
     assert!(read(&failed.join("failure.txt")).contains("did not finish"));
     assert!(failed.join("raw/results/world4_full/rank0_contracts.csv").is_file());

@@ -10,6 +10,7 @@
 use crate::collect::launch::{self, fail, land, Folders};
 use crate::collect::multinode::Rendezvous;
 use crate::collect::{run_id, CollectOptions, Launcher};
+use crate::format::noun;
 use anyhow::{anyhow, bail, Context, Result};
 use std::collections::BTreeSet;
 use std::fs;
@@ -79,14 +80,20 @@ fn wait_for_nodes(staging: &Path, nnodes: u32, limit: Duration) -> Result<()> {
         }
         if Instant::now() > deadline {
             bail!(
-                "node(s) {} did not finish within {} s; their folders are not in {}",
+                "{} {} did not finish within {} s; their folders are not in {}",
+                noun(missing.len(), "node"),
                 missing.join(", "),
                 limit.as_secs(),
                 staging.display()
             );
         }
         if !announced {
-            eprintln!("waiting for node(s) {} to finish (folders in {})", missing.join(", "), staging.display());
+            eprintln!(
+                "waiting for {} {} to finish (folders in {})",
+                noun(missing.len(), "node"),
+                missing.join(", "),
+                staging.display()
+            );
             announced = true;
         }
         thread::sleep(Duration::from_millis(200));

@@ -36,6 +36,7 @@ use crate::collect::record::{gpu_summary, local_cpus, manifest_text, topology_su
 use crate::collect::run_id;
 use crate::collect::steps::{filter_json_env, gzip_inspector_dumps, gzip_logs, run_step, KEPT_ENV_PREFIXES};
 use crate::collect::{finish, gather, sbatch, CollectOptions, Launcher};
+use crate::format::count;
 use anyhow::{anyhow, bail, Context, Result};
 use sha2::Digest;
 use std::fs;
@@ -412,14 +413,14 @@ fn assemble(dir: &Path, context: &ManifestContext, commands: &mut Vec<String>) -
     }
     match gzip_logs(dir)? {
         0 => eprintln!("warning: no NCCL log in raw/nccl (was NCCL_DEBUG_FILE ignored?)"),
-        n => eprintln!("gzipped {n} NCCL log(s) under raw/nccl"),
+        n => eprintln!("gzipped {} under raw/nccl", count(n, "NCCL log")),
     }
     if context.plan.nccl_inspector.is_some() {
         match gzip_inspector_dumps(dir)? {
             0 => {
                 eprintln!("note: the NCCL Inspector wrote no records (NCCL launches no collective kernel at one rank)")
             }
-            n => eprintln!("gzipped {n} NCCL Inspector dump(s) under raw/inspector"),
+            n => eprintln!("gzipped {} under raw/inspector", count(n, "NCCL Inspector dump")),
         }
     }
     Ok(())
@@ -429,7 +430,7 @@ fn assemble(dir: &Path, context: &ManifestContext, commands: &mut Vec<String>) -
 /// rather than kept with the whole environment (the text table in stdout stays).
 fn keep_json_without_secrets(path: &Path) {
     match filter_json_env(path) {
-        Ok(dropped) => eprintln!("{}: dropped {dropped} environment variable(s) from env", path.display()),
+        Ok(dropped) => eprintln!("{}: dropped {} from env", path.display(), count(dropped, "environment variable")),
         Err(error) => {
             eprintln!("warning: {error:#}; removing it so its environment copy cannot leak");
             if let Err(error) = fs::remove_file(path) {

@@ -5,6 +5,7 @@
 //! (`raw/results/world4_full`, `raw/nccl/world4_full_%h_%p.log`), so the command lines in the
 //! manifest hold no temporary folder name and stay valid wherever the run is archived.
 
+use crate::format::count;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -73,7 +74,12 @@ pub fn clamp_world_sizes(requested: &[u32], gpus: Option<u32>) -> WorldSizes {
     }
     let note = (sizes != requested).then(|| match gpus {
         Some(g) => {
-            format!("world sizes {} clamped to the {g} GPU(s) present: running {}", join(requested), join(&sizes))
+            format!(
+                "world sizes {} clamped to the {} present: running {}",
+                join(requested),
+                count(g as usize, "GPU"),
+                join(&sizes)
+            )
         }
         None => format!("world sizes {} repeat: running {}", join(requested), join(&sizes)),
     });
@@ -91,7 +97,8 @@ pub fn default_cpu_affinity(max_world_size: u32, local_cpus: &[String]) -> (Stri
     }
     let cpus: Vec<u32> = (0..max_world_size).map(|rank| rank * 2).collect();
     let note = format!(
-        "nvidia-smi topo -m lists no CPU Affinity for each of {max_world_size} GPU(s); pinning local rank i to CPU 2i as the seed"
+        "nvidia-smi topo -m lists no CPU Affinity for each of {}; pinning local rank i to CPU 2i as the seed",
+        count(max_world_size as usize, "GPU")
     );
     (join(&cpus), Some(note))
 }
@@ -374,7 +381,7 @@ mod tests {
     fn clamping() {
         let one = clamp_world_sizes(&[4, 2], Some(1));
         assert_eq!(one.sizes, vec![1]);
-        assert!(one.note.unwrap().contains("clamped to the 1 GPU(s)"));
+        assert!(one.note.unwrap().contains("clamped to the 1 GPU present"));
         assert_eq!(clamp_world_sizes(&[4, 2], Some(3)).sizes, vec![3, 2]);
         assert_eq!(clamp_world_sizes(&[4, 2], Some(8)), WorldSizes { sizes: vec![4, 2], note: None });
         assert_eq!(clamp_world_sizes(&[4, 2], None).note, None);

@@ -13,6 +13,7 @@
 
 use crate::collect::plan::{shell_quote, Step, SAFETY_ENV};
 use crate::collect::probe::{GPU_QUERY, TOPOLOGY, VERSIONS_SCRIPT};
+use crate::format::count;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -117,8 +118,10 @@ fn header(s: &mut String, inputs: &ScriptInputs) {
     let _ = writeln!(s, "#!/bin/bash");
     let _ = writeln!(
         s,
-        "# nccl-report collect --launcher slurm: run {} on {} node(s) x {} GPU(s).",
-        inputs.id, slurm.nodes, slurm.gpus_per_node
+        "# nccl-report collect --launcher slurm: run {} on {} x {}.",
+        inputs.id,
+        count(slurm.nodes as usize, "node"),
+        count(slurm.gpus_per_node as usize, "GPU")
     );
     let _ = writeln!(
         s,
@@ -267,8 +270,9 @@ fn control_lines(step: &Step, slurm: &SlurmSettings) -> ControlLines {
         mpi.quoted_args(),
     );
     let note = format!(
-        "note: {} is not an MPI build: each node runs its own {} GPU(s); this is no inter-node control",
-        step.program, slurm.gpus_per_node
+        "note: {} is not an MPI build: each node runs its own {}; this is no inter-node control",
+        step.program,
+        count(slurm.gpus_per_node as usize, "GPU")
     );
     let node_script = format!(
         "{HOST}\necho {}\n{}{binary} {} > \"raw/{}_node_$host.stdout\" 2>&1",
