@@ -17,6 +17,7 @@ fn run(phase: u64) -> Vec<CaseSamples> {
             world_size: 8,
             case: format!("tokens={i};bytes={};calls=160", i * 8192),
             metric: "replay_total_us",
+            folder: None,
             higher_is_better: false,
             values: (0..CYCLES)
                 .map(|c| {

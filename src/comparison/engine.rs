@@ -70,6 +70,10 @@ pub struct CaseResult {
     pub section: &'static str,
     pub world_size: i64,
     pub case: String,
+    /// The case folder where two folders of a run hold this case (`CaseSamples::folder`);
+    /// absent from the JSON otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub case_folder: Option<String>,
     pub metric: &'static str,
     pub base_cycles: usize,
     pub candidate_cycles: usize,
@@ -94,7 +98,16 @@ pub struct CaseResult {
 impl CaseResult {
     /// The case's identity, as `CaseSamples::key` writes it.
     pub fn key(&self) -> String {
-        super::samples::case_key(self.section, self.world_size, &self.case, self.metric)
+        super::samples::case_key(self.section, self.world_size, self.case_folder.as_deref(), &self.case, self.metric)
+    }
+
+    /// The case as people read it: `world2_decode: tokens=1;...` where the folder tells two
+    /// cases apart, else the seed's case text.
+    pub fn case_label(&self) -> String {
+        match &self.case_folder {
+            Some(folder) => format!("{folder}: {}", self.case),
+            None => self.case.clone(),
+        }
     }
 }
 
@@ -220,6 +233,7 @@ fn not_comparable(s: &CaseSamples, base_cycles: usize, candidate_cycles: usize, 
         section: s.section,
         world_size: s.world_size,
         case: s.case.clone(),
+        case_folder: s.folder.clone(),
         metric: s.metric,
         base_cycles,
         candidate_cycles,

@@ -73,7 +73,7 @@ fn row(c: &CaseResult) -> [String; 11] {
     [
         c.section.to_string(),
         c.world_size.to_string(),
-        c.case.clone(),
+        c.case_label(),
         c.metric.to_string(),
         format!("{}/{}", c.base_cycles, c.candidate_cycles),
         opt(c.ratio, 4),
@@ -149,7 +149,7 @@ fn csv(report: &Report) -> anyhow::Result<String> {
         writer.write_record([
             c.section.to_string(),
             c.world_size.to_string(),
-            c.case.clone(),
+            c.case_label(),
             c.metric.to_string(),
             c.base_cycles.to_string(),
             c.candidate_cycles.to_string(),

@@ -14,6 +14,11 @@ pub struct CaseSamples {
     pub world_size: i64,
     pub case: String,
     pub metric: &'static str,
+    /// The case folder, only where two folders of the run hold the same case (decode of one
+    /// TP size in `world2_decode` and in a 2-rank `world2_full`): the folder then tells the
+    /// two apart, in the key and in every output. `None` otherwise, so the usual layout keys
+    /// as before.
+    pub folder: Option<String>,
     /// True for bandwidth: a larger value is better.
     pub higher_is_better: bool,
     /// One value per cycle, in cycle order.
@@ -21,37 +26,56 @@ pub struct CaseSamples {
 }
 
 impl CaseSamples {
-    /// The identity of a case across runs: `section|world size|case|metric`.
+    /// The identity of a case across runs (`case_key`).
     pub fn key(&self) -> String {
-        case_key(self.section, self.world_size, &self.case, self.metric)
+        case_key(self.section, self.world_size, self.folder.as_deref(), &self.case, self.metric)
     }
 }
 
-/// `section|world size|case|metric`: how a case is matched across runs.
-pub fn case_key(section: &str, world_size: i64, case: &str, metric: &str) -> String {
-    format!("{section}|{world_size}|{case}|{metric}")
+/// `section|world size|case|metric`, or `section|world size|folder/case|metric` for a case
+/// that two folders of a run hold: how a case is matched across runs.
+pub fn case_key(section: &str, world_size: i64, folder: Option<&str>, case: &str, metric: &str) -> String {
+    match folder {
+        Some(folder) => format!("{section}|{world_size}|{folder}/{case}|{metric}"),
+        None => format!("{section}|{world_size}|{case}|{metric}"),
+    }
 }
 
 /// Every timed case of the run, in the seed's section order.
 pub fn of(sections: &SectionSummaries) -> Vec<CaseSamples> {
     let mut out = Vec::new();
-    let mut push = |section, world_size, case: String, metric, values: &[f64]| {
-        out.push(CaseSamples { section, world_size, case, metric, higher_is_better: false, values: values.to_vec() })
+    let mut push = |section, world_size, case: String, metric, values: &[f64], folder: Option<String>| {
+        out.push(CaseSamples {
+            section,
+            world_size,
+            case,
+            metric,
+            folder,
+            higher_is_better: false,
+            values: values.to_vec(),
+        })
     };
     for r in sections.async_rows.iter().flatten() {
-        push("async", r.world_size, format!("bytes={}", r.size_bytes), "gpu_dependency_us", &r.gpu_cycles);
+        push("async", r.world_size, format!("bytes={}", r.size_bytes), "gpu_dependency_us", &r.gpu_cycles, None);
     }
     for r in sections.decomposition.iter().flatten() {
         let case = format!("bytes={};mode={}", r.size_bytes, r.mode);
-        push("decomposition", r.world_size, case, "duration_us", &r.cycle_values);
+        push("decomposition", r.world_size, case, "duration_us", &r.cycle_values, None);
     }
     for r in sections.fragmentation.iter().flatten() {
         let case = format!("count={};fragment_bytes={}", r.fragment_count, r.fragment_bytes);
-        push("fragmentation", r.world_size, case, "duration_us_for_80MiB", &r.cycle_values);
+        push("fragmentation", r.world_size, case, "duration_us_for_80MiB", &r.cycle_values, None);
     }
-    for r in sections.decode.iter().flatten() {
+    let decode = sections.decode.as_deref().unwrap_or_default();
+    for r in decode {
         let case = format!("tokens={};bytes={};calls={}", r.tokens, r.message_bytes, r.collectives);
-        push("decode", r.world_size, case, "replay_total_us", &r.cycle_values);
+        let shared = decode.iter().any(|o| {
+            o.case_folder != r.case_folder
+                && (o.world_size, o.tokens, o.message_bytes, o.collectives)
+                    == (r.world_size, r.tokens, r.message_bytes, r.collectives)
+        });
+        let folder = shared.then(|| r.case_folder.clone());
+        push("decode", r.world_size, case, "replay_total_us", &r.cycle_values, folder);
     }
     for r in sections.nccl_tests.iter().flatten() {
         let case = format!("bytes={}", r.size_bytes);
@@ -68,6 +92,7 @@ pub fn of(sections: &SectionSummaries) -> Vec<CaseSamples> {
                 world_size: r.world_size as i64,
                 case,
                 metric: "busbw_GBs",
+                folder: None,
                 higher_is_better: true,
                 values: busbw,
             });
@@ -77,10 +102,74 @@ pub fn of(sections: &SectionSummaries) -> Vec<CaseSamples> {
                 world_size: r.world_size as i64,
                 case,
                 metric: "time_us",
+                folder: None,
                 higher_is_better: false,
                 values: r.cycle_values.clone(),
             });
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::comparison::engine::{compare, Context};
+    use crate::model::summary::DecodeSummary;
+
+    fn decode(folder: &str, tokens: i64, level: f64) -> DecodeSummary {
+        DecodeSummary {
+            case_folder: folder.into(),
+            world_size: 2,
+            tokens,
+            hidden_size: 4096,
+            message_bytes: tokens * 8192,
+            collectives: 160,
+            cycles: 10,
+            median_total_us: level,
+            p95_total_us: level,
+            min_total_us: level,
+            max_total_us: level,
+            cv_percent: 0.0,
+            median_per_collective_us: level / 160.0,
+            correct: true,
+            cycle_values: (0..10).map(|c| level + c as f64 * 0.01 * level).collect(),
+            clocks: None,
+        }
+    }
+
+    fn run(scale_decode_folder: f64) -> SectionSummaries {
+        // TP=2 decode in two folders (a 2-rank `world2_full` and `world2_decode`), the same
+        // tokens in both, plus one token count only `world2_decode` has.
+        SectionSummaries {
+            decode: Some(vec![
+                decode("world2_decode", 1, 100.0 * scale_decode_folder),
+                decode("world2_decode", 8, 120.0),
+                decode("world2_full", 1, 300.0),
+            ]),
+            ..SectionSummaries::default()
+        }
+    }
+
+    /// Two folders holding the same decode case are two cases, matched folder to folder; a
+    /// case only one folder has keeps the seed's key.
+    #[test]
+    fn two_folders_of_one_size_are_two_cases_never_one() {
+        let samples = of(&run(1.0));
+        let keys: Vec<String> = samples.iter().map(CaseSamples::key).collect();
+        assert_eq!(
+            keys,
+            [
+                "decode|2|world2_decode/tokens=1;bytes=8192;calls=160|replay_total_us",
+                "decode|2|tokens=8;bytes=65536;calls=160|replay_total_us",
+                "decode|2|world2_full/tokens=1;bytes=8192;calls=160|replay_total_us",
+            ]
+        );
+        let outcome = compare(&samples, &of(&run(1.5)), &Context::default());
+        let ratio = |label: &str| outcome.cases.iter().find(|c| c.case_label() == label).and_then(|c| c.ratio).unwrap();
+        assert!((ratio("world2_decode: tokens=1;bytes=8192;calls=160") - 1.5).abs() < 1e-12);
+        assert!((ratio("world2_full: tokens=1;bytes=8192;calls=160") - 1.0).abs() < 1e-12);
+        assert_eq!(ratio("tokens=8;bytes=65536;calls=160"), 1.0);
+        assert_eq!(outcome.cases.len(), 3);
+    }
 }

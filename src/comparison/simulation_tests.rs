@@ -36,6 +36,7 @@ fn run(rng: &mut Rng, cv: f64, factor: impl Fn(usize) -> f64) -> Vec<CaseSamples
             world_size: 4,
             case: format!("tokens={i}"),
             metric: "replay_total_us",
+            folder: None,
             higher_is_better: false,
             values: (0..CYCLES).map(|_| 10.0 * (i + 1) as f64 * factor(i) * (sigma * rng.normal()).exp()).collect(),
         })

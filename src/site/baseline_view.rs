@@ -226,7 +226,7 @@ fn case_row(c: &CaseResult) -> Vec<Cell> {
     vec![
         Cell::text(c.section),
         Cell::text(c.world_size.to_string()),
-        Cell::text(&c.case),
+        Cell::text(c.case_label()),
         Cell::text(c.metric),
         Cell::text(format!("{} / {}", c.base_cycles, c.candidate_cycles)),
         Cell::text(opt(c.ratio)),

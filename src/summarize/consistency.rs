@@ -12,7 +12,7 @@
 use crate::diag::Diagnostic;
 use crate::format::count as counted;
 use crate::model::run::RawRun;
-use crate::model::sections::SectionRows;
+use crate::model::sections::{Section, SectionRows};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The world sizes written in a section's rows.
@@ -61,6 +61,29 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
         .collect();
     let gpus = gpu_count(raw);
     let mut warn = |file: &str, message: String| diagnostics.push(Diagnostic::warning(file, None, message));
+
+    // Async, decomposition and fragmentation are keyed by world size, as the seed keys them
+    // (decode is summarized per folder): two folders with rows of one world size are merged.
+    let mut folders_of: BTreeMap<(&str, i64), BTreeSet<&str>> = BTreeMap::new();
+    for data in raw
+        .sections
+        .iter()
+        .filter(|d| matches!(d.section(), Section::Async | Section::Decomposition | Section::Fragmentation))
+    {
+        for world_size in row_world_sizes(&data.rows) {
+            folders_of.entry((data.section().name(), world_size)).or_default().insert(data.case.as_str());
+        }
+    }
+    for ((section, world_size), folders) in folders_of.iter().filter(|(_, f)| f.len() > 1) {
+        let list: Vec<String> = folders.iter().map(|f| format!("raw/results/{f}")).collect();
+        warn(
+            &list[0],
+            format!(
+                "{section} rows of world size {world_size} come from {}: keyed by world size as the seed keys them, their cycles are merged into one case (one row, one line); collect one folder per world size to keep them apart",
+                list.join(" and ")
+            ),
+        );
+    }
 
     for (name, case) in &cases {
         let folder = format!("raw/results/{name}");

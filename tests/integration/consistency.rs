@@ -69,3 +69,25 @@ fn the_fixture_runs_agree_with_themselves() {
         assert!(!runs_json.contains(needle), "false warning {needle:?} in {runs_json}");
     }
 }
+
+/// Two case folders with async, decomposition and fragmentation rows of one world size: the
+/// seed's keys merge them, and the run says so (decode is split per folder instead).
+#[test]
+fn two_folders_of_one_world_size_are_named_where_the_seed_merges_them() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let results = runs.join("synth-basic/raw/results");
+    fs::create_dir(results.join("world4_again")).unwrap();
+    for entry in fs::read_dir(results.join("world4_full")).unwrap() {
+        let path = entry.unwrap().path();
+        fs::copy(&path, results.join("world4_again").join(path.file_name().unwrap())).unwrap();
+    }
+    let site = dir.path().join("site");
+    let output = build(&runs, &site, &[]);
+    assert!(site.join("data/runs.json").is_file(), "{}", text(&output));
+    let warned = warnings(&site, "synth-basic");
+    for section in ["async", "decomposition", "fragmentation"] {
+        let message = format!("raw/results/world4_again: {section} rows of world size 4 come from raw/results/world4_again and raw/results/world4_full: keyed by world size as the seed keys them, their cycles are merged into one case (one row, one line); collect one folder per world size to keep them apart");
+        assert!(warned.contains(&message), "{message:?} missing from {warned:#?}");
+    }
+    assert!(!warned.iter().any(|w| w.contains("decode rows of world size")), "{warned:#?}");
+}
