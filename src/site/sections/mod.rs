@@ -238,11 +238,22 @@ pub(crate) struct ChartKit<'a> {
 /// own), and the legend stays readable without cutting a name.
 pub(crate) const MAX_SERIES: usize = 6;
 
-/// A run id as chart legends abbreviate it: its last 8 characters (the time part of the
-/// seed's `%Y%m%dT%H%M%SZ` ids), the whole id when shorter.
+/// A run id as chart legends abbreviate it: a seed-style id (`%Y%m%dT%H%M%SZ`, optionally
+/// followed by `-suffix`) without its date (`T081133Z`, `T081133Z-h200`); any other id whole
+/// (legend names wrap, never cut).
 pub(crate) fn short_id(id: &str) -> String {
-    let chars: Vec<char> = id.chars().collect();
-    chars[chars.len().saturating_sub(8)..].iter().collect()
+    let b = id.as_bytes();
+    let stamped = b.len() >= 16
+        && b[..8].iter().all(u8::is_ascii_digit)
+        && b[8] == b'T'
+        && b[9..15].iter().all(u8::is_ascii_digit)
+        && b[15] == b'Z'
+        && (b.len() == 16 || b[16] == b'-');
+    if stamped {
+        id[8..].to_string()
+    } else {
+        id.to_string()
+    }
 }
 
 /// Shared by the charts that show a spread over cycles.
@@ -309,6 +320,16 @@ fn world_sizes(values: impl Iterator<Item = i64>) -> Vec<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn legends_drop_only_the_date_of_seed_style_ids() {
+        assert_eq!(short_id("20261203T081133Z"), "T081133Z");
+        assert_eq!(short_id("20261203T081133Z-h200"), "T081133Z-h200");
+        assert_eq!(short_id("h200-rdzv"), "h200-rdzv");
+        assert_eq!(short_id("20261203T081133Zx"), "20261203T081133Zx");
+        assert_eq!(short_id("2026120"), "2026120");
+        assert_eq!(short_id("é20261203T081133Z"), "é20261203T081133Z");
+    }
 
     #[test]
     fn every_worker_csv_but_contracts_has_exactly_one_page() {
