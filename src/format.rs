@@ -1,8 +1,9 @@
-//! The site's one number and text formatter: measured values with no more digits than their
-//! spread supports, bandwidths as nccl-tests prints them, exact binary sizes, one UTC date
-//! format, counted nouns with the right plural, and URL segments. Every page and the index's
-//! headline figures go through it; the seed-format files (`export`) keep the seed's own
-//! formatting instead. Uses std and `calendar` only.
+//! The one number and text formatter of the site and of nccl-report's messages: measured
+//! values with no more digits than their spread supports, bandwidths as nccl-tests prints
+//! them, exact binary sizes, one UTC date format, counted nouns with the right plural, and URL
+//! segments. Every page, the index's headline figures, diagnostics and `collect`'s messages go
+//! through it; the seed-format files (`export`) keep the seed's own formatting instead. Uses
+//! std and `calendar` only.
 //!
 //! The rules, decided once:
 //! - A measured value (µs) gets as many significant figures as its coefficient of variation
@@ -14,7 +15,8 @@
 //! - Bandwidths (GB/s) have 2 decimals, as nccl-tests prints its algbw and busbw columns.
 //! - Sizes are exact: the largest binary unit in which the size has at most 3 decimals
 //!   (`1.25 MiB`, `1.5 KiB`, `80 MiB`), else the byte count with thousands separators
-//!   (`1,000,000 B`).
+//!   (`1,000,000 B`). A total (an input's size, a log's bytes) that is not exact in its own
+//!   unit is `about 114 KiB`.
 //! - Dates are UTC to the second, `2026-12-03 08:11:06 UTC`, converted from the manifest's
 //!   offset; text that is not an ISO 8601 time is shown as it is.
 //! - Counted nouns agree with their number: `1 rank`, `2 ranks`, `0 runs`.
