@@ -189,15 +189,7 @@ impl Cache {
         }
         let mut cached = Vec::with_capacity(files.len());
         for file in files {
-            if !crate::write::is_safe_relative(&file.path) {
-                return Err(io::Error::other(format!("refusing to cache {:?}", file.path)));
-            }
-            let target = dir.join("files").join(&file.path);
-            if let Some(parent) = target.parent() {
-                fs::create_dir_all(parent)?;
-            }
-            fs::write(&target, &file.bytes)?;
-            cached.push(CachedFile { rel: file.path.clone(), hash: hash_bytes(&file.bytes) });
+            cached.push(store_file(&dir, file)?);
         }
         fs::create_dir_all(&dir)?;
         let entry = Entry { key, stamps, card, problem, files: cached, comparison: None };
@@ -205,7 +197,6 @@ impl Cache {
         Ok(entry)
     }
 
-    /// Updates only the stamps of an entry whose inputs were touched but not changed.
     /// Updates a stored run after its comparison with its baseline: `files` replace (or join)
     /// the cached files of the same path, `removed` leave the run, and the card and the
     /// comparison stamp are recorded. Returns the entry as stored.
@@ -222,16 +213,7 @@ impl Cache {
             .ok_or_else(|| io::Error::other(format!("no cache entry for {run_id}")))?;
         entry.files.retain(|f| !removed.contains(&f.rel) && !files.iter().any(|n| n.path == f.rel));
         for file in files {
-            if !crate::write::is_safe_relative(&file.path) {
-                return Err(io::Error::other(format!("refusing to cache {:?}", file.path)));
-            }
-            let target = dir.join("files").join(&file.path);
-            if let Some(parent) = target.parent() {
-                fs::create_dir_all(parent)?;
-            }
-            let _ = fs::remove_file(&target);
-            fs::write(&target, &file.bytes)?;
-            entry.files.push(CachedFile { rel: file.path.clone(), hash: hash_bytes(&file.bytes) });
+            entry.files.push(store_file(&dir, file)?);
         }
         for rel in removed.iter().filter(|rel| crate::write::is_safe_relative(rel)) {
             let _ = fs::remove_file(dir.join("files").join(rel));
@@ -241,6 +223,7 @@ impl Cache {
         Ok(entry)
     }
 
+    /// Updates only the stamps of an entry whose inputs were touched but not changed.
     pub(crate) fn restamp(&self, run_id: &str, entry: &Entry) -> io::Result<()> {
         write_json(&self.entry_dir(run_id).join("entry.json"), entry)
     }
@@ -300,6 +283,22 @@ fn read_json<T: DeserializeOwned>(path: &Path) -> Option<T> {
 
 fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
     fs::write(path, serde_json::to_vec(value).map_err(io::Error::other)?)
+}
+
+/// Writes `file` into the entry folder `dir` (a file of that path there is replaced, never
+/// written through: the site may hold a link to it) and returns its record. A path that could
+/// leave the folder is refused.
+fn store_file(dir: &Path, file: &OutputFile) -> io::Result<CachedFile> {
+    if !crate::write::is_safe_relative(&file.path) {
+        return Err(io::Error::other(format!("refusing to cache {:?}", file.path)));
+    }
+    let target = dir.join("files").join(&file.path);
+    if let Some(parent) = target.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    let _ = fs::remove_file(&target);
+    fs::write(&target, &file.bytes)?;
+    Ok(CachedFile { rel: file.path.clone(), hash: hash_bytes(&file.bytes) })
 }
 
 /// xxh3-128 of some bytes, as the cache writes it.
