@@ -34,11 +34,13 @@ pub(crate) fn write(
     let load = sources.load;
 
     let mut totals = [0; sections::COUNT];
+    let mut ok_totals = [0; sections::COUNT];
     let mut charted_ids: [Vec<&str>; sections::COUNT] = Default::default();
     for card in &cards {
         for (index, &section) in Section::ALL.iter().enumerate() {
             if card.has(section) {
                 totals[index] += 1;
+                ok_totals[index] += usize::from(card.status == RunStatus::Ok);
                 if card.status == RunStatus::Ok && charted_ids[index].len() < MAX_CHART_RUNS {
                     charted_ids[index].push(&card.id);
                 }
@@ -53,6 +55,7 @@ pub(crate) fn write(
     let context = SectionContext {
         paging,
         totals,
+        ok_totals,
         charted: charted_ids.map(|ids| ids.iter().map(|id| &charted_digests[id]).collect()),
         site_notes: sources.site_notes,
     };

@@ -32,9 +32,10 @@ const DEFAULT_FIGURES: i32 = 3;
 /// module's rules).
 pub(crate) fn measured(x: f64, cv_percent: Option<f64>) -> String {
     let figures = match cv_percent {
-        // The epsilon keeps cv 10 % at exactly one order (log10 may land a hair above it).
+        // In f64 and clamped before the cast: a subnormal cv has an infinite log. The epsilon
+        // keeps cv 10 % at exactly one order (log10 may land a hair above it).
         Some(cv) if cv.is_finite() && cv > 0.0 => {
-            ((-(cv / 100.0).log10() - 1e-9).ceil() as i32 + 1).clamp(MIN_FIGURES, MAX_FIGURES)
+            ((-(cv / 100.0).log10() - 1e-9).ceil() + 1.0).clamp(f64::from(MIN_FIGURES), f64::from(MAX_FIGURES)) as i32
         }
         Some(0.0) => MAX_FIGURES,
         _ => DEFAULT_FIGURES,
@@ -149,12 +150,17 @@ pub(crate) fn bytes_about(n: impl Into<i128>) -> String {
     if n.abs() < 1024 {
         return bytes(n);
     }
-    let power = ((n.unsigned_abs().ilog2() / 10) as usize).clamp(1, UNITS.len());
-    let scale = 1i128 << (10 * power);
-    if (n * 1000) % scale == 0 {
+    let mut power = ((n.unsigned_abs().ilog2() / 10) as usize).clamp(1, UNITS.len());
+    if (n * 1000) % (1i128 << (10 * power)) == 0 {
         return bytes(n);
     }
-    format!("about {} {}", significant(n as f64 / scale as f64, DEFAULT_FIGURES), UNITS[power - 1])
+    let mut text = significant(n as f64 / (1i128 << (10 * power)) as f64, DEFAULT_FIGURES);
+    // Rounded up to 1000 of a unit or more (1,048,575 B is 1023.999 KiB): the next unit.
+    if text.parse::<f64>().is_ok_and(|v| v.abs() >= 1000.0) && power < UNITS.len() {
+        power += 1;
+        text = significant(n as f64 / (1i128 << (10 * power)) as f64, DEFAULT_FIGURES);
+    }
+    format!("about {text} {}", UNITS[power - 1])
 }
 
 /// An integer with a comma every three digits: `1,000,000`.
@@ -174,8 +180,11 @@ pub(crate) fn grouped(n: impl Into<i128>) -> String {
     out
 }
 
-/// `n` and the noun agreeing with it: `1 rank`, `3 ranks`.
-pub(crate) fn count(n: usize, singular: &str) -> String {
+/// `n` and the noun agreeing with it: `1 rank`, `3 ranks`, `-1 ranks` (any integer type: a
+/// negative count from an untrusted file is shown as it is, never wrapped).
+pub(crate) fn count(n: impl TryInto<i128>, singular: &str) -> String {
+    // Every integer type fits in an i128 (usize included, on any target Rust supports).
+    let n: i128 = n.try_into().unwrap_or(i128::MAX);
     if n == 1 {
         format!("1 {singular}")
     } else {
@@ -196,6 +205,13 @@ fn plural_of(singular: &str) -> String {
     match singular {
         "series" => "series".to_string(),
         _ if singular.ends_with('s') || singular.ends_with('x') || singular.ends_with("ch") => format!("{singular}es"),
+        _ if singular.ends_with('y')
+            && !singular.ends_with("ay")
+            && !singular.ends_with("ey")
+            && !singular.ends_with("oy") =>
+        {
+            format!("{}ies", &singular[..singular.len() - 1])
+        }
         _ => format!("{singular}s"),
     }
 }
@@ -207,45 +223,7 @@ pub(crate) fn utc_second(text: &str) -> String {
 }
 
 fn parse_iso(text: &str) -> Option<String> {
-    let b = text.as_bytes();
-    let digits = |range: std::ops::Range<usize>| -> Option<i64> {
-        let part = text.get(range)?;
-        part.bytes().all(|c| c.is_ascii_digit()).then(|| part.parse().ok())?
-    };
-    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b' ') || b[13] != b':' || b[16] != b':' {
-        return None;
-    }
-    let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
-    let (hour, minute, second) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 60 {
-        return None;
-    }
-    let mut rest = &text[19..];
-    if let Some(fraction) = rest.strip_prefix('.') {
-        let end = fraction.find(|c: char| !c.is_ascii_digit()).unwrap_or(fraction.len());
-        if end == 0 {
-            return None;
-        }
-        rest = &fraction[end..];
-    }
-    let offset_minutes = match rest {
-        "" | "Z" | "z" => 0,
-        _ => {
-            let sign = match rest.as_bytes()[0] {
-                b'+' => 1,
-                b'-' => -1,
-                _ => return None,
-            };
-            let zone = rest[1..].replace(':', "");
-            if zone.len() != 4 || !zone.bytes().all(|c| c.is_ascii_digit()) {
-                return None;
-            }
-            let (h, m): (i64, i64) = (zone[..2].parse().ok()?, zone[2..].parse().ok()?);
-            sign * (h * 60 + m)
-        }
-    };
-    let days = crate::calendar::days_from_civil(year, month as u32, day as u32);
-    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
+    let seconds = crate::calendar::iso_seconds(text)?;
     let (year, month, day) = crate::calendar::civil_from_days(seconds.div_euclid(86_400));
     let of_day = seconds.rem_euclid(86_400);
     Some(format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", of_day / 3600, of_day / 60 % 60, of_day % 60))
@@ -290,6 +268,8 @@ mod tests {
         assert_eq!(measured(1.234567891, Some(0.05)), "1.2346");
         assert_eq!(measured(1.234567891, Some(1e-9)), "1.23457");
         assert_eq!(measured(1.234567891, Some(0.0)), "1.23457");
+        assert_eq!(measured(1.234567891, Some(5e-324)), "1.23457");
+        assert_eq!(measured(1.234567891, Some(f64::MAX)), "1.2");
         // No spread known (one cycle, NaN cv): 3 figures.
         assert_eq!(measured(4.56789, None), "4.57");
         assert_eq!(measured(4.56789, Some(f64::NAN)), "4.57");
@@ -342,6 +322,8 @@ mod tests {
         assert_eq!(bytes_about(1000), "1,000 B");
         assert_eq!(bytes_about(1_000_000), "about 977 KiB");
         assert_eq!(bytes_about(2_000_000_000), "about 1.86 GiB");
+        assert_eq!(bytes_about(1_048_575), "about 1.00 MiB");
+        assert_eq!(bytes_about(1_023_999), "about 0.977 MiB");
     }
 
     #[test]
@@ -351,6 +333,10 @@ mod tests {
         assert_eq!(count(2, "timed cycle"), "2 timed cycles");
         assert_eq!(count(3, "series"), "3 series");
         assert_eq!(count(2, "case"), "2 cases");
+        assert_eq!(count(-1i64, "rank"), "-1 ranks");
+        assert_eq!(count(u64::MAX, "byte"), "18446744073709551615 bytes");
+        assert_eq!(count(2usize, "entry"), "2 entries");
+        assert_eq!(count(2usize, "key"), "2 keys");
         assert_eq!(noun(1, "node"), "node");
         assert_eq!(noun(2, "node"), "nodes");
     }

@@ -77,7 +77,7 @@ pub fn clamp_world_sizes(requested: &[u32], gpus: Option<u32>) -> WorldSizes {
             format!(
                 "world sizes {} clamped to the {} present: running {}",
                 join(requested),
-                count(g as usize, "GPU"),
+                count(g, "GPU"),
                 join(&sizes)
             )
         }
@@ -98,7 +98,7 @@ pub fn default_cpu_affinity(max_world_size: u32, local_cpus: &[String]) -> (Stri
     let cpus: Vec<u32> = (0..max_world_size).map(|rank| rank * 2).collect();
     let note = format!(
         "nvidia-smi topo -m lists no CPU Affinity for each of {}; pinning local rank i to CPU 2i as the seed",
-        count(max_world_size as usize, "GPU")
+        count(max_world_size, "GPU")
     );
     (join(&cpus), Some(note))
 }

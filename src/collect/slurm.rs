@@ -120,8 +120,8 @@ fn header(s: &mut String, inputs: &ScriptInputs) {
         s,
         "# nccl-report collect --launcher slurm: run {} on {} x {}.",
         inputs.id,
-        count(slurm.nodes as usize, "node"),
-        count(slurm.gpus_per_node as usize, "GPU")
+        count(slurm.nodes, "node"),
+        count(slurm.gpus_per_node, "GPU")
     );
     let _ = writeln!(
         s,
@@ -272,7 +272,7 @@ fn control_lines(step: &Step, slurm: &SlurmSettings) -> ControlLines {
     let note = format!(
         "note: {} is not an MPI build: each node runs its own {}; this is no inter-node control",
         step.program,
-        count(slurm.gpus_per_node as usize, "GPU")
+        count(slurm.gpus_per_node, "GPU")
     );
     let node_script = format!(
         "{HOST}\necho {}\n{}{binary} {} > \"raw/{}_node_$host.stdout\" 2>&1",

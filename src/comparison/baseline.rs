@@ -5,9 +5,9 @@
 //!
 //! `baselines.json` maps a configuration (its full key text, as `compare --format json`
 //! prints under `key`, or its label) to a run id: `{"1x H200 · NCCL 2.28.9 · torch 2.11 ·
-//! 10 cycles": "20261203T081106Z"}`. "Earlier" is by the manifest's UTC timestamp, then by
-//! id (the seed's ids are `%Y%m%dT%H%M%SZ`); a run without a timestamp counts as older than
-//! every dated run.
+//! 10 cycles": "20261203T081106Z"}`. "Earlier" is by the manifest's timestamp read as an instant
+//! (`calendar::iso_seconds`: a `+02:00` offset counts), then by id (the seed's ids are
+//! `%Y%m%dT%H%M%SZ`); a run without a readable timestamp counts as older than every dated run.
 //! It is read like every other input (inside the runs folder, a regular file, size-limited).
 
 use crate::summarize::RunStatus;
@@ -57,9 +57,16 @@ pub enum Choice {
 }
 
 impl RunRef<'_> {
+    /// Where the run stands in time: the manifest's timestamp as an instant (offsets count;
+    /// a text that is not an ISO 8601 time sorts before every one that is, by its text),
+    /// then the id.
+    fn when(&self) -> (Option<i64>, &str, &str) {
+        (crate::calendar::iso_seconds(self.timestamp), self.timestamp, self.id)
+    }
+
     /// Whether this run is at or before `other` in time (see the module header).
     pub fn not_after(&self, other: &RunRef) -> bool {
-        (self.timestamp, self.id) <= (other.timestamp, other.id)
+        self.when() <= other.when()
     }
 }
 
@@ -89,7 +96,7 @@ pub fn timelines<'a>(runs: &[RunRef<'a>]) -> BTreeMap<&'a str, Vec<usize>> {
         groups.entry(run.key).or_default().push(i);
     }
     for group in groups.values_mut() {
-        group.sort_by(|&a, &b| (runs[a].timestamp, runs[a].id).cmp(&(runs[b].timestamp, runs[b].id)));
+        group.sort_by_cached_key(|&i| runs[i].when());
     }
     groups
 }

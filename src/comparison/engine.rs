@@ -70,8 +70,8 @@ pub struct CaseResult {
     pub section: &'static str,
     pub world_size: i64,
     pub case: String,
-    /// The case folder where two folders of a run hold this case (`CaseSamples::folder`);
-    /// absent from the JSON otherwise.
+    /// The case folder of a decode case (`CaseSamples::folder`); absent from the JSON for
+    /// the other sections.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub case_folder: Option<String>,
     pub metric: &'static str,
@@ -101,8 +101,8 @@ impl CaseResult {
         super::samples::case_key(self.section, self.world_size, self.case_folder.as_deref(), &self.case, self.metric)
     }
 
-    /// The case as people read it: `world2_decode: tokens=1;...` where the folder tells two
-    /// cases apart, else the seed's case text.
+    /// The case as people read it: `world2_decode: tokens=1;...` for a decode case, else the
+    /// seed's case text.
     pub fn case_label(&self) -> String {
         match &self.case_folder {
             Some(folder) => format!("{folder}: {}", self.case),

@@ -132,6 +132,7 @@ fn csv(report: &Report) -> anyhow::Result<String> {
         "section",
         "world_size",
         "case",
+        "case_folder",
         "metric",
         "base_cycles",
         "candidate_cycles",
@@ -149,7 +150,8 @@ fn csv(report: &Report) -> anyhow::Result<String> {
         writer.write_record([
             c.section.to_string(),
             c.world_size.to_string(),
-            c.case_label(),
+            c.case.clone(),
+            c.case_folder.clone().unwrap_or_default(),
             c.metric.to_string(),
             c.base_cycles.to_string(),
             c.candidate_cycles.to_string(),

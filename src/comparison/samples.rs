@@ -14,10 +14,10 @@ pub struct CaseSamples {
     pub world_size: i64,
     pub case: String,
     pub metric: &'static str,
-    /// The case folder, only where two folders of the run hold the same case (decode of one
-    /// TP size in `world2_decode` and in a 2-rank `world2_full`): the folder then tells the
-    /// two apart, in the key and in every output. `None` otherwise, so the usual layout keys
-    /// as before.
+    /// The case folder of a decode case (decode is summarized per folder: one TP size can be
+    /// in `world2_decode` and in a 2-rank `world2_full`), in the key and in every output, so
+    /// a case is matched folder to folder whatever the other run holds. `None` for the other
+    /// sections, keyed by world size as the seed keys them.
     pub folder: Option<String>,
     /// True for bandwidth: a larger value is better.
     pub higher_is_better: bool,
@@ -32,8 +32,8 @@ impl CaseSamples {
     }
 }
 
-/// `section|world size|case|metric`, or `section|world size|folder/case|metric` for a case
-/// that two folders of a run hold: how a case is matched across runs.
+/// `section|world size|case|metric`, or `section|world size|folder/case|metric` for a decode
+/// case: how a case is matched across runs.
 pub fn case_key(section: &str, world_size: i64, folder: Option<&str>, case: &str, metric: &str) -> String {
     match folder {
         Some(folder) => format!("{section}|{world_size}|{folder}/{case}|{metric}"),
@@ -66,15 +66,9 @@ pub fn of(sections: &SectionSummaries) -> Vec<CaseSamples> {
         let case = format!("count={};fragment_bytes={}", r.fragment_count, r.fragment_bytes);
         push("fragmentation", r.world_size, case, "duration_us_for_80MiB", &r.cycle_values, None);
     }
-    let decode = sections.decode.as_deref().unwrap_or_default();
-    for r in decode {
+    for r in sections.decode.iter().flatten() {
         let case = format!("tokens={};bytes={};calls={}", r.tokens, r.message_bytes, r.collectives);
-        let shared = decode.iter().any(|o| {
-            o.case_folder != r.case_folder
-                && (o.world_size, o.tokens, o.message_bytes, o.collectives)
-                    == (r.world_size, r.tokens, r.message_bytes, r.collectives)
-        });
-        let folder = shared.then(|| r.case_folder.clone());
+        let folder = (!r.case_folder.is_empty()).then(|| r.case_folder.clone());
         push("decode", r.world_size, case, "replay_total_us", &r.cycle_values, folder);
     }
     for r in sections.nccl_tests.iter().flatten() {
@@ -151,8 +145,8 @@ mod tests {
         }
     }
 
-    /// Two folders holding the same decode case are two cases, matched folder to folder; a
-    /// case only one folder has keeps the seed's key.
+    /// Two folders holding the same decode case are two cases, matched folder to folder,
+    /// also against a run that has only one of the folders.
     #[test]
     fn two_folders_of_one_size_are_two_cases_never_one() {
         let samples = of(&run(1.0));
@@ -161,7 +155,7 @@ mod tests {
             keys,
             [
                 "decode|2|world2_decode/tokens=1;bytes=8192;calls=160|replay_total_us",
-                "decode|2|tokens=8;bytes=65536;calls=160|replay_total_us",
+                "decode|2|world2_decode/tokens=8;bytes=65536;calls=160|replay_total_us",
                 "decode|2|world2_full/tokens=1;bytes=8192;calls=160|replay_total_us",
             ]
         );
@@ -169,7 +163,20 @@ mod tests {
         let ratio = |label: &str| outcome.cases.iter().find(|c| c.case_label() == label).and_then(|c| c.ratio).unwrap();
         assert!((ratio("world2_decode: tokens=1;bytes=8192;calls=160") - 1.5).abs() < 1e-12);
         assert!((ratio("world2_full: tokens=1;bytes=8192;calls=160") - 1.0).abs() < 1e-12);
-        assert_eq!(ratio("tokens=8;bytes=65536;calls=160"), 1.0);
+        assert_eq!(ratio("world2_decode: tokens=8;bytes=65536;calls=160"), 1.0);
         assert_eq!(outcome.cases.len(), 3);
+        // The candidate lost its world2_full folder: world2_decode still meets world2_decode.
+        let mut partial = run(1.5);
+        partial.decode.as_mut().unwrap().retain(|r| r.case_folder == "world2_decode");
+        let outcome = compare(&samples, &of(&partial), &Context::default());
+        let verdicts: Vec<(String, Option<f64>)> = outcome.cases.iter().map(|c| (c.case_label(), c.ratio)).collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("world2_decode: tokens=1;bytes=8192;calls=160".to_string(), Some(1.5)),
+                ("world2_decode: tokens=8;bytes=65536;calls=160".to_string(), Some(1.0)),
+                ("world2_full: tokens=1;bytes=8192;calls=160".to_string(), None),
+            ]
+        );
     }
 }

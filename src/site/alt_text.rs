@@ -1,5 +1,6 @@
 //! A chart's text alternative from its data: what each series does (where it starts and ends,
-//! whether it rises, falls or stays flat, and a peak between the ends), so that a reader who
+//! whether it rises, falls or stays within 10 % at every point, a peak or dip between the
+//! ends, its range where it ends near its start), so that a reader who
 //! cannot see the chart gets its trend, not its caption again. Uses `site::chart` and
 //! `format` only.
 
@@ -9,7 +10,8 @@ use crate::site::chart::{ChartSpec, Point};
 /// A change smaller than this factor either way reads as flat.
 const FLAT: f64 = 1.1;
 
-/// `Title. N series. <name>: rises from 1.2 µs at 8 B to 40 µs at 8 MiB (33x). ...`
+/// `Title. N series, y against x. <name>: rises from 1.2 µs at 8 B to 40 µs at 8 MiB (33x
+/// higher). ...`
 pub(crate) fn alt_text(spec: &ChartSpec) -> String {
     let mut out = format!("{}. ", spec.title.trim_end_matches('.'));
     if spec.series.is_empty() {
@@ -39,40 +41,39 @@ fn series_trend(spec: &ChartSpec, name: &str, points: &[Point]) -> String {
     if finite.len() == 1 {
         return format!("{name}: {} at {}.", y(first.y), x(first.x));
     }
-    let ratio = last.y / first.y;
-    let flat = finite.iter().all(|p| p.y == first.y);
-    let shape = if flat {
-        format!("flat at {} from {} to {}", y(first.y), x(first.x), x(last.x))
-    } else if first.y > 0.0 && ratio > FLAT {
-        format!(
-            "rises from {} at {} to {} at {} ({}x)",
-            y(first.y),
-            x(first.x),
-            y(last.y),
-            x(last.x),
-            trimmed(ratio, 1)
-        )
-    } else if first.y > 0.0 && ratio < 1.0 / FLAT {
-        format!(
-            "falls from {} at {} to {} at {} ({}x)",
-            y(first.y),
-            x(first.x),
-            y(last.y),
-            x(last.x),
-            trimmed(ratio, 2)
-        )
-    } else if first.y > 0.0 {
-        format!("stays within 10 % of {} from {} to {}", y(first.y), x(first.x), x(last.x))
-    } else {
-        format!("goes from {} at {} to {} at {}", y(first.y), x(first.x), y(last.y), x(last.x))
-    };
-    let top = finite.iter().max_by(|a, b| a.y.total_cmp(&b.y)).expect("two points");
-    let ends = first.y.max(last.y);
-    if top.y > ends * FLAT && ends > 0.0 {
-        format!("{name}: {shape}, peaking at {} at {}.", y(top.y), x(top.x))
-    } else {
-        format!("{name}: {shape}.")
+    let at = |p: &Point| format!("{} at {}", y(p.y), x(p.x));
+    let top = finite.iter().copied().max_by(|a, b| a.y.total_cmp(&b.y)).expect("two points");
+    let bottom = finite.iter().copied().min_by(|a, b| a.y.total_cmp(&b.y)).expect("two points");
+    if top.y == bottom.y {
+        return format!("{name}: flat at {} from {} to {}.", y(first.y), x(first.x), x(last.x));
     }
+    if first.y <= 0.0 || last.y <= 0.0 {
+        return format!("{name}: goes from {} to {}, between {} and {}.", at(first), at(last), y(bottom.y), y(top.y));
+    }
+    if top.y <= first.y * FLAT && bottom.y >= first.y / FLAT {
+        return format!("{name}: stays within 10 % of {} from {} to {}.", y(first.y), x(first.x), x(last.x));
+    }
+    let ratio = last.y / first.y;
+    let mut shape = if ratio > FLAT {
+        format!("rises from {} to {} ({}x higher)", at(first), at(last), trimmed(ratio, 1))
+    } else if ratio < 1.0 / FLAT {
+        format!("falls from {} to {} ({}x lower)", at(first), at(last), trimmed(1.0 / ratio, 1))
+    } else {
+        return format!(
+            "{name}: ends within 10 % of where it starts ({} to {}), ranging from {} to {}.",
+            at(first),
+            at(last),
+            at(bottom),
+            at(top)
+        );
+    };
+    if top.y > first.y.max(last.y) * FLAT {
+        shape.push_str(&format!(", peaking at {}", at(top)));
+    }
+    if bottom.y < first.y.min(last.y) / FLAT {
+        shape.push_str(&format!(", dipping to {}", at(bottom)));
+    }
+    format!("{name}: {shape}.")
 }
 
 /// An axis label without its parenthesized unit: `time (µs)` -> `time`.
@@ -146,10 +147,10 @@ mod tests {
         assert_eq!(
             alt_text(&chart),
             "Decode replay. 6 series, bus bandwidth against message size. \
-             2 ranks: rises from 0.50 GB/s at 8 B to 370.12 GB/s at 8 GiB (740.2x). \
+             2 ranks: rises from 0.50 GB/s at 8 B to 370.12 GB/s at 8 GiB (740.2x higher). \
              expected peak: flat at 450.00 GB/s from 8 B to 8 GiB. \
-             falling: falls from 10.00 GB/s at 8 B to 4.00 GB/s at 16 B (0.4x). \
-             humped: stays within 10 % of 10.00 GB/s from 1 B to 3 B, peaking at 30.00 GB/s at 2 B. \
+             falling: falls from 10.00 GB/s at 8 B to 4.00 GB/s at 16 B (2.5x lower). \
+             humped: ends within 10 % of where it starts (10.00 GB/s at 1 B to 10.50 GB/s at 3 B), ranging from 10.00 GB/s at 1 B to 30.00 GB/s at 2 B. \
              one: 2.00 GB/s at 1 KiB. none: no values."
         );
     }
@@ -164,8 +165,24 @@ mod tests {
         assert_eq!(
             alt_text(&chart),
             "Decode replay. 1 series, time per call against tokens per step. \
-             TP=2: rises from 12.3 µs at 1 to 45.7 µs at 128 (3.7x)."
+             TP=2: rises from 12.3 µs at 1 to 45.7 µs at 128 (3.7x higher)."
         );
         assert_eq!(alt_text(&spec("x", "y", Vec::new())), "Decode replay. No data to draw.");
+        // Within 10 % means every point: a wobble past it is named with its range.
+        let wobble = spec("calls", "time (µs)", vec![("w", vec![(1.0, 4.40), (2.0, 3.91), (3.0, 4.94), (4.0, 4.43)])]);
+        assert!(alt_text(&wobble).ends_with(
+            "w: ends within 10 % of where it starts (4.40 µs at 1 to 4.43 µs at 4), ranging from 3.91 µs at 2 to 4.94 µs at 3."
+        ));
+        let steady = spec("calls", "time (µs)", vec![("s", vec![(1.0, 4.40), (2.0, 4.10), (3.0, 4.80)])]);
+        assert!(alt_text(&steady).ends_with("s: stays within 10 % of 4.40 µs from 1 to 3."));
+        let rise_with_dip =
+            spec("calls", "time (µs)", vec![("r", vec![(1.0, 10.0), (2.0, 5.0), (3.0, 40.0), (4.0, 20.0)])]);
+        assert!(alt_text(&rise_with_dip).ends_with(
+            "r: rises from 10.0 µs at 1 to 20.0 µs at 4 (2x higher), peaking at 40.0 µs at 3, dipping to 5.00 µs at 2."
+        ));
+        let through_zero = spec("x", "overhead (%)", vec![("z", vec![(1.0, 5.0), (2.0, -3.0)])]);
+        assert!(
+            alt_text(&through_zero).ends_with("z: goes from 5.00 % at 1 to -3.00 % at 2, between -3.00 % and 5.00 %.")
+        );
     }
 }

@@ -184,7 +184,11 @@ fn drift_line(report: &Report) -> Option<String> {
     } else {
         "not divided out: too few comparable cases"
     };
-    Some(format!("Run-wide drift: {}{interval} over {} cases, {applied}.", percent_change(d.ratio), d.cases))
+    Some(format!(
+        "Run-wide drift: {}{interval} over {}, {applied}.",
+        percent_change(d.ratio),
+        crate::format::count(d.cases, "case")
+    ))
 }
 
 fn rule_line() -> String {

@@ -115,10 +115,11 @@ impl RunCard {
     }
 }
 
-/// Newest first (by the manifest's timestamp), then by id; runs without a date last.
+/// Newest first (by the manifest's timestamp as an instant: offsets count), then by id; runs
+/// without a date last.
 pub(crate) fn order(cards: &mut [RunCard]) {
-    cards.sort_by(|a, b| {
-        let (ta, tb) = (&a.timestamp_utc, &b.timestamp_utc);
-        tb.is_some().cmp(&ta.is_some()).then_with(|| tb.cmp(ta)).then_with(|| a.id.cmp(&b.id))
+    cards.sort_by_cached_key(|card| {
+        let time = card.timestamp_utc.as_deref().map(|t| (crate::calendar::iso_seconds(t), t.to_string()));
+        (time.is_none(), std::cmp::Reverse(time), card.id.clone())
     });
 }

@@ -25,7 +25,11 @@ pub(crate) fn build(run: &RunSummary) -> Option<Block> {
         if hosts.is_empty() {
             log.map(|l| l.files_by_host.keys().cloned().collect::<Vec<_>>().join(", ")).unwrap_or_default()
         } else {
-            hosts.iter().map(|h| format!("{} ({} GPUs)", h.host, h.gpus.len())).collect::<Vec<_>>().join(", ")
+            hosts
+                .iter()
+                .map(|h| format!("{} ({})", h.host, crate::format::count(h.gpus.len(), "GPU")))
+                .collect::<Vec<_>>()
+                .join(", ")
         }
     )];
     if let Some(log) = log {

@@ -55,7 +55,7 @@ fn table_line(table: &TablePerf) -> String {
     let mut line = format!(
         "{} at {} ({}): {factor}; 50 % of the best busbw {}, 90 % {}.",
         table.binary,
-        count(table.ranks as usize, "rank"),
+        count(table.ranks, "rank"),
         table.file,
         reach(table.analysis.size_50),
         reach(table.analysis.size_90)
@@ -95,11 +95,7 @@ fn choices_table(perf: &RunNcclPerf) -> Table {
 fn sizes_table(table: &TablePerf) -> Table {
     let label = if table.analysis.nvls_equivalent { "busbw, NVLS-equivalent (GB/s)" } else { "busbw (GB/s)" };
     let mut out = Table::new(
-        format!(
-            "{} at {}: per size (median over cycles, out of place)",
-            table.binary,
-            count(table.ranks as usize, "rank")
-        ),
+        format!("{} at {}: per size (median over cycles, out of place)", table.binary, count(table.ranks, "rank")),
         &[("size", true), ("time (µs)", true), (label, true), ("% of expected", true), ("algorithm/protocol", false)],
     );
     for p in &table.analysis.points {
@@ -119,7 +115,7 @@ fn fit_table(table: &TablePerf) -> Table {
         format!(
             "{} at {}: alpha-beta fit t = alpha + bytes / beta per algorithm/protocol segment",
             table.binary,
-            count(table.ranks as usize, "rank")
+            count(table.ranks, "rank")
         ),
         &[
             ("algorithm/protocol", false),
@@ -135,12 +131,10 @@ fn fit_table(table: &TablePerf) -> Table {
         let cells = match &s.fit {
             Some(fit) => vec![
                 Cell::text(fit.points.to_string()),
-                // Fitted parameters: as many figures as the fit's residual supports.
-                Cell::text(measured(fit.alpha_us, Some(100.0 * fit.relative_rms_residual))),
-                Cell::text(
-                    fit.beta_gbs
-                        .map_or("latency-bound".to_string(), |b| measured(b, Some(100.0 * fit.relative_rms_residual))),
-                ),
+                // Fitted parameters have no spread over cycles (the residual is the fit's, not
+                // the parameters' uncertainty): 3 figures.
+                Cell::text(measured(fit.alpha_us, None)),
+                Cell::text(fit.beta_gbs.map_or("latency-bound".to_string(), |b| measured(b, None))),
                 Cell::text(percent(100.0 * fit.relative_rms_residual, 2)),
             ],
             None => vec![
@@ -190,7 +184,7 @@ fn chart(table: &TablePerf, expected_gbs: Option<f64>, id: &str) -> ChartSpec {
     let busbw = if table.analysis.nvls_equivalent { "busbw, NVLS-equivalent (GB/s)" } else { "busbw (GB/s)" };
     ChartSpec {
         id: id.to_string(),
-        title: format!("{} at {}: bus bandwidth against size", table.binary, count(table.ranks as usize, "rank")),
+        title: format!("{} at {}: bus bandwidth against size", table.binary, count(table.ranks, "rank")),
         x_label: "message size (bytes)".into(),
         y_label: busbw.into(),
         x_scale: Scale::Log2,

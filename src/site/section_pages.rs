@@ -72,6 +72,8 @@ pub(crate) struct SectionContext<'a> {
     /// Per section (in `Section::ALL` order): how many runs have it, and the newest of them (up
     /// to `MAX_CHART_RUNS`) that its first page charts.
     pub totals: [usize; sections::COUNT],
+    /// Per section: how many of those runs are ok (the charts draw ok runs only).
+    pub ok_totals: [usize; sections::COUNT],
     pub charted: [Vec<&'a RunDigest>; sections::COUNT],
     pub site_notes: Option<&'a str>,
 }
@@ -102,7 +104,7 @@ pub(crate) fn build(window: &[&RunDigest], page: usize, context: &SectionContext
                 // Said only where the page draws charts (numerics has none; later pages none).
                 if !figures.is_empty() {
                     intro.push(CHART_RULE.to_string());
-                    if total > MAX_CHART_RUNS {
+                    if context.ok_totals[index] > MAX_CHART_RUNS {
                         intro.push(if context.paging.pages() > 1 {
                             format!("Charts overlay the {MAX_CHART_RUNS} newest ok runs; the tables list every run, page by page.")
                         } else {
@@ -138,7 +140,7 @@ pub(crate) fn build(window: &[&RunDigest], page: usize, context: &SectionContext
                         f.gpu.as_deref().unwrap_or("GPU not recorded"),
                         f.topology.as_deref().unwrap_or("topology not recorded"),
                         f.nccl_version.as_deref().unwrap_or("not recorded"),
-                        f.cycles.map_or("cycles not recorded".to_string(), |c| count(c as usize, "cycle"))
+                        f.cycles.map_or("cycles not recorded".to_string(), |c| count(c, "cycle"))
                     )
                 })
                 .collect();

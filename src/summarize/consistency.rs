@@ -103,7 +103,7 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
         }
         let multi_node = commands.iter().any(|c| c.case.as_deref() == Some(*name) && c.multi_node);
         if let Some((gpus, source)) = gpus.as_ref().filter(|(gpus, _)| count > *gpus && !multi_node) {
-            warn(source, format!("nvidia-smi lists {} but {folder} has {sets}", counted(*gpus as usize, "GPU")));
+            warn(source, format!("nvidia-smi lists {} but {folder} has {sets}", counted(*gpus, "GPU")));
         }
     }
 
@@ -115,11 +115,7 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
             if named != devices {
                 warn(
                     &file.file,
-                    format!(
-                        "named for {} but lists {}",
-                        counted(named as usize, "rank"),
-                        counted(devices as usize, "device line")
-                    ),
+                    format!("named for {} but lists {}", counted(named, "rank"), counted(devices, "device line")),
                 );
             }
         }
@@ -131,23 +127,14 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
                 tests_commands.iter().map(|c| format!("command {}: {}", c.number, c.what)).collect();
             warn(
                 &file.file,
-                format!(
-                    "{} but the manifest's nccl-tests commands run {}",
-                    counted(ranks as usize, "rank"),
-                    list.join("; ")
-                ),
+                format!("{} but the manifest's nccl-tests commands run {}", counted(ranks, "rank"), list.join("; ")),
             );
         }
         let hosts: BTreeSet<&str> = file.output.devices.iter().map(|d| d.host.as_str()).collect();
         if let Some((gpus, source)) = gpus.as_ref().filter(|(gpus, _)| ranks > *gpus && hosts.len() <= 1 && !mpi) {
             warn(
                 source,
-                format!(
-                    "nvidia-smi lists {} but {} ran {}",
-                    counted(*gpus as usize, "GPU"),
-                    file.file,
-                    counted(ranks as usize, "rank")
-                ),
+                format!("nvidia-smi lists {} but {} ran {}", counted(*gpus, "GPU"), file.file, counted(ranks, "rank")),
             );
         }
     }

@@ -56,7 +56,7 @@ fn identical_runs_exit_0_and_a_planted_regression_exits_1() {
     assert_eq!(code, Some(1), "{out}");
     let slower: Vec<&str> = out.lines().filter(|l| l.contains(",slower,")).collect();
     assert_eq!(slower.len(), 1, "{out}");
-    assert!(slower[0].starts_with("decode,1,tokens=1;bytes=8192;calls=160,"), "{out}");
+    assert!(slower[0].starts_with("decode,1,tokens=1;bytes=8192;calls=160,world1_full,"), "{out}");
     // CAND alone: its baseline is the newest earlier ok run of its configuration.
     let (code, out) = compare(&runs, &[LATER]);
     assert_eq!(code, Some(1), "{out}");

@@ -42,7 +42,7 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
         for ws in super::world_sizes(rows(run).iter().map(|r| r.world_size)) {
             let of_size: Vec<&AsyncSummary> = rows(run).iter().filter(|r| r.world_size == ws).collect();
             let mk = |name: &str, f: fn(&AsyncSummary) -> &Vec<f64>| Series {
-                name: kit.label(run, format!("{name}, {}", count(ws as usize, "rank"))),
+                name: kit.label(run, format!("{name}, {}", count(ws, "rank"))),
                 points: of_size.iter().map(|r| point(r.size_bytes as f64, f(r), 1.0)).collect(),
             };
             series.push(mk("GPU dependency", |r| &r.gpu_cycles));

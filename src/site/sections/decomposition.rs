@@ -46,12 +46,12 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
             let of_mode: Vec<&DecompositionSummary> =
                 rows(run).iter().filter(|r| r.world_size == ws && r.mode == mode).collect();
             times.push(Series {
-                name: kit.label(run, format!("{mode}, {}", count(ws as usize, "rank"))),
+                name: kit.label(run, format!("{mode}, {}", count(ws, "rank"))),
                 points: of_mode.iter().map(|r| point(r.size_bytes as f64, &r.cycle_values, 1.0)).collect(),
             });
             if mode != "direct" {
                 overhead.push(Series {
-                    name: kit.label(run, format!("{mode}, {}", count(ws as usize, "rank"))),
+                    name: kit.label(run, format!("{mode}, {}", count(ws, "rank"))),
                     points: of_mode
                         .iter()
                         .filter_map(|r| r.overhead_vs_allreduce_percent.map(|o| plain(r.size_bytes as f64, o)))

@@ -46,7 +46,7 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
     for (run, _) in runs {
         for ws in super::world_sizes(rows(run).iter().map(|r| r.world_size)) {
             let of_size: Vec<&FragmentationSummary> = rows(run).iter().filter(|r| r.world_size == ws).collect();
-            let name = kit.label(run, count(ws as usize, "rank"));
+            let name = kit.label(run, count(ws, "rank"));
             totals.push(Series {
                 name: name.clone(),
                 points: of_size.iter().map(|r| point(r.fragment_count as f64, &r.cycle_values, 1.0)).collect(),

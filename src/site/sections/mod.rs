@@ -292,7 +292,9 @@ impl<'a> ChartKit<'a> {
             let left_out = series.len() - MAX_SERIES;
             series.truncate(MAX_SERIES);
             description.push_str(&format!(
-                " The chart draws the first {MAX_SERIES} series (newest runs first); {left_out} more are in the table{}.",
+                " The chart draws the first {MAX_SERIES} series (newest runs first); {} more {} in the table{}.",
+                left_out,
+                if left_out == 1 { "is" } else { "are" },
                 if self.several { " and the paged history" } else { "" }
             ));
         }

@@ -61,7 +61,7 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
             let mut sizes: Vec<u64> = raw.iter().filter(|r| r.world_size == ws).map(|r| r.size_bytes).collect();
             sizes.sort();
             sizes.dedup();
-            let name = kit.label(run, count(ws as usize, "rank"));
+            let name = kit.label(run, count(ws, "rank"));
             let values = |size: u64, f: fn(&NcclTestsRawRow) -> f64| -> Vec<f64> {
                 raw.iter().filter(|r| r.world_size == ws && r.size_bytes == size).map(f).collect()
             };
@@ -77,7 +77,7 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
                 (expected_gbs(run), ws > 1, sizes.first(), sizes.last())
             {
                 busbw.push(Series {
-                    name: kit.label(run, format!("{} · expected peak {} GB/s", count(ws as usize, "rank"), gbs(peak))),
+                    name: kit.label(run, format!("{} · expected peak {} GB/s", count(ws, "rank"), gbs(peak))),
                     points: vec![point(*first as f64, &[peak], 1.0), point(*last as f64, &[peak], 1.0)],
                 });
             }
@@ -91,14 +91,14 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
             "all_reduce_perf: out-of-place time against size",
             Axes { x: ("message size (bytes)", Scale::Log2), y: ("time (µs)", Scale::Log10) },
             times,
-            "nccl-tests time per size. Lines join the medians over the -N sweeps; whiskers span the fastest sweep to P95; dots are individual sweeps, each the mean over nccl-tests' iterations as it printed it (one process: no slowest rank to take).",
+            "nccl-tests time per size. Lines join the medians over the -N sweeps; whiskers span the fastest sweep to P95; dots are individual sweeps, each the time nccl-tests printed for it (its mean over its iterations, combined over ranks by nccl-tests itself: nccl-report takes no slowest rank here).",
         ),
         kit.spec(
             "nccl-tests-busbw",
             "all_reduce_perf: out-of-place bus bandwidth against size",
             Axes { x: ("message size (bytes)", Scale::Log2), y: ("bus bandwidth (GB/s)", busbw_scale) },
             busbw,
-            "Bus bandwidth (algbw x 2(n-1)/n for AllReduce) per size, on a log axis when any rank count moves data; a flat line marks the expected peak where the GPU and topology are known (none: peak unknown); with one rank busbw is 0 (linear axis).",
+            "Bus bandwidth (algbw x 2(n-1)/n for AllReduce) per size, on a log axis when any rank count moves data; a flat line marks the expected peak where the GPU and topology are known (none: peak unknown); with one rank busbw is 0 (linear axis). Lines join the medians over the -N sweeps; whiskers span the slowest sweep's busbw to P95; dots are individual sweeps as nccl-tests printed them.",
         ),
     ]
 }
