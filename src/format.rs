@@ -27,6 +27,13 @@ const MAX_FIGURES: i32 = 6;
 const MIN_FIGURES: i32 = 2;
 /// Significant figures of a value with no known spread.
 const DEFAULT_FIGURES: i32 = 3;
+/// Binary units above a byte: unit `i` is 1024^(i + 1) bytes.
+const BINARY_UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+
+/// 1024^power, the size of `BINARY_UNITS[power - 1]`.
+fn unit_bytes(power: usize) -> i128 {
+    1i128 << (10 * power)
+}
 
 /// A measured value, with its coefficient of variation in percent when there is one (see the
 /// module's rules).
@@ -125,10 +132,9 @@ pub(crate) fn trimmed(x: f64, decimals: usize) -> String {
 
 /// A byte count exactly (see the module's rules).
 pub(crate) fn bytes(n: impl Into<i128>) -> String {
-    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
     let n: i128 = n.into();
-    for (power, unit) in UNITS.iter().enumerate().rev() {
-        let scale = 1i128 << (10 * (power + 1));
+    for (index, unit) in BINARY_UNITS.iter().enumerate().rev() {
+        let scale = unit_bytes(index + 1);
         let thousandths = n * 1000;
         if n.abs() >= scale && thousandths % scale == 0 {
             let value = thousandths / scale;
@@ -145,22 +151,21 @@ pub(crate) fn bytes(n: impl Into<i128>) -> String {
 /// A total (an input's size, a log's bytes): exact as `bytes` when that is short, else about
 /// 3 significant figures of the binary unit: `about 114 KiB`.
 pub(crate) fn bytes_about(n: impl Into<i128>) -> String {
-    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
     let n: i128 = n.into();
     if n.abs() < 1024 {
         return bytes(n);
     }
-    let mut power = ((n.unsigned_abs().ilog2() / 10) as usize).clamp(1, UNITS.len());
-    if (n * 1000) % (1i128 << (10 * power)) == 0 {
+    let mut power = ((n.unsigned_abs().ilog2() / 10) as usize).clamp(1, BINARY_UNITS.len());
+    if (n * 1000) % unit_bytes(power) == 0 {
         return bytes(n);
     }
-    let mut text = significant(n as f64 / (1i128 << (10 * power)) as f64, DEFAULT_FIGURES);
+    let mut text = significant(n as f64 / unit_bytes(power) as f64, DEFAULT_FIGURES);
     // Rounded up to 1000 of a unit or more (1,048,575 B is 1023.999 KiB): the next unit.
-    if text.parse::<f64>().is_ok_and(|v| v.abs() >= 1000.0) && power < UNITS.len() {
+    if text.parse::<f64>().is_ok_and(|v| v.abs() >= 1000.0) && power < BINARY_UNITS.len() {
         power += 1;
-        text = significant(n as f64 / (1i128 << (10 * power)) as f64, DEFAULT_FIGURES);
+        text = significant(n as f64 / unit_bytes(power) as f64, DEFAULT_FIGURES);
     }
-    format!("about {text} {}", UNITS[power - 1])
+    format!("about {text} {}", BINARY_UNITS[power - 1])
 }
 
 /// An integer with a comma every three digits: `1,000,000`.
@@ -201,6 +206,15 @@ pub(crate) fn noun(n: usize, singular: &str) -> String {
     }
 }
 
+/// The word agreeing with `n` where the plural is not a noun's: `agree(n, "has", "have")`.
+pub(crate) fn agree<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
 fn plural_of(singular: &str) -> String {
     match singular {
         "series" => "series".to_string(),
@@ -219,14 +233,10 @@ fn plural_of(singular: &str) -> String {
 /// An ISO 8601 time (`2026-12-03T08:11:06.214950+00:00`, `...Z`, or without an offset, taken
 /// as UTC) as `2026-12-03 08:11:06 UTC`; any other text as it is.
 pub(crate) fn utc_second(text: &str) -> String {
-    parse_iso(text.trim()).unwrap_or_else(|| text.to_string())
-}
-
-fn parse_iso(text: &str) -> Option<String> {
-    let seconds = crate::calendar::iso_seconds(text)?;
+    let Some(seconds) = crate::calendar::iso_seconds(text) else { return text.to_string() };
     let (year, month, day) = crate::calendar::civil_from_days(seconds.div_euclid(86_400));
     let of_day = seconds.rem_euclid(86_400);
-    Some(format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", of_day / 3600, of_day / 60 % 60, of_day % 60))
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", of_day / 3600, of_day / 60 % 60, of_day % 60)
 }
 
 pub(crate) fn yes_no(b: bool) -> &'static str {
@@ -339,6 +349,7 @@ mod tests {
         assert_eq!(count(2usize, "key"), "2 keys");
         assert_eq!(noun(1, "node"), "node");
         assert_eq!(noun(2, "node"), "nodes");
+        assert_eq!((agree(1, "has", "have"), agree(0, "is", "are")), ("has", "are"));
     }
 
     #[test]

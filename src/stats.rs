@@ -21,6 +21,12 @@ pub(crate) fn sorted(values: &[f64]) -> Vec<f64> {
 /// needs; with fewer the site shows it as not available.
 pub(crate) const MIN_SPREAD_CYCLES: usize = 2;
 
+/// A case's coefficient of variation when its `cycles` can give one (`None` below
+/// `MIN_SPREAD_CYCLES`: the seed's CV of one value is 0 %, which looks measured).
+pub(crate) fn known_cv(cycles: usize, cv_percent: f64) -> Option<f64> {
+    (cycles >= MIN_SPREAD_CYCLES).then_some(cv_percent)
+}
+
 /// The spread of a case's per-cycle values, as the seed reports it: built once per case by
 /// `Spread::of`, so no summarizer writes the median/P95/min/max/CV block out again.
 #[derive(Debug, Clone, Copy, PartialEq)]

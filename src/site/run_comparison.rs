@@ -4,7 +4,7 @@
 //! Uses the digest, the raw run and the site's view types.
 
 use crate::comparison::ranks::{self, RankView};
-use crate::format::{count, measured};
+use crate::format::{agree, count, measured};
 use crate::model::run::RawRun;
 use crate::site::digest::RunDigest;
 use crate::site::view::{Block, Cell, Table};
@@ -64,7 +64,7 @@ pub(crate) fn ranks_block(raw: &RawRun) -> Option<Block> {
             format!(
                 "{stragglers} of {} {} a straggler rank.",
                 count(views.len(), "case"),
-                if stragglers == 1 { "has" } else { "have" }
+                agree(stragglers, "has", "have")
             ),
         ],
         tables: vec![table],

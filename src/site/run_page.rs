@@ -2,7 +2,7 @@
 //! the manifest, the artifacts, the file list and links to the seed-format files.
 
 use crate::diag::Severity;
-use crate::format::{bytes_about, count, gbs, grouped, utc_second};
+use crate::format::{agree, bytes_about, count, gbs, grouped, utc_second};
 use crate::model::nccl_log::NcclLogFacts;
 use crate::nccl_perf::log_facts;
 use crate::site::digest::RunDigest;
@@ -365,7 +365,7 @@ fn files_block(run: &RunSummary, outputs: &[String], blocks: &[Block]) -> Block 
         "The site publishes {} for this run, linked below; its {} {} in the archive only (the run's folder under runs/), not on this site.",
         count(published.rows.len(), "file"),
         count(archived.rows.len(), "input file"),
-        if archived.rows.len() == 1 { "is" } else { "are" }
+        agree(archived.rows.len(), "is", "are")
     )];
     let tables = [published, archived].into_iter().filter(|t| !t.rows.is_empty()).collect();
     Block { id: "files".into(), title: "Files of the run".into(), intro, tables, ..Block::default() }

@@ -2,7 +2,7 @@
 //! a page of runs at a time (`paging`), with overlaid charts of the newest runs on the first
 //! page (capped so charts stay readable).
 
-use crate::format::count;
+use crate::format::{agree, count};
 use crate::site::digest::RunDigest;
 use crate::site::paging::Paging;
 use crate::site::paths;
@@ -99,7 +99,7 @@ pub(crate) fn build(window: &[&RunDigest], page: usize, context: &SectionContext
                 let mut intro = vec![format!(
                     "{} {} this section.",
                     count(total, "run"),
-                    if total == 1 { "has" } else { "have" }
+                    agree(total, "has", "have")
                 )];
                 // Said only where the page draws charts (numerics has none; later pages none).
                 if !figures.is_empty() {

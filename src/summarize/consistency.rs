@@ -48,10 +48,19 @@ struct LaunchCommand {
 
 pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
     let mut cases: BTreeMap<&str, CaseRanks> = BTreeMap::new();
+    // Async, decomposition and fragmentation are keyed by world size, as the seed keys them
+    // (decode is summarized per folder): two folders with rows of one world size are merged.
+    let mut folders_of: BTreeMap<(&str, i64), BTreeSet<&str>> = BTreeMap::new();
     for data in &raw.sections {
         let case = cases.entry(data.case.as_str()).or_default();
         case.ranks.insert(data.rank);
-        case.world_sizes.extend(row_world_sizes(&data.rows));
+        let world_sizes = row_world_sizes(&data.rows);
+        if matches!(data.section(), Section::Async | Section::Decomposition | Section::Fragmentation) {
+            for &world_size in &world_sizes {
+                folders_of.entry((data.section().name(), world_size)).or_default().insert(data.case.as_str());
+            }
+        }
+        case.world_sizes.extend(world_sizes);
     }
     let commands: Vec<LaunchCommand> = raw
         .manifest
@@ -62,18 +71,6 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
     let gpus = gpu_count(raw);
     let mut warn = |file: &str, message: String| diagnostics.push(Diagnostic::warning(file, None, message));
 
-    // Async, decomposition and fragmentation are keyed by world size, as the seed keys them
-    // (decode is summarized per folder): two folders with rows of one world size are merged.
-    let mut folders_of: BTreeMap<(&str, i64), BTreeSet<&str>> = BTreeMap::new();
-    for data in raw
-        .sections
-        .iter()
-        .filter(|d| matches!(d.section(), Section::Async | Section::Decomposition | Section::Fragmentation))
-    {
-        for world_size in row_world_sizes(&data.rows) {
-            folders_of.entry((data.section().name(), world_size)).or_default().insert(data.case.as_str());
-        }
-    }
     for ((section, world_size), folders) in folders_of.iter().filter(|(_, f)| f.len() > 1) {
         let list: Vec<String> = folders.iter().map(|f| format!("raw/results/{f}")).collect();
         warn(

@@ -6,7 +6,7 @@
 use crate::format::measured;
 use crate::model::summary::DecodeSummary;
 use crate::nccl_perf::run::{run_headline, RunNcclPerf};
-use crate::stats::MIN_SPREAD_CYCLES;
+use crate::stats::known_cv;
 
 /// Median per-call latency (µs) of the smallest-token decode step, per TP size: `TP2 12.3`,
 /// with as many figures as its spread supports (`format::measured`).
@@ -28,5 +28,5 @@ pub fn busbw_headline(perf: Option<&RunNcclPerf>, decode: Option<&[DecodeSummary
 }
 
 fn per_call(row: &DecodeSummary) -> String {
-    measured(row.median_per_collective_us, (row.cycles >= MIN_SPREAD_CYCLES).then_some(row.cv_percent))
+    measured(row.median_per_collective_us, known_cv(row.cycles, row.cv_percent))
 }

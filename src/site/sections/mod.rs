@@ -25,7 +25,7 @@ use crate::model::summary::Clocks;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
 use crate::site::view::{Cell, Table};
-use crate::stats::MIN_SPREAD_CYCLES;
+use crate::stats::{known_cv, MIN_SPREAD_CYCLES};
 use crate::summarize::RunStatus;
 
 /// Declares the sections in page order: `Variant => module from source`. Every module provides `SLUG`,
@@ -186,7 +186,7 @@ fn spread(cycles: usize, value: String) -> Cell {
 /// A measured time of a row with `cycles` cycles and coefficient of variation `cv_percent`:
 /// as many figures as its spread supports (`format::measured`); one cycle has no known spread.
 fn us(value: f64, cycles: usize, cv_percent: f64) -> Cell {
-    t(measured(value, (cycles >= MIN_SPREAD_CYCLES).then_some(cv_percent)))
+    t(measured(value, known_cv(cycles, cv_percent)))
 }
 
 /// The same for a statistic that needs a spread (P95, min, max): `n/a` with one cycle.
@@ -294,7 +294,7 @@ impl<'a> ChartKit<'a> {
             description.push_str(&format!(
                 " The chart draws the first {MAX_SERIES} series (newest runs first); {} more {} in the table{}.",
                 left_out,
-                if left_out == 1 { "is" } else { "are" },
+                crate::format::agree(left_out, "is", "are"),
                 if self.several { " and the paged history" } else { "" }
             ));
         }
