@@ -2,8 +2,8 @@
 //! 1000 timed cases x 10 cycles each (the engine on the samples: loading a run is measured by
 //! the parse benchmark). Prints the best of `BENCH_REPEAT` passes (default 5).
 
-use nccl_report::comparison::engine::{add_intervals, compare, Context};
-use nccl_report::comparison::samples::CaseSamples;
+use nccl_report::analysis::comparison::engine::{add_intervals, compare, Context};
+use nccl_report::analysis::comparison::samples::CaseSamples;
 use std::time::Instant;
 
 const CASES: usize = 1000;

@@ -11,7 +11,7 @@
 mod common;
 
 use nccl_report::synth::{generate, SynthOptions};
-use nccl_report::{find, load, summarize};
+use nccl_report::{analysis::summarize, ingest::find, ingest::load};
 use rayon::prelude::*;
 use std::path::PathBuf;
 use std::time::Instant;

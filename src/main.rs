@@ -1,7 +1,7 @@
 //! The `nccl-report` binary: parse arguments, call the library, map the outcome to an exit code.
 
 use clap::Parser;
-use nccl_report::cli::Cli;
+use nccl_report::cli::args::Cli;
 use std::process::ExitCode;
 
 /// mimalloc: a build allocates and frees many small rows, strings and pages on every thread;
@@ -11,7 +11,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match nccl_report::app::run(cli) {
+    match nccl_report::cli::app::run(cli) {
         Ok(code) => code,
         Err(error) => {
             eprintln!("error: {error:#}");

@@ -276,18 +276,18 @@ fn two_node_job_lands_a_run_with_both_hosts() {
 
     // The run's facts: two hosts with their own GPUs, and rank -> host -> GPU from the logs.
     let canonical_runs = fs::canonicalize(cluster.runs()).unwrap();
-    let listed = nccl_report::find::list_run("mn".to_string(), run.clone(), &canonical_runs);
-    let mut raw = nccl_report::load::load_tables(&listed);
-    nccl_report::load::load_logs(&listed).attach(&mut raw);
+    let listed = nccl_report::ingest::find::list_run("mn".to_string(), run.clone(), &canonical_runs);
+    let mut raw = nccl_report::ingest::load::load_tables(&listed);
+    nccl_report::ingest::load::load_logs(&listed).attach(&mut raw);
     let hosts: Vec<(&str, usize)> = raw.hosts.iter().map(|h| (h.host.as_str(), h.gpus.len())).collect();
     assert_eq!(hosts, [("node1", 2), ("node2", 2)]);
     assert_eq!(raw.hosts[1].gpus[1].uuid, "GPU-node2-1");
     assert!(raw.hosts[0].topology.is_some());
-    let facts = nccl_report::summarize::facts::collect(&raw, &mut Vec::new());
-    let host = |name: &str| nccl_report::model::facts::HostGpus { host: name.into(), gpus: 2 };
+    let facts = nccl_report::analysis::summarize::facts::collect(&raw, &mut Vec::new());
+    let host = |name: &str| nccl_report::core::model::facts::HostGpus { host: name.into(), gpus: 2 };
     assert_eq!(facts.hosts, [host("node1"), host("node2")]);
     assert_eq!(facts.gpu_count, Some(4));
-    let map = nccl_report::model::hosts::rank_map(&raw.nccl_log.as_ref().unwrap().communicators);
+    let map = nccl_report::core::model::hosts::rank_map(&raw.nccl_log.as_ref().unwrap().communicators);
     let placed: Vec<(u64, &str, u64)> =
         map.iter().map(|p| (p.rank, p.host.as_deref().unwrap_or(""), p.cuda_dev.unwrap_or(99))).collect();
     assert_eq!(placed, [(0, "node1", 0), (1, "node1", 1), (2, "node2", 0), (3, "node2", 1)]);
@@ -422,8 +422,9 @@ fn torchrun_launcher_on_two_nodes_assembles_one_run() {
     let hosts = manifest.lines().find_map(|l| l.strip_prefix("hosts=")).expect(&manifest);
     assert_eq!(hosts.split(',').count(), 2, "{hosts}");
     assert!(run.join("nodes/node1/raw/world4_full.stdout").is_file());
-    let listed = nccl_report::find::list_run("tr".to_string(), run.clone(), &fs::canonicalize(cluster.runs()).unwrap());
-    let raw = nccl_report::load::load_tables(&listed);
+    let listed =
+        nccl_report::ingest::find::list_run("tr".to_string(), run.clone(), &fs::canonicalize(cluster.runs()).unwrap());
+    let raw = nccl_report::ingest::load::load_tables(&listed);
     assert_eq!(raw.hosts.len(), 2);
     assert_eq!(raw.hosts[1].gpus[0].uuid, "GPU-node2-0", "{:?}", raw.hosts);
 }

@@ -1,7 +1,7 @@
 //! UTC calendar time from `SystemTime`, std only: the default run id (`%Y%m%dT%H%M%SZ`, as
 //! the seed names runs) and the manifest's `timestamp_utc` (Python's `isoformat()` shape).
 
-use crate::calendar::civil_from_days;
+use crate::core::calendar::civil_from_days;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A UTC instant broken into calendar fields.

@@ -129,7 +129,7 @@ fn host_facts(dir: &Path, hosts: &[String]) -> Vec<(String, String)> {
         }
     }
     let queries: String = hosts.iter().filter_map(|h| read(h, "nvidia_smi_query.txt")).collect();
-    let gpu_count = crate::parse::artifacts::parse_gpu_query(&queries).len();
+    let gpu_count = crate::ingest::parse::artifacts::parse_gpu_query(&queries).len();
     let versions = read(first, "versions.txt").unwrap_or_default();
     let version = |key: &str| {
         versions

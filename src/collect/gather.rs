@@ -10,7 +10,7 @@
 use crate::collect::launch::{self, fail, land, Folders};
 use crate::collect::multinode::Rendezvous;
 use crate::collect::{run_id, CollectOptions, Launcher};
-use crate::format::noun;
+use crate::core::format::noun;
 use anyhow::{anyhow, bail, Context, Result};
 use std::collections::BTreeSet;
 use std::fs;

@@ -25,7 +25,7 @@ use crate::collect::record::{gpu_summary, manifest_text, topology_summary};
 use crate::collect::run_id;
 use crate::collect::tree::{self, ExtraFile, TreeStats};
 use crate::collect::ImportOptions;
-use crate::parse::manifest::parse_manifest;
+use crate::ingest::parse::manifest::parse_manifest;
 use anyhow::{anyhow, bail, Context, Result};
 use std::fs;
 use std::path::{Path, PathBuf};

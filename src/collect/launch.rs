@@ -36,7 +36,7 @@ use crate::collect::record::{gpu_summary, local_cpus, manifest_text, topology_su
 use crate::collect::run_id;
 use crate::collect::steps::{filter_json_env, gzip_inspector_dumps, gzip_logs, run_step, KEPT_ENV_PREFIXES};
 use crate::collect::{finish, gather, sbatch, CollectOptions, Launcher};
-use crate::format::count;
+use crate::core::format::count;
 use anyhow::{anyhow, bail, Context, Result};
 use sha2::Digest;
 use std::fs;

@@ -5,7 +5,7 @@
 //! (`raw/results/world4_full`, `raw/nccl/world4_full_%h_%p.log`), so the command lines in the
 //! manifest hold no temporary folder name and stay valid wherever the run is archived.
 
-use crate::format::count;
+use crate::core::format::count;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 

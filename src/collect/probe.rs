@@ -6,7 +6,7 @@
 //! process gets [`SAFETY_ENV`] whatever the parent's environment says.
 
 use crate::collect::plan::SAFETY_ENV;
-use crate::parse::artifacts::parse_gpu_query;
+use crate::ingest::parse::artifacts::parse_gpu_query;
 use std::ffi::OsStr;
 use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};

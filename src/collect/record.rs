@@ -1,8 +1,8 @@
 //! Manifest text and the one-line hardware facts it records (`gpu=`, `topology=`), from the
 //! real `nvidia-smi` artifacts.
 
-use crate::model::artifacts::GpuInfo;
-use crate::parse::artifacts::{parse_gpu_query, parse_topology};
+use crate::core::model::artifacts::GpuInfo;
+use crate::ingest::parse::artifacts::{parse_gpu_query, parse_topology};
 use std::collections::BTreeMap;
 
 /// `1x NVIDIA H200`; mixed machines list each model: `2x NVIDIA A100, 1x NVIDIA H200`.

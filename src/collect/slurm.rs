@@ -13,7 +13,7 @@
 
 use crate::collect::plan::{shell_quote, Step, SAFETY_ENV};
 use crate::collect::probe::{GPU_QUERY, TOPOLOGY, VERSIONS_SCRIPT};
-use crate::format::count;
+use crate::core::format::count;
 use std::fmt::Write as _;
 use std::path::Path;
 

@@ -5,7 +5,7 @@ pub(crate) mod pyfmt;
 pub(crate) mod seed_csv;
 pub(crate) mod seed_md;
 
-use crate::summarize::RunSummary;
+use crate::analysis::summarize::RunSummary;
 
 /// How each seed output is written from a summary: `None` when the run has no data for it.
 /// Listed in `SEED_OUTPUTS` order (a unit test holds the two together).
@@ -39,7 +39,7 @@ fn non_empty<T>(rows: &Option<Vec<T>>) -> Option<&Vec<T>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::seed_outputs::SEED_OUTPUTS;
+    use crate::core::model::seed_outputs::SEED_OUTPUTS;
 
     #[test]
     fn every_seed_output_has_one_writer_in_order() {

@@ -2,8 +2,8 @@
 //! `\r\n` line ends, minimal quoting, floats as `repr`, booleans `True`/`False`, empty cells
 //! for values the seed could not have computed.
 
+use crate::core::model::summary::*;
 use crate::export::pyfmt::{py_bool, repr};
-use crate::model::summary::*;
 
 /// Renders a table with Python's `csv` dialect `excel`.
 pub(crate) fn render(header: &[&str], rows: &[Vec<String>]) -> Vec<u8> {

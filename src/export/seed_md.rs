@@ -2,8 +2,8 @@
 //! the run holds. Where the seed hard-codes its evidence boundary (4x V100, NCCL 2.22.3),
 //! nccl-report states the run's own hardware and versions.
 
+use crate::analysis::summarize::RunSummary;
 use crate::export::pyfmt::{fixed, percent};
-use crate::summarize::RunSummary;
 use std::fmt::Write;
 
 pub(crate) fn render(run: &RunSummary) -> Vec<u8> {

@@ -4,9 +4,9 @@ pub(crate) mod charts;
 pub(crate) mod markdown;
 pub(crate) mod pages;
 
+use crate::output::write::OutputFile;
 use crate::site::paths;
 use crate::site::view::{Block, CrossRunModel, RunPage};
-use crate::write::OutputFile;
 use rayon::prelude::*;
 
 /// The stylesheet, embedded in the binary.

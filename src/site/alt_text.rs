@@ -4,7 +4,7 @@
 //! cannot see the chart gets its trend, not its caption again. Uses `site::chart` and
 //! `format` only.
 
-use crate::format::{bytes, count, gbs, measured, trimmed};
+use crate::core::format::{bytes, count, gbs, measured, trimmed};
 use crate::site::chart::{ChartSpec, Point};
 
 /// A change smaller than this factor either way reads as flat.

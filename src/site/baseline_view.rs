@@ -3,9 +3,9 @@
 //! (`compare/<base>..<cand>.html`) and the index's verdict cell. Uses `comparison` and the
 //! site's view types; computes nothing.
 
-use crate::comparison::engine::{CaseResult, Verdict};
-use crate::comparison::Report;
-use crate::format::pct2;
+use crate::analysis::comparison::engine::{CaseResult, Verdict};
+use crate::analysis::comparison::Report;
+use crate::core::format::pct2;
 use crate::site::digest::{BaselineVerdict, VerdictCounts};
 use crate::site::paths;
 use crate::site::view::{Block, Cell, Column, ComparePage, Link, Table};
@@ -187,7 +187,7 @@ fn drift_line(report: &Report) -> Option<String> {
     Some(format!(
         "Run-wide drift: {}{interval} over {}, {applied}.",
         percent_change(d.ratio),
-        crate::format::count(d.cases, "case")
+        crate::core::format::count(d.cases, "case")
     ))
 }
 

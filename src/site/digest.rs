@@ -4,13 +4,13 @@
 //! of every run in memory (`RunCard`): so memory is bounded by the largest run and the page
 //! size, not by the number of runs.
 
-use crate::comparison::key::ConfigKey;
-use crate::diag::Diagnostic;
-use crate::model::facts::RunFacts;
-use crate::model::summary::*;
+use crate::analysis::comparison::key::ConfigKey;
+use crate::analysis::summarize::headline;
+use crate::analysis::summarize::{RunStatus, RunSummary};
+use crate::core::diag::Diagnostic;
+use crate::core::model::facts::RunFacts;
+use crate::core::model::summary::*;
 use crate::site::sections::Section;
-use crate::summarize::headline;
-use crate::summarize::{RunStatus, RunSummary};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -24,7 +24,7 @@ pub(crate) struct RunDigest {
     /// (checked, failed) per-rank contracts.
     pub contracts: Option<(usize, usize)>,
     pub sections: SectionSummaries,
-    pub nccl_perf: Option<crate::nccl_perf::run::RunNcclPerf>,
+    pub nccl_perf: Option<crate::analysis::nccl_perf::run::RunNcclPerf>,
     /// The index's headline figures: decode latency, and nccl-tests busbw at the largest size.
     pub decode_headline: String,
     pub busbw_headline: String,
@@ -119,7 +119,7 @@ impl RunCard {
 /// without a date last.
 pub(crate) fn order(cards: &mut [RunCard]) {
     cards.sort_by_cached_key(|card| {
-        let time = card.timestamp_utc.as_deref().map(|t| (crate::calendar::iso_seconds(t), t.to_string()));
+        let time = card.timestamp_utc.as_deref().map(|t| (crate::core::calendar::iso_seconds(t), t.to_string()));
         (time.is_none(), std::cmp::Reverse(time), card.id.clone())
     });
 }

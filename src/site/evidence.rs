@@ -26,7 +26,7 @@ pub(crate) fn run_statements(run: &RunDigest) -> Vec<String> {
     match facts.cycles {
         Some(cycles) => out.push(format!(
             "{} per case; each cycle's value is the slowest rank's (critical path).",
-            crate::format::count(cycles, "timed cycle")
+            crate::core::format::count(cycles, "timed cycle")
         )),
         None => out.push("Each cycle's value is the slowest rank's (critical path).".to_string()),
     }

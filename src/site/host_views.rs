@@ -4,11 +4,11 @@
 //! than half of the cycles (`comparison::ranks::by_group`). Knows the summaries and the site's
 //! view types only.
 
-use crate::comparison::ranks;
-use crate::format::{measured, rate};
-use crate::model::hosts::rank_map;
+use crate::analysis::comparison::ranks;
+use crate::analysis::summarize::RunSummary;
+use crate::core::format::{measured, rate};
+use crate::core::model::hosts::rank_map;
 use crate::site::view::{Cell, Table};
-use crate::summarize::RunSummary;
 use std::collections::BTreeMap;
 
 /// The table (empty when the logs place no rank on a host, or on one host only).

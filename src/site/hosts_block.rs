@@ -4,12 +4,12 @@
 //! map, the NCCL log files grouped by host, and per case each host's share of the slowest rank
 //! (`host_views`). Knows the summaries and the site's view types only.
 
-use crate::model::artifacts::GpuInfo;
-use crate::model::hosts::{rank_map, HostFacts};
-use crate::model::nccl_log::NcclLogFacts;
+use crate::analysis::summarize::RunSummary;
+use crate::core::model::artifacts::GpuInfo;
+use crate::core::model::hosts::{rank_map, HostFacts};
+use crate::core::model::nccl_log::NcclLogFacts;
 use crate::site::host_views;
 use crate::site::view::{Block, Cell, Table};
-use crate::summarize::RunSummary;
 
 /// The block, or `None` for a single-node run.
 pub(crate) fn build(run: &RunSummary) -> Option<Block> {
@@ -27,7 +27,7 @@ pub(crate) fn build(run: &RunSummary) -> Option<Block> {
         } else {
             hosts
                 .iter()
-                .map(|h| format!("{} ({})", h.host, crate::format::count(h.gpus.len(), "GPU")))
+                .map(|h| format!("{} ({})", h.host, crate::core::format::count(h.gpus.len(), "GPU")))
                 .collect::<Vec<_>>()
                 .join(", ")
         }
@@ -195,11 +195,11 @@ fn logs_table(log: &NcclLogFacts) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::comparison::ranks::tests::decode;
-    use crate::model::hosts::IbPort;
-    use crate::model::run::RawRun;
-    use crate::parse::nccl_log::{merge, scan_log};
-    use crate::summarize::summarize;
+    use crate::analysis::comparison::ranks::tests::decode;
+    use crate::analysis::summarize::summarize;
+    use crate::core::model::hosts::IbPort;
+    use crate::core::model::run::RawRun;
+    use crate::ingest::parse::nccl_log::{merge, scan_log};
 
     fn host(name: &str, rate: Option<f64>) -> HostFacts {
         let gpu = GpuInfo {

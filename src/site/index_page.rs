@@ -1,14 +1,14 @@
 //! The index: every run in a table, newest first, with headline figures, a page of runs at a
 //! time (`paging`); the site-wide notes on the first page.
 
-use crate::format::utc_second;
+use crate::analysis::summarize::RunStatus;
+use crate::core::format::utc_second;
 use crate::site::baseline_view;
 use crate::site::digest::{BaselineVerdict, RunCard, RunDigest};
 use crate::site::paging::Paging;
 use crate::site::paths;
 use crate::site::sections::Section;
 use crate::site::view::{Cell, IndexPage, Link, Table};
-use crate::summarize::RunStatus;
 
 /// Index page `page`: its runs (`window`, newest first) with headline figures, the counts of
 /// every run (`cards`), and the pager.
@@ -62,7 +62,7 @@ pub(crate) fn build(
             .collect(),
         counts: format!(
             "{}: {} ok, {} failed, {} invalid.",
-            crate::format::count(cards.len(), "run"),
+            crate::core::format::count(cards.len(), "run"),
             count(RunStatus::Ok),
             count(RunStatus::Failed),
             count(RunStatus::Invalid)

@@ -3,9 +3,9 @@
 //! the run has records, or when its manifest says the plugin was enabled (then it says why
 //! there are none). Knows summaries only.
 
-use crate::format::{bytes, gbs, measured};
+use crate::analysis::summarize::RunSummary;
+use crate::core::format::{bytes, gbs, measured};
 use crate::site::view::{Block, Cell, Table};
-use crate::summarize::RunSummary;
 
 pub(crate) fn inspector_block(run: &RunSummary) -> Option<Block> {
     let rows = &run.facts.inspector;

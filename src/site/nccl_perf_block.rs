@@ -6,8 +6,8 @@
 //! 90 % of the best busbw, % of expected per size, and the alpha-beta fit per segment with
 //! its residual. Formats `nccl_perf::run` only; computes nothing.
 
-use crate::format::{bytes, count, gbs, measured, percent, trimmed};
-use crate::nccl_perf::run::{RunNcclPerf, TablePerf};
+use crate::analysis::nccl_perf::run::{RunNcclPerf, TablePerf};
+use crate::core::format::{bytes, count, gbs, measured, percent, trimmed};
 use crate::site::chart::{ChartSpec, Point, Scale, Series};
 use crate::site::paths;
 use crate::site::view::{Block, Cell, Figure, Table};

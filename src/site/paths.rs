@@ -1,9 +1,9 @@
 //! Every path of the built site, from the site root: the one place that knows the layout
 //! (`index.html`, `pages/N.html`, `sections/<slug>[-N].html`, `runs/<id>/...`,
 //! `compare/<base>..<cand>.html`, `charts/`).
-//! Links from a page add the page's root prefix (`""` or `"../"`). Uses `crate::format` only.
+//! Links from a page add the page's root prefix (`""` or `"../"`). Uses `crate::core::format` only.
 
-use crate::format::url_segment;
+use crate::core::format::url_segment;
 
 /// The `--site-url` prefix normalized to start and end with `/` (`nccl-report` ->
 /// `/nccl-report/`, `` -> `/`), empty segments dropped (so never `//host`); refused when it

@@ -3,9 +3,9 @@
 //! (`comparison::ranks`: which rank was critical how often, the median skew, stragglers).
 //! Uses the digest, the raw run and the site's view types.
 
-use crate::comparison::ranks::{self, RankView};
-use crate::format::{agree, count, measured};
-use crate::model::run::RawRun;
+use crate::analysis::comparison::ranks::{self, RankView};
+use crate::core::format::{agree, count, measured};
+use crate::core::model::run::RawRun;
 use crate::site::digest::RunDigest;
 use crate::site::view::{Block, Cell, Table};
 

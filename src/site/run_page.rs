@@ -1,10 +1,11 @@
 //! The run page: facts, diagnostics, every section's table and charts, the NCCL log facts,
 //! the manifest, the artifacts, the file list and links to the seed-format files.
 
-use crate::diag::Severity;
-use crate::format::{agree, bytes_about, count, gbs, grouped, utc_second};
-use crate::model::nccl_log::NcclLogFacts;
-use crate::nccl_perf::log_facts;
+use crate::analysis::nccl_perf::log_facts;
+use crate::analysis::summarize::RunSummary;
+use crate::core::diag::Severity;
+use crate::core::format::{agree, bytes_about, count, gbs, grouped, utc_second};
+use crate::core::model::nccl_log::NcclLogFacts;
 use crate::site::digest::RunDigest;
 use crate::site::evidence::run_statements;
 use crate::site::hosts_block;
@@ -13,7 +14,6 @@ use crate::site::paths;
 use crate::site::run_comparison;
 use crate::site::sections::{Section, Source};
 use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
-use crate::summarize::RunSummary;
 
 pub(crate) fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> RunPage {
     let mut blocks = vec![diagnostics_block(run), run_comparison::configuration_block(digest)];

@@ -3,8 +3,8 @@
 //! Schema is `docs/runs.schema.json`; a change of shape changes `schema_version` (in
 //! `ARRAY_START`, `EMPTY` and the schema).
 
-use crate::diag::Diagnostic;
-use crate::model::facts::RunFacts;
+use crate::core::diag::Diagnostic;
+use crate::core::model::facts::RunFacts;
 use crate::site::digest::RunDigest;
 use crate::site::paths;
 use serde::Serialize;
@@ -66,8 +66,8 @@ pub(crate) const EMPTY: &[u8] = b"{\n  \"schema_version\": 1,\n  \"runs\": []\n}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::summary::SectionSummaries;
-    use crate::summarize::RunStatus;
+    use crate::analysis::summarize::RunStatus;
+    use crate::core::model::summary::SectionSummaries;
 
     fn digest(id: &str, diagnostics: Vec<Diagnostic>) -> RunDigest {
         RunDigest {

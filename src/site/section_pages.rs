@@ -2,7 +2,7 @@
 //! a page of runs at a time (`paging`), with overlaid charts of the newest runs on the first
 //! page (capped so charts stay readable).
 
-use crate::format::{agree, count};
+use crate::core::format::{agree, count};
 use crate::site::digest::RunDigest;
 use crate::site::paging::Paging;
 use crate::site::paths;

@@ -1,8 +1,8 @@
 //! Chart points from per-cycle critical-path values: median line, whiskers from the lowest
 //! cycle to P95 (none from a single cycle: it has no spread), every cycle as a dot.
 
+use crate::analysis::stats::{Spread, MIN_SPREAD_CYCLES};
 use crate::site::chart::Point;
-use crate::stats::{Spread, MIN_SPREAD_CYCLES};
 
 /// A point summarizing `cycles` (scaled by `scale`, e.g. 1/collectives for per-call values).
 pub(crate) fn point(x: f64, cycles: &[f64], scale: f64) -> Point {

@@ -13,7 +13,7 @@ use super::run::Run;
 use super::sections::{
     decode_message_bytes, ASYNC_SIZES, DECODE_TOKENS, DECOMPOSITION_SIZES, FRAGMENT_COUNTS, FRAGMENT_TOTAL_BYTES,
 };
-use crate::model::sections::Section;
+use crate::core::model::sections::Section;
 use anyhow::Context;
 use flate2::write::GzEncoder;
 use flate2::Compression;

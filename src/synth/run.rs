@@ -5,7 +5,7 @@ use super::model::{Machine, Noise};
 use super::rng::{mix, Rng};
 use super::time::Timestamp;
 use super::{artifacts, logs, nccl_tests, sections, Fixture, RunShape, SynthOptions, SynthVariant};
-use crate::model::sections::Section;
+use crate::core::model::sections::Section;
 use anyhow::Context;
 use std::fs;
 use std::path::Path;

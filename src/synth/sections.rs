@@ -6,9 +6,9 @@ use super::numerics;
 use super::rng::Rng;
 use super::run::{Case, Run};
 use super::SynthVariant;
+use crate::core::model::sections::Section;
 use crate::export::pyfmt::{py_bool, repr as py_float};
 use crate::export::seed_csv::push_row as csv_row;
-use crate::model::sections::Section;
 
 pub(super) const ASYNC_SIZES: [u64; 5] = [8192, 131_072, 1_048_576, 16_777_216, 67_108_864];
 pub(super) const DECOMPOSITION_SIZES: [u64; 3] = [262_144, 4_194_304, 67_108_864];

@@ -24,7 +24,7 @@ const SEED_CSVS: [&str; 8] = [
 #[test]
 fn the_library_lists_the_same_outputs() {
     let mut ours: Vec<&str> = SEED_CSVS.iter().copied().chain(["summary.md"]).collect();
-    let mut library = nccl_report::model::seed_outputs::SEED_OUTPUTS.to_vec();
+    let mut library = nccl_report::core::model::seed_outputs::SEED_OUTPUTS.to_vec();
     ours.sort();
     library.sort();
     assert_eq!(ours, library);

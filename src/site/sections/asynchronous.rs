@@ -1,8 +1,8 @@
 //! Async completion: host enqueue, Work.wait and GPU dependency times of an async all_reduce.
 
 use super::{num, ok_cell, spread, t, text, us, us_spread, Axes, ChartKit, Column, SPREAD_NOTE};
-use crate::format::{bytes, count, measured, pct2, rate};
-use crate::model::summary::AsyncSummary;
+use crate::core::format::{bytes, count, measured, pct2, rate};
+use crate::core::model::summary::AsyncSummary;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
 use crate::site::spread::point;

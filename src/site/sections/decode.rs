@@ -1,11 +1,11 @@
 //! Decode-time tensor-parallel AllReduce replay: latency per call against tokens per step.
 
 use super::{clocks_cell, num, spread, t, text, us, us_spread, Axes, ChartKit, Column, SPREAD_NOTE};
-use crate::format::{bytes, pct2};
-use crate::model::nccl_log::TuningChoice;
-use crate::model::summary::DecodeSummary;
-use crate::nccl_perf::run::TuningState;
-use crate::nccl_perf::table::segment_label;
+use crate::analysis::nccl_perf::run::TuningState;
+use crate::analysis::nccl_perf::table::segment_label;
+use crate::core::format::{bytes, pct2};
+use crate::core::model::nccl_log::TuningChoice;
+use crate::core::model::summary::DecodeSummary;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
 use crate::site::spread::point;

@@ -1,8 +1,8 @@
 //! AllReduce against ReduceScatter + AllGather: time per mode and the overhead of the pair.
 
 use super::{clocks_cell, num, pct2_or_na, spread, t, text, us, us_spread, Axes, ChartKit, Column, SPREAD_NOTE};
-use crate::format::{bytes, count, pct2};
-use crate::model::summary::DecompositionSummary;
+use crate::core::format::{bytes, count, pct2};
+use crate::core::model::summary::DecompositionSummary;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
 use crate::site::spread::{plain, point};

@@ -1,8 +1,8 @@
 //! One 80 MiB payload all-reduced as 1, 2, 4 ... collectives: total time and slowdown.
 
 use super::{clocks_cell, num, spread, t, text, us, us_spread, Axes, ChartKit, Column, SPREAD_NOTE};
-use crate::format::{bytes, count, pct2, times, yes_no};
-use crate::model::summary::FragmentationSummary;
+use crate::core::format::{bytes, count, pct2, times, yes_no};
+use crate::core::model::summary::FragmentationSummary;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
 use crate::site::spread::{plain, point};

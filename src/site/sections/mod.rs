@@ -19,14 +19,14 @@ mod fragmentation;
 mod nccl_tests;
 mod numerics;
 
-use crate::format::{measured, yes_no};
-use crate::model::sections::Section as Worker;
-use crate::model::summary::Clocks;
+use crate::analysis::stats::{known_cv, MIN_SPREAD_CYCLES};
+use crate::analysis::summarize::RunStatus;
+use crate::core::format::{measured, yes_no};
+use crate::core::model::sections::Section as Worker;
+use crate::core::model::summary::Clocks;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
 use crate::site::view::{Cell, Table};
-use crate::stats::{known_cv, MIN_SPREAD_CYCLES};
-use crate::summarize::RunStatus;
 
 /// Declares the sections in page order: `Variant => module from source`. Every module provides `SLUG`,
 /// `TITLE`, `CAPTION`, `SCOPE` (what it measures and what it does not), `COLUMNS`, `rows`,
@@ -196,7 +196,7 @@ fn us_spread(value: f64, cycles: usize, cv_percent: f64) -> Cell {
 
 /// A percentage with two decimals, or `n/a`.
 fn pct2_or_na(value: Option<f64>) -> String {
-    value.map_or("n/a".into(), crate::format::pct2)
+    value.map_or("n/a".into(), crate::core::format::pct2)
 }
 
 /// The worker's host issue and device-only medians beside the span; a span within 10 % of
@@ -294,7 +294,7 @@ impl<'a> ChartKit<'a> {
             description.push_str(&format!(
                 " The chart draws the first {MAX_SERIES} series (newest runs first); {} more {} in the table{}.",
                 left_out,
-                crate::format::agree(left_out, "is", "are"),
+                crate::core::format::agree(left_out, "is", "are"),
                 if self.several { " and the paged history" } else { "" }
             ));
         }

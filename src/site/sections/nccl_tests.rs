@@ -1,8 +1,8 @@
 //! The nccl-tests all_reduce_perf control: decode-sized messages over repeated sweeps.
 
 use super::{flagged, num, spread, t, us, us_spread, Axes, ChartKit, Column};
-use crate::format::{bytes, count, gbs, pct2};
-use crate::model::summary::{NcclTestsRawRow, NcclTestsSummary};
+use crate::core::format::{bytes, count, gbs, pct2};
+use crate::core::model::summary::{NcclTestsRawRow, NcclTestsSummary};
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::digest::RunDigest;
 use crate::site::spread::point;

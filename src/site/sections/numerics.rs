@@ -1,7 +1,7 @@
 //! FP16 reduction-order counterexamples: rank 0's results over all placements of the values.
 
 use super::{flagged, num, t, text, ChartKit, Column};
-use crate::model::summary::NumericSummary;
+use crate::core::model::summary::NumericSummary;
 use crate::site::chart::ChartSpec;
 use crate::site::digest::RunDigest;
 

@@ -1,0 +1,202 @@
+//! Cross-run comparison: which runs are comparable (`key`), the samples judged (`samples`),
+//! the verdicts (`engine`), the baseline of a run (`baseline`), the noise between repeated
+//! runs (`noise`), the per-rank view for run pages (`ranks`) and the report formats (`output`). Reads runs through `find`, `load` and
+//! `summarize`; writes nothing.
+
+pub mod baseline;
+pub mod engine;
+pub mod key;
+pub mod key_hosts;
+pub mod noise;
+pub mod output;
+pub mod ranks;
+pub mod samples;
+#[cfg(test)]
+mod simulation_tests;
+
+use crate::analysis::summarize::{self, RunStatus, RunSummary};
+use crate::ingest::find;
+use crate::ingest::load;
+use anyhow::{bail, Context as _};
+use engine::{CaseResult, Drift, Outcome, Verdict};
+use key::ConfigKey;
+use rayon::prelude::*;
+use samples::CaseSamples;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Version of the JSON report; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One side of a comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunSide {
+    pub id: String,
+    pub status: &'static str,
+    pub configuration: String,
+    pub key: String,
+    /// Key parts the run does not state (they are `unknown` in the key).
+    pub unknown: Vec<String>,
+}
+
+/// The whole comparison, as every output format shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub base: RunSide,
+    pub candidate: RunSide,
+    /// How the base was chosen: `given`, `pinned` or `newest earlier ok run`.
+    pub baseline_source: String,
+    /// Key parts that differ; empty when the runs share a configuration.
+    pub key_differences: Vec<key::KeyDifference>,
+    pub drift: Option<Drift>,
+    pub counts: BTreeMap<&'static str, usize>,
+    pub cases: Vec<CaseResult>,
+}
+
+impl Report {
+    pub fn has_slower(&self) -> bool {
+        self.cases.iter().any(|c| c.verdict == Verdict::Slower)
+    }
+}
+
+/// A run as a comparison sees it: from a summary (`compare`) or a digest (the site).
+#[derive(Debug, Clone)]
+pub struct Side<'a> {
+    pub id: &'a str,
+    pub status: RunStatus,
+    pub key: &'a ConfigKey,
+    pub samples: &'a [CaseSamples],
+}
+
+impl Side<'_> {
+    fn report_side(&self) -> RunSide {
+        RunSide {
+            id: self.id.to_string(),
+            status: self.status.as_str(),
+            configuration: self.key.label(),
+            key: self.key.text(),
+            unknown: self.key.unknown_parts(),
+        }
+    }
+}
+
+/// A run summarized for comparison, with its key and samples.
+pub struct LoadedRun {
+    pub summary: RunSummary,
+    pub key: ConfigKey,
+    pub samples: Vec<CaseSamples>,
+}
+
+impl LoadedRun {
+    pub fn side(&self) -> Side<'_> {
+        Side { id: &self.summary.raw.id, status: self.summary.status, key: &self.key, samples: &self.samples }
+    }
+
+    /// What the baseline rule needs of it (`key_text` and `label` of its key).
+    fn run_ref<'k>(&'k self, key_text: &'k str, label: &'k str) -> baseline::RunRef<'k> {
+        baseline::RunRef {
+            id: &self.summary.raw.id,
+            timestamp: self.summary.facts.timestamp_utc.as_deref().unwrap_or(""),
+            status: self.summary.status,
+            key: key_text,
+            label,
+        }
+    }
+}
+
+/// Reads and summarizes every run under `runs` (ids sorted), in parallel.
+pub fn load_all(runs: &Path) -> anyhow::Result<Vec<LoadedRun>> {
+    let found =
+        find::find_run_folders(runs).with_context(|| format!("cannot read the runs folder {}", runs.display()))?;
+    Ok(found
+        .runs
+        .into_par_iter()
+        .map(|(id, path)| {
+            let dir = find::list_run(id, path, &found.canonical_root);
+            let logs = load::load_logs(&dir);
+            let mut raw = load::load_tables(&dir);
+            logs.attach(&mut raw);
+            let summary = summarize::summarize(raw);
+            let key = ConfigKey::of(&summary);
+            let samples = samples::of(&summary.sections);
+            LoadedRun { summary, key, samples }
+        })
+        .collect())
+}
+
+/// What the baseline and noise rules need of every run of the folder (key texts and labels
+/// are kept by the caller: `texts`).
+fn run_refs<'a>(all: &'a [LoadedRun], texts: &'a [(String, String)]) -> Vec<baseline::RunRef<'a>> {
+    all.iter().zip(texts).map(|(r, (k, l))| r.run_ref(k, l)).collect()
+}
+
+fn key_texts(all: &[LoadedRun]) -> Vec<(String, String)> {
+    all.iter().map(|r| (r.key.text(), r.key.label())).collect()
+}
+
+fn index_of(all: &[LoadedRun], run: &LoadedRun) -> usize {
+    all.iter().position(|r| std::ptr::eq(r, run)).expect("the run is one of the folder's")
+}
+
+/// The baseline of `candidate` (one of `all`, by `baseline::choose_all`): (id, how it was
+/// chosen); an unreadable `baselines.json` or no baseline at all is an error.
+pub fn choose_baseline(runs: &Path, all: &[LoadedRun], candidate: &LoadedRun) -> anyhow::Result<(String, String)> {
+    let pinned = baseline::read_pinned(runs).map_err(anyhow::Error::msg)?;
+    let texts = key_texts(all);
+    let choices = baseline::choose_all(&pinned, &run_refs(all, &texts));
+    match &choices[index_of(all, candidate)] {
+        baseline::Choice::None(why) => bail!("run {} has no baseline: {why}", candidate.summary.raw.id),
+        choice => Ok((choice.id().unwrap_or_default().to_string(), choice.source())),
+    }
+}
+
+/// The noise floor of `candidate`'s comparisons (one of `all`): from its replicates,
+/// `noise::windows`.
+pub fn noise_for(all: &[LoadedRun], candidate: &LoadedRun) -> BTreeMap<String, f64> {
+    let texts = key_texts(all);
+    let windows = noise::windows(&run_refs(all, &texts));
+    let medians: Vec<BTreeMap<String, f64>> =
+        windows[index_of(all, candidate)].iter().map(|&i| noise::medians(&all[i].samples)).collect();
+    noise::of_replicates(&medians)
+}
+
+/// Compares `base` with `candidate`; `noise` is the candidate configuration's noise floor per
+/// case (`noise_for`), `baseline_source` says how the base was chosen.
+pub fn compare(base: &Side, candidate: &Side, noise: BTreeMap<String, f64>, baseline_source: &str) -> Report {
+    let key_differences = base.key.differences(candidate.key);
+    let context = engine::Context { key_differences: key_differences.iter().map(|d| d.part.clone()).collect(), noise };
+    let mut outcome = engine::compare(base.samples, candidate.samples, &context);
+    engine::add_intervals(&mut outcome, base.samples, candidate.samples);
+    let Outcome { drift, cases } = outcome;
+    let mut counts = BTreeMap::new();
+    for verdict in [Verdict::Slower, Verdict::Faster, Verdict::NoChange, Verdict::NotComparable, Verdict::TooFewCycles]
+    {
+        counts.insert(verdict.as_str(), cases.iter().filter(|c| c.verdict == verdict).count());
+    }
+    Report {
+        schema_version: SCHEMA_VERSION,
+        base: base.report_side(),
+        candidate: candidate.report_side(),
+        baseline_source: baseline_source.to_string(),
+        key_differences,
+        drift,
+        counts,
+        cases,
+    }
+}
+
+/// The run with this id, refused when failed or invalid unless `allow_failed`.
+pub fn pick<'a>(all: &'a [LoadedRun], id: &str, allow_failed: bool) -> anyhow::Result<&'a LoadedRun> {
+    let Some(run) = all.iter().find(|r| r.summary.raw.id == id) else {
+        bail!("no run {id:?} in the runs folder");
+    };
+    if run.summary.status != RunStatus::Ok && !allow_failed {
+        bail!(
+            "run {id} is {}; comparing against it is refused (pass --allow-failed to compare anyway)",
+            run.summary.status.as_str()
+        );
+    }
+    Ok(run)
+}

@@ -1,0 +1,182 @@
+//! The per-cycle samples a comparison judges, one set per case, taken from the seed's
+//! summaries (the critical path, slowest rank per cycle, as `summarize` computes it: nothing
+//! is recomputed here). Case texts are exactly the seed's `summary.csv` ones.
+
+use crate::core::model::summary::SectionSummaries;
+
+/// nccl-tests sizes from this many bytes up are judged on bus bandwidth (when ranks > 1);
+/// smaller ones are latency-bound and judged on time.
+pub const BANDWIDTH_FROM_BYTES: u64 = 1 << 20;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseSamples {
+    pub section: &'static str,
+    pub world_size: i64,
+    pub case: String,
+    pub metric: &'static str,
+    /// The case folder of a decode case (decode is summarized per folder: one TP size can be
+    /// in `world2_decode` and in a 2-rank `world2_full`), in the key and in every output, so
+    /// a case is matched folder to folder whatever the other run holds. `None` for the other
+    /// sections, keyed by world size as the seed keys them.
+    pub folder: Option<String>,
+    /// True for bandwidth: a larger value is better.
+    pub higher_is_better: bool,
+    /// One value per cycle, in cycle order.
+    pub values: Vec<f64>,
+}
+
+impl CaseSamples {
+    /// The identity of a case across runs (`case_key`).
+    pub fn key(&self) -> String {
+        case_key(self.section, self.world_size, self.folder.as_deref(), &self.case, self.metric)
+    }
+}
+
+/// `section|world size|case|metric`, or `section|world size|folder/case|metric` for a decode
+/// case: how a case is matched across runs.
+pub fn case_key(section: &str, world_size: i64, folder: Option<&str>, case: &str, metric: &str) -> String {
+    match folder {
+        Some(folder) => format!("{section}|{world_size}|{folder}/{case}|{metric}"),
+        None => format!("{section}|{world_size}|{case}|{metric}"),
+    }
+}
+
+/// Every timed case of the run, in the seed's section order.
+pub fn of(sections: &SectionSummaries) -> Vec<CaseSamples> {
+    let mut out = Vec::new();
+    let mut push = |section, world_size, case: String, metric, values: &[f64], folder: Option<String>| {
+        out.push(CaseSamples {
+            section,
+            world_size,
+            case,
+            metric,
+            folder,
+            higher_is_better: false,
+            values: values.to_vec(),
+        })
+    };
+    for r in sections.async_rows.iter().flatten() {
+        push("async", r.world_size, format!("bytes={}", r.size_bytes), "gpu_dependency_us", &r.gpu_cycles, None);
+    }
+    for r in sections.decomposition.iter().flatten() {
+        let case = format!("bytes={};mode={}", r.size_bytes, r.mode);
+        push("decomposition", r.world_size, case, "duration_us", &r.cycle_values, None);
+    }
+    for r in sections.fragmentation.iter().flatten() {
+        let case = format!("count={};fragment_bytes={}", r.fragment_count, r.fragment_bytes);
+        push("fragmentation", r.world_size, case, "duration_us_for_80MiB", &r.cycle_values, None);
+    }
+    for r in sections.decode.iter().flatten() {
+        let case = format!("tokens={};bytes={};calls={}", r.tokens, r.message_bytes, r.collectives);
+        let folder = (!r.case_folder.is_empty()).then(|| r.case_folder.clone());
+        push("decode", r.world_size, case, "replay_total_us", &r.cycle_values, folder);
+    }
+    for r in sections.nccl_tests.iter().flatten() {
+        let case = format!("bytes={}", r.size_bytes);
+        if r.world_size > 1 && r.size_bytes >= BANDWIDTH_FROM_BYTES {
+            let busbw: Vec<f64> = sections
+                .nccl_tests_raw
+                .iter()
+                .flatten()
+                .filter(|row| row.world_size == r.world_size && row.size_bytes == r.size_bytes)
+                .map(|row| row.busbw_gbs)
+                .collect();
+            out.push(CaseSamples {
+                section: "nccl_tests_decode_sizes",
+                world_size: r.world_size as i64,
+                case,
+                metric: "busbw_GBs",
+                folder: None,
+                higher_is_better: true,
+                values: busbw,
+            });
+        } else {
+            out.push(CaseSamples {
+                section: "nccl_tests_decode_sizes",
+                world_size: r.world_size as i64,
+                case,
+                metric: "time_us",
+                folder: None,
+                higher_is_better: false,
+                values: r.cycle_values.clone(),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::comparison::engine::{compare, Context};
+    use crate::core::model::summary::DecodeSummary;
+
+    fn decode(folder: &str, tokens: i64, level: f64) -> DecodeSummary {
+        DecodeSummary {
+            case_folder: folder.into(),
+            world_size: 2,
+            tokens,
+            hidden_size: 4096,
+            message_bytes: tokens * 8192,
+            collectives: 160,
+            cycles: 10,
+            median_total_us: level,
+            p95_total_us: level,
+            min_total_us: level,
+            max_total_us: level,
+            cv_percent: 0.0,
+            median_per_collective_us: level / 160.0,
+            correct: true,
+            cycle_values: (0..10).map(|c| level + c as f64 * 0.01 * level).collect(),
+            clocks: None,
+        }
+    }
+
+    fn run(scale_decode_folder: f64) -> SectionSummaries {
+        // TP=2 decode in two folders (a 2-rank `world2_full` and `world2_decode`), the same
+        // tokens in both, plus one token count only `world2_decode` has.
+        SectionSummaries {
+            decode: Some(vec![
+                decode("world2_decode", 1, 100.0 * scale_decode_folder),
+                decode("world2_decode", 8, 120.0),
+                decode("world2_full", 1, 300.0),
+            ]),
+            ..SectionSummaries::default()
+        }
+    }
+
+    /// Two folders holding the same decode case are two cases, matched folder to folder,
+    /// also against a run that has only one of the folders.
+    #[test]
+    fn two_folders_of_one_size_are_two_cases_never_one() {
+        let samples = of(&run(1.0));
+        let keys: Vec<String> = samples.iter().map(CaseSamples::key).collect();
+        assert_eq!(
+            keys,
+            [
+                "decode|2|world2_decode/tokens=1;bytes=8192;calls=160|replay_total_us",
+                "decode|2|world2_decode/tokens=8;bytes=65536;calls=160|replay_total_us",
+                "decode|2|world2_full/tokens=1;bytes=8192;calls=160|replay_total_us",
+            ]
+        );
+        let outcome = compare(&samples, &of(&run(1.5)), &Context::default());
+        let ratio = |label: &str| outcome.cases.iter().find(|c| c.case_label() == label).and_then(|c| c.ratio).unwrap();
+        assert!((ratio("world2_decode: tokens=1;bytes=8192;calls=160") - 1.5).abs() < 1e-12);
+        assert!((ratio("world2_full: tokens=1;bytes=8192;calls=160") - 1.0).abs() < 1e-12);
+        assert_eq!(ratio("world2_decode: tokens=8;bytes=65536;calls=160"), 1.0);
+        assert_eq!(outcome.cases.len(), 3);
+        // The candidate lost its world2_full folder: world2_decode still meets world2_decode.
+        let mut partial = run(1.5);
+        partial.decode.as_mut().unwrap().retain(|r| r.case_folder == "world2_decode");
+        let outcome = compare(&samples, &of(&partial), &Context::default());
+        let verdicts: Vec<(String, Option<f64>)> = outcome.cases.iter().map(|c| (c.case_label(), c.ratio)).collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("world2_decode: tokens=1;bytes=8192;calls=160".to_string(), Some(1.5)),
+                ("world2_decode: tokens=8;bytes=65536;calls=160".to_string(), Some(1.0)),
+                ("world2_full: tokens=1;bytes=8192;calls=160".to_string(), None),
+            ]
+        );
+    }
+}

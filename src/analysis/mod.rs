@@ -1,0 +1,6 @@
+//! Numbers from parsed runs: the seed statistics (`summarize`), shared statistics (`stats`), NCCL performance views (`nccl_perf`) and run comparison (`comparison`).
+
+pub mod comparison;
+pub(crate) mod nccl_perf;
+pub(crate) mod stats;
+pub mod summarize;

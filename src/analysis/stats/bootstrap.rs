@@ -1,0 +1,225 @@
+//! Percentile bootstrap intervals, seeded from the data (never the clock): the same inputs
+//! give bit-identical intervals on every machine and thread count. Uses std, `xxhash` (for
+//! the seed) and the seed's `median`.
+
+use crate::analysis::stats::sorted;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Resamples per interval (1000, the usual minimum for a 95 % percentile interval: the
+/// comparison stage of a site build stays a small part of it).
+pub(crate) const RESAMPLES: usize = 1000;
+
+/// Two-sided confidence level of every interval.
+pub(crate) const LEVEL: f64 = 0.95;
+
+/// SplitMix64, integer-only, so draws are identical everywhere. An index below `n` is a
+/// 16-bit lane of an output scaled by `n` (multiply and shift, four lanes per output: no
+/// division); an index is off from uniform by at most `n / 65536` relative (0.02 % for 10
+/// cycles). Samples of more than 65536 values take a whole output per index.
+struct SplitMix {
+    state: u64,
+    lanes: u64,
+    left: u32,
+}
+
+impl SplitMix {
+    fn new(seed: u64) -> SplitMix {
+        SplitMix { state: seed, lanes: 0, left: 0 }
+    }
+
+    fn next(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        if n > 1 << 16 {
+            return ((u128::from(self.next()) * n as u128) >> 64) as usize;
+        }
+        if self.left == 0 {
+            (self.lanes, self.left) = (self.next(), 4);
+        }
+        let lane = self.lanes & 0xFFFF;
+        (self.lanes, self.left) = (self.lanes >> 16, self.left - 1);
+        ((lane * n as u64) >> 16) as usize
+    }
+}
+
+/// The generator's seed for a label (e.g. the case key): xxh3-64 of its bytes.
+pub(crate) fn seed_of(label: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(label.as_bytes())
+}
+
+/// The 0-based ranks of the middle of one resample of `n` values, drawn from `rng`: `n`
+/// indices into the sorted sample are drawn and counted, and the middle order statistics read
+/// off the counts (the same ranks a sort of the drawn multiset gives). For odd `n` both ranks
+/// are the median's.
+fn middle_ranks(n: usize, rng: &mut SplitMix, counts: &mut [u32]) -> (u32, u32) {
+    counts.fill(0);
+    for _ in 0..n {
+        counts[rng.below(n)] += 1;
+    }
+    let upper = n / 2;
+    let lower = if n % 2 == 1 { upper } else { upper - 1 };
+    let (mut seen, mut low) = (0usize, None);
+    for (index, &count) in counts.iter().enumerate() {
+        seen += count as usize;
+        if low.is_none() && seen > lower {
+            low = Some(index as u32);
+        }
+        if seen > upper {
+            return (low.unwrap_or(index as u32), index as u32);
+        }
+    }
+    unreachable!("n draws are counted")
+}
+
+/// The middle ranks of one resample after another.
+type Ranks = Vec<(u32, u32)>;
+
+/// Every stream made so far, by (sample size, stream).
+type Streams = Mutex<HashMap<(usize, u64), Arc<Ranks>>>;
+
+/// Resamples in one stream of middle ranks.
+const STREAM: usize = 1 << 16;
+
+/// The middle ranks of `STREAM` resamples of `n` values: stream `which` (0 or 1) for sample
+/// size `n`, generated once per process from a seed of `(n, which)` only, then shared. A
+/// resampled median needs only these ranks (the values are sorted once per sample), so an
+/// interval reads `RESAMPLES` consecutive entries from an offset seeded from its case key
+/// instead of drawing `n` indices per resample. The base and the candidate of a ratio read
+/// different streams, so their draws are independent.
+fn stream(n: usize, which: u64) -> Arc<Ranks> {
+    static STREAMS: OnceLock<Streams> = OnceLock::new();
+    let streams = STREAMS.get_or_init(Default::default);
+    if let Some(found) = streams.lock().expect("no panic while holding the lock").get(&(n, which)) {
+        return Arc::clone(found);
+    }
+    let mut rng = SplitMix::new(seed_of(&format!("middle ranks of {n} values, stream {which}")));
+    let mut counts = vec![0; n];
+    let ranks: Arc<Ranks> = Arc::new((0..STREAM).map(|_| middle_ranks(n, &mut rng, &mut counts)).collect());
+    let mut streams = streams.lock().expect("no panic while holding the lock");
+    Arc::clone(streams.entry((n, which)).or_insert(ranks))
+}
+
+/// `RESAMPLES` bootstrap medians of `values`, from stream `which` at an offset given by `seed`.
+fn resampled_medians(values: &[f64], which: u64, seed: u64) -> impl Iterator<Item = f64> {
+    let ordered = sorted(values);
+    let ranks = stream(ordered.len(), which);
+    let offset = (seed as usize) % STREAM;
+    let odd = ordered.len() % 2 == 1;
+    (0..RESAMPLES).map(move |r| {
+        let (low, high) = ranks[(offset + r) % STREAM];
+        if odd {
+            ordered[high as usize]
+        } else {
+            (ordered[low as usize] + ordered[high as usize]) / 2.0
+        }
+    })
+}
+
+/// The (low, high) percentiles of `LEVEL` of the bootstrap distribution (nearest rank).
+fn interval(mut estimates: Vec<f64>) -> (f64, f64) {
+    let tail = (1.0 - LEVEL) / 2.0;
+    let last = estimates.len() - 1;
+    let rank = |q: f64| ((q * last as f64).round() as usize).min(last);
+    let low = *estimates.select_nth_unstable_by(rank(tail), f64::total_cmp).1;
+    let high = *estimates.select_nth_unstable_by(rank(1.0 - tail), f64::total_cmp).1;
+    (low, high)
+}
+
+/// Interval of median(cand) / median(base): each sample resampled on its own.
+pub(crate) fn ratio_of_medians(base: &[f64], cand: &[f64], seed: u64) -> (f64, f64) {
+    let candidates = resampled_medians(cand, 1, seed >> 32);
+    interval(resampled_medians(base, 0, seed).zip(candidates).map(|(b, c)| c / b).collect())
+}
+
+/// Interval of the median of `values`.
+pub(crate) fn median_interval(values: &[f64], seed: u64) -> (f64, f64) {
+    interval(resampled_medians(values, 0, seed).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_are_deterministic_and_cover_the_estimate() {
+        let base = [10.0, 10.2, 9.9, 10.1, 10.05, 9.95];
+        let cand = [11.0, 11.1, 10.9, 11.2, 10.95, 11.05];
+        let seed = seed_of("decode|2|tokens=1");
+        let first = ratio_of_medians(&base, &cand, seed);
+        assert_eq!(first, ratio_of_medians(&base, &cand, seed));
+        assert_ne!(first, ratio_of_medians(&base, &cand, seed_of("other")));
+        let point = crate::analysis::stats::median(&cand) / crate::analysis::stats::median(&base);
+        assert!(first.0 <= point && point <= first.1, "{first:?} {point}");
+        assert!(first.0 > 1.05 && first.1 < 1.15, "{first:?}");
+        assert_eq!(median_interval(&[3.0], 1), (3.0, 3.0));
+    }
+
+    /// The counted middle ranks give the median of the drawn multiset, as sorting each draw
+    /// does: compared draw by draw with the straightforward resampler (drawing from the sorted
+    /// values), odd and even sizes, ties.
+    #[test]
+    fn counted_middle_ranks_give_the_sorted_median() {
+        for values in [vec![5.0, 1.0, 3.0], vec![4.0, 2.0, 2.0, 9.0], (0..10).map(|i| (i * 7 % 10) as f64).collect()] {
+            let ordered = sorted(&values);
+            let n = values.len();
+            let (mut counted, mut direct) = (SplitMix::new(42), SplitMix::new(42));
+            let mut counts = vec![0; n];
+            for _ in 0..500 {
+                let drawn: Vec<f64> = (0..n).map(|_| ordered[direct.below(n)]).collect();
+                let (low, high) = middle_ranks(n, &mut counted, &mut counts);
+                let got = if n % 2 == 1 {
+                    ordered[high as usize]
+                } else {
+                    (ordered[low as usize] + ordered[high as usize]) / 2.0
+                };
+                assert_eq!(got.to_bits(), crate::analysis::stats::median(&drawn).to_bits(), "{values:?}");
+            }
+        }
+    }
+
+    /// An interval's nominal coverage holds: over many normal samples, the interval of the
+    /// median covers the true median in about 95 % of them (a shared stream must not bias it).
+    #[test]
+    fn median_intervals_cover_the_true_median() {
+        let mut rng = SplitMix::new(3);
+        let mut normal = || -> f64 { (0..12).map(|_| rng.below(1 << 16) as f64 / 65536.0).sum::<f64>() - 6.0 };
+        let trials = 400;
+        let covered = (0..trials)
+            .filter(|t| {
+                let values: Vec<f64> = (0..20).map(|_| normal()).collect();
+                let (low, high) = median_interval(&values, seed_of(&t.to_string()));
+                low <= 0.0 && 0.0 <= high
+            })
+            .count();
+        let rate = covered as f64 / trials as f64;
+        assert!((0.90..=0.99).contains(&rate), "coverage {rate}");
+    }
+
+    /// Every index below n is drawn about equally often (small n, lanes; large n, whole outputs).
+    #[test]
+    fn indices_are_uniform() {
+        for n in [2usize, 7, 10, 100_000] {
+            let mut rng = SplitMix::new(7);
+            let draws = 200_000;
+            let mut counts = vec![0u32; n.min(10)];
+            for _ in 0..draws {
+                let i = rng.below(n);
+                assert!(i < n);
+                if i < counts.len() {
+                    counts[i] += 1;
+                }
+            }
+            let expected = draws as f64 / n as f64;
+            for c in counts {
+                assert!((c as f64 - expected).abs() < 6.0 * expected.sqrt() + 1.0, "n {n}: {c} vs {expected}");
+            }
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! Dispatch of the parsed command line to the library; returns the process exit code.
+//! Exit codes: 0 done; 1 `--strict` build with failed or invalid runs, or `compare` found a
+//! slower case; 2 nothing could be done (bad input).
+
+use crate::cli::args::{Cli, CollectArgs, Command, CompareArgs, LauncherKind};
+use crate::collect::multinode::Rendezvous;
+use crate::collect::slurm::SlurmSettings;
+use crate::collect::{CollectOptions, ImportOptions, Launcher};
+use crate::output::publish::PublishOptions;
+use crate::output::serve::ServeOptions;
+use crate::pipeline::build::BuildOptions;
+use crate::synth::SynthOptions;
+use std::io::Write;
+use std::process::ExitCode;
+
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Import(args) => {
+            crate::collect::import::import_runs(&ImportOptions {
+                sources: args.sources,
+                runs: args.runs,
+                rename: args.rename,
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Collect(args) => {
+            let launcher = collect_launcher(&args);
+            crate::collect::launch::collect(&CollectOptions {
+                runs: args.runs,
+                run_id: args.run_id,
+                world_sizes: args.world_sizes,
+                cycles: args.cycles,
+                warmups: args.warmups,
+                decode_collectives: args.decode_collectives,
+                cpu_affinity: args.cpu_affinity,
+                nccl_tests: args.nccl_tests,
+                nccl_inspector: args.nccl_inspector,
+                worker: args.worker,
+                dry_run: args.dry_run,
+                force: args.force,
+                launcher,
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Synth(args) => {
+            let ids = crate::synth::generate(
+                &args.out,
+                &SynthOptions {
+                    count: args.count,
+                    seed: args.seed,
+                    log_bytes: args.log_bytes,
+                    gzip_every: args.gzip_every,
+                    tuning: args.tuning,
+                },
+            )?;
+            eprintln!("wrote {} synthetic runs under {}", ids.len(), args.out.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Build(args) => {
+            let options = BuildOptions {
+                runs: args.runs,
+                out: args.out.clone(),
+                jobs: args.jobs,
+                cache: !args.no_cache,
+                page_size: args.page_size,
+                site_url: args.site_url,
+                limits: crate::ingest::input::Limits {
+                    file: args.max_file_bytes,
+                    notes: args.max_notes_bytes,
+                    log: args.max_log_bytes,
+                },
+            };
+            let report = crate::pipeline::build::build(&options)?;
+            for line in report.skipped.iter().chain(&report.problems) {
+                eprintln!("  {}", terminal_safe(line));
+            }
+            eprintln!("{}", report.summary_line(&args.out));
+            if args.timings {
+                eprintln!("{}", report.timings_json());
+            }
+            if args.strict && report.failed + report.invalid > 0 {
+                return Ok(ExitCode::from(1));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Inspect(args) => {
+            let (document, had_errors) = crate::ingest::inspect::inspect(&args.file)?;
+            let text = serde_json::to_string_pretty(&document)?;
+            // A closed pipe (`inspect FILE | head`) is not an error worth a message.
+            if let Err(error) = writeln!(std::io::stdout(), "{text}") {
+                if error.kind() != std::io::ErrorKind::BrokenPipe {
+                    return Err(error.into());
+                }
+            }
+            Ok(if had_errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        }
+        Command::Compare(args) => compare(args),
+        Command::Serve(args) => {
+            if args.watch {
+                crate::output::out_dir::check_apart(&args.out, &args.runs)?;
+            }
+            let watch = args.watch.then(|| BuildOptions {
+                runs: args.runs.clone(),
+                out: args.out.clone(),
+                jobs: None,
+                cache: true,
+                page_size: crate::site::paging::DEFAULT_PAGE_SIZE,
+                site_url: "/".to_string(),
+                limits: crate::ingest::input::Limits::DEFAULT,
+            });
+            let send_timeout = std::time::Duration::from_secs(args.send_timeout as u64);
+            crate::output::serve::serve(&ServeOptions { out: args.out, port: args.port, watch, send_timeout })?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Publish(args) => {
+            let commit = crate::output::publish::publish(&PublishOptions {
+                out: args.out,
+                branch: args.branch.clone(),
+                remote: args.remote.clone(),
+                push: !args.no_push,
+            })?;
+            let pushed = if args.no_push { String::new() } else { format!(" and pushed to {}", args.remote) };
+            eprintln!("committed the site as {commit} on branch {}{pushed}", args.branch);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
+    use crate::analysis::comparison;
+    let all = comparison::load_all(&args.runs)?;
+    let (base_id, candidate_id, source) = match (args.ids.as_slice(), &args.baseline) {
+        ([base, candidate], None) => (base.clone(), candidate.clone(), "given".to_string()),
+        ([_, _], Some(_)) => anyhow::bail!("give either BASE CAND or CAND --baseline ID, not both"),
+        ([candidate], Some(base)) => (base.clone(), candidate.clone(), "--baseline".to_string()),
+        ([candidate], None) => {
+            let run = comparison::pick(&all, candidate, args.allow_failed)?;
+            let (base, source) = comparison::choose_baseline(&args.runs, &all, run)?;
+            (base, candidate.clone(), source)
+        }
+        _ => unreachable!("clap takes one or two run ids"),
+    };
+    let base = comparison::pick(&all, &base_id, args.allow_failed)?;
+    let candidate = comparison::pick(&all, &candidate_id, args.allow_failed)?;
+    let noise = comparison::noise_for(&all, candidate);
+    let report = comparison::compare(&base.side(), &candidate.side(), noise, &source);
+    let text = comparison::output::render(&report, args.format)?;
+    if let Err(error) = std::io::stdout().write_all(text.as_bytes()) {
+        if error.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(error.into());
+        }
+    }
+    Ok(if report.has_slower() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// `text` with control characters (terminal escape sequences among them) written as Rust
+/// escapes (`\u{1b}`), so that names and messages from runs cannot drive the terminal.
+fn terminal_safe(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
+
+fn collect_launcher(args: &CollectArgs) -> Launcher {
+    if let Some(id) = &args.finish {
+        return Launcher::Finish(id.clone());
+    }
+    match args.launcher {
+        LauncherKind::Local => Launcher::Local,
+        LauncherKind::Torchrun => Launcher::Torchrun(Rendezvous {
+            nnodes: args.nnodes,
+            node_rank: args.node_rank,
+            endpoint: args.rdzv_endpoint.clone(),
+            rdzv_id: None,
+            node_timeout: std::time::Duration::from_secs(args.node_timeout),
+        }),
+        LauncherKind::Slurm => Launcher::Slurm {
+            settings: SlurmSettings {
+                nodes: args.nodes,
+                gpus_per_node: args.gpus_per_node,
+                partition: args.partition.clone(),
+                account: args.account.clone(),
+                time: args.time.clone(),
+                nodelist: args.nodelist.clone(),
+                extra: args.sbatch_arg.clone(),
+            },
+            submit: args.submit,
+        },
+    }
+}

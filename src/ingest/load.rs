@@ -1,0 +1,243 @@
+//! Reading and parsing one run: `RunDir` -> `RawRun`. Files are read through `input` (gzip
+//! transparent) and parsed by `parse`, each with the parser of its `InputKind` (as `find`
+//! placed it); every failure becomes a diagnostic naming the file and line, and the rest of
+//! the run is still read. Files of one run are read one after another: the build runs many
+//! runs in parallel, and per-stage timings stay per run.
+
+use crate::core::diag::Diagnostic;
+use crate::core::model::hosts::HostFacts;
+use crate::core::model::inspector::InspectorCase;
+use crate::core::model::nccl_log::NcclLogFacts;
+use crate::core::model::nccl_tests::NcclTestsFormat;
+use crate::core::model::run::{NcclTestsFile, RawRun, SectionData};
+use crate::ingest::find::{FileRef, HostArtifact, NcclTestsInput, RunDir};
+use crate::ingest::input;
+use crate::ingest::input_kind::Artifact;
+use crate::ingest::parse::{self, ParseError};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Reads and parses everything but the NCCL logs.
+pub fn load_tables(run: &RunDir) -> RawRun {
+    let files = &run.files;
+    let mut raw = RawRun { id: run.id.clone(), diagnostics: run.diagnostics.clone(), ..RawRun::default() };
+    raw.total_bytes = files.total_bytes;
+
+    if let Some(file) = &files.manifest {
+        if let Some(bytes) = read(file, &mut raw.diagnostics, <[u8]>::to_vec) {
+            match parse::manifest::parse_manifest(&bytes) {
+                Ok(manifest) => raw.manifest = Some(manifest),
+                Err(e) => raw.diagnostics.push(parse_diag(file, e)),
+            }
+        }
+    }
+    if let Some(file) = &files.gpu_query {
+        if let Some(text) = read_text(file, &mut raw.diagnostics) {
+            raw.gpus = parse::artifacts::parse_gpu_query(&text);
+        }
+    }
+    if let Some(file) = &files.topology {
+        if let Some(text) = read_text(file, &mut raw.diagnostics) {
+            let topology = parse::artifacts::parse_topology(&text);
+            raw.topology = (!topology.header.is_empty()).then_some(topology);
+        }
+    }
+    raw.hosts = load_hosts(run, &mut raw.diagnostics);
+    for file in &files.other_artifacts {
+        if let Some(text) = read_text(file, &mut raw.diagnostics) {
+            raw.other_artifacts.push((file.rel.clone(), text));
+        }
+    }
+    if let Some(file) = &files.notes {
+        raw.notes = contents_within(file, input::limits().notes, |b| String::from_utf8_lossy(b).into_owned())
+            .map_err(|d| raw.diagnostics.push(d))
+            .ok();
+    }
+    for (name, file) in &files.archived_outputs {
+        if let Some(bytes) = read(file, &mut raw.diagnostics, <[u8]>::to_vec) {
+            raw.archived_outputs.push((name.clone(), bytes));
+        }
+    }
+
+    load_sections(run, &mut raw);
+    load_nccl_tests(run, &mut raw);
+    load_inspector(run, &mut raw);
+
+    raw.files = all_files(files);
+    raw
+}
+
+/// Each host's GPUs and topology from `artifacts/<host>/`, sorted by host name.
+fn load_hosts(run: &RunDir, diagnostics: &mut Vec<Diagnostic>) -> Vec<HostFacts> {
+    let mut hosts: BTreeMap<String, HostFacts> = BTreeMap::new();
+    for HostArtifact { host, artifact, file } in &run.files.host_artifacts {
+        let Some(text) = read_text(file, diagnostics) else { continue };
+        let facts =
+            hosts.entry(host.clone()).or_insert_with(|| HostFacts { host: host.clone(), ..HostFacts::default() });
+        match artifact {
+            Artifact::GpuQuery => facts.gpus = parse::artifacts::parse_gpu_query(&text),
+            Artifact::IbDevices => facts.nics = parse::ib_devices::parse_ib_devices(&text),
+            Artifact::GpuTopology => {
+                let topology = parse::artifacts::parse_topology(&text);
+                facts.topology = (!topology.header.is_empty()).then_some(topology);
+            }
+        }
+    }
+    hosts.into_values().collect()
+}
+
+fn load_sections(run: &RunDir, raw: &mut RawRun) {
+    let parsed: Vec<_> = run
+        .files
+        .sections
+        .iter()
+        .map(|sf| {
+            contents(&sf.file, |bytes| {
+                parse::section_csv::parse_section(sf.section, bytes).map_err(|e| parse_diag(&sf.file, e))
+            })?
+        })
+        .collect();
+    let mut broken = BTreeSet::new();
+    for (sf, result) in run.files.sections.iter().zip(parsed) {
+        match result {
+            Ok(rows) => {
+                if rows.is_empty() {
+                    raw.diagnostics.push(Diagnostic::warning(
+                        &sf.file.rel,
+                        None,
+                        "no data rows (header only): this rank adds nothing to its section",
+                    ));
+                }
+                raw.sections.push(SectionData { case: sf.case.clone(), rank: sf.rank, file: sf.file.rel.clone(), rows })
+            }
+            Err(diag) => {
+                raw.diagnostics.push(diag);
+                broken.insert((sf.case.clone(), sf.section));
+            }
+        }
+    }
+    raw.sections.retain(|s| !broken.contains(&(s.case.clone(), s.section())));
+    raw.broken_sections = broken.into_iter().collect();
+}
+
+fn load_nccl_tests(run: &RunDir, raw: &mut RawRun) {
+    let parsed: Vec<_> = run
+        .files
+        .nccl_tests
+        .iter()
+        .map(|NcclTestsInput { test, format, file }| {
+            let output = contents(file, |bytes| match format {
+                NcclTestsFormat::Json => parse::nccl_tests_json::parse_json(bytes).map_err(|e| parse_diag(file, e)),
+                NcclTestsFormat::Text => Ok(parse::nccl_tests::parse_text(bytes)),
+            })??;
+            Ok((test.clone(), file.rel.clone(), output))
+        })
+        .collect();
+    for result in parsed {
+        match result {
+            Ok((name, file, output)) => {
+                for warning in &output.warnings {
+                    let line = (warning.line > 0).then_some(warning.line);
+                    raw.diagnostics.push(Diagnostic::warning(&file, line, &warning.message));
+                }
+                let world_size = name.strip_prefix('g').and_then(|n| n.parse().ok()).or_else(|| output.ranks());
+                raw.nccl_tests.push(NcclTestsFile { name, file, world_size, output });
+            }
+            Err(diag) => raw.diagnostics.push(diag),
+        }
+    }
+}
+
+/// The Inspector dumps, grouped by case folder (in the walk's sorted order). A malformed
+/// object is a warning naming its file and line; the records before it are kept.
+fn load_inspector(run: &RunDir, raw: &mut RawRun) {
+    for (case, file) in &run.files.inspector {
+        let Some((records, error)) = read(file, &mut raw.diagnostics, parse::inspector::parse_inspector) else {
+            continue;
+        };
+        if let Some(error) = error {
+            let message = format!("NCCL Inspector dump: {}; the records before it are kept", error.message);
+            raw.diagnostics.push(Diagnostic::warning(&file.rel, error.line, message));
+        }
+        if raw.inspector.last().is_none_or(|last| &last.case != case) {
+            raw.inspector.push(InspectorCase { case: case.clone(), ..InspectorCase::default() });
+        }
+        if let Some(last) = raw.inspector.last_mut() {
+            last.files.push(file.rel.clone());
+            last.records.extend(records);
+        }
+    }
+}
+
+/// What the scan of a run's NCCL_DEBUG logs found, to be attached to its `RawRun`.
+pub struct LogScan {
+    facts: Option<NcclLogFacts>,
+    files: Vec<String>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl LogScan {
+    /// Puts the scan into `raw` (`raw.nccl_log`, the files read, any failures).
+    pub fn attach(self, raw: &mut RawRun) {
+        raw.nccl_log = self.facts;
+        raw.nccl_log_files.extend(self.files);
+        raw.diagnostics.extend(self.diagnostics);
+    }
+}
+
+/// Scans the run's NCCL_DEBUG logs (streamed). A build scans them before it reads the tables,
+/// so that the rows are still in the processor's cache when they are summarized.
+pub fn load_logs(run: &RunDir) -> LogScan {
+    let mut scan = LogScan { facts: None, files: Vec::new(), diagnostics: Vec::new() };
+    if run.files.nccl_logs.is_empty() {
+        return scan;
+    }
+    let mut facts = NcclLogFacts::default();
+    for file in &run.files.nccl_logs {
+        let result = input::open(&file.path, input::limits().log)
+            .and_then(|reader| parse::nccl_log::scan_log(reader, &file.rel))
+            .map_err(|e| cannot_read(file, e));
+        match result {
+            Ok(one) => {
+                parse::nccl_log::merge(&mut facts, one);
+                scan.files.push(file.rel.clone());
+            }
+            Err(diag) => scan.diagnostics.push(diag),
+        }
+    }
+    scan.facts = Some(facts);
+    scan
+}
+
+fn all_files(files: &crate::ingest::find::RunFiles) -> Vec<(String, u64)> {
+    let mut all: Vec<(String, u64)> = files.all().map(|f| (f.rel.clone(), f.stamp.len)).collect();
+    all.sort();
+    all
+}
+
+/// A whole file through `input::with_contents`; a failure to read names the file.
+fn contents<T>(file: &FileRef, use_bytes: impl FnOnce(&[u8]) -> T) -> Result<T, Diagnostic> {
+    contents_within(file, input::limits().file, use_bytes)
+}
+
+/// `contents` with a size limit of its own.
+fn contents_within<T>(file: &FileRef, limit: u64, use_bytes: impl FnOnce(&[u8]) -> T) -> Result<T, Diagnostic> {
+    input::with_contents(&file.path, file.stamp.len, limit, use_bytes).map_err(|e| cannot_read(file, e))
+}
+
+fn cannot_read(file: &FileRef, error: std::io::Error) -> Diagnostic {
+    Diagnostic::error(&file.rel, None, format!("cannot read: {error}"))
+}
+
+/// A whole file, converted; a failure to read becomes a diagnostic.
+fn read<T>(file: &FileRef, diagnostics: &mut Vec<Diagnostic>, convert: impl FnOnce(&[u8]) -> T) -> Option<T> {
+    contents(file, convert).map_err(|d| diagnostics.push(d)).ok()
+}
+
+/// Reads a text file; invalid UTF-8 is replaced (artifacts and notes are shown, not computed on).
+fn read_text(file: &FileRef, diagnostics: &mut Vec<Diagnostic>) -> Option<String> {
+    read(file, diagnostics, |bytes| String::from_utf8_lossy(bytes).into_owned())
+}
+
+fn parse_diag(file: &FileRef, error: ParseError) -> Diagnostic {
+    Diagnostic::error(&file.rel, error.line, error.message)
+}

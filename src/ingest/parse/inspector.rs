@@ -1,0 +1,119 @@
+//! NCCL Inspector dumps (`<dir>/<hostname>-pid<pid>.log`) -> `InspectorRecord`s. The format is
+//! the plugin's writer (`ext-profiler/inspector/inspector_json.cc`, NCCL 2.28): a stream of
+//! objects `{"header":{"id","comm_name","rank","n_ranks","nnodes"},"metadata":{...,"hostname",
+//! "pid"},"coll_perf":{"coll","coll_sn","coll_msg_size_bytes","coll_exec_time_us",
+//! "coll_timing_source","coll_algobw_gbs","coll_busbw_gbs"}}` (or `p2p_perf` with `p2p`,
+//! `p2p_sn`, `p2p_peer`, `p2p_msg_size_bytes`, ...), one per line or pretty-printed: both are
+//! read. Objects of other kinds (verbose traces without a perf block) are skipped; a malformed
+//! object stops the file with an error naming its line, keeping the records before it.
+
+use super::ParseError;
+use crate::core::model::inspector::InspectorRecord;
+use serde_json::{Deserializer, Value};
+
+/// Records read, and the error that stopped the file, if any.
+pub(crate) fn parse_inspector(bytes: &[u8]) -> (Vec<InspectorRecord>, Option<ParseError>) {
+    let mut records = Vec::new();
+    let mut stream = Deserializer::from_slice(bytes).into_iter::<Value>();
+    loop {
+        let start = stream.byte_offset();
+        match stream.next() {
+            None => return (records, None),
+            Some(Err(e)) => return (records, Some(ParseError::new(Some(e.line() as u64), e.to_string()))),
+            Some(Ok(value)) => match record(&value) {
+                Ok(Some(r)) => records.push(r),
+                Ok(None) => {}
+                Err(message) => return (records, Some(ParseError::new(Some(line_at(bytes, start)), message))),
+            },
+        }
+    }
+}
+
+/// 1-based line of the first non-blank byte at or after `offset`.
+fn line_at(bytes: &[u8], offset: usize) -> u64 {
+    let skip = bytes.get(offset..).unwrap_or_default().iter().take_while(|b| b.is_ascii_whitespace()).count();
+    let end = (offset + skip).min(bytes.len());
+    1 + bytes[..end].iter().filter(|b| **b == b'\n').count() as u64
+}
+
+fn record(value: &Value) -> Result<Option<InspectorRecord>, String> {
+    let (perf, prefix, p2p) = match (value.get("coll_perf"), value.get("p2p_perf")) {
+        (Some(perf), _) => (perf, "coll", false),
+        (None, Some(perf)) => (perf, "p2p", true),
+        (None, None) => return Ok(None),
+    };
+    let header = value.get("header").ok_or("record without \"header\"")?;
+    let metadata = value.get("metadata").ok_or("record without \"metadata\"")?;
+    let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
+    let unsigned =
+        |v: &Value, key: &str| v.get(key).and_then(Value::as_u64).ok_or(format!("\"{key}\" is not a whole number"));
+    let number = |v: &Value, key: &str| v.get(key).and_then(Value::as_f64).ok_or(format!("\"{key}\" is not a number"));
+    let field = |name: &str| format!("{prefix}_{name}");
+    Ok(Some(InspectorRecord {
+        comm_id: text(header, "id").unwrap_or_default(),
+        rank: unsigned(header, "rank")?,
+        n_ranks: unsigned(header, "n_ranks")?,
+        nnodes: unsigned(header, "nnodes")?,
+        hostname: text(metadata, "hostname").unwrap_or_default(),
+        pid: unsigned(metadata, "pid").unwrap_or_default(),
+        operation: text(perf, prefix).ok_or(format!("\"{prefix}\" is missing"))?,
+        p2p,
+        peer: if p2p { perf.get("p2p_peer").and_then(Value::as_i64) } else { None },
+        sequence: unsigned(perf, &field("sn"))?,
+        msg_size_bytes: unsigned(perf, &field("msg_size_bytes"))?,
+        exec_time_us: number(perf, &field("exec_time_us"))?,
+        timing_source: text(perf, &field("timing_source")).unwrap_or_default(),
+        algbw_gbs: number(perf, &field("algobw_gbs"))?,
+        busbw_gbs: number(perf, &field("busbw_gbs"))?,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records as `inspector_json.cc` writes them: key order and types of its `jsonKey` /
+    /// `jsonUint64` / `jsonDouble` calls (exec time a whole number of microseconds).
+    const DUMP: &str = concat!(
+        r#"{"header":{"id":"0x7f8c496ae9f661","comm_name":"unknown","rank":2,"n_ranks":8,"nnodes":1},"#,
+        r#""metadata":{"inspector_output_format_version":"v4.0","git_rev":"","rec_mechanism":"nccl_profiler_interface","dump_timestamp_us":1748030377748202,"hostname":"h200-a","pid":1639453},"#,
+        r#""coll_perf":{"coll":"AllReduce","coll_sn":1407,"coll_msg_size_bytes":17179869184,"coll_exec_time_us":61974,"coll_timing_source":"kernel_gpu","coll_algobw_gbs":277.210914,"coll_busbw_gbs":485.119099}}"#,
+        "\n",
+        r#"{"header":{"id":"0x7f8c496ae9f661","comm_name":"unknown","rank":2,"n_ranks":8,"nnodes":1},"#,
+        r#""metadata":{"inspector_output_format_version":"v4.0","git_rev":"","rec_mechanism":"nccl_profiler_interface","dump_timestamp_us":1748030377748300,"hostname":"h200-a","pid":1639453},"#,
+        r#""p2p_perf":{"p2p":"Send","p2p_sn":3,"p2p_peer":3,"p2p_msg_size_bytes":1048576,"p2p_exec_time_us":12,"p2p_timing_source":"kernel_gpu","p2p_algobw_gbs":87.381333,"p2p_busbw_gbs":87.381333}}"#,
+        "\n"
+    );
+
+    #[test]
+    fn coll_and_p2p_records() {
+        let (records, error) = parse_inspector(DUMP.as_bytes());
+        assert_eq!(error, None);
+        assert_eq!(records.len(), 2);
+        let coll = &records[0];
+        assert_eq!((coll.operation.as_str(), coll.rank, coll.n_ranks, coll.sequence), ("AllReduce", 2, 8, 1407));
+        assert_eq!((coll.msg_size_bytes, coll.exec_time_us, coll.busbw_gbs), (17179869184, 61974.0, 485.119099));
+        assert_eq!((coll.timing_source.as_str(), coll.hostname.as_str(), coll.peer), ("kernel_gpu", "h200-a", None));
+        let p2p = &records[1];
+        assert_eq!((p2p.operation.as_str(), p2p.p2p, p2p.peer, p2p.msg_size_bytes), ("Send", true, Some(3), 1048576));
+    }
+
+    #[test]
+    fn pretty_printed_empty_and_broken() {
+        let pretty =
+            serde_json::to_string_pretty(&serde_json::from_str::<Value>(DUMP.lines().next().unwrap()).unwrap())
+                .unwrap();
+        assert_eq!(parse_inspector(pretty.as_bytes()).0.len(), 1);
+        assert_eq!(parse_inspector(b""), (Vec::new(), None));
+        let broken = format!(
+            "{DUMP}{{\"header\":{{\"rank\":1}},\"metadata\":{{}},\"coll_perf\":{{\"coll\":\"AllReduce\"}}}}\n{{\"x\":"
+        );
+        let (records, error) = parse_inspector(broken.as_bytes());
+        assert_eq!(records.len(), 2);
+        let error = error.unwrap();
+        assert_eq!(error.line, Some(3));
+        assert!(error.message.contains("n_ranks"), "{error}");
+        let (_, cut) = parse_inspector(&DUMP.as_bytes()[..40]);
+        assert_eq!(cut.unwrap().line, Some(1));
+    }
+}

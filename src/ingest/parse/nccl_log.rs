@@ -1,0 +1,1023 @@
+//! NCCL_DEBUG logs -> `NcclLogFacts`, streamed line by line (logs can be hundreds of MB).
+//!
+//! The reader is read in 256 KiB blocks and lines are cut with `memchr` straight out of them;
+//! a line over `MAX_LINE_BYTES` is cut there (and says so), bounding memory and pages.
+//! Each line is searched once for ` NCCL ` (`memmem`; skipped when ` NCCL INFO ` sits where it
+//! sat in the line before, as it does for every line of a thread) and the following `INFO ` /
+//! `WARN` plus the first bytes of the message pick the reader. COLL lines (one per collective
+//! call, most of a big log) are counted by kind with a 16-byte compare and no allocation; the
+//! rarer INIT/GRAPH/TUNING lines are converted to text (lossy) and may allocate.
+//! Formats follow NCCL's own `INFO(...)` strings from 2.4 to 2.28. Distinct-value lists and
+//! count maps keep at most `MAX_DISTINCT` entries (lists keep the smallest in sort order, so the
+//! result does not depend on file or merge order). Pure: reads the given `BufRead`, touches no
+//! file; uses `model` only.
+
+use crate::core::model::nccl_log::{CommunicatorInfo, GraphPattern, LogLine, NcclLogFacts, NicInfo, TuningChoice};
+use crate::ingest::parse::nccl_net;
+use memchr::memmem;
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::{self, BufRead, BufReader};
+
+/// Most distinct values kept per list or map (rings, trees, transports, ...).
+pub(crate) const MAX_DISTINCT: usize = 256;
+/// `NCCL WARN` lines kept verbatim (all are counted).
+pub(crate) const MAX_WARNINGS: usize = 20;
+
+/// Bytes asked of the reader at a time: a caller's small `BufReader` is bypassed for reads this
+/// large, which saves most of the system calls on a big file.
+const READ_SIZE: usize = 256 * 1024;
+
+const MARKER: &[u8] = b" NCCL ";
+const INFO_MARKER: &[u8; 11] = b" NCCL INFO ";
+
+/// Scans one log. `file` is the run-relative name used in `LogLine`s.
+pub(crate) fn scan_log<R: BufRead>(reader: R, file: &str) -> io::Result<NcclLogFacts> {
+    let mut scanner = Scanner::new(file);
+    let reader = BufReader::with_capacity(READ_SIZE, reader);
+    let bytes = for_each_line(reader, |line| scanner.line(line))?;
+    Ok(scanner.finish(bytes))
+}
+
+/// Folds the facts of another log file of the same run into `into` (counts add, lists union).
+pub(crate) fn merge(into: &mut NcclLogFacts, other: NcclLogFacts) {
+    union(&mut into.nccl_versions, other.nccl_versions);
+    union(&mut into.cuda_driver_versions, other.cuda_driver_versions);
+    union(&mut into.networks, other.networks);
+    union(&mut into.channel_summaries, other.channel_summaries);
+    union(&mut into.rings, other.rings);
+    union(&mut into.trees, other.trees);
+    union(&mut into.channel_counts, other.channel_counts);
+    nccl_net::merge(&mut into.nics, other.nics);
+    for (host, files) in other.files_by_host {
+        let list = into.files_by_host.entry(host).or_default();
+        list.extend(files);
+        list.sort();
+        list.dedup();
+    }
+    into.communicators.extend(other.communicators);
+    into.communicators.sort();
+    into.communicators.dedup();
+    into.graph_patterns.extend(other.graph_patterns);
+    sort_patterns(&mut into.graph_patterns);
+    for (target, source) in [
+        (&mut into.transports, other.transports),
+        (&mut into.collective_calls, other.collective_calls),
+        (&mut into.algorithms, other.algorithms),
+        (&mut into.protocols, other.protocols),
+    ] {
+        for (key, count) in source {
+            bump(target, &key, count);
+        }
+    }
+    merge_tuning(&mut into.tuning, other.tuning);
+    into.warnings.extend(other.warnings);
+    into.warnings.sort_by(|a, b| (&a.file, a.line, &a.text).cmp(&(&b.file, b.line, &b.text)));
+    into.warnings.truncate(MAX_WARNINGS);
+    into.warning_count = into.warning_count.saturating_add(other.warning_count);
+    into.lines = into.lines.saturating_add(other.lines);
+    into.bytes = into.bytes.saturating_add(other.bytes);
+}
+
+/// Most bytes of one line that are looked at and kept: a longer line (a 50 MB line, a log with
+/// no newline) is cut there and `CUT_NOTE` appended, so no line costs more memory or page
+/// space than this. No line NCCL writes comes near it.
+pub(crate) const MAX_LINE_BYTES: usize = 16 * 1024;
+/// What a cut line ends with (shown wherever the line is, e.g. a kept `NCCL WARN` line).
+pub(crate) const CUT_NOTE: &[u8] = b" [... line cut at 16 KiB]";
+
+/// Calls `f` with every line (without its `\n`), cut from the reader's own buffer; only a line
+/// that straddles two buffer fills, or is over `MAX_LINE_BYTES`, is copied (at most that much
+/// of it). Returns the number of bytes read.
+fn for_each_line<R: BufRead>(mut reader: R, mut f: impl FnMut(&[u8])) -> io::Result<u64> {
+    let mut carry = Vec::new();
+    let mut total = 0u64;
+    loop {
+        let buffer = match reader.fill_buf() {
+            Ok(buffer) => buffer,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buffer.is_empty() {
+            break;
+        }
+        let length = buffer.len();
+        let mut rest = buffer;
+        while let Some(end) = memchr::memchr(b'\n', rest) {
+            let (line, tail) = rest.split_at(end);
+            if carry.is_empty() && line.len() <= MAX_LINE_BYTES {
+                f(line);
+            } else {
+                keep(&mut carry, line);
+                f(end_line(&mut carry));
+                carry.clear();
+            }
+            rest = tail.get(1..).unwrap_or_default();
+        }
+        keep(&mut carry, rest);
+        reader.consume(length);
+        total += length as u64;
+    }
+    if !carry.is_empty() {
+        f(end_line(&mut carry));
+    }
+    Ok(total)
+}
+
+/// Appends `bytes` to a line being gathered, up to one byte past `MAX_LINE_BYTES` (enough to
+/// know that it is over).
+fn keep(carry: &mut Vec<u8>, bytes: &[u8]) {
+    let room = (MAX_LINE_BYTES + 1).saturating_sub(carry.len());
+    carry.extend_from_slice(&bytes[..room.min(bytes.len())]);
+}
+
+/// The gathered line, cut to `MAX_LINE_BYTES` with `CUT_NOTE` when it is over.
+fn end_line(carry: &mut Vec<u8>) -> &[u8] {
+    if carry.len() > MAX_LINE_BYTES {
+        carry.truncate(MAX_LINE_BYTES);
+        carry.extend_from_slice(CUT_NOTE);
+    }
+    carry
+}
+
+/// What a `Init START` / `Init COMPLETE` line says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InitState {
+    Start,
+    Complete,
+}
+
+/// One kind of COLL call: its name (ASCII letters and digits), the name as `name_word` gives
+/// it (`None` over 16 bytes), and how many calls.
+#[derive(Debug)]
+struct CallKind {
+    name: Vec<u8>,
+    word: Option<u128>,
+    count: u64,
+}
+
+/// A name of at most 16 bytes as one number (zero-padded); `None` for a longer name.
+fn name_word(name: &[u8]) -> Option<u128> {
+    let mut bytes = [0u8; 16];
+    bytes.get_mut(..name.len())?.copy_from_slice(name);
+    Some(u128::from_le_bytes(bytes))
+}
+
+/// The first `length` (at most 16) bytes of `message` as `name_word` gives a name; `None` when
+/// `message` is shorter than 16 bytes.
+fn head_word(message: &[u8], length: usize) -> Option<u128> {
+    let word = u128::from_le_bytes(*message.first_chunk::<16>()?);
+    let mask = 1u128.checked_shl(8 * length as u32).map_or(u128::MAX, |bit| bit - 1);
+    Some(word & mask)
+}
+
+/// Algorithm and protocol counts from one kind of TUNING line.
+#[derive(Debug, Default)]
+struct Tally {
+    algorithms: BTreeMap<String, u64>,
+    protocols: BTreeMap<String, u64>,
+}
+
+impl Tally {
+    fn add(&mut self, algorithm: &str, protocol: &str) {
+        bump(&mut self.algorithms, algorithm_name(algorithm), 1);
+        bump(&mut self.protocols, protocol_name(protocol), 1);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.algorithms.is_empty() && self.protocols.is_empty()
+    }
+}
+
+struct Scanner<'f> {
+    file: &'f str,
+    marker: memmem::Finder<'static>,
+    /// Where ` NCCL INFO ` was in the last INFO line: the next line of the same thread has it
+    /// at the same place, which a fixed-size compare confirms without a search.
+    info_at: usize,
+    facts: NcclLogFacts,
+    versions: BTreeSet<String>,
+    drivers: BTreeSet<String>,
+    networks: BTreeSet<String>,
+    summaries: BTreeSet<String>,
+    rings: BTreeSet<String>,
+    trees: BTreeSet<String>,
+    channel_counts: BTreeSet<u64>,
+    nics: Vec<NicInfo>,
+    /// The host the first INFO line names (looked up once per file).
+    host: Option<Option<String>>,
+    /// Communicators, and where each (host, pid, comm pointer) last started.
+    communicators: Vec<CommunicatorInfo>,
+    open_comms: HashMap<(String, String, String), usize>,
+    /// COLL calls per kind (flushed into `collective_calls` at the end).
+    calls: Vec<CallKind>,
+    /// `Best tuning, algorithm, X, protocol, Y` (every rank, per decision).
+    best: Tally,
+    /// `[Func: ]N Bytes -> Algo X proto Y ...` (rank 0 only, per planned task).
+    planned: Tally,
+    /// The same lines per (collective, bytes, algorithm, protocol, channels).
+    tuning: BTreeMap<TuningKey, u64>,
+}
+
+/// (collective, bytes, algorithm, protocol, channels) of a `TuningChoice`.
+type TuningKey = (Option<String>, u64, String, String, Option<u64>);
+
+impl<'f> Scanner<'f> {
+    fn new(file: &'f str) -> Self {
+        Scanner {
+            file,
+            marker: memmem::Finder::new(MARKER),
+            info_at: usize::MAX,
+            facts: NcclLogFacts::default(),
+            versions: BTreeSet::new(),
+            drivers: BTreeSet::new(),
+            networks: BTreeSet::new(),
+            summaries: BTreeSet::new(),
+            rings: BTreeSet::new(),
+            trees: BTreeSet::new(),
+            channel_counts: BTreeSet::new(),
+            nics: Vec::new(),
+            host: None,
+            communicators: Vec::new(),
+            open_comms: HashMap::new(),
+            calls: Vec::new(),
+            best: Tally::default(),
+            planned: Tally::default(),
+            tuning: BTreeMap::new(),
+        }
+    }
+
+    fn line(&mut self, raw: &[u8]) {
+        self.facts.lines += 1;
+        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let at_last = line.get(self.info_at..).and_then(<[u8]>::first_chunk);
+        if at_last == Some(INFO_MARKER) {
+            let (prefix, message) = line.split_at(self.info_at + INFO_MARKER.len());
+            return self.info(prefix, message);
+        }
+        let Some(at) = self.marker.find(line) else {
+            if let Some(version) = line.strip_prefix(b"NCCL version ") {
+                insert_first_word(&mut self.versions, version);
+            }
+            return;
+        };
+        let level = line.get(at + MARKER.len()..).unwrap_or_default();
+        if level.starts_with(b"INFO ") {
+            self.info_at = at;
+            let (prefix, message) = line.split_at(at + INFO_MARKER.len());
+            self.info(prefix, message);
+        } else if level.starts_with(b"WARN") {
+            self.warn(line);
+        }
+    }
+
+    fn info(&mut self, prefix: &[u8], message: &[u8]) {
+        if self.host.is_none() {
+            self.host = Some(host_and_pid(&lossy(prefix)).map(|(host, _)| host.to_string()));
+        }
+        if message.starts_with(b"NET/") {
+            return self.net(prefix, message);
+        }
+        match message.first() {
+            Some(b'A'..=b'Z') => self.upper(message),
+            Some(b'a'..=b'z') => self.lower(prefix, message),
+            Some(b'0'..=b'9') => self.numeric(message),
+            _ => {}
+        }
+    }
+
+    /// COLL calls first (the hot path), then GRAPH/INIT lines, picked by their first word
+    /// before any text conversion.
+    fn upper(&mut self, message: &[u8]) {
+        if self.call_or_planned(message) {
+            return;
+        }
+        let Some(space) = memchr::memchr(b' ', message) else {
+            return;
+        };
+        let (word, rest) = message.split_at(space);
+        let handler: fn(&mut Self, &str) = match word {
+            b"Channel" => Self::channel,
+            b"Ring" => Self::ring,
+            b"Tree" => Self::tree,
+            b"Trees" => Self::trees,
+            b"Pattern" => Self::pattern,
+            b"NCCL" => Self::version,
+            b"Using" => Self::network,
+            b"Best" => Self::best_tuning,
+            _ => return,
+        };
+        let rest = lossy(rest);
+        handler(self, rest.trim());
+    }
+
+    /// `Ring 00 : 7 -> 0 -> 1` (previous -> this rank -> next).
+    fn ring(&mut self, rest: &str) {
+        if let Some((_, order)) = rest.split_once(':') {
+            insert_capped(&mut self.rings, order.trim());
+        }
+    }
+
+    /// `Tree 0 : -1 -> 0 -> 1/-1/-1` (parent -> this rank -> children), kept in the `Trees`
+    /// line's order `1/-1/-1->0->-1` so that a tree both lines print is one fact.
+    fn tree(&mut self, rest: &str) {
+        if let Some((_, tree)) = rest.split_once(':') {
+            let parts: Vec<&str> = tree.split("->").map(str::trim).collect();
+            match parts.as_slice() {
+                [parent, rank, children] => insert_capped(&mut self.trees, &format!("{children}->{rank}->{parent}")),
+                _ => insert_capped(&mut self.trees, tree.trim()),
+            }
+        }
+    }
+
+    /// `Trees [0] 1/-1/-1->0->-1 [1] ...` (children->this rank->parent, every channel).
+    fn trees(&mut self, rest: &str) {
+        for tree in rest.split('[').filter_map(|t| t.split_once(']')) {
+            let tree = tree.1.trim();
+            if is_tree_item(tree) {
+                insert_capped(&mut self.trees, tree);
+            }
+        }
+    }
+
+    fn pattern(&mut self, rest: &str) {
+        let patterns = &mut self.facts.graph_patterns;
+        if let Some(pattern) = parse_pattern(rest) {
+            if !patterns.contains(&pattern) && patterns.len() < MAX_DISTINCT {
+                patterns.push(pattern);
+            }
+        }
+    }
+
+    /// `NCCL version 2.28.9+cuda13.0`.
+    fn version(&mut self, rest: &str) {
+        if let Some(version) = rest.strip_prefix("version ") {
+            insert_first_word(&mut self.versions, version.as_bytes());
+        }
+    }
+
+    /// `Using network IB`.
+    fn network(&mut self, rest: &str) {
+        if let Some(network) = rest.strip_prefix("network ") {
+            insert_capped(&mut self.networks, network.trim());
+        }
+    }
+
+    /// `NET/IB : Using [0]mlx5_0:1/IB ...` and `NET/IB : GPU Direct RDMA Enabled for HCA 0 ...`.
+    fn net(&mut self, prefix: &[u8], message: &[u8]) {
+        if let Some((net, line)) = nccl_net::parse(lossy(message).trim()) {
+            let prefix = lossy(prefix);
+            let host = host_and_pid(&prefix).map_or("", |(host, _)| host);
+            nccl_net::apply(&mut self.nics, host, net, line);
+        }
+    }
+
+    /// `Best tuning, algorithm, RING, protocol, SIMPLE`.
+    fn best_tuning(&mut self, rest: &str) {
+        let Some(rest) = rest.strip_prefix("tuning, algorithm, ") else {
+            return;
+        };
+        if let [algorithm, "protocol", protocol, ..] = *rest.split(", ").collect::<Vec<_>>() {
+            self.best.add(algorithm, protocol);
+        }
+    }
+
+    /// `AllReduce: opCount ...` (a COLL call) or `AllReduce: 4096 Bytes -> Algo RING proto
+    /// SIMPLE ...` (a planned task, 2.21+). False for anything else.
+    fn call_or_planned(&mut self, message: &[u8]) -> bool {
+        if self.known_call(message) {
+            return true;
+        }
+        let name_length = message.iter().take(40).take_while(|b| b.is_ascii_alphanumeric()).count();
+        let (name, rest) = message.split_at(name_length);
+        if name.is_empty() || rest.first() != Some(&b':') {
+            return false;
+        }
+        if rest.starts_with(b": opCount ") {
+            self.new_call(name);
+            return true;
+        }
+        match rest.get(2..) {
+            Some(tuning) if tuning.first().is_some_and(u8::is_ascii_digit) => {
+                self.planned_tuning(Some(name), tuning);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Counts `message` when it is a call of a kind already seen: one masked 16-byte compare
+    /// per kind (logs hold few) instead of a scan and a lookup.
+    fn known_call(&mut self, message: &[u8]) -> bool {
+        for kind in &mut self.calls {
+            let Some(word) = kind.word else { continue };
+            let length = kind.name.len();
+            if head_word(message, length) == Some(word)
+                && message.get(length..).is_some_and(|r| r.starts_with(b": opCount "))
+            {
+                kind.count += 1;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The first call of a kind, or one `known_call` cannot match (a name over 16 bytes, a
+    /// message under 16).
+    fn new_call(&mut self, name: &[u8]) {
+        if let Some(kind) = self.calls.iter_mut().find(|k| k.name == name) {
+            kind.count += 1;
+        } else if self.calls.len() < MAX_DISTINCT {
+            let word = name_word(name);
+            self.calls.push(CallKind { name: name.to_vec(), word, count: 1 });
+        }
+    }
+
+    /// `N Bytes -> Algo X proto Y ...`: names (2.24+: `... channel{Lo..Hi}={0..31}`) or
+    /// numbers (<= 2.23: `... time T`); `collective` is the `AllReduce: ` prefix (2.23+).
+    fn planned_tuning(&mut self, collective: Option<&[u8]>, text: &[u8]) {
+        let text = lossy(text);
+        let Some((bytes, rest)) = text.split_once(" Bytes -> Algo ") else {
+            return;
+        };
+        let Ok(bytes) = bytes.trim().parse::<u64>() else {
+            return;
+        };
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        let [algorithm, "proto", protocol, ..] = *words else {
+            return;
+        };
+        self.planned.add(algorithm, protocol);
+        let channels = words.iter().find_map(|w| channel_span(w));
+        let key = (
+            collective.map(|c| lossy(c).into_owned()),
+            bytes,
+            algorithm_name(algorithm).to_string(),
+            protocol_name(protocol).to_string(),
+            channels,
+        );
+        if let Some(count) = self.tuning.get_mut(&key) {
+            *count += 1;
+        } else if self.tuning.len() < MAX_DISTINCT {
+            self.tuning.insert(key, 1);
+        }
+    }
+
+    /// `Channel 00/64 : 0 1 2` (channel count) or `Channel 00/0 : 0[0] -> 1[1] via P2P/...`.
+    fn channel(&mut self, rest: &str) {
+        let Some((label, peers)) = rest.split_once(':') else {
+            return;
+        };
+        let mut words = peers.split_whitespace().skip_while(|w| *w != "via");
+        if let Some(kind) = words.nth(1) {
+            bump(&mut self.facts.transports, kind, 1);
+        } else if !peers.contains('>') {
+            let total = label.split_once('/').and_then(|(_, n)| n.trim().parse::<u64>().ok());
+            if let Some(total) = total {
+                insert_capped(&mut self.channel_counts, &total);
+            }
+        }
+    }
+
+    fn lower(&mut self, prefix: &[u8], message: &[u8]) {
+        if let Some(rest) = message.strip_prefix(b"cudaDriverVersion ") {
+            insert_first_word(&mut self.drivers, rest);
+        } else if message.starts_with(b"comm ") || message.starts_with(b"nccl") {
+            let message = message.trim_ascii_end();
+            let state = if message.ends_with(b" - Init START") {
+                InitState::Start
+            } else if message.ends_with(b" - Init COMPLETE") {
+                InitState::Complete
+            } else {
+                return;
+            };
+            self.communicator(&lossy(prefix), &lossy(message), state);
+        }
+    }
+
+    /// `64 coll channels, ...` summaries and `N Bytes -> Algo 1 proto 2 time T` (2.19-2.20).
+    fn numeric(&mut self, message: &[u8]) {
+        let text = lossy(message);
+        if text.contains(" coll channels") {
+            insert_capped(&mut self.summaries, text.trim());
+        } else if text.contains(" Bytes -> Algo ") {
+            self.planned_tuning(None, message);
+        }
+    }
+
+    fn communicator(&mut self, prefix: &str, message: &str, state: InitState) {
+        let Some(fields) = CommFields::parse(message) else {
+            return;
+        };
+        let (host, pid) = host_and_pid(prefix).unwrap_or_default();
+        let key = (host.to_string(), pid.to_string(), fields.pointer.clone());
+        let open = self.open_comms.get(&key).copied();
+        let pending = open.filter(|&i| self.communicators.get(i).is_some_and(|c| !c.init_complete));
+        match (state, pending) {
+            (InitState::Complete, Some(index)) => {
+                if let Some(comm) = self.communicators.get_mut(index) {
+                    fields.fill(comm);
+                    comm.init_complete = true;
+                }
+            }
+            _ => {
+                let mut comm = CommunicatorInfo {
+                    comm_id: String::new(),
+                    rank: fields.rank,
+                    nranks: fields.nranks,
+                    cuda_dev: None,
+                    bus_id: None,
+                    host: Some(host.to_string()).filter(|h| !h.is_empty()),
+                    init_complete: state == InitState::Complete,
+                };
+                fields.fill(&mut comm);
+                self.open_comms.insert(key, self.communicators.len());
+                self.communicators.push(comm);
+            }
+        }
+    }
+
+    fn warn(&mut self, line: &[u8]) {
+        self.facts.warning_count += 1;
+        if self.facts.warnings.len() < MAX_WARNINGS {
+            self.facts.warnings.push(LogLine {
+                file: self.file.to_string(),
+                line: self.facts.lines,
+                text: lossy(line).trim().to_string(),
+            });
+        }
+    }
+
+    fn finish(self, bytes: u64) -> NcclLogFacts {
+        let mut facts = self.facts;
+        facts.bytes = bytes;
+        facts.nccl_versions = self.versions.into_iter().collect();
+        facts.cuda_driver_versions = self.drivers.into_iter().collect();
+        facts.networks = self.networks.into_iter().collect();
+        facts.channel_summaries = self.summaries.into_iter().collect();
+        facts.rings = self.rings.into_iter().collect();
+        facts.trees = self.trees.into_iter().collect();
+        facts.channel_counts = self.channel_counts.into_iter().collect();
+        facts.nics = self.nics;
+        if let Some(host) = self.host.flatten().filter(|h| !h.is_empty()) {
+            facts.files_by_host.insert(host, vec![self.file.to_string()]);
+        }
+        facts.communicators = self.communicators;
+        facts.communicators.sort();
+        facts.communicators.dedup();
+        sort_patterns(&mut facts.graph_patterns);
+        for kind in self.calls {
+            bump(&mut facts.collective_calls, &lossy(&kind.name), kind.count);
+        }
+        let tally = if self.best.is_empty() { self.planned } else { self.best };
+        facts.algorithms = tally.algorithms;
+        facts.protocols = tally.protocols;
+        facts.tuning = self.tuning.into_iter().map(tuning_choice).collect();
+        facts
+    }
+}
+
+/// The `key value` pairs of an Init line: `comm 0x.. rank R nranks N cudaDev D nvmlDev M busId B
+/// commId 0x.. - Init COMPLETE` (2.4-2.28 print subsets of these; `nRanks` in some).
+#[derive(Debug, Default)]
+struct CommFields {
+    pointer: String,
+    rank: u64,
+    nranks: u64,
+    cuda_dev: Option<u64>,
+    bus_id: Option<String>,
+    comm_id: Option<String>,
+}
+
+impl CommFields {
+    fn parse(message: &str) -> Option<CommFields> {
+        let mut fields = CommFields::default();
+        let (mut rank, mut nranks) = (None, None);
+        let tokens: Vec<&str> = message.split_whitespace().take_while(|t| *t != "-").collect();
+        for pair in tokens.windows(2) {
+            let [key, value] = pair else { continue };
+            match *key {
+                "comm" => fields.pointer = value.to_string(),
+                "rank" => rank = value.parse().ok(),
+                "nranks" | "nRanks" => nranks = value.parse().ok(),
+                "cudaDev" => fields.cuda_dev = value.parse().ok(),
+                "busId" => fields.bus_id = Some(value.to_string()),
+                "commId" => fields.comm_id = Some(value.to_string()),
+                _ => {}
+            }
+        }
+        fields.rank = rank?;
+        fields.nranks = nranks?;
+        Some(fields)
+    }
+
+    fn fill(&self, comm: &mut CommunicatorInfo) {
+        if let Some(comm_id) = &self.comm_id {
+            comm.comm_id = comm_id.clone();
+        }
+        comm.cuda_dev = comm.cuda_dev.or(self.cuda_dev);
+        if comm.bus_id.is_none() {
+            comm.bus_id = self.bus_id.clone();
+        }
+    }
+}
+
+/// `host:pid:tid` from the line prefix: the word before the `[dev]` word (a timestamp or an MPI
+/// tag such as `[1,0]<stdout>:` may come first).
+fn host_and_pid(prefix: &str) -> Option<(&str, &str)> {
+    let words: Vec<&str> = prefix.split_whitespace().collect();
+    let device = words.iter().position(|w| {
+        w.strip_prefix('[')
+            .and_then(|w| w.strip_suffix(']'))
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+    })?;
+    let word = words.get(device.checked_sub(1)?)?;
+    let mut parts = word.rsplitn(3, ':');
+    let _tid = parts.next()?;
+    let pid = parts.next().filter(|p| p.bytes().all(|b| b.is_ascii_digit()))?;
+    let host = parts.next()?;
+    let host = host.rsplit('>').next().unwrap_or(host).trim_start_matches(':');
+    Some((host, pid))
+}
+
+/// `Pattern 4, crossNic 0, nChannels 32, bw 60.000000/60.000000, type LOC/PIX, sameChannels 1`
+/// (`speed` for `bw` before 2.12).
+fn parse_pattern(text: &str) -> Option<GraphPattern> {
+    let mut parts = text.split(',').map(str::trim);
+    let mut pattern = GraphPattern {
+        pattern: parts.next()?.parse().ok()?,
+        cross_nic: 0,
+        n_channels: 0,
+        bw_intra: 0.0,
+        bw_inter: 0.0,
+        type_intra: String::new(),
+        type_inter: String::new(),
+        same_channels: 0,
+    };
+    for part in parts {
+        let Some((key, value)) = part.split_once(' ') else {
+            continue;
+        };
+        match key {
+            "crossNic" => pattern.cross_nic = value.parse().ok()?,
+            "nChannels" => pattern.n_channels = value.parse().ok()?,
+            "sameChannels" => pattern.same_channels = value.parse().ok()?,
+            "bw" | "speed" => {
+                let (intra, inter) = value.split_once('/')?;
+                pattern.bw_intra = intra.parse().ok()?;
+                pattern.bw_inter = inter.parse().ok()?;
+            }
+            "type" => {
+                let (intra, inter) = value.split_once('/')?;
+                pattern.type_intra = intra.to_string();
+                pattern.type_inter = inter.to_string();
+            }
+            _ => {}
+        }
+    }
+    Some(pattern)
+}
+
+/// One complete `down0/down1/down2->rank->up` item of a `Trees` line (the last item of a long
+/// line is cut by NCCL's 1024-byte line buffer).
+fn is_tree_item(item: &str) -> bool {
+    let parts: Vec<&str> = item.split("->").collect();
+    matches!(parts.as_slice(), [down, rank, up]
+        if down.split('/').count() == 3 && rank.parse::<i64>().is_ok() && up.parse::<i64>().is_ok())
+}
+
+/// `channel{Lo..Hi}={0..31}` -> 32 channels.
+fn channel_span(word: &str) -> Option<u64> {
+    let span = word.strip_prefix("channel{Lo..Hi}={")?.strip_suffix('}')?;
+    let (lo, hi) = span.split_once("..")?;
+    let (lo, hi) = (lo.parse::<u64>().ok()?, hi.parse::<u64>().ok()?);
+    hi.checked_sub(lo)?.checked_add(1)
+}
+
+fn tuning_choice(((collective, bytes, algorithm, protocol, channels), count): (TuningKey, u64)) -> TuningChoice {
+    TuningChoice { collective, bytes, algorithm, protocol, channels, count }
+}
+
+/// Adds the rows of `other` to `into` (counts of equal keys add), sorted, capped.
+fn merge_tuning(into: &mut Vec<TuningChoice>, other: Vec<TuningChoice>) {
+    let mut table: BTreeMap<TuningKey, u64> = BTreeMap::new();
+    for row in into.drain(..).chain(other) {
+        let key = (row.collective, row.bytes, row.algorithm, row.protocol, row.channels);
+        let count = table.entry(key).or_default();
+        *count = count.saturating_add(row.count);
+    }
+    into.extend(table.into_iter().take(MAX_DISTINCT).map(tuning_choice));
+}
+
+/// NCCL's own names (`ncclAlgoStr`) for the `TREE`/`RING`/... and `0`/`1`/... of TUNING lines.
+fn algorithm_name(raw: &str) -> &str {
+    match raw {
+        "0" | "TREE" | "Tree" => "Tree",
+        "1" | "RING" | "Ring" => "Ring",
+        "2" | "COLLNET_DIRECT" | "CollNetDirect" => "CollNetDirect",
+        "3" | "COLLNET_CHAIN" | "CollNetChain" => "CollNetChain",
+        "4" | "NVLS" => "NVLS",
+        "5" | "NVLS_TREE" | "NVLSTree" => "NVLSTree",
+        "6" | "PAT" => "PAT",
+        other => other,
+    }
+}
+
+/// NCCL's own names (`ncclProtoStr`) for the `SIMPLE`/`LL`/... and `0`/`1`/`2` of TUNING lines.
+fn protocol_name(raw: &str) -> &str {
+    match raw {
+        "0" | "LL" => "LL",
+        "1" | "LL128" => "LL128",
+        "2" | "SIMPLE" | "Simple" => "Simple",
+        other => other,
+    }
+}
+
+fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(bytes)
+}
+
+fn insert_first_word(set: &mut BTreeSet<String>, bytes: &[u8]) {
+    if let Some(word) = lossy(bytes).split_whitespace().next() {
+        insert_capped(set, word);
+    }
+}
+
+/// Adds `value` unless present; when full, keeps the `MAX_DISTINCT` smallest values.
+fn insert_capped<T: Ord + ?Sized + ToOwned<Owned = O>, O: Ord + std::borrow::Borrow<T>>(
+    set: &mut BTreeSet<O>,
+    value: &T,
+) {
+    if set.contains(value) {
+        return;
+    }
+    if set.len() >= MAX_DISTINCT {
+        match set.last() {
+            Some(last) if value < last.borrow() => {
+                set.pop_last();
+            }
+            _ => return,
+        }
+    }
+    set.insert(value.to_owned());
+}
+
+/// Adds `by` to `key`; a new key is only added while the map has room.
+fn bump(map: &mut BTreeMap<String, u64>, key: &str, by: u64) {
+    if let Some(count) = map.get_mut(key) {
+        *count = count.saturating_add(by);
+    } else if map.len() < MAX_DISTINCT {
+        map.insert(key.to_string(), by);
+    }
+}
+
+fn union<T: Ord + Clone>(into: &mut Vec<T>, other: Vec<T>) {
+    let mut set: BTreeSet<T> = BTreeSet::new();
+    for value in into.drain(..).chain(other) {
+        insert_capped(&mut set, &value);
+    }
+    into.extend(set);
+}
+
+fn sort_patterns(patterns: &mut Vec<GraphPattern>) {
+    patterns.sort_by(pattern_order);
+    patterns.dedup_by(|a, b| pattern_order(a, b) == Ordering::Equal);
+    patterns.truncate(MAX_DISTINCT);
+}
+
+fn pattern_order(a: &GraphPattern, b: &GraphPattern) -> Ordering {
+    (a.pattern, a.cross_nic, a.n_channels, a.same_channels)
+        .cmp(&(b.pattern, b.cross_nic, b.n_channels, b.same_channels))
+        .then(a.bw_intra.total_cmp(&b.bw_intra))
+        .then(a.bw_inter.total_cmp(&b.bw_inter))
+        .then_with(|| (&a.type_intra, &a.type_inter).cmp(&(&b.type_intra, &b.type_inter)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flate2::read::GzDecoder;
+    use std::io::{BufReader, Read};
+
+    const REAL_GZ: &[u8] = include_bytes!("../../../tests/data/nccl/nccl_debug_all_reduce_perf.log.gz");
+    const RANK0: &[u8] = include_bytes!("../../../tests/data/nccl/rank0_multinode.log");
+    const RANK1: &[u8] = include_bytes!("../../../tests/data/nccl/rank1_multinode.log");
+    const OLD: &[u8] = include_bytes!("../../../tests/data/nccl/nccl_2_19_tuning.log");
+
+    fn real_log() -> Vec<u8> {
+        let mut text = Vec::new();
+        GzDecoder::new(REAL_GZ).read_to_end(&mut text).expect("gzip fixture");
+        text
+    }
+
+    fn scan(bytes: &[u8], file: &str) -> NcclLogFacts {
+        scan_log(bytes, file).expect("in-memory read")
+    }
+
+    #[test]
+    fn real_nccl_2_28_log() {
+        let text = real_log();
+        let facts = scan(&text, "raw/nccl/nccl_tests_g1_vm_1217.log");
+        assert_eq!((facts.lines, facts.bytes), (5357, 948_190));
+        assert_eq!(facts.nccl_versions, ["2.28.9+cuda13.0"]);
+        assert_eq!(facts.cuda_driver_versions, ["13000"]);
+        assert_eq!(facts.networks, ["Socket"]);
+        let comm = CommunicatorInfo {
+            comm_id: "0xc229bbe201f77fd2".to_string(),
+            rank: 0,
+            nranks: 1,
+            cuda_dev: Some(0),
+            bus_id: Some("60".to_string()),
+            host: Some("vm".to_string()),
+            init_complete: true,
+        };
+        assert_eq!(facts.communicators, [comm]);
+        assert_eq!(facts.channel_counts, [64]);
+        assert_eq!(
+            facts.channel_summaries,
+            ["64 coll channels, 64 collnet channels, 0 nvls channels, 64 p2p channels, 64 p2p channels per peer"]
+        );
+        assert_eq!(facts.rings, ["0 -> 0 -> 0"]);
+        assert_eq!(facts.trees, ["-1/-1/-1->0->-1"], "the Tree and Trees lines of one tree are one fact");
+        let patterns: Vec<_> = facts.graph_patterns.iter().map(|p| (p.pattern, p.n_channels)).collect();
+        assert_eq!(patterns, [(3, 32), (4, 32)]);
+        let four = &facts.graph_patterns[1];
+        assert_eq!((four.bw_intra, four.bw_inter, four.same_channels), (60.0, 60.0, 1));
+        assert_eq!((four.type_intra.as_str(), four.type_inter.as_str()), ("LOC", "PIX"));
+        assert!(facts.transports.is_empty(), "one GPU: no connections");
+        assert_eq!(facts.collective_calls, BTreeMap::from([("AllReduce".to_string(), 5056)]));
+        assert!(facts.algorithms.is_empty() && facts.protocols.is_empty(), "no TUNING subsystem");
+        assert_eq!((facts.warning_count, facts.warnings.len()), (0, 0));
+    }
+
+    #[test]
+    fn result_does_not_depend_on_buffer_size() {
+        let text = real_log();
+        let whole = scan(&text, "a.log");
+        for capacity in [61, 190, 4096] {
+            let reader = BufReader::with_capacity(capacity, text.as_slice());
+            assert_eq!(scan_log(reader, "a.log").expect("read"), whole, "capacity {capacity}");
+        }
+        let small = scan(RANK0, "b.log");
+        for capacity in [1, 2, 3] {
+            let reader = BufReader::with_capacity(capacity, RANK0);
+            assert_eq!(scan_log(reader, "b.log").expect("read"), small, "capacity {capacity}");
+        }
+    }
+
+    #[test]
+    fn multi_node_rank_logs_and_merge() {
+        let rank0 = scan(RANK0, "raw/nccl/world2_node1_100.log");
+        assert_eq!(rank0.nccl_versions, ["2.22.3+cuda12.6"]);
+        assert_eq!(rank0.networks, ["IB"]);
+        assert_eq!(rank0.channel_counts, [2]);
+        assert_eq!(rank0.rings, ["1 -> 0 -> 1"]);
+        assert_eq!(rank0.trees, ["-1/-1/-1->0->1", "1/-1/-1->0->-1"]);
+        let transports = BTreeMap::from([("NET/IB/0/GDRDMA".to_string(), 4), ("P2P/CUMEM/read".to_string(), 1)]);
+        assert_eq!(rank0.transports, transports);
+        assert_eq!(rank0.algorithms, BTreeMap::from([("Ring".to_string(), 2), ("Tree".to_string(), 1)]));
+        assert_eq!(rank0.protocols, BTreeMap::from([("LL".to_string(), 1), ("Simple".to_string(), 2)]));
+        let calls = BTreeMap::from([("AllGather".to_string(), 1), ("AllReduce".to_string(), 3)]);
+        assert_eq!(rank0.collective_calls, calls);
+        assert_eq!(rank0.warning_count, 1);
+        let warn = &rank0.warnings[0];
+        assert_eq!((warn.file.as_str(), warn.line), ("raw/nccl/world2_node1_100.log", 24));
+        assert!(warn.text.ends_with("NCCL WARN NET/IB : Got completion from peer 10.0.0.2<4711> with status=12"));
+        let comm = &rank0.communicators[0];
+        assert_eq!((comm.host.as_deref(), comm.rank, comm.nranks), (Some("node1"), 0, 2));
+        assert!(comm.init_complete);
+        let nic =
+            NicInfo { host: "node1".into(), net: "IB".into(), index: 0, device: "mlx5_0:1/IB".into(), gdr: Some(true) };
+        assert_eq!(rank0.nics, [nic]);
+        let files = BTreeMap::from([("node1".to_string(), vec!["raw/nccl/world2_node1_100.log".to_string()])]);
+        assert_eq!(rank0.files_by_host, files);
+
+        let rank1 = scan(RANK1, "raw/nccl/world2_node2_200.log");
+        assert_eq!(rank1.communicators.len(), 2, "the second communicator never completed");
+        assert_eq!(rank1.communicators[0].comm_id, "0x1111", "sorted by comm id");
+        assert!(!rank1.communicators[0].init_complete);
+        assert!(rank1.communicators[1].init_complete);
+        assert_eq!(rank1.warning_count, 25);
+        assert_eq!(rank1.warnings.len(), MAX_WARNINGS);
+        assert_eq!(rank1.nccl_versions, ["2.22.3+cuda12.6"], "host-less VERSION line");
+
+        let mut merged = rank1.clone();
+        merge(&mut merged, rank0.clone());
+        let mut other_order = rank0.clone();
+        merge(&mut other_order, rank1.clone());
+        assert_eq!(merged, other_order, "merge order does not matter");
+        assert_eq!(merged.communicators.len(), 3);
+        let ranks: Vec<_> = merged.communicators.iter().map(|c| (c.comm_id.as_str(), c.rank)).collect();
+        assert_eq!(ranks, [("0x1111", 1), ("0x7aa3c9", 0), ("0x7aa3c9", 1)]);
+        assert_eq!(merged.collective_calls.get("AllReduce"), Some(&6));
+        assert_eq!(merged.transports.get("NET/IB/0/GDRDMA"), Some(&8));
+        assert_eq!(merged.warning_count, 26);
+        assert_eq!(merged.warnings.len(), MAX_WARNINGS);
+        assert_eq!(merged.warnings[0].file, "raw/nccl/world2_node1_100.log");
+        assert_eq!(merged.lines, rank0.lines + rank1.lines);
+        let hosts: Vec<(&str, usize)> = merged.files_by_host.iter().map(|(h, f)| (h.as_str(), f.len())).collect();
+        assert_eq!(hosts, [("node1", 1), ("node2", 1)]);
+        assert_eq!(merged.nics.len(), 1, "rank 1 logged no NET/IB Using line");
+        assert_eq!(merged.bytes, (RANK0.len() + RANK1.len()) as u64);
+    }
+
+    fn choice(
+        collective: Option<&str>,
+        bytes: u64,
+        algo: &str,
+        proto: &str,
+        channels: Option<u64>,
+        count: u64,
+    ) -> TuningChoice {
+        TuningChoice {
+            collective: collective.map(str::to_string),
+            bytes,
+            algorithm: algo.to_string(),
+            protocol: proto.to_string(),
+            channels,
+            count,
+        }
+    }
+
+    /// One line per format, as NCCL's `src/enqueue.cc` prints it: `"%ld Bytes -> Algo %d proto
+    /// %d time %f"` (<= 2.22), `"%s: %ld Bytes -> Algo %d proto %d time %f"` (2.23) and
+    /// `"%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}"` (2.24+).
+    #[test]
+    fn tuning_table_from_every_format() {
+        let log = b"h:1:1 [0] NCCL INFO 1048576 Bytes -> Algo 1 proto 2 time 36.123456\n\
+h:1:1 [0] NCCL INFO 1048576 Bytes -> Algo 1 proto 2 time 35.000000\n\
+h:1:1 [0] NCCL INFO AllGather: 65536 Bytes -> Algo 0 proto 1 time 12.500000\n\
+h:1:1 [0] NCCL INFO AllReduce: 33554432 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..31}\n\
+h:1:1 [0] NCCL INFO AllReduce: 33554432 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..31}\n\
+h:1:1 [0] NCCL INFO ReduceScatter: 4096 Bytes -> Algo NVLS_TREE proto LL128 channel{Lo..Hi}={2..3}\n\
+h:1:1 [0] NCCL INFO AllReduce: x Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..31}\n";
+        let facts = scan(log, "t.log");
+        assert_eq!(
+            facts.tuning,
+            [
+                choice(None, 1048576, "Ring", "Simple", None, 2),
+                choice(Some("AllGather"), 65536, "Tree", "LL128", None, 1),
+                choice(Some("AllReduce"), 33554432, "Ring", "Simple", Some(32), 2),
+                choice(Some("ReduceScatter"), 4096, "NVLSTree", "LL128", Some(2), 1),
+            ]
+        );
+        let mut merged = facts.clone();
+        merge(&mut merged, facts);
+        assert_eq!(merged.tuning[2].count, 4);
+        assert_eq!(merged.tuning.len(), 4);
+    }
+
+    #[test]
+    fn older_numeric_tuning_lines_and_init_without_comm_id() {
+        let facts = scan(OLD, "old.log");
+        assert_eq!(facts.algorithms, BTreeMap::from([("Ring".to_string(), 2), ("Tree".to_string(), 1)]));
+        assert_eq!(facts.protocols, BTreeMap::from([("LL".to_string(), 1), ("Simple".to_string(), 2)]));
+        assert_eq!(
+            facts.transports,
+            BTreeMap::from([("P2P/IPC".to_string(), 2), ("SHM/direct/direct".to_string(), 1)])
+        );
+        assert_eq!(facts.channel_counts, [2]);
+        let pattern = &facts.graph_patterns[0];
+        assert_eq!((pattern.pattern, pattern.bw_intra, pattern.type_intra.as_str()), (4, 20.0, "NVL"));
+        let comm = &facts.communicators[0];
+        assert_eq!((comm.comm_id.as_str(), comm.bus_id.as_deref(), comm.init_complete), ("", Some("1000"), true));
+        assert_eq!(facts.collective_calls.get("Broadcast"), Some(&2));
+    }
+
+    #[test]
+    fn caps_and_odd_bytes_never_panic() {
+        let mut log = Vec::new();
+        for i in 0..(MAX_DISTINCT + 10) {
+            log.extend_from_slice(format!("h:1:1 [0] NCCL INFO Ring {i:02} : {i} -> 0 -> 1\n").as_bytes());
+            log.extend_from_slice(format!("h:1:1 [0] NCCL INFO Op{i}: opCount 0\n").as_bytes());
+        }
+        log.extend_from_slice(b"h:1:1 [0] NCCL INFO \xff\xfe: opCount\n\xff NCCL WARN \xc3\n NCCL INFO\n NCCL \n");
+        log.extend_from_slice(b"h:1:1 [0] NCCL INFO comm 0x1 rank x nranks - Init COMPLETE\r\n");
+        let facts = scan(&log, "odd.log");
+        assert_eq!(facts.rings.len(), MAX_DISTINCT);
+        assert_eq!(facts.rings.first().map(String::as_str), Some("0 -> 0 -> 1"));
+        assert_eq!(facts.collective_calls.len(), MAX_DISTINCT);
+        assert_eq!(facts.warning_count, 1);
+        assert_eq!(facts.warnings[0].text, "\u{fffd} NCCL WARN \u{fffd}");
+        assert!(facts.communicators.is_empty());
+        assert_eq!(facts.lines, 2 * (MAX_DISTINCT as u64 + 10) + 5);
+        assert_eq!(scan(b"", "empty.log"), NcclLogFacts::default());
+    }
+
+    #[test]
+    fn a_huge_line_is_cut_and_says_so() {
+        let mut log = b"h:1:1 [0] NCCL WARN ".to_vec();
+        log.extend(std::iter::repeat_n(b'x', 3 * READ_SIZE));
+        log.extend_from_slice(b"\nh:1:1 [0] NCCL WARN short\nh:1:1 [0] NCCL WARN ");
+        log.extend(std::iter::repeat_n(b'y', MAX_LINE_BYTES + 5));
+        let facts = scan(&log, "raw/nccl/big.log");
+        assert_eq!((facts.lines, facts.warning_count), (3, 3));
+        let note = std::str::from_utf8(CUT_NOTE).unwrap();
+        for warning in [&facts.warnings[0], &facts.warnings[2]] {
+            assert_eq!(warning.text.len(), MAX_LINE_BYTES + CUT_NOTE.len(), "{}", &warning.text[..40]);
+            assert!(warning.text.ends_with(note));
+        }
+        assert_eq!(facts.warnings[1].text, "h:1:1 [0] NCCL WARN short");
+    }
+}

@@ -1,0 +1,373 @@
+//! The build cache: one entry per run, kept beside the output (`.nccl-report-cache/<out>/`),
+//! holding the run's digest and its rendered files. An entry is used only when its key — a
+//! hash of the tool binary, the site-wide inputs and the content of every file of the run —
+//! equals the key computed from the inputs now; the cache is never trusted over the inputs.
+//!
+//! Content hashes (xxh3-128) are recomputed for any file whose size, modification time,
+//! change time or inode differ from the last build; the change time is set by the kernel on
+//! every write (it cannot be restored by `touch`), so an edit that keeps size and mtime is
+//! still seen. The tool binary is part of every key (its hash memoized the same way). The
+//! cache writes only inside its own folder, and owns its files: they are written from the
+//! rendered bytes (never linked to the site), each with its content hash, and a file is
+//! copied into a new site only after its hash is checked, so editing the site (or the
+//! cache) can never change what a later build publishes.
+//!
+//! Carrying unchanged runs without copying: after each commit the stamp (size, mtime, ctime,
+//! inode) of every file of a cached run in the live site is recorded beside the entry
+//! (`site.json`). The next build hard-links a live file into the new site only when its stamp
+//! is still the recorded one and it was recorded with the hash the entry has now; any write
+//! to the file changes its ctime (which `touch` cannot restore), so a file edited by hand is
+//! copied from the cache instead. Cache files are never linked.
+
+use crate::ingest::find::{FileRef, FileStamp, RunDir};
+use crate::output::out_dir;
+use crate::output::write::{OutputFile, Staging};
+use crate::site::digest::{RunCard, RunDigest};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::Xxh3;
+
+/// Bumped whenever the cache layout changes.
+const FORMAT: &str = "nccl-report-cache-5";
+/// Beside an entry: the stamps of its files in the live site as last committed.
+const SITE_STAMPS: &str = "site.json";
+
+/// A file of a run as last built: its stamp and the hash of its content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Stamp {
+    pub rel: String,
+    pub stamp: FileStamp,
+    pub hash: String,
+}
+
+/// A run as last built: its key, the stamps behind it, its status and its rendered files
+/// (stored under `files/`). Its digest is kept apart (`digest.json`), read only when the
+/// cross-run pages must be rendered again.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Entry {
+    pub key: String,
+    pub stamps: Vec<Stamp>,
+    pub card: RunCard,
+    /// The build summary's line for a run that is not ok.
+    pub problem: Option<String>,
+    pub files: Vec<CachedFile>,
+    /// The stamp of the comparison with its baseline that the cached run page holds (`None`:
+    /// not yet compared).
+    #[serde(default)]
+    pub comparison: Option<String>,
+}
+
+/// A rendered file of a run kept in the cache: its site path and the hash of its bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct CachedFile {
+    pub rel: String,
+    pub hash: String,
+}
+
+/// What the current site was built from: each run folder's key, the cross-run pages' key,
+/// and the stamp of the site's marker file as committed (a site rebuilt without the cache,
+/// or deleted, has another marker, so it is not taken for this one).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Published {
+    pub runs: BTreeMap<String, String>,
+    pub cross: Option<String>,
+    pub site: Option<FileStamp>,
+}
+
+pub(crate) struct Cache {
+    dir: PathBuf,
+    /// Hash of the tool binary and the site-wide inputs that run pages show.
+    context: String,
+}
+
+impl Cache {
+    /// The cache for the site at `out`; `site_inputs` are bytes every run page depends on.
+    /// `out` is the resolved output folder (`OutputLock::out`).
+    pub(crate) fn open(out: &Path, site_inputs: &[u8]) -> io::Result<Cache> {
+        let dir = out_dir::cache_dir(out);
+        let mut hasher = Xxh3::new();
+        hasher.update(FORMAT.as_bytes());
+        hasher.update(tool_hash(&dir)?.as_bytes());
+        hasher.update(site_inputs);
+        Ok(Cache { dir, context: format!("{:032x}", hasher.digest128()) })
+    }
+
+    fn entry_dir(&self, run_id: &str) -> PathBuf {
+        self.dir.join("runs").join(run_id)
+    }
+
+    /// The last entry for a run, if readable.
+    pub(crate) fn lookup(&self, run_id: &str) -> Option<Entry> {
+        read_json(&self.entry_dir(run_id).join("entry.json"))
+    }
+
+    /// The digest stored with a run's entry.
+    pub(crate) fn digest(&self, run_id: &str) -> Option<RunDigest> {
+        read_json(&self.digest_path(run_id))
+    }
+
+    fn digest_path(&self, run_id: &str) -> PathBuf {
+        self.entry_dir(run_id).join("digest.json")
+    }
+
+    /// The key of a run's current inputs, reusing content hashes whose stamps are unchanged.
+    /// A file that cannot be read gives its run-relative path and the error.
+    pub(crate) fn key(
+        &self,
+        run: &RunDir,
+        previous: Option<&Entry>,
+    ) -> Result<(String, Vec<Stamp>), (String, io::Error)> {
+        let mut files: Vec<&FileRef> = run.files.all().collect();
+        files.sort_by(|a, b| a.rel.cmp(&b.rel));
+        let mut hasher = Xxh3::new();
+        hasher.update(self.context.as_bytes());
+        hasher.update(run.id.as_bytes());
+        let mut stamps = Vec::with_capacity(files.len());
+        for file in files {
+            let known = previous.and_then(|e| e.stamps.iter().find(|s| s.rel == file.rel));
+            let hash = match known {
+                Some(old) if old.stamp == file.stamp => old.hash.clone(),
+                _ => hash_input(&file.path).map_err(|error| (file.rel.clone(), error))?,
+            };
+            hasher.update(file.rel.as_bytes());
+            hasher.update(&[0]);
+            hasher.update(hash.as_bytes());
+            stamps.push(Stamp { rel: file.rel.clone(), stamp: file.stamp, hash });
+        }
+        Ok((format!("{:032x}", hasher.digest128()), stamps))
+    }
+
+    /// Puts a cached entry's files into the new site: hard-linked from the live site `live`
+    /// where the file there still has the stamp recorded at the last commit, else copied from
+    /// the cache after its hash is checked; false when any file is missing, altered or cannot
+    /// be written (the run is rebuilt).
+    pub(crate) fn restore(&self, entry: &Entry, run_id: &str, staging: &Staging, live: &Path) -> bool {
+        let dir = self.entry_dir(run_id);
+        let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
+        entry.files.iter().all(|file| {
+            crate::output::write::is_safe_relative(&file.rel)
+                && (carry_live(file, &committed, live, staging)
+                    || fs::read(dir.join("files").join(&file.rel)).is_ok_and(|bytes| {
+                        hash_bytes(&bytes) == file.hash
+                            && staging.put(&OutputFile { path: file.rel.clone(), bytes }).is_ok()
+                    }))
+        })
+    }
+
+    /// Records the stamps of a run's files as they lie in the just committed site `live`
+    /// (a file that cannot be read is left out, so it is copied next time).
+    pub(crate) fn record_site(&self, run_id: &str, files: &[CachedFile], live: &Path) -> io::Result<()> {
+        let stamps: Vec<Stamp> = files
+            .iter()
+            .filter_map(|file| {
+                let meta = fs::symlink_metadata(live.join(&file.rel)).ok().filter(fs::Metadata::is_file)?;
+                Some(Stamp { rel: file.rel.clone(), stamp: FileStamp::of(&meta), hash: file.hash.clone() })
+            })
+            .collect();
+        write_json(&self.entry_dir(run_id).join(SITE_STAMPS), &stamps)
+    }
+
+    /// Records a run's entry and its own copy of the run's rendered files (its digest is kept
+    /// after, by `DigestStore::put`). The entry is written last: a build killed before leaves
+    /// no entry, so the run is built again.
+    pub(crate) fn store(
+        &self,
+        run_id: &str,
+        key: String,
+        stamps: Vec<Stamp>,
+        card: RunCard,
+        problem: Option<String>,
+        files: &[OutputFile],
+    ) -> io::Result<Entry> {
+        let dir = self.entry_dir(run_id);
+        if dir.exists() {
+            fs::remove_dir_all(&dir)?;
+        }
+        let mut cached = Vec::with_capacity(files.len());
+        for file in files {
+            cached.push(store_file(&dir, file)?);
+        }
+        fs::create_dir_all(&dir)?;
+        let entry = Entry { key, stamps, card, problem, files: cached, comparison: None };
+        write_json(&dir.join("entry.json"), &entry)?;
+        Ok(entry)
+    }
+
+    /// Updates a stored run after its comparison with its baseline: `files` replace (or join)
+    /// the cached files of the same path, `removed` leave the run, and the card and the
+    /// comparison stamp are recorded. Returns the entry as stored.
+    pub(crate) fn update_compared(
+        &self,
+        run_id: &str,
+        files: &[OutputFile],
+        removed: &[String],
+        card: RunCard,
+        comparison: String,
+    ) -> io::Result<Entry> {
+        let dir = self.entry_dir(run_id);
+        let mut entry: Entry = read_json(&dir.join("entry.json"))
+            .ok_or_else(|| io::Error::other(format!("no cache entry for {run_id}")))?;
+        entry.files.retain(|f| !removed.contains(&f.rel) && !files.iter().any(|n| n.path == f.rel));
+        for file in files {
+            entry.files.push(store_file(&dir, file)?);
+        }
+        for rel in removed.iter().filter(|rel| crate::output::write::is_safe_relative(rel)) {
+            let _ = fs::remove_file(dir.join("files").join(rel));
+        }
+        (entry.card, entry.comparison) = (card, Some(comparison));
+        write_json(&dir.join("entry.json"), &entry)?;
+        Ok(entry)
+    }
+
+    /// Updates only the stamps of an entry whose inputs were touched but not changed.
+    pub(crate) fn restamp(&self, run_id: &str, entry: &Entry) -> io::Result<()> {
+        write_json(&self.entry_dir(run_id).join("entry.json"), entry)
+    }
+
+    /// What the current site was built from.
+    pub(crate) fn published(&self) -> Published {
+        read_json(&self.dir.join("published.json")).unwrap_or_default()
+    }
+
+    /// Records what the site just committed was built from.
+    pub(crate) fn set_published(&self, published: &Published) -> io::Result<()> {
+        fs::create_dir_all(&self.dir)?;
+        write_json(&self.dir.join("published.json"), published)
+    }
+
+    /// Removes the entries of runs that are gone.
+    pub(crate) fn retain(&self, run_ids: &[String]) {
+        let Ok(entries) = fs::read_dir(self.dir.join("runs")) else { return };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if run_ids.binary_search(&name).is_err() {
+                let _ = fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+}
+
+/// Hard-links `file` from the live site when it is a plain file whose stamp is the one
+/// recorded at the last commit, with the content hash the entry expects.
+fn carry_live(file: &CachedFile, committed: &[Stamp], live: &Path, staging: &Staging) -> bool {
+    let Some(recorded) = committed.iter().find(|s| s.rel == file.rel && s.hash == file.hash) else { return false };
+    let path = live.join(&file.rel);
+    fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_file() && FileStamp::of(&meta) == recorded.stamp)
+        && staging.link(&path, &file.rel).is_ok()
+}
+
+/// The content hash of the running binary, recomputed only when its stamp changed.
+fn tool_hash(dir: &Path) -> io::Result<String> {
+    let exe = std::env::current_exe()?;
+    let memo = dir.join("tool.json");
+    let stamp = FileStamp::of(&fs::metadata(&exe)?);
+    if let Some(old) = read_json::<Stamp>(&memo) {
+        if old.stamp == stamp {
+            return Ok(old.hash);
+        }
+    }
+    let tool = Stamp { rel: "tool".into(), stamp, hash: hash_file(&exe)? };
+    fs::create_dir_all(dir)?;
+    write_json(&memo, &tool)?;
+    Ok(tool.hash)
+}
+
+/// A JSON file of the cache; `None` when it is missing or unreadable.
+fn read_json<T: DeserializeOwned>(path: &Path) -> Option<T> {
+    serde_json::from_slice(&fs::read(path).ok()?).ok()
+}
+
+fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
+    fs::write(path, serde_json::to_vec(value).map_err(io::Error::other)?)
+}
+
+/// Writes `file` into the entry folder `dir` (a file of that path there is replaced, never
+/// written through: the site may hold a link to it) and returns its record. A path that could
+/// leave the folder is refused.
+fn store_file(dir: &Path, file: &OutputFile) -> io::Result<CachedFile> {
+    if !crate::output::write::is_safe_relative(&file.path) {
+        return Err(io::Error::other(format!("refusing to cache {:?}", file.path)));
+    }
+    let target = dir.join("files").join(&file.path);
+    if let Some(parent) = target.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    let _ = fs::remove_file(&target);
+    fs::write(&target, &file.bytes)?;
+    Ok(CachedFile { rel: file.path.clone(), hash: hash_bytes(&file.bytes) })
+}
+
+/// xxh3-128 of some bytes, as the cache writes it.
+fn hash_bytes(bytes: &[u8]) -> String {
+    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
+}
+
+/// The content hash of a run's input file, opened like every other input read
+/// (`input::open_regular`: a regular file only, never a FIFO or device). For tests of a build meeting an unreadable file
+/// when run as root (who can read a `chmod 000` file), `NCCL_REPORT_TEST_UNREADABLE` names a
+/// file name that this step then fails to read, as `chmod 000` would make it fail.
+fn hash_input(path: &Path) -> io::Result<String> {
+    let refused = std::env::var_os("NCCL_REPORT_TEST_UNREADABLE");
+    if refused.is_some_and(|name| path.file_name() == Some(name.as_os_str())) {
+        return Err(io::Error::from(io::ErrorKind::PermissionDenied));
+    }
+    hash_reader(crate::ingest::input::open_regular(path)?)
+}
+
+/// xxh3-128 of a file's stored bytes (the tool binary, the cache's own files).
+pub(crate) fn hash_file(path: &Path) -> io::Result<String> {
+    hash_reader(fs::File::open(path)?)
+}
+
+/// xxh3-128 of everything `file` yields.
+fn hash_reader(mut file: impl Read) -> io::Result<String> {
+    let mut hasher = Xxh3::new();
+    let mut buffer = vec![0u8; 1 << 17];
+    loop {
+        let n = file.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+    }
+    Ok(format!("{:032x}", hasher.digest128()))
+}
+
+/// Where a build keeps every run's digest until the cross-run pages are rendered from them, a
+/// page of runs at a time: the build cache (which stores them anyway), or, for a build without
+/// a cache, a temporary folder removed when the build ends. Run ids are the checked names of
+/// run folders, so they are safe file names.
+pub(crate) enum DigestStore<'a> {
+    Cache(&'a Cache),
+    Temporary(tempfile::TempDir),
+}
+
+impl DigestStore<'_> {
+    pub(crate) fn temporary() -> io::Result<DigestStore<'static>> {
+        Ok(DigestStore::Temporary(tempfile::Builder::new().prefix("nccl-report-digests").tempdir()?))
+    }
+
+    /// Keeps a run's digest (in the cache: beside its entry, written first).
+    pub(crate) fn put(&self, digest: &RunDigest) -> io::Result<()> {
+        let path = match self {
+            DigestStore::Cache(cache) => {
+                fs::create_dir_all(cache.entry_dir(&digest.id))?;
+                cache.digest_path(&digest.id)
+            }
+            DigestStore::Temporary(dir) => dir.path().join(format!("{}.json", digest.id)),
+        };
+        write_json(&path, digest)
+    }
+
+    /// A run's digest; `None` when it is missing or unreadable (the caller recomputes it).
+    pub(crate) fn get(&self, run_id: &str) -> Option<RunDigest> {
+        match self {
+            DigestStore::Cache(cache) => cache.digest(run_id),
+            DigestStore::Temporary(dir) => read_json(&dir.path().join(format!("{run_id}.json"))),
+        }
+    }
+}
