@@ -4,7 +4,7 @@
 //! `InputKind::of` its run-relative path with `.gz` stripped; `classify` places the kinds in
 //! the run layout (README, "Run layout").
 
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Code, Diagnostic};
 use crate::core::model::nccl_tests::NcclTestsFormat;
 use crate::core::model::sections::Section;
 use crate::ingest::input::logical_name;
@@ -202,13 +202,18 @@ pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
             Ok(entry) => entry,
             Err(error) => {
                 let rel = error.path().map(|p| relative(&path, p)).unwrap_or_default();
-                run.diagnostics.push(Diagnostic::error(rel, None, format!("cannot read: {error}")));
+                run.diagnostics.push(Diagnostic::error(Code::CannotRead, rel, None, format!("cannot read: {error}")));
                 continue;
             }
         };
         let rel = relative(&path, entry.path());
         if entry.path_is_symlink() && !stays_inside(entry.path(), canonical_root) {
-            run.diagnostics.push(Diagnostic::warning(rel, None, "symlink leads outside the runs folder; not followed"));
+            run.diagnostics.push(Diagnostic::warning(
+                Code::SymlinkOutside,
+                rel,
+                None,
+                "symlink leads outside the runs folder; not followed",
+            ));
             continue;
         }
         let meta = match entry.path().metadata() {
@@ -216,6 +221,7 @@ pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
             Ok(meta) if meta.is_dir() => {
                 if matches!(InputKind::of(&logical_name(entry.path())), InputKind::Section { .. }) {
                     run.diagnostics.push(Diagnostic::warning(
+                        Code::FolderForFile,
                         rel,
                         None,
                         "a folder where a rank file should be; not read",
@@ -225,6 +231,7 @@ pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
             }
             Ok(_) => {
                 run.diagnostics.push(Diagnostic::warning(
+                    Code::NotRegularFile,
                     rel,
                     None,
                     "not a regular file (FIFO, socket or device); not read",
@@ -232,7 +239,7 @@ pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
                 continue;
             }
             Err(error) => {
-                run.diagnostics.push(Diagnostic::error(rel, None, format!("cannot read: {error}")));
+                run.diagnostics.push(Diagnostic::error(Code::CannotRead, rel, None, format!("cannot read: {error}")));
                 continue;
             }
         };
@@ -263,7 +270,7 @@ fn drop_compressed_twins(run: &mut RunDir) {
                     "both {} and {} present; only {} read",
                     previous.file.rel, section.file.rel, previous.file.rel
                 );
-                run.diagnostics.push(Diagnostic::warning(&section.file.rel, None, message));
+                run.diagnostics.push(Diagnostic::warning(Code::CompressedTwin, &section.file.rel, None, message));
                 continue;
             }
         }

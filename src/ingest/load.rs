@@ -4,7 +4,7 @@
 //! the run is still read. Files of one run are read one after another: the build runs many
 //! runs in parallel, and per-stage timings stay per run.
 
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Code, Diagnostic};
 use crate::core::model::hosts::HostFacts;
 use crate::core::model::inspector::InspectorCase;
 use crate::core::model::nccl_log::NcclLogFacts;
@@ -102,6 +102,7 @@ fn load_sections(run: &RunDir, raw: &mut RawRun) {
             Ok(rows) => {
                 if rows.is_empty() {
                     raw.diagnostics.push(Diagnostic::warning(
+                        Code::NoDataRows,
                         &sf.file.rel,
                         None,
                         "no data rows (header only): this rank adds nothing to its section",
@@ -137,7 +138,7 @@ fn load_nccl_tests(run: &RunDir, raw: &mut RawRun) {
             Ok((name, file, output)) => {
                 for warning in &output.warnings {
                     let line = (warning.line > 0).then_some(warning.line);
-                    raw.diagnostics.push(Diagnostic::warning(&file, line, &warning.message));
+                    raw.diagnostics.push(Diagnostic::warning(Code::NcclTestsLine, &file, line, &warning.message));
                 }
                 let world_size = name.strip_prefix('g').and_then(|n| n.parse().ok()).or_else(|| output.ranks());
                 raw.nccl_tests.push(NcclTestsFile { name, file, world_size, output });
@@ -156,7 +157,7 @@ fn load_inspector(run: &RunDir, raw: &mut RawRun) {
         };
         if let Some(error) = error {
             let message = format!("NCCL Inspector dump: {}; the records before it are kept", error.message);
-            raw.diagnostics.push(Diagnostic::warning(&file.rel, error.line, message));
+            raw.diagnostics.push(Diagnostic::warning(Code::InspectorObject, &file.rel, error.line, message));
         }
         if raw.inspector.last().is_none_or(|last| &last.case != case) {
             raw.inspector.push(InspectorCase { case: case.clone(), ..InspectorCase::default() });
@@ -225,7 +226,7 @@ fn contents_within<T>(file: &FileRef, limit: u64, use_bytes: impl FnOnce(&[u8]) 
 }
 
 fn cannot_read(file: &FileRef, error: std::io::Error) -> Diagnostic {
-    Diagnostic::error(&file.rel, None, format!("cannot read: {error}"))
+    Diagnostic::error(Code::CannotRead, &file.rel, None, format!("cannot read: {error}"))
 }
 
 /// A whole file, converted; a failure to read becomes a diagnostic.
@@ -239,5 +240,5 @@ fn read_text(file: &FileRef, diagnostics: &mut Vec<Diagnostic>) -> Option<String
 }
 
 fn parse_diag(file: &FileRef, error: ParseError) -> Diagnostic {
-    Diagnostic::error(&file.rel, error.line, error.message)
+    Diagnostic::error(Code::CannotParse, &file.rel, error.line, error.message)
 }

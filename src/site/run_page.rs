@@ -103,7 +103,7 @@ fn facts(run: &RunSummary) -> Facts {
 fn diagnostics_block(run: &RunSummary) -> Block {
     let mut table = Table::new(
         "Diagnostics: failures make a run failed, unreadable inputs make it invalid",
-        &[("severity", false), ("file", false), ("line", true), ("message", false)],
+        &[("severity", false), ("code", false), ("file", false), ("line", true), ("message", false)],
     );
     for d in &run.raw.diagnostics {
         let (text, class) = match d.severity {
@@ -113,6 +113,7 @@ fn diagnostics_block(run: &RunSummary) -> Block {
         };
         table.push(vec![
             Cell { text: text.into(), href: None, class },
+            Cell::text(d.code.to_string()),
             Cell::text(d.file.clone()),
             Cell::text(d.line.map(|l| l.to_string()).unwrap_or_default()),
             Cell::text(d.message.clone()),

@@ -1,6 +1,6 @@
-//! `data/runs.json`: `{"schema_version": 1, "runs": [...]}`, one entry per run with its
+//! `data/runs.json`: `{"schema_version": 2, "runs": [...]}`, one entry per run with its
 //! status, diagnostics and facts, newest first, written a page of runs at a time. Its JSON
-//! Schema is `docs/runs.schema.json`; a change of shape changes `schema_version` (in
+//! Schema is `docs/runs.schema.json`; a change of shape changes `schema_version` (2 since diagnostics carry a `code`; in
 //! `ARRAY_START`, `EMPTY` and the schema).
 
 use crate::core::diag::Diagnostic;
@@ -57,11 +57,11 @@ pub(crate) fn entries(runs: &[&RunDigest]) -> Vec<u8> {
 }
 
 /// What precedes the first entry, goes between two pages' entries, and follows the last.
-pub(crate) const ARRAY_START: &[u8] = b"{\n  \"schema_version\": 1,\n  \"runs\": [\n";
+pub(crate) const ARRAY_START: &[u8] = b"{\n  \"schema_version\": 2,\n  \"runs\": [\n";
 pub(crate) const BETWEEN_PAGES: &[u8] = b",\n";
 pub(crate) const ARRAY_END: &[u8] = b"\n  ]\n}\n";
 /// The whole file when there is no run.
-pub(crate) const EMPTY: &[u8] = b"{\n  \"schema_version\": 1,\n  \"runs\": []\n}\n";
+pub(crate) const EMPTY: &[u8] = b"{\n  \"schema_version\": 2,\n  \"runs\": []\n}\n";
 
 #[cfg(test)]
 mod tests {
@@ -88,7 +88,7 @@ mod tests {
 
     #[test]
     fn pages_of_entries_make_the_pretty_printed_array() {
-        let warning = Diagnostic::warning("raw/x.csv", Some(3), "odd");
+        let warning = Diagnostic::warning(crate::core::diag::Code::NoDataRows, "raw/x.csv", Some(3), "odd");
         let runs = [digest("a", vec![warning]), digest("b", Vec::new()), digest("c", Vec::new())];
         let refs: Vec<&RunDigest> = runs.iter().collect();
         let mut paged = ARRAY_START.to_vec();
@@ -102,7 +102,7 @@ mod tests {
             runs: Vec<Entry<'a>>,
         }
         let whole = |runs: Vec<Entry>| {
-            let file = File { schema_version: 1, runs };
+            let file = File { schema_version: 2, runs };
             String::from_utf8([serde_json::to_vec_pretty(&file).unwrap(), b"\n".to_vec()].concat()).unwrap()
         };
         assert_eq!(String::from_utf8(paged).unwrap(), whole(runs.iter().map(Entry::of).collect()));

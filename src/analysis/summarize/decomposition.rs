@@ -3,7 +3,7 @@
 
 use crate::analysis::stats::{critical_cycles, median, Spread};
 use crate::analysis::summarize::clocks;
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Code, Diagnostic};
 use crate::core::model::sections::DecompositionRow;
 use crate::core::model::summary::DecompositionSummary;
 
@@ -55,6 +55,7 @@ pub fn summarize(rows: &[&DecompositionRow], diagnostics: &mut Vec<Diagnostic>) 
     missing.dedup();
     for case in missing {
         diagnostics.push(Diagnostic::warning(
+            Code::NoDirectMode,
             "raw/results",
             None,
             format!("decomposition: no `direct` mode for {case}; overhead left empty"),

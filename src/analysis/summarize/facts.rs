@@ -3,7 +3,7 @@
 //! `gpu=` line), software versions from the NCCL logs and the manifest, world sizes from the
 //! rows. Disagreements become warnings; a fact the run does not state stays `None`.
 
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Code, Diagnostic};
 use crate::core::model::facts::{HostGpus, RunFacts};
 use crate::core::model::run::RawRun;
 use std::collections::BTreeSet;
@@ -29,6 +29,7 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
         if let Some(claimed) = manifest("gpu") {
             if !claimed.contains(names[0]) {
                 diagnostics.push(Diagnostic::warning(
+                    Code::ManifestGpu,
                     "manifest.txt",
                     None,
                     format!(
@@ -53,6 +54,7 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
     if let (Some(log), Some(claimed)) = (&log_version, &manifest_version) {
         if !log.starts_with(claimed.as_str()) {
             diagnostics.push(Diagnostic::warning(
+                Code::ManifestNcclVersion,
                 "manifest.txt",
                 None,
                 format!("manifest says nccl_runtime={claimed} but the NCCL logs say {log}"),
@@ -90,6 +92,7 @@ fn whole_number(text: &str, key: &str, diagnostics: &mut Vec<Diagnostic>) -> Opt
     let number = text.parse().ok();
     if number.is_none() {
         diagnostics.push(Diagnostic::warning(
+            Code::ManifestNotNumber,
             "manifest.txt",
             None,
             format!("manifest says {key}={text:?}, not a whole number; the run's {key} are not stated"),

@@ -8,7 +8,7 @@
 
 use crate::analysis::stats::{critical_cycles, median, py_max, Spread};
 use crate::analysis::summarize::clocks;
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Code, Diagnostic};
 use crate::core::model::sections::FragmentationRow;
 use crate::core::model::summary::FragmentationSummary;
 
@@ -37,6 +37,7 @@ pub fn summarize(rows: &[&FragmentationRow], diagnostics: &mut Vec<Diagnostic>) 
             if base.is_none() && !reported {
                 reported = true;
                 diagnostics.push(Diagnostic::warning(
+                    Code::NoFragmentBase,
                     "raw/results",
                     None,
                     "fragmentation: no fragment_count=1 case to compare with; slowdown left empty",

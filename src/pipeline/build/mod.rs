@@ -7,7 +7,7 @@
 //! thread count, the clock or the machine.
 
 use crate::analysis::summarize::{RunStatus, RunSummary};
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Code, Diagnostic};
 use crate::ingest::find::{FileStamp, RunDir};
 use crate::output::out_dir::{self, OutputLock, MARKER};
 use crate::output::write::{OutputFile, Staging};
@@ -397,7 +397,7 @@ fn plan(run: &mut RunDir, cache: Option<&Cache>) -> Plan {
             Plan { key: Some((key, stamps)), hit }
         }
         Err((rel, error)) => {
-            run.diagnostics.push(Diagnostic::error(rel, None, format!("cannot read: {error}")));
+            run.diagnostics.push(Diagnostic::error(Code::CannotRead, rel, None, format!("cannot read: {error}")));
             Plan { key: None, hit: None }
         }
     }
@@ -547,7 +547,7 @@ pub(crate) fn export_run(mut summary: RunSummary) -> (RunSummary, Vec<(&'static 
     let seed_files = export::seed_files(&summary);
     let differences = archived::differences(&summary.raw.archived_outputs, &seed_files);
     if !differences.is_empty() {
-        // summarize sorted the diagnostics: each difference goes in its place.
+        // summarize sorted the diagnostics (`Diagnostic`'s one order): each difference goes in its place.
         let diagnostics = &mut summary.raw.diagnostics;
         for difference in differences {
             let at = diagnostics.partition_point(|d| *d <= difference);
