@@ -8,7 +8,7 @@ use crate::collect::slurm::SlurmSettings;
 use crate::collect::{CollectOptions, ImportOptions, Launcher};
 use crate::output::publish::PublishOptions;
 use crate::output::serve::ServeOptions;
-use crate::pipeline::build::BuildOptions;
+use crate::pipeline::BuildOptions;
 use crate::synth::SynthOptions;
 use std::io::Write;
 use std::process::ExitCode;
@@ -25,7 +25,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Collect(args) => {
             let launcher = collect_launcher(&args);
-            crate::collect::launch::collect(&CollectOptions {
+            crate::collect::collect(&CollectOptions {
                 runs: args.runs,
                 run_id: args.run_id,
                 world_sizes: args.world_sizes,
@@ -70,7 +70,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     log: args.max_log_bytes,
                 },
             };
-            let report = crate::pipeline::build::build(&options)?;
+            let report = crate::pipeline::build(&options)?;
             for line in report.skipped.iter().chain(&report.problems) {
                 eprintln!("  {}", terminal_safe(line));
             }
@@ -97,7 +97,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Compare(args) => compare(args),
         Command::Serve(args) => {
             if args.watch {
-                crate::output::out_dir::check_apart(&args.out, &args.runs)?;
+                crate::pipeline::out_dir::check_apart(&args.out, &args.runs)?;
             }
             let watch = args.watch.then(|| BuildOptions {
                 runs: args.runs.clone(),

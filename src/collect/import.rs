@@ -22,9 +22,9 @@
 //!   anything is created (no runs folder is made inside the source).
 
 use crate::collect::record::{gpu_summary, manifest_text, topology_summary};
-use crate::collect::run_id;
 use crate::collect::tree::{self, ExtraFile, TreeStats};
 use crate::collect::ImportOptions;
+use crate::core::run_id;
 use crate::ingest::parse::manifest::parse_manifest;
 use anyhow::{anyhow, bail, Context, Result};
 use std::fs;

@@ -33,10 +33,10 @@ use crate::collect::clock::UtcTime;
 use crate::collect::plan::{self, Step, WorkerSettings, WorldSizes, SAFETY_ENV};
 use crate::collect::probe::{self, Gpus, Versions};
 use crate::collect::record::{gpu_summary, local_cpus, manifest_text, topology_summary, worker_cpus};
-use crate::collect::run_id;
 use crate::collect::steps::{filter_json_env, gzip_inspector_dumps, gzip_logs, run_step, KEPT_ENV_PREFIXES};
-use crate::collect::{finish, gather, sbatch, CollectOptions, Launcher};
+use crate::collect::{CollectOptions, Launcher};
 use crate::core::format::count;
+use crate::core::run_id;
 use anyhow::{anyhow, bail, Context, Result};
 use sha2::Digest;
 use std::fs;
@@ -47,18 +47,8 @@ pub(crate) const DTYPE: &str =
     "FP32 for async/decomposition; FP16 for fragmentation/decode/numeric counterexample/nccl-tests control";
 pub(crate) const CRITICAL_PATH: &str = "max rank duration per cycle, then median/P95/CV across cycles";
 
-pub fn collect(options: &CollectOptions) -> Result<()> {
-    match &options.launcher {
-        Launcher::Local => {}
-        Launcher::Torchrun(rendezvous) => {
-            rendezvous.check()?;
-            if rendezvous.nnodes > 1 && rendezvous.rdzv_id.is_none() {
-                return gather::collect_node(options, rendezvous);
-            }
-        }
-        Launcher::Slurm { settings, submit } => return sbatch::prepare(options, settings, *submit),
-        Launcher::Finish(id) => return finish::finish(&options.runs, id),
-    }
+/// Collects a run on this machine (`collect::collect` has sent every other launcher away).
+pub(crate) fn collect_here(options: &CollectOptions) -> Result<()> {
     let started = UtcTime::now();
     let id = options.run_id.clone().unwrap_or_else(|| started.run_id());
     run_id::validate(&id).map_err(|e| anyhow!("run id {id:?}: {e}"))?;

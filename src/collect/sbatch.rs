@@ -16,7 +16,8 @@ use crate::collect::launch::{absolute, existing_worker, Folders, CRITICAL_PATH, 
 use crate::collect::plan::{self, shell_quote, Step, WorkerSettings, DEBUG_ENV, SAFETY_ENV};
 use crate::collect::probe;
 use crate::collect::slurm::{self, ScriptInputs, SlurmSettings};
-use crate::collect::{run_id, CollectOptions};
+use crate::collect::CollectOptions;
+use crate::core::run_id;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::Digest;

@@ -4,3 +4,4 @@ pub(crate) mod calendar;
 pub(crate) mod diag;
 pub(crate) mod format;
 pub mod model;
+pub mod run_id;

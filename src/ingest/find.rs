@@ -180,7 +180,7 @@ pub fn find_run_folders(root: &Path) -> std::io::Result<RunFolders> {
             skipped.push(format!("{name}: neither manifest.txt nor raw/; not a run"));
             continue;
         }
-        if let Err(why) = crate::collect::run_id::validate(&name) {
+        if let Err(why) = crate::core::run_id::validate(&name) {
             skipped.push(format!("{name:?}: not a valid run id ({why}); skipped"));
             continue;
         }

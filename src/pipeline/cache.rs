@@ -19,10 +19,12 @@
 //! to the file changes its ctime (which `touch` cannot restore), so a file edited by hand is
 //! copied from the cache instead. Cache files are never linked.
 
+use crate::analysis::overview::RunOverview;
 use crate::ingest::find::{FileRef, FileStamp, RunDir};
-use crate::output::out_dir;
-use crate::output::write::{OutputFile, Staging};
-use crate::site::digest::{RunCard, RunDigest};
+use crate::pipeline::out_dir;
+use crate::pipeline::write::Staging;
+use crate::render::OutputFile;
+use crate::site::card::RunCard;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -106,7 +108,7 @@ impl Cache {
     }
 
     /// The digest stored with a run's entry.
-    pub(crate) fn digest(&self, run_id: &str) -> Option<RunDigest> {
+    pub(crate) fn digest(&self, run_id: &str) -> Option<RunOverview> {
         read_json(&self.digest_path(run_id))
     }
 
@@ -149,7 +151,7 @@ impl Cache {
         let dir = self.entry_dir(run_id);
         let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
         entry.files.iter().all(|file| {
-            crate::output::write::is_safe_relative(&file.rel)
+            crate::pipeline::write::is_safe_relative(&file.rel)
                 && (carry_live(file, &committed, live, staging)
                     || fs::read(dir.join("files").join(&file.rel)).is_ok_and(|bytes| {
                         hash_bytes(&bytes) == file.hash
@@ -215,7 +217,7 @@ impl Cache {
         for file in files {
             entry.files.push(store_file(&dir, file)?);
         }
-        for rel in removed.iter().filter(|rel| crate::output::write::is_safe_relative(rel)) {
+        for rel in removed.iter().filter(|rel| crate::pipeline::write::is_safe_relative(rel)) {
             let _ = fs::remove_file(dir.join("files").join(rel));
         }
         (entry.card, entry.comparison) = (card, Some(comparison));
@@ -289,7 +291,7 @@ fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
 /// written through: the site may hold a link to it) and returns its record. A path that could
 /// leave the folder is refused.
 fn store_file(dir: &Path, file: &OutputFile) -> io::Result<CachedFile> {
-    if !crate::output::write::is_safe_relative(&file.path) {
+    if !crate::pipeline::write::is_safe_relative(&file.path) {
         return Err(io::Error::other(format!("refusing to cache {:?}", file.path)));
     }
     let target = dir.join("files").join(&file.path);
@@ -352,7 +354,7 @@ impl DigestStore<'_> {
     }
 
     /// Keeps a run's digest (in the cache: beside its entry, written first).
-    pub(crate) fn put(&self, digest: &RunDigest) -> io::Result<()> {
+    pub(crate) fn put(&self, digest: &RunOverview) -> io::Result<()> {
         let path = match self {
             DigestStore::Cache(cache) => {
                 fs::create_dir_all(cache.entry_dir(&digest.id))?;
@@ -364,7 +366,7 @@ impl DigestStore<'_> {
     }
 
     /// A run's digest; `None` when it is missing or unreadable (the caller recomputes it).
-    pub(crate) fn get(&self, run_id: &str) -> Option<RunDigest> {
+    pub(crate) fn get(&self, run_id: &str) -> Option<RunOverview> {
         match self {
             DigestStore::Cache(cache) => cache.digest(run_id),
             DigestStore::Temporary(dir) => read_json(&dir.path().join(format!("{run_id}.json"))),

@@ -4,13 +4,13 @@
 //! Uses the digest, the raw run and the site's view types.
 
 use crate::analysis::comparison::ranks::{self, RankView};
+use crate::analysis::overview::RunOverview;
 use crate::core::format::{agree, count, measured};
 use crate::core::model::run::RawRun;
-use crate::site::digest::RunDigest;
 use crate::site::view::{Block, Cell, Table};
 
 /// The configuration the run belongs to: runs compare only within one.
-pub(crate) fn configuration_block(digest: &RunDigest) -> Block {
+pub(crate) fn configuration_block(digest: &RunOverview) -> Block {
     let mut table = Table::new(
         "Comparison key (every part must agree for two runs to be compared)",
         &[("part", false), ("value", false)],

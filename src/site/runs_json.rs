@@ -3,9 +3,9 @@
 //! Schema is `docs/runs.schema.json`; a change of shape changes `schema_version` (2 since diagnostics carry a `code`; in
 //! `ARRAY_START`, `EMPTY` and the schema).
 
+use crate::analysis::overview::RunOverview;
 use crate::core::diag::Diagnostic;
 use crate::core::model::facts::RunFacts;
-use crate::site::digest::RunDigest;
 use crate::site::paths;
 use serde::Serialize;
 
@@ -21,7 +21,7 @@ struct Entry<'a> {
 }
 
 impl<'a> Entry<'a> {
-    fn of(run: &'a RunDigest) -> Entry<'a> {
+    fn of(run: &'a RunOverview) -> Entry<'a> {
         Entry {
             run_id: &run.id,
             status: run.status.as_str(),
@@ -38,7 +38,7 @@ impl<'a> Entry<'a> {
 /// `data/runs.json` (each line indented by four spaces, entries separated by `,\n`), so that
 /// pages of runs written one after another, between `ARRAY_START` and `ARRAY_END`, form the
 /// whole file.
-pub(crate) fn entries(runs: &[&RunDigest]) -> Vec<u8> {
+pub(crate) fn entries(runs: &[&RunOverview]) -> Vec<u8> {
     let mut out = Vec::new();
     for (i, run) in runs.iter().enumerate() {
         let text = serde_json::to_string_pretty(&Entry::of(run)).expect("runs.json entries serialize");
@@ -69,8 +69,8 @@ mod tests {
     use crate::analysis::summarize::RunStatus;
     use crate::core::model::summary::SectionSummaries;
 
-    fn digest(id: &str, diagnostics: Vec<Diagnostic>) -> RunDigest {
-        RunDigest {
+    fn digest(id: &str, diagnostics: Vec<Diagnostic>) -> RunOverview {
+        RunOverview {
             id: id.to_string(),
             status: RunStatus::Ok,
             facts: RunFacts { gpu: Some("H200 \"SXM\"\n".into()), world_sizes: vec![2, 4], ..RunFacts::default() },
@@ -90,7 +90,7 @@ mod tests {
     fn pages_of_entries_make_the_pretty_printed_array() {
         let warning = Diagnostic::warning(crate::core::diag::Code::NoDataRows, "raw/x.csv", Some(3), "odd");
         let runs = [digest("a", vec![warning]), digest("b", Vec::new()), digest("c", Vec::new())];
-        let refs: Vec<&RunDigest> = runs.iter().collect();
+        let refs: Vec<&RunOverview> = runs.iter().collect();
         let mut paged = ARRAY_START.to_vec();
         paged.extend(entries(&refs[..2]));
         paged.extend_from_slice(BETWEEN_PAGES);

@@ -15,11 +15,11 @@ use crate::analysis::comparison::baseline::{self, Choice, Pinned, RunRef};
 use crate::analysis::comparison::key::ConfigKey;
 use crate::analysis::comparison::samples::{self, CaseSamples};
 use crate::analysis::comparison::{self, noise, Report, Side};
+use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::RunStatus;
-use crate::output::write::OutputFile;
 use crate::render;
+use crate::render::OutputFile;
 use crate::site::baseline_view::{self, RunComparison};
-use crate::site::digest::RunDigest;
 use crate::site::paths;
 use anyhow::Context as _;
 use rayon::prelude::*;
@@ -114,7 +114,7 @@ pub(super) fn compare_runs(
     results: &mut [RunResult],
     plan: &Plan,
     context: &RunContext,
-    load: &(dyn Fn(&str) -> anyhow::Result<RunDigest> + Sync),
+    load: &(dyn Fn(&str) -> anyhow::Result<RunOverview> + Sync),
 ) -> anyhow::Result<()> {
     let affected: Vec<usize> = (0..results.len())
         .filter(|&i| !results[i].cached || results[i].comparison.as_ref() != Some(&plan.stamps[i]))
@@ -157,7 +157,7 @@ pub(super) fn compare_runs(
 
 /// What comparing one run changed.
 struct Update {
-    verdict: crate::site::digest::BaselineVerdict,
+    verdict: crate::site::card::BaselineVerdict,
     /// Files added (a compare page) minus files removed (a stale one).
     file_delta: isize,
     cached_files: Option<Vec<crate::pipeline::cache::CachedFile>>,
