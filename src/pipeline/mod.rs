@@ -114,7 +114,6 @@ pub(crate) fn build(options: &BuildOptions) -> anyhow::Result<BuildReport> {
 /// its own, and `Stages::time` wraps it to record its wall time.
 fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let mut stages = Stages::start();
-    input::set_limits(options.limits);
     stages.time("validate", || validate(options))?;
     let folders = stages.time("find", || find_runs(options))?;
     let site_notes = stages.time("read site notes", || read_site_notes(options));
@@ -128,6 +127,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         store: &store,
         staging: &staging,
         site_notes: site_notes.as_deref(),
+        limits: options.limits,
         clock: &clock,
     };
     let results = stages.time("runs (wall)", || build_runs(&folders, &context))?;
@@ -143,7 +143,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         return Ok(stages.finish(&folders, &results, 0, options.page_size));
     }
     let mut results = stages.time("carry cached runs", || restore_cached(results, &folders, &context, lock.out()))?;
-    let digests = Digests { folders: &folders, store: &store };
+    let digests = Digests { folders: &folders, store: &store, limits: options.limits };
     stages.time("compare with baselines", || {
         comparisons::compare_runs(&mut results, &plan, &context, &|id| digests.get(id))
     })?;
@@ -305,6 +305,7 @@ fn write_cross_run(
 struct Digests<'a> {
     folders: &'a find::RunFolders,
     store: &'a DigestStore<'a>,
+    limits: input::Limits,
 }
 
 impl Digests<'_> {
@@ -313,7 +314,8 @@ impl Digests<'_> {
             return Ok(digest);
         }
         let (id, path) = self.folders.runs.iter().find(|(run, _)| run == id).with_context(|| format!("no run {id}"))?;
-        let digest = recompute_digest(&find::list_run(id.clone(), path.clone(), &self.folders.canonical_root));
+        let run = find::list_run(id.clone(), path.clone(), &self.folders.canonical_root);
+        let digest = process_run(&run, self.limits, &StageClock::default()).digest;
         let _ = self.store.put(&digest);
         Ok(digest)
     }
@@ -438,6 +440,7 @@ struct RunContext<'a> {
     store: &'a DigestStore<'a>,
     staging: &'a Staging<'a>,
     site_notes: Option<&'a str>,
+    limits: input::Limits,
     clock: &'a StageClock,
 }
 
@@ -484,7 +487,7 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
         });
     }
     let clock = context.clock;
-    let RunOutput { summary, seed_files, digest: run_digest } = process_run(run, clock);
+    let RunOutput { summary, seed_files, digest: run_digest } = process_run(run, context.limits, clock);
     let files = StageClock::time(&clock.render, || {
         let page = site::run_page::build(&summary, &run_digest, context.site_notes);
         let mut files = render::run_files(&page);
@@ -532,11 +535,12 @@ struct RunOutput {
 }
 
 /// The per-run pipeline, one named stage a line: run folder -> summary, seed files and digest.
-/// Reads only the run's files and writes nothing; `clock` sums each stage's time.
-fn process_run(run: &RunDir, clock: &StageClock) -> RunOutput {
-    let logs = StageClock::time(&clock.logs, || load::load_logs(run));
+/// Reads only the run's files (each within `limits`) and writes nothing; `clock` sums each
+/// stage's time. `build` and `compare` (`compared_runs`) read every run through it.
+fn process_run(run: &RunDir, limits: input::Limits, clock: &StageClock) -> RunOutput {
+    let logs = StageClock::time(&clock.logs, || load::load_logs(run, limits));
     let raw = StageClock::time(&clock.parse, || {
-        let mut raw = load::load_tables(run);
+        let mut raw = load::load_tables(run, limits);
         logs.attach(&mut raw);
         raw
     });
@@ -547,9 +551,21 @@ fn process_run(run: &RunDir, clock: &StageClock) -> RunOutput {
     RunOutput { summary, seed_files, digest }
 }
 
-/// A run's digest from its inputs, for one whose stored digest cannot be read back.
-fn recompute_digest(run: &RunDir) -> RunOverview {
-    process_run(run, &StageClock::default()).digest
+/// Every run under `runs` (ids sorted) as `compare` reads them: each through the build's
+/// per-run function (`process_run`: read within `limits`, parse, summarize, export with the
+/// archived-output check), in parallel. Without the cache: it belongs to a site (`build
+/// --out`), and `compare` names none.
+pub(crate) fn compared_runs(runs: &Path, limits: input::Limits) -> anyhow::Result<Vec<comparison::LoadedRun>> {
+    let found =
+        find::find_run_folders(runs).with_context(|| format!("cannot read the runs folder {}", runs.display()))?;
+    Ok(found
+        .runs
+        .into_par_iter()
+        .map(|(id, path)| {
+            let run = find::list_run(id, path, &found.canonical_root);
+            comparison::LoadedRun::of(process_run(&run, limits, &StageClock::default()).summary)
+        })
+        .collect())
 }
 
 /// Exports the seed's files of a summarized run and compares them with any archived copies.
@@ -574,7 +590,7 @@ fn read_site_notes(options: &BuildOptions) -> Option<String> {
     let path = options.runs.join("NOTES.md");
     let root = options.runs.canonicalize().ok()?;
     crate::ingest::find::stays_inside(&path, &root)
-        .then(|| input::read_all(&path, input::limits().notes).ok())
+        .then(|| input::read_all(&path, options.limits.notes).ok())
         .flatten()
         .map(|b| String::from_utf8_lossy(&b).into_owned())
 }

@@ -1,7 +1,8 @@
 //! Cross-run comparison: which runs are comparable (`key`), the samples judged (`samples`),
 //! the verdicts (`engine`), the baseline of a run (`baseline`), the noise between repeated
-//! runs (`noise`), the per-rank view for run pages (`ranks`) and the report formats (`output`). Reads runs through `find`, `load` and
-//! `summarize`; writes nothing.
+//! runs (`noise`), the per-rank view for run pages (`ranks`) and the report formats (`output`).
+//! Works on summaries (`LoadedRun::of`; `pipeline::compared_runs` reads the runs); writes
+//! nothing.
 
 pub mod baseline;
 pub mod engine;
@@ -14,13 +15,10 @@ pub mod samples;
 #[cfg(test)]
 mod simulation_tests;
 
-use crate::analysis::summarize::{self, RunStatus, RunSummary};
-use crate::ingest::find;
-use crate::ingest::load;
-use anyhow::{bail, Context as _};
+use crate::analysis::summarize::{RunStatus, RunSummary};
+use anyhow::bail;
 use engine::{CaseResult, Drift, Outcome, Verdict};
 use key::ConfigKey;
-use rayon::prelude::*;
 use samples::CaseSamples;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -90,6 +88,13 @@ pub struct LoadedRun {
 }
 
 impl LoadedRun {
+    /// A summarized run with its comparison key and samples.
+    pub fn of(summary: RunSummary) -> LoadedRun {
+        let key = ConfigKey::of(&summary);
+        let samples = samples::of(&summary.sections);
+        LoadedRun { summary, key, samples }
+    }
+
     pub fn side(&self) -> Side<'_> {
         Side { id: &self.summary.raw.id, status: self.summary.status, key: &self.key, samples: &self.samples }
     }
@@ -104,26 +109,6 @@ impl LoadedRun {
             label,
         }
     }
-}
-
-/// Reads and summarizes every run under `runs` (ids sorted), in parallel.
-pub fn load_all(runs: &Path) -> anyhow::Result<Vec<LoadedRun>> {
-    let found =
-        find::find_run_folders(runs).with_context(|| format!("cannot read the runs folder {}", runs.display()))?;
-    Ok(found
-        .runs
-        .into_par_iter()
-        .map(|(id, path)| {
-            let dir = find::list_run(id, path, &found.canonical_root);
-            let logs = load::load_logs(&dir);
-            let mut raw = load::load_tables(&dir);
-            logs.attach(&mut raw);
-            let summary = summarize::summarize(raw);
-            let key = ConfigKey::of(&summary);
-            let samples = samples::of(&summary.sections);
-            LoadedRun { summary, key, samples }
-        })
-        .collect())
 }
 
 /// What the baseline and noise rules need of every run of the folder (key texts and labels
