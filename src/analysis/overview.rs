@@ -21,6 +21,9 @@ pub(crate) struct RunOverview {
     /// The run's configuration (`comparison::key`): its short label and its key parts.
     pub configuration: String,
     pub configuration_key: Vec<(String, String)>,
+    /// The soft facts shown as caveats where two runs differ (`ConfigKey::soft`).
+    #[serde(default)]
+    pub soft_facts: Vec<(String, String)>,
     /// (checked, failed) per-rank contracts.
     pub contracts: Option<(usize, usize)>,
     pub sections: SectionSummaries,
@@ -43,6 +46,7 @@ impl RunOverview {
             facts: run.facts.clone(),
             configuration: key.label(),
             configuration_key: key.parts.clone(),
+            soft_facts: key.soft.clone(),
             contracts: run.contracts.as_ref().map(|c| (c.total, c.failures.len())),
             sections: run.sections.clone(),
             nccl_perf: run.nccl_perf.clone(),

@@ -35,7 +35,8 @@ pub(crate) enum BaselineVerdict {
     NotCompared(String),
 }
 
-/// How many cases got each verdict against `baseline`, and the run-wide drift (as text).
+/// How many cases got each verdict against `baseline` and its history, and the run-wide
+/// shifts beyond the noise (sentences; `regression` when a case or a family is slower).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct VerdictCounts {
     pub baseline: String,
@@ -43,8 +44,9 @@ pub(crate) struct VerdictCounts {
     pub faster: usize,
     pub no_change: usize,
     pub not_comparable: usize,
-    pub too_few_cycles: usize,
-    pub drift: Option<String>,
+    pub insufficient_history: usize,
+    pub shifts: Vec<String>,
+    pub regression: bool,
 }
 
 impl RunCard {
@@ -55,7 +57,7 @@ impl RunCard {
             timestamp_utc: run.facts.timestamp_utc.clone(),
             status: run.status,
             sections,
-            configuration_key: ConfigKey::from_parts(&run.configuration_key).text(),
+            configuration_key: ConfigKey::from_parts(&run.configuration_key, &[]).text(),
             configuration: run.configuration.clone(),
             baseline: BaselineVerdict::Pending,
         }
