@@ -110,12 +110,12 @@ pub fn summarize(raw: &[NcclTestsRawRow]) -> Vec<NcclTestsSummary> {
     }
     groups
         .into_iter()
-        .map(|((world_size, size_bytes), rows)| {
+        .filter_map(|((world_size, size_bytes), rows)| {
             let values: Vec<f64> = rows.iter().map(|r| r.time_us).collect();
             let algbw: Vec<f64> = rows.iter().map(|r| r.algbw_gbs).collect();
             let busbw: Vec<f64> = rows.iter().map(|r| r.busbw_gbs).collect();
-            let spread = Spread::of(&values);
-            NcclTestsSummary {
+            let spread = Spread::of(&values)?;
+            Some(NcclTestsSummary {
                 world_size,
                 size_bytes,
                 cycles: spread.n,
@@ -129,7 +129,7 @@ pub fn summarize(raw: &[NcclTestsRawRow]) -> Vec<NcclTestsSummary> {
                 wrong_total: rows.iter().map(|r| r.wrong.unwrap_or(0) + r.inplace_wrong.unwrap_or(0)).sum(),
                 unchecked: rows.iter().any(|r| r.wrong.is_none() || r.inplace_wrong.is_none()),
                 cycle_values: values,
-            }
+            })
         })
         .collect()
 }
