@@ -37,6 +37,7 @@ use crate::collect::steps::{filter_json_env, gzip_inspector_dumps, gzip_logs, ru
 use crate::collect::{CollectOptions, Launcher};
 use crate::core::format::count;
 use crate::core::run_id;
+use crate::core::stdout::outln;
 use anyhow::{anyhow, bail, Context, Result};
 use sha2::Digest;
 use std::fs;
@@ -299,27 +300,27 @@ fn dry_run(options: &CollectOptions, folders: &Folders) -> Result<()> {
     let gpus = probe::probe_gpus();
     let topology = if gpus.is_ok() { probe::capture_artifact(&probe::TOPOLOGY) } else { String::new() };
     let plan = Plan::new(options, &folders.id, gpus.as_ref().ok().map(|g| g.count), &topology, absolute(&worker))?;
-    println!("# nccl-report collect --dry-run: nothing is run or created");
-    println!("# run folder: {} (assembled in {})", folders.landed.display(), folders.assembly.display());
+    outln!("# nccl-report collect --dry-run: nothing is run or created");
+    outln!("# run folder: {} (assembled in {})", folders.landed.display(), folders.assembly.display());
     match &gpus {
-        Ok(g) => println!("# GPUs probed: {}", gpu_summary(&g.query).unwrap_or_default()),
-        Err(why) => println!(
+        Ok(g) => outln!("# GPUs probed: {}", gpu_summary(&g.query).unwrap_or_default()),
+        Err(why) => outln!(
             "# GPUs not probed ({why}): world sizes {} are used as requested, not clamped",
             plan::join(&options.world_sizes)
         ),
     }
     for warning in dry_run_warnings(folders, &worker) {
-        println!("# warning: {warning}: a real run would refuse");
+        outln!("# warning: {warning}: a real run would refuse");
     }
     for note in &plan.notes {
-        println!("# {note}");
+        outln!("# {note}");
     }
-    println!("# commands, run from inside the run folder:");
+    outln!("# commands, run from inside the run folder:");
     for (command, redirect) in artifact_commands() {
-        println!("{} {redirect}", with_safety_env(&command.join(" ")));
+        outln!("{} {redirect}", with_safety_env(&command.join(" ")));
     }
     for step in &plan.steps {
-        println!("{} > {} 2>&1", step.command_line(), step.stdout.display());
+        outln!("{} > {} 2>&1", step.command_line(), step.stdout.display());
     }
     Ok(())
 }
@@ -465,7 +466,7 @@ pub(crate) fn land(folders: &Folders) -> Result<()> {
     fs::rename(&folders.assembly, &folders.landed)
         .with_context(|| format!("cannot rename {} to {}", folders.assembly.display(), folders.landed.display()))?;
     eprintln!("collected {}", folders.landed.display());
-    println!("run_dir={}", folders.landed.display());
+    outln!("run_dir={}", folders.landed.display());
     Ok(())
 }
 

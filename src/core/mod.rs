@@ -5,3 +5,4 @@ pub(crate) mod diag;
 pub(crate) mod format;
 pub mod model;
 pub mod run_id;
+pub mod stdout;
