@@ -61,7 +61,7 @@ pub(crate) fn collect_here(options: &CollectOptions) -> Result<()> {
     folders.check_free()?;
     let machine = Machine::probe()?;
     let worker = existing_worker(options)?;
-    let plan = Plan::new(options, &id, Some(machine.gpus.count), &machine.topology, worker)?;
+    let plan = LaunchPlan::new(options, &id, Some(machine.gpus.count), &machine.topology, worker)?;
     for note in &plan.notes {
         eprintln!("note: {note}");
     }
@@ -187,7 +187,7 @@ pub(crate) fn existing_worker(options: &CollectOptions) -> Result<PathBuf> {
 }
 
 /// Everything `collect` will run, decided before anything runs.
-struct Plan {
+struct LaunchPlan {
     requested: Vec<u32>,
     world_sizes: WorldSizes,
     settings: WorkerSettings,
@@ -201,7 +201,7 @@ struct Plan {
     launcher: Vec<(String, String)>,
 }
 
-impl Plan {
+impl LaunchPlan {
     fn new(options: &CollectOptions, id: &str, gpus: Option<u32>, topology: &str, worker: PathBuf) -> Result<Self> {
         if options.warmups < 1 {
             bail!("--warmups must be at least 1: cycle 0 would hold NCCL's lazy connection setup");
@@ -241,7 +241,7 @@ impl Plan {
             steps = steps.iter().map(|step| rendezvous.apply(step, id)).collect();
             launcher = rendezvous.manifest_entries();
         }
-        Ok(Plan {
+        Ok(LaunchPlan {
             requested: options.world_sizes.clone(),
             world_sizes,
             settings,
@@ -299,7 +299,8 @@ fn dry_run(options: &CollectOptions, folders: &Folders) -> Result<()> {
     let worker = worker_path(options);
     let gpus = probe::probe_gpus();
     let topology = if gpus.is_ok() { probe::capture_artifact(&probe::TOPOLOGY) } else { String::new() };
-    let plan = Plan::new(options, &folders.id, gpus.as_ref().ok().map(|g| g.count), &topology, absolute(&worker))?;
+    let plan =
+        LaunchPlan::new(options, &folders.id, gpus.as_ref().ok().map(|g| g.count), &topology, absolute(&worker))?;
     outln!("# nccl-report collect --dry-run: nothing is run or created");
     outln!("# run folder: {} (assembled in {})", folders.landed.display(), folders.assembly.display());
     match &gpus {
@@ -366,7 +367,7 @@ struct ManifestContext<'a> {
     id: &'a str,
     started: UtcTime,
     machine: &'a Machine,
-    plan: &'a Plan,
+    plan: &'a LaunchPlan,
 }
 
 fn assemble_and_land(folders: &Folders, context: &ManifestContext) -> Result<()> {

@@ -6,7 +6,7 @@
 
 use crate::core::diag::{Code, Diagnostic};
 use crate::core::model::nccl_tests::NcclTestsFormat;
-use crate::core::model::sections::Section;
+use crate::core::model::sections::WorkerSection;
 use crate::ingest::input::logical_name;
 use crate::ingest::input_kind::{Artifact, InputKind};
 use rayon::prelude::*;
@@ -64,7 +64,7 @@ impl FileStamp {
 pub struct SectionFile {
     pub case: String,
     pub rank: u64,
-    pub section: Section,
+    pub section: WorkerSection,
     pub file: FileRef,
 }
 
@@ -219,7 +219,7 @@ pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
         let meta = match entry.path().metadata() {
             Ok(meta) if meta.is_file() => meta,
             Ok(meta) if meta.is_dir() => {
-                if matches!(InputKind::of(&logical_name(entry.path())), InputKind::Section { .. }) {
+                if matches!(InputKind::of(&logical_name(entry.path())), InputKind::WorkerSection { .. }) {
                     run.diagnostics.push(Diagnostic::warning(
                         Code::FolderForFile,
                         rel,
@@ -301,7 +301,7 @@ fn classify(files: &mut RunFiles, file: FileRef) {
             files.host_artifacts.push(HostArtifact { host: host.to_string(), artifact, file })
         }
         (["artifacts"] | ["artifacts", _], _) => files.other_artifacts.push(file),
-        (["raw", "results", case], InputKind::Section { rank, section }) => {
+        (["raw", "results", case], InputKind::WorkerSection { rank, section }) => {
             files.sections.push(SectionFile { case: case.to_string(), rank, section, file })
         }
         (["raw", "nccl"], InputKind::NcclLog) => files.nccl_logs.push(file),
@@ -316,7 +316,7 @@ fn classify(files: &mut RunFiles, file: FileRef) {
             | InputKind::Notes
             | InputKind::SeedOutput(_)
             | InputKind::Artifact(_)
-            | InputKind::Section { .. }
+            | InputKind::WorkerSection { .. }
             | InputKind::NcclTests { .. }
             | InputKind::Json
             | InputKind::Stdout
@@ -379,7 +379,7 @@ mod tests {
         assert_eq!(hosts, [("node1", Artifact::GpuQuery), ("node1", Artifact::IbDevices)]);
         assert_eq!(rels(&files.other_artifacts), ["artifacts/ibv_devinfo.txt", "artifacts/node1/env.txt"]);
         let section = &files.sections[0];
-        assert_eq!((section.case.as_str(), section.rank, section.section), ("world2_full", 1, Section::Async));
+        assert_eq!((section.case.as_str(), section.rank, section.section), ("world2_full", 1, WorkerSection::Async));
         let tests: Vec<_> = files.nccl_tests.iter().map(|t| (t.test.as_str(), t.format, t.file.rel.as_str())).collect();
         assert_eq!(
             tests,

@@ -36,7 +36,7 @@ pub(crate) fn inspect(path: &Path, limits: input::Limits) -> anyhow::Result<(Val
             let tuning = facts.tuning.clone();
             json!({"file": label, "kind": "nccl_log", "facts": facts, "tuning": tuning})
         }
-        InputKind::Section { rank, section } => match parse::section_csv::parse_section(section, &read_all()?) {
+        InputKind::WorkerSection { rank, section } => match parse::section_csv::parse_section(section, &read_all()?) {
             Ok(rows) => {
                 json!({"file": label, "kind": "section_csv", "section": section, "rank": rank, "rows": rows_json(&rows)})
             }

@@ -50,7 +50,7 @@ pub(crate) struct Stamp {
 /// (stored under `files/`). Its digest is kept apart (`digest.json`), read only when the
 /// cross-run pages must be rendered again.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct Entry {
+pub(crate) struct CacheEntry {
     pub key: String,
     pub stamps: Vec<Stamp>,
     pub card: RunCard,
@@ -103,7 +103,7 @@ impl Cache {
     }
 
     /// The last entry for a run, if readable.
-    pub(crate) fn lookup(&self, run_id: &str) -> Option<Entry> {
+    pub(crate) fn lookup(&self, run_id: &str) -> Option<CacheEntry> {
         read_json(&self.entry_dir(run_id).join("entry.json"))
     }
 
@@ -121,7 +121,7 @@ impl Cache {
     pub(crate) fn key(
         &self,
         run: &RunDir,
-        previous: Option<&Entry>,
+        previous: Option<&CacheEntry>,
     ) -> Result<(String, Vec<Stamp>), (String, io::Error)> {
         let mut files: Vec<&FileRef> = run.files.all().collect();
         files.sort_by(|a, b| a.rel.cmp(&b.rel));
@@ -147,7 +147,7 @@ impl Cache {
     /// where the file there still has the stamp recorded at the last commit, else copied from
     /// the cache after its hash is checked; false when any file is missing, altered or cannot
     /// be written (the run is rebuilt).
-    pub(crate) fn restore(&self, entry: &Entry, run_id: &str, staging: &Staging, live: &Path) -> bool {
+    pub(crate) fn restore(&self, entry: &CacheEntry, run_id: &str, staging: &Staging, live: &Path) -> bool {
         let dir = self.entry_dir(run_id);
         let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
         entry.files.iter().all(|file| {
@@ -184,7 +184,7 @@ impl Cache {
         card: RunCard,
         problem: Option<String>,
         files: &[OutputFile],
-    ) -> io::Result<Entry> {
+    ) -> io::Result<CacheEntry> {
         let dir = self.entry_dir(run_id);
         if dir.exists() {
             fs::remove_dir_all(&dir)?;
@@ -194,7 +194,7 @@ impl Cache {
             cached.push(store_file(&dir, file)?);
         }
         fs::create_dir_all(&dir)?;
-        let entry = Entry { key, stamps, card, problem, files: cached, comparison: None };
+        let entry = CacheEntry { key, stamps, card, problem, files: cached, comparison: None };
         write_json(&dir.join("entry.json"), &entry)?;
         Ok(entry)
     }
@@ -209,9 +209,9 @@ impl Cache {
         removed: &[String],
         card: RunCard,
         comparison: String,
-    ) -> io::Result<Entry> {
+    ) -> io::Result<CacheEntry> {
         let dir = self.entry_dir(run_id);
-        let mut entry: Entry = read_json(&dir.join("entry.json"))
+        let mut entry: CacheEntry = read_json(&dir.join("entry.json"))
             .ok_or_else(|| io::Error::other(format!("no cache entry for {run_id}")))?;
         entry.files.retain(|f| !removed.contains(&f.rel) && !files.iter().any(|n| n.path == f.rel));
         for file in files {
@@ -226,7 +226,7 @@ impl Cache {
     }
 
     /// Updates only the stamps of an entry whose inputs were touched but not changed.
-    pub(crate) fn restamp(&self, run_id: &str, entry: &Entry) -> io::Result<()> {
+    pub(crate) fn restamp(&self, run_id: &str, entry: &CacheEntry) -> io::Result<()> {
         write_json(&self.entry_dir(run_id).join("entry.json"), entry)
     }
 

@@ -20,7 +20,7 @@ use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::{RunStatus, RunSummary};
 use crate::core::diag::{Code, Diagnostic};
 use crate::ingest::find::{FileStamp, RunDir};
-use crate::pipeline::cache::{Cache, CachedFile, DigestStore, Entry, Published, Stamp};
+use crate::pipeline::cache::{Cache, CacheEntry, CachedFile, DigestStore, Published, Stamp};
 use crate::pipeline::out_dir::{OutputLock, MARKER};
 use crate::pipeline::write::Staging;
 use crate::render::OutputFile;
@@ -385,32 +385,32 @@ fn restore_cached(
             }
             let path = paths.get(result.id.as_str()).with_context(|| format!("no run {}", result.id))?;
             let run = find::list_run(result.id.clone(), path.to_path_buf(), &folders.canonical_root);
-            build_run(&run, Plan { key: Some((entry.key, entry.stamps)), hit: None }, context)
+            build_run(&run, CachePlan { key: Some((entry.key, entry.stamps)), hit: None }, context)
         })
         .collect()
 }
 
 /// What the cache says of a run before anything is written.
-struct Plan {
+struct CachePlan {
     /// The key of the run's current inputs and their stamps (with a cache).
     key: Option<(String, Vec<Stamp>)>,
     /// The cache entry, when it was built from exactly these inputs.
-    hit: Option<Entry>,
+    hit: Option<CacheEntry>,
 }
 
 /// A run with a file that cannot be read gets no key: it is built from its inputs, not
 /// cached, and marked invalid with an error naming the file (the other runs build as usual).
-fn plan(run: &mut RunDir, cache: Option<&Cache>) -> Plan {
-    let Some(cache) = cache else { return Plan { key: None, hit: None } };
+fn plan(run: &mut RunDir, cache: Option<&Cache>) -> CachePlan {
+    let Some(cache) = cache else { return CachePlan { key: None, hit: None } };
     let previous = cache.lookup(&run.id);
     match cache.key(run, previous.as_ref()) {
         Ok((key, stamps)) => {
             let hit = previous.filter(|entry| entry.key == key);
-            Plan { key: Some((key, stamps)), hit }
+            CachePlan { key: Some((key, stamps)), hit }
         }
         Err((rel, error)) => {
             run.diagnostics.push(Diagnostic::error(Code::CannotRead, rel, None, format!("cannot read: {error}")));
-            Plan { key: None, hit: None }
+            CachePlan { key: None, hit: None }
         }
     }
 }
@@ -452,7 +452,7 @@ struct RunResult {
     problem: Option<String>,
     cached: bool,
     /// The cache entry whose files are still to be put into the new site.
-    restore: Option<Entry>,
+    restore: Option<CacheEntry>,
     /// The run's files as the cache holds them (empty without a cache), whose stamps in the
     /// live site are recorded after the commit.
     cached_files: Vec<CachedFile>,
@@ -466,8 +466,8 @@ struct RunResult {
 /// One run: from the cache when its inputs are unchanged (its files copied into the new
 /// site later, by `restore_cached`, and only if the site changes), else read, summarized and
 /// rendered.
-fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<RunResult> {
-    let Plan { key, hit } = plan;
+fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Result<RunResult> {
+    let CachePlan { key, hit } = plan;
     if let (Some(cache), Some((key, stamps)), Some(mut entry)) = (context.cache, &key, hit) {
         if &entry.stamps != stamps {
             entry.stamps = stamps.clone();

@@ -1,7 +1,7 @@
 //! The run page's comparison blocks, kept apart from the rest of the run page: the run's
 //! configuration (`comparison::key`: short label and every key part) and the per-rank view
 //! (`comparison::ranks`: which rank was critical how often, the median skew, stragglers).
-//! Uses the digest, the raw run and the site's view types.
+//! Uses the run overview (`analysis::overview`), the raw run and the site's view types.
 
 use crate::analysis::comparison::ranks::{self, RankView};
 use crate::analysis::overview::RunOverview;

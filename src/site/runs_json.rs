@@ -10,7 +10,7 @@ use crate::site::paths;
 use serde::Serialize;
 
 #[derive(Serialize)]
-struct Entry<'a> {
+struct RunEntry<'a> {
     run_id: &'a str,
     status: &'static str,
     facts: &'a RunFacts,
@@ -20,9 +20,9 @@ struct Entry<'a> {
     diagnostics: &'a [Diagnostic],
 }
 
-impl<'a> Entry<'a> {
-    fn of(run: &'a RunOverview) -> Entry<'a> {
-        Entry {
+impl<'a> RunEntry<'a> {
+    fn of(run: &'a RunOverview) -> RunEntry<'a> {
+        RunEntry {
             run_id: &run.id,
             status: run.status.as_str(),
             facts: &run.facts,
@@ -41,7 +41,7 @@ impl<'a> Entry<'a> {
 pub(crate) fn entries(runs: &[&RunOverview]) -> Vec<u8> {
     let mut out = Vec::new();
     for (i, run) in runs.iter().enumerate() {
-        let text = serde_json::to_string_pretty(&Entry::of(run)).expect("runs.json entries serialize");
+        let text = serde_json::to_string_pretty(&RunEntry::of(run)).expect("runs.json entries serialize");
         if i > 0 {
             out.extend_from_slice(b",\n");
         }
@@ -100,13 +100,13 @@ mod tests {
         #[derive(Serialize)]
         struct File<'a> {
             schema_version: u32,
-            runs: Vec<Entry<'a>>,
+            runs: Vec<RunEntry<'a>>,
         }
-        let whole = |runs: Vec<Entry>| {
+        let whole = |runs: Vec<RunEntry>| {
             let file = File { schema_version: 2, runs };
             String::from_utf8([serde_json::to_vec_pretty(&file).unwrap(), b"\n".to_vec()].concat()).unwrap()
         };
-        assert_eq!(String::from_utf8(paged).unwrap(), whole(runs.iter().map(Entry::of).collect()));
+        assert_eq!(String::from_utf8(paged).unwrap(), whole(runs.iter().map(RunEntry::of).collect()));
         assert_eq!(std::str::from_utf8(EMPTY).unwrap(), whole(Vec::new()));
     }
 }

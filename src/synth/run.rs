@@ -5,7 +5,7 @@ use super::model::{Machine, Noise};
 use super::rng::{mix, Rng};
 use super::time::Timestamp;
 use super::{Fixture, RunShape, SynthOptions, SynthVariant};
-use crate::core::model::sections::Section;
+use crate::core::model::sections::WorkerSection;
 
 /// 2026-01-05T00:00:00Z: synthetic corpora start after this.
 const CORPUS_EPOCH: Timestamp = Timestamp(1_767_571_200_000_000);
@@ -62,7 +62,7 @@ pub(super) struct Case {
     pub name: String,
     pub world: usize,
     /// Sections besides `contracts`, which every case writes.
-    pub sections: Vec<Section>,
+    pub sections: Vec<WorkerSection>,
 }
 
 /// A run being written: its spec and everything drawn from its seed.
@@ -85,14 +85,14 @@ impl Run {
             name: format!("world{ranks}_full"),
             world: ranks,
             sections: vec![
-                Section::Async,
-                Section::Decomposition,
-                Section::Fragmentation,
-                Section::Decode,
-                Section::Numerics,
+                WorkerSection::Async,
+                WorkerSection::Decomposition,
+                WorkerSection::Fragmentation,
+                WorkerSection::Decode,
+                WorkerSection::Numerics,
             ],
         };
-        let decode = Case { name: "world2_decode".into(), world: 2, sections: vec![Section::Decode] };
+        let decode = Case { name: "world2_decode".into(), world: 2, sections: vec![WorkerSection::Decode] };
         let mut nccl_tests_worlds = vec![2, ranks];
         nccl_tests_worlds.dedup();
         Run {

@@ -12,7 +12,7 @@
 use crate::core::diag::{Code, Diagnostic};
 use crate::core::format::count as counted;
 use crate::core::model::run::RawRun;
-use crate::core::model::sections::{Section, SectionRows};
+use crate::core::model::sections::{SectionRows, WorkerSection};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The world sizes written in a section's rows.
@@ -55,7 +55,8 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
         let case = cases.entry(data.case.as_str()).or_default();
         case.ranks.insert(data.rank);
         let world_sizes = row_world_sizes(&data.rows);
-        if matches!(data.section(), Section::Async | Section::Decomposition | Section::Fragmentation) {
+        if matches!(data.section(), WorkerSection::Async | WorkerSection::Decomposition | WorkerSection::Fragmentation)
+        {
             for &world_size in &world_sizes {
                 folders_of.entry((data.section().name(), world_size)).or_default().insert(data.case.as_str());
             }

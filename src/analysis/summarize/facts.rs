@@ -111,7 +111,7 @@ mod tests {
     use crate::core::model::nccl_log::NcclLogFacts;
     use crate::core::model::nccl_tests::{NcclTestsFormat, NcclTestsOutput};
     use crate::core::model::run::{NcclTestsFile, SectionData};
-    use crate::core::model::sections::Section;
+    use crate::core::model::sections::WorkerSection;
 
     fn manifest(entries: &[(&str, &str)]) -> Option<Manifest> {
         let entries = entries.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
@@ -129,7 +129,7 @@ mod tests {
         }
     }
 
-    fn section(case: &str, section: Section, csv: &str) -> SectionData {
+    fn section(case: &str, section: WorkerSection, csv: &str) -> SectionData {
         let rows = crate::ingest::parse::section_csv::parse_section(section, csv.as_bytes()).unwrap();
         SectionData { case: case.into(), rank: 0, file: format!("raw/results/{case}/rank0_x.csv"), rows }
     }
@@ -265,9 +265,9 @@ mod tests {
         let contracts = "world_size,rank,section,check,correct,detail\n8,0,setup,world_size,True,x\n";
         let raw = RawRun {
             sections: vec![
-                section("world4_full", Section::Decode, decode),
-                section("world2_decode", Section::Decode, &decode.replace("\n4,", "\n2,")),
-                section("world8_full", Section::Contracts, contracts),
+                section("world4_full", WorkerSection::Decode, decode),
+                section("world2_decode", WorkerSection::Decode, &decode.replace("\n4,", "\n2,")),
+                section("world8_full", WorkerSection::Contracts, contracts),
             ],
             nccl_tests: vec![
                 nccl_tests("g4", Some(4), None),

@@ -3,14 +3,14 @@
 //! lists them once (`sections!` below) and derives the `Section` enum, its order and the
 //! exhaustive dispatch from that list. Adding a section is one new file and one line here.
 //!
-//! Two enums are called `Section`, on purpose: `model::sections::Section` is a kind of per-rank
-//! CSV the worker writes (what the parser reads), this one is a section of the site (what a
-//! reader sees). They are not one enum because they are not the same set: the worker's
+//! Two enums of sections, on purpose: `model::sections::WorkerSection` is a kind of per-rank
+//! CSV the worker writes (what the parser reads), `Section` here is a section of the site (what
+//! a reader sees). They are not one enum because they are not the same set: the worker's
 //! `contracts` CSV has no page (it decides the run's verdict and facts) and the `nccl-tests`
 //! page reads no worker CSV. The relation between them is written once, in the `sections!`
 //! list below (`from Source::...`), and `Section::source` derives from it.
 //!
-//! Uses the digest (`analysis::overview`) and the site's view types only.
+//! Uses run overviews (`analysis::overview`) and the site's view types only.
 
 mod asynchronous;
 mod decode;
@@ -23,7 +23,7 @@ use crate::analysis::overview::RunOverview;
 use crate::analysis::stats::{known_cv, MIN_SPREAD_CYCLES};
 use crate::analysis::summarize::RunStatus;
 use crate::core::format::{measured, yes_no};
-use crate::core::model::sections::Section as Worker;
+use crate::core::model::sections::WorkerSection;
 use crate::core::model::summary::Clocks;
 use crate::site::chart::{ChartSpec, Scale, Series};
 use crate::site::view::{Cell, Table};
@@ -86,19 +86,19 @@ macro_rules! sections {
 }
 
 sections! {
-    Async => asynchronous from Source::Worker(Worker::Async),
-    Decomposition => decomposition from Source::Worker(Worker::Decomposition),
-    Fragmentation => fragmentation from Source::Worker(Worker::Fragmentation),
-    Decode => decode from Source::Worker(Worker::Decode),
+    Async => asynchronous from Source::Worker(WorkerSection::Async),
+    Decomposition => decomposition from Source::Worker(WorkerSection::Decomposition),
+    Fragmentation => fragmentation from Source::Worker(WorkerSection::Fragmentation),
+    Decode => decode from Source::Worker(WorkerSection::Decode),
     NcclTests => nccl_tests from Source::NcclTests,
-    Numerics => numerics from Source::Worker(Worker::Numerics),
+    Numerics => numerics from Source::Worker(WorkerSection::Numerics),
 }
 
 /// Where a site section's data comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Source {
     /// The worker's per-rank CSVs of this kind.
-    Worker(Worker),
+    Worker(WorkerSection),
     /// The nccl-tests binaries' output.
     NcclTests,
 }
@@ -335,9 +335,9 @@ mod tests {
 
     #[test]
     fn every_worker_csv_but_contracts_has_exactly_one_page() {
-        for kind in Worker::ALL {
+        for kind in WorkerSection::ALL {
             let pages = Section::ALL.iter().filter(|s| s.source() == Source::Worker(kind)).count();
-            assert_eq!(pages, usize::from(kind != Worker::Contracts), "{kind:?}");
+            assert_eq!(pages, usize::from(kind != WorkerSection::Contracts), "{kind:?}");
         }
         assert_eq!(Section::NcclTests.source(), Source::NcclTests);
     }
