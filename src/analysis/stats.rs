@@ -313,4 +313,12 @@ mod tests {
         assert_eq!(py_min(&[4.0, 1.0, 2.0]), Some(1.0));
         assert_eq!(fmean(&[1.0, 2.0, 6.0]), Some(3.0));
     }
+
+    #[test]
+    fn a_cv_is_known_from_two_cycles() {
+        assert_eq!(known_cv(0, 12.5), None);
+        assert_eq!(known_cv(1, 12.5), None);
+        assert_eq!(known_cv(MIN_SPREAD_CYCLES, 12.5), Some(12.5));
+        assert_eq!(known_cv(10, 3.0), Some(3.0));
+    }
 }
