@@ -264,6 +264,12 @@ mod tests {
         assert_eq!(fsum([0.1; 10]), 1.0);
         assert_eq!(fsum([1e100, 1.0, -1e100, 1e-100]), 1.0);
         assert_eq!(fsum([]), 0.0);
+        // CPython's half-way correction over three partials: math.fsum([1e16, 1., 1e-16]).
+        assert_eq!(fsum([1e16, 1.0, 1e-16]), 10000000000000002.0);
+        // Infinities are summed apart from the partials: math.fsum([inf, 1.]) is inf.
+        assert_eq!(fsum([f64::INFINITY, 1.0]), f64::INFINITY);
+        assert_eq!(fsum([1.0, f64::NEG_INFINITY]), f64::NEG_INFINITY);
+        assert!(fsum([f64::INFINITY, f64::NEG_INFINITY]).is_nan());
     }
 
     #[test]
