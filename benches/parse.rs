@@ -10,6 +10,7 @@
 
 mod common;
 
+use nccl_report::ingest::input::Limits;
 use nccl_report::synth::{generate, SynthOptions};
 use nccl_report::{analysis::summarize, ingest::find, ingest::load};
 use rayon::prelude::*;
@@ -40,7 +41,7 @@ fn main() {
         let (mut parse, mut summ) = (0.0, 0.0);
         for run in &dirs {
             let t = Instant::now();
-            let raw = load::load_tables(run);
+            let raw = load::load_tables(run, Limits::DEFAULT);
             parse += t.elapsed().as_secs_f64();
             let t = Instant::now();
             std::hint::black_box(summarize::summarize(raw));
@@ -55,7 +56,7 @@ fn main() {
         .map(|_| {
             let t = Instant::now();
             dirs.par_iter().for_each(|run| {
-                std::hint::black_box(summarize::summarize(load::load_tables(run)));
+                std::hint::black_box(summarize::summarize(load::load_tables(run, Limits::DEFAULT)));
             });
             t.elapsed().as_secs_f64()
         })

@@ -548,3 +548,27 @@ fn torchrun_launcher_on_one_node_lands_the_same_shape_as_local() {
     let (ok, _, err) = machine.collect(&["--launcher", "torchrun", "--nnodes", "2"]);
     assert!(!ok && err.contains("needs --run-id, the same on every node"), "{err}");
 }
+
+/// `collect --dry-run | head -0`: stdout is a pipe nobody reads (its read end closed before the
+/// command starts); the command ends quietly (exit 0, no panic), as after `| head`.
+#[test]
+fn dry_run_into_a_closed_pipe_ends_quietly() {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let machine = Machine::new();
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors `pipe` writes.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: both descriptors were just opened by `pipe` and are owned by nothing else.
+    let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    drop(read_end);
+    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("nccl-report"))
+        .current_dir(machine.dir.path())
+        .env("PATH", machine.dir.path().join("bin"))
+        .args(["collect", "--runs", machine.runs().to_str().unwrap(), "--cycles", "2", "--dry-run"])
+        .stdout(std::process::Stdio::from(write_end))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{:?} {stderr}", output.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

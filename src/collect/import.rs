@@ -22,9 +22,10 @@
 //!   anything is created (no runs folder is made inside the source).
 
 use crate::collect::record::{gpu_summary, manifest_text, topology_summary};
-use crate::collect::run_id;
 use crate::collect::tree::{self, ExtraFile, TreeStats};
 use crate::collect::ImportOptions;
+use crate::core::run_id;
+use crate::core::stdout::{self, outln};
 use crate::ingest::parse::manifest::parse_manifest;
 use anyhow::{anyhow, bail, Context, Result};
 use std::fs;
@@ -53,7 +54,7 @@ pub fn import_runs(options: &ImportOptions) -> Result<()> {
         match find_runs(source) {
             Ok(found) => candidates.extend(found),
             Err(why) => {
-                println!("refused          {}: {why}", source.display());
+                outln!("refused          {}: {why}", source.display());
                 source_refusals += 1;
             }
         }
@@ -68,7 +69,7 @@ pub fn import_runs(options: &ImportOptions) -> Result<()> {
             Err(why) => Outcome::Refused(why.clone()),
         };
         refused += usize::from(matches!(outcome, Outcome::Refused(_)));
-        print_outcome(candidate, &options.runs, &outcome);
+        print_outcome(candidate, &options.runs, &outcome)?;
     }
     if refused > 0 {
         let total = candidates.len() + source_refusals;
@@ -90,23 +91,24 @@ fn rename_single(candidates: &mut [Candidate], new_id: &str) -> Result<()> {
     Ok(())
 }
 
-fn print_outcome(candidate: &Candidate, runs: &Path, outcome: &Outcome) {
+fn print_outcome(candidate: &Candidate, runs: &Path, outcome: &Outcome) -> std::io::Result<()> {
     let id = candidate.id.as_deref().unwrap_or("-");
     let src = candidate.path.display();
     match outcome {
-        Outcome::Imported(stats) => println!(
+        Outcome::Imported(stats) => outln!(
             "imported         {id} <- {src} ({} files, {} bytes, xxh3 {})",
             stats.files,
             stats.bytes,
             stats.short_hash()
         ),
-        Outcome::AlreadyPresent(stats) => println!(
+        Outcome::AlreadyPresent(stats) => outln!(
             "already present  {id} <- {src}: {} is identical (xxh3 {}); nothing to do",
             runs.join(id).display(),
             stats.short_hash()
         ),
-        Outcome::Refused(why) => println!("refused          {id} <- {src}: {why}"),
+        Outcome::Refused(why) => outln!("refused          {id} <- {src}: {why}"),
     }
+    Ok(())
 }
 
 /// The run folders a source names: itself, or its run sub-folders.
@@ -141,11 +143,17 @@ fn child_run(child: &Path) -> Option<Candidate> {
     }
     let is_link = child.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink());
     if is_link {
-        println!("skipped          {}: a symlink (import its target instead)", child.display());
+        // A closed stdout skips the message; the next line `import_runs` prints ends the command.
+        stdout::write(format_args!("skipped          {}: a symlink (import its target instead)\n", child.display()))
+            .ok()?;
         return None;
     }
     if !is_run_folder(child) {
-        println!("skipped          {}: not a run folder (no manifest.txt or raw/)", child.display());
+        stdout::write(format_args!(
+            "skipped          {}: not a run folder (no manifest.txt or raw/)\n",
+            child.display()
+        ))
+        .ok()?;
         return None;
     }
     Some(candidate(child))

@@ -33,10 +33,11 @@ use crate::collect::clock::UtcTime;
 use crate::collect::plan::{self, Step, WorkerSettings, WorldSizes, SAFETY_ENV};
 use crate::collect::probe::{self, Gpus, Versions};
 use crate::collect::record::{gpu_summary, local_cpus, manifest_text, topology_summary, worker_cpus};
-use crate::collect::run_id;
 use crate::collect::steps::{filter_json_env, gzip_inspector_dumps, gzip_logs, run_step, KEPT_ENV_PREFIXES};
-use crate::collect::{finish, gather, sbatch, CollectOptions, Launcher};
+use crate::collect::{CollectOptions, Launcher};
 use crate::core::format::count;
+use crate::core::run_id;
+use crate::core::stdout::outln;
 use anyhow::{anyhow, bail, Context, Result};
 use sha2::Digest;
 use std::fs;
@@ -47,18 +48,8 @@ pub(crate) const DTYPE: &str =
     "FP32 for async/decomposition; FP16 for fragmentation/decode/numeric counterexample/nccl-tests control";
 pub(crate) const CRITICAL_PATH: &str = "max rank duration per cycle, then median/P95/CV across cycles";
 
-pub fn collect(options: &CollectOptions) -> Result<()> {
-    match &options.launcher {
-        Launcher::Local => {}
-        Launcher::Torchrun(rendezvous) => {
-            rendezvous.check()?;
-            if rendezvous.nnodes > 1 && rendezvous.rdzv_id.is_none() {
-                return gather::collect_node(options, rendezvous);
-            }
-        }
-        Launcher::Slurm { settings, submit } => return sbatch::prepare(options, settings, *submit),
-        Launcher::Finish(id) => return finish::finish(&options.runs, id),
-    }
+/// Collects a run on this machine (`collect::collect` has sent every other launcher away).
+pub(crate) fn collect_here(options: &CollectOptions) -> Result<()> {
     let started = UtcTime::now();
     let id = options.run_id.clone().unwrap_or_else(|| started.run_id());
     run_id::validate(&id).map_err(|e| anyhow!("run id {id:?}: {e}"))?;
@@ -70,7 +61,7 @@ pub fn collect(options: &CollectOptions) -> Result<()> {
     folders.check_free()?;
     let machine = Machine::probe()?;
     let worker = existing_worker(options)?;
-    let plan = Plan::new(options, &id, Some(machine.gpus.count), &machine.topology, worker)?;
+    let plan = LaunchPlan::new(options, &id, Some(machine.gpus.count), &machine.topology, worker)?;
     for note in &plan.notes {
         eprintln!("note: {note}");
     }
@@ -196,7 +187,7 @@ pub(crate) fn existing_worker(options: &CollectOptions) -> Result<PathBuf> {
 }
 
 /// Everything `collect` will run, decided before anything runs.
-struct Plan {
+struct LaunchPlan {
     requested: Vec<u32>,
     world_sizes: WorldSizes,
     settings: WorkerSettings,
@@ -210,7 +201,7 @@ struct Plan {
     launcher: Vec<(String, String)>,
 }
 
-impl Plan {
+impl LaunchPlan {
     fn new(options: &CollectOptions, id: &str, gpus: Option<u32>, topology: &str, worker: PathBuf) -> Result<Self> {
         if options.warmups < 1 {
             bail!("--warmups must be at least 1: cycle 0 would hold NCCL's lazy connection setup");
@@ -250,7 +241,7 @@ impl Plan {
             steps = steps.iter().map(|step| rendezvous.apply(step, id)).collect();
             launcher = rendezvous.manifest_entries();
         }
-        Ok(Plan {
+        Ok(LaunchPlan {
             requested: options.world_sizes.clone(),
             world_sizes,
             settings,
@@ -308,28 +299,29 @@ fn dry_run(options: &CollectOptions, folders: &Folders) -> Result<()> {
     let worker = worker_path(options);
     let gpus = probe::probe_gpus();
     let topology = if gpus.is_ok() { probe::capture_artifact(&probe::TOPOLOGY) } else { String::new() };
-    let plan = Plan::new(options, &folders.id, gpus.as_ref().ok().map(|g| g.count), &topology, absolute(&worker))?;
-    println!("# nccl-report collect --dry-run: nothing is run or created");
-    println!("# run folder: {} (assembled in {})", folders.landed.display(), folders.assembly.display());
+    let plan =
+        LaunchPlan::new(options, &folders.id, gpus.as_ref().ok().map(|g| g.count), &topology, absolute(&worker))?;
+    outln!("# nccl-report collect --dry-run: nothing is run or created");
+    outln!("# run folder: {} (assembled in {})", folders.landed.display(), folders.assembly.display());
     match &gpus {
-        Ok(g) => println!("# GPUs probed: {}", gpu_summary(&g.query).unwrap_or_default()),
-        Err(why) => println!(
+        Ok(g) => outln!("# GPUs probed: {}", gpu_summary(&g.query).unwrap_or_default()),
+        Err(why) => outln!(
             "# GPUs not probed ({why}): world sizes {} are used as requested, not clamped",
             plan::join(&options.world_sizes)
         ),
     }
     for warning in dry_run_warnings(folders, &worker) {
-        println!("# warning: {warning}: a real run would refuse");
+        outln!("# warning: {warning}: a real run would refuse");
     }
     for note in &plan.notes {
-        println!("# {note}");
+        outln!("# {note}");
     }
-    println!("# commands, run from inside the run folder:");
+    outln!("# commands, run from inside the run folder:");
     for (command, redirect) in artifact_commands() {
-        println!("{} {redirect}", with_safety_env(&command.join(" ")));
+        outln!("{} {redirect}", with_safety_env(&command.join(" ")));
     }
     for step in &plan.steps {
-        println!("{} > {} 2>&1", step.command_line(), step.stdout.display());
+        outln!("{} > {} 2>&1", step.command_line(), step.stdout.display());
     }
     Ok(())
 }
@@ -375,7 +367,7 @@ struct ManifestContext<'a> {
     id: &'a str,
     started: UtcTime,
     machine: &'a Machine,
-    plan: &'a Plan,
+    plan: &'a LaunchPlan,
 }
 
 fn assemble_and_land(folders: &Folders, context: &ManifestContext) -> Result<()> {
@@ -475,7 +467,7 @@ pub(crate) fn land(folders: &Folders) -> Result<()> {
     fs::rename(&folders.assembly, &folders.landed)
         .with_context(|| format!("cannot rename {} to {}", folders.assembly.display(), folders.landed.display()))?;
     eprintln!("collected {}", folders.landed.display());
-    println!("run_dir={}", folders.landed.display());
+    outln!("run_dir={}", folders.landed.display());
     Ok(())
 }
 

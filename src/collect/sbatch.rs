@@ -16,7 +16,9 @@ use crate::collect::launch::{absolute, existing_worker, Folders, CRITICAL_PATH, 
 use crate::collect::plan::{self, shell_quote, Step, WorkerSettings, DEBUG_ENV, SAFETY_ENV};
 use crate::collect::probe;
 use crate::collect::slurm::{self, ScriptInputs, SlurmSettings};
-use crate::collect::{run_id, CollectOptions};
+use crate::collect::CollectOptions;
+use crate::core::run_id;
+use crate::core::stdout::{out, outln};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
@@ -87,7 +89,7 @@ pub fn prepare(options: &CollectOptions, slurm: &SlurmSettings, submit: bool) ->
     };
     let script = slurm::script(&inputs);
     if options.dry_run {
-        print!("{script}");
+        out!("{script}");
         return Ok(());
     }
     // The control's JSON is not required: the per-node fallback of a non-MPI build writes none.
@@ -100,17 +102,17 @@ pub fn prepare(options: &CollectOptions, slurm: &SlurmSettings, submit: bool) ->
     let script_path = write_assembly(&folders.assembly, &script, &plan)?;
     if submit {
         let job = sbatch(&folders.assembly, &script_path)?;
-        println!("submitted job {job}: {}", script_path.display());
-        println!("follow it:   squeue -j {job}");
-        println!("its output:  {}", folders.assembly.join(format!("slurm-{job}.out")).display());
-        println!(
+        outln!("submitted job {job}: {}", script_path.display());
+        outln!("follow it:   squeue -j {job}");
+        outln!("its output:  {}", folders.assembly.join(format!("slurm-{job}.out")).display());
+        outln!(
             "the job lands the run itself; if it was killed: nccl-report collect --runs {} --finish {}",
             shell_quote(&runs.display().to_string()),
             shell_quote(&id)
         );
     } else {
-        println!("wrote {}", script_path.display());
-        println!("submit it with: sbatch --parsable {}", shell_quote(&script_path.display().to_string()));
+        outln!("wrote {}", script_path.display());
+        outln!("submit it with: sbatch --parsable {}", shell_quote(&script_path.display().to_string()));
     }
     Ok(())
 }

@@ -4,9 +4,9 @@
 //! `InputKind::of` its run-relative path with `.gz` stripped; `classify` places the kinds in
 //! the run layout (README, "Run layout").
 
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Code, Diagnostic};
 use crate::core::model::nccl_tests::NcclTestsFormat;
-use crate::core::model::sections::Section;
+use crate::core::model::sections::WorkerSection;
 use crate::ingest::input::logical_name;
 use crate::ingest::input_kind::{Artifact, InputKind};
 use rayon::prelude::*;
@@ -64,7 +64,7 @@ impl FileStamp {
 pub struct SectionFile {
     pub case: String,
     pub rank: u64,
-    pub section: Section,
+    pub section: WorkerSection,
     pub file: FileRef,
 }
 
@@ -180,7 +180,7 @@ pub fn find_run_folders(root: &Path) -> std::io::Result<RunFolders> {
             skipped.push(format!("{name}: neither manifest.txt nor raw/; not a run"));
             continue;
         }
-        if let Err(why) = crate::collect::run_id::validate(&name) {
+        if let Err(why) = crate::core::run_id::validate(&name) {
             skipped.push(format!("{name:?}: not a valid run id ({why}); skipped"));
             continue;
         }
@@ -202,20 +202,26 @@ pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
             Ok(entry) => entry,
             Err(error) => {
                 let rel = error.path().map(|p| relative(&path, p)).unwrap_or_default();
-                run.diagnostics.push(Diagnostic::error(rel, None, format!("cannot read: {error}")));
+                run.diagnostics.push(Diagnostic::error(Code::CannotRead, rel, None, format!("cannot read: {error}")));
                 continue;
             }
         };
         let rel = relative(&path, entry.path());
         if entry.path_is_symlink() && !stays_inside(entry.path(), canonical_root) {
-            run.diagnostics.push(Diagnostic::warning(rel, None, "symlink leads outside the runs folder; not followed"));
+            run.diagnostics.push(Diagnostic::warning(
+                Code::SymlinkOutside,
+                rel,
+                None,
+                "symlink leads outside the runs folder; not followed",
+            ));
             continue;
         }
         let meta = match entry.path().metadata() {
             Ok(meta) if meta.is_file() => meta,
             Ok(meta) if meta.is_dir() => {
-                if matches!(InputKind::of(&logical_name(entry.path())), InputKind::Section { .. }) {
+                if matches!(InputKind::of(&logical_name(entry.path())), InputKind::WorkerSection { .. }) {
                     run.diagnostics.push(Diagnostic::warning(
+                        Code::FolderForFile,
                         rel,
                         None,
                         "a folder where a rank file should be; not read",
@@ -225,6 +231,7 @@ pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
             }
             Ok(_) => {
                 run.diagnostics.push(Diagnostic::warning(
+                    Code::NotRegularFile,
                     rel,
                     None,
                     "not a regular file (FIFO, socket or device); not read",
@@ -232,7 +239,7 @@ pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
                 continue;
             }
             Err(error) => {
-                run.diagnostics.push(Diagnostic::error(rel, None, format!("cannot read: {error}")));
+                run.diagnostics.push(Diagnostic::error(Code::CannotRead, rel, None, format!("cannot read: {error}")));
                 continue;
             }
         };
@@ -263,7 +270,7 @@ fn drop_compressed_twins(run: &mut RunDir) {
                     "both {} and {} present; only {} read",
                     previous.file.rel, section.file.rel, previous.file.rel
                 );
-                run.diagnostics.push(Diagnostic::warning(&section.file.rel, None, message));
+                run.diagnostics.push(Diagnostic::warning(Code::CompressedTwin, &section.file.rel, None, message));
                 continue;
             }
         }
@@ -294,7 +301,7 @@ fn classify(files: &mut RunFiles, file: FileRef) {
             files.host_artifacts.push(HostArtifact { host: host.to_string(), artifact, file })
         }
         (["artifacts"] | ["artifacts", _], _) => files.other_artifacts.push(file),
-        (["raw", "results", case], InputKind::Section { rank, section }) => {
+        (["raw", "results", case], InputKind::WorkerSection { rank, section }) => {
             files.sections.push(SectionFile { case: case.to_string(), rank, section, file })
         }
         (["raw", "nccl"], InputKind::NcclLog) => files.nccl_logs.push(file),
@@ -309,7 +316,7 @@ fn classify(files: &mut RunFiles, file: FileRef) {
             | InputKind::Notes
             | InputKind::SeedOutput(_)
             | InputKind::Artifact(_)
-            | InputKind::Section { .. }
+            | InputKind::WorkerSection { .. }
             | InputKind::NcclTests { .. }
             | InputKind::Json
             | InputKind::Stdout
@@ -372,7 +379,7 @@ mod tests {
         assert_eq!(hosts, [("node1", Artifact::GpuQuery), ("node1", Artifact::IbDevices)]);
         assert_eq!(rels(&files.other_artifacts), ["artifacts/ibv_devinfo.txt", "artifacts/node1/env.txt"]);
         let section = &files.sections[0];
-        assert_eq!((section.case.as_str(), section.rank, section.section), ("world2_full", 1, Section::Async));
+        assert_eq!((section.case.as_str(), section.rank, section.section), ("world2_full", 1, WorkerSection::Async));
         let tests: Vec<_> = files.nccl_tests.iter().map(|t| (t.test.as_str(), t.format, t.file.rel.as_str())).collect();
         assert_eq!(
             tests,

@@ -2,7 +2,7 @@
 
 pub(crate) mod archived;
 pub mod find;
-pub(crate) mod input;
+pub mod input;
 pub mod input_kind;
 pub(crate) mod inspect;
 pub mod load;

@@ -6,7 +6,7 @@
 //! name git would not take as a branch, and a branch checked out in any worktree of the
 //! repository. Needs `git` on PATH and a site written by nccl-report.
 
-use crate::output::write::MARKER;
+use crate::pipeline::write::MARKER;
 use anyhow::{bail, Context};
 use std::io::Write;
 use std::path::{Path, PathBuf};

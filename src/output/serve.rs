@@ -8,7 +8,7 @@
 //! `MAX_IN_FLIGHT` answers are in progress, further requests get 503 until one finishes.
 //! (A client reading a few bytes at a time within the timeout is not bounded.)
 
-use crate::pipeline::build::{build, BuildOptions};
+use crate::pipeline::{build, BuildOptions};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

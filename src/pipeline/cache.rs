@@ -19,10 +19,12 @@
 //! to the file changes its ctime (which `touch` cannot restore), so a file edited by hand is
 //! copied from the cache instead. Cache files are never linked.
 
+use crate::analysis::overview::RunOverview;
 use crate::ingest::find::{FileRef, FileStamp, RunDir};
-use crate::output::out_dir;
-use crate::output::write::{OutputFile, Staging};
-use crate::site::digest::{RunCard, RunDigest};
+use crate::pipeline::out_dir;
+use crate::pipeline::write::Staging;
+use crate::render::OutputFile;
+use crate::site::card::RunCard;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -32,7 +34,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped whenever the cache layout changes.
-const FORMAT: &str = "nccl-report-cache-5";
+const FORMAT: &str = "nccl-report-cache-6";
 /// Beside an entry: the stamps of its files in the live site as last committed.
 const SITE_STAMPS: &str = "site.json";
 
@@ -48,7 +50,7 @@ pub(crate) struct Stamp {
 /// (stored under `files/`). Its digest is kept apart (`digest.json`), read only when the
 /// cross-run pages must be rendered again.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct Entry {
+pub(crate) struct CacheEntry {
     pub key: String,
     pub stamps: Vec<Stamp>,
     pub card: RunCard,
@@ -101,12 +103,12 @@ impl Cache {
     }
 
     /// The last entry for a run, if readable.
-    pub(crate) fn lookup(&self, run_id: &str) -> Option<Entry> {
+    pub(crate) fn lookup(&self, run_id: &str) -> Option<CacheEntry> {
         read_json(&self.entry_dir(run_id).join("entry.json"))
     }
 
     /// The digest stored with a run's entry.
-    pub(crate) fn digest(&self, run_id: &str) -> Option<RunDigest> {
+    pub(crate) fn digest(&self, run_id: &str) -> Option<RunOverview> {
         read_json(&self.digest_path(run_id))
     }
 
@@ -119,7 +121,7 @@ impl Cache {
     pub(crate) fn key(
         &self,
         run: &RunDir,
-        previous: Option<&Entry>,
+        previous: Option<&CacheEntry>,
     ) -> Result<(String, Vec<Stamp>), (String, io::Error)> {
         let mut files: Vec<&FileRef> = run.files.all().collect();
         files.sort_by(|a, b| a.rel.cmp(&b.rel));
@@ -145,11 +147,11 @@ impl Cache {
     /// where the file there still has the stamp recorded at the last commit, else copied from
     /// the cache after its hash is checked; false when any file is missing, altered or cannot
     /// be written (the run is rebuilt).
-    pub(crate) fn restore(&self, entry: &Entry, run_id: &str, staging: &Staging, live: &Path) -> bool {
+    pub(crate) fn restore(&self, entry: &CacheEntry, run_id: &str, staging: &Staging, live: &Path) -> bool {
         let dir = self.entry_dir(run_id);
         let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
         entry.files.iter().all(|file| {
-            crate::output::write::is_safe_relative(&file.rel)
+            crate::pipeline::write::is_safe_relative(&file.rel)
                 && (carry_live(file, &committed, live, staging)
                     || fs::read(dir.join("files").join(&file.rel)).is_ok_and(|bytes| {
                         hash_bytes(&bytes) == file.hash
@@ -182,7 +184,7 @@ impl Cache {
         card: RunCard,
         problem: Option<String>,
         files: &[OutputFile],
-    ) -> io::Result<Entry> {
+    ) -> io::Result<CacheEntry> {
         let dir = self.entry_dir(run_id);
         if dir.exists() {
             fs::remove_dir_all(&dir)?;
@@ -192,7 +194,7 @@ impl Cache {
             cached.push(store_file(&dir, file)?);
         }
         fs::create_dir_all(&dir)?;
-        let entry = Entry { key, stamps, card, problem, files: cached, comparison: None };
+        let entry = CacheEntry { key, stamps, card, problem, files: cached, comparison: None };
         write_json(&dir.join("entry.json"), &entry)?;
         Ok(entry)
     }
@@ -207,15 +209,15 @@ impl Cache {
         removed: &[String],
         card: RunCard,
         comparison: String,
-    ) -> io::Result<Entry> {
+    ) -> io::Result<CacheEntry> {
         let dir = self.entry_dir(run_id);
-        let mut entry: Entry = read_json(&dir.join("entry.json"))
+        let mut entry: CacheEntry = read_json(&dir.join("entry.json"))
             .ok_or_else(|| io::Error::other(format!("no cache entry for {run_id}")))?;
         entry.files.retain(|f| !removed.contains(&f.rel) && !files.iter().any(|n| n.path == f.rel));
         for file in files {
             entry.files.push(store_file(&dir, file)?);
         }
-        for rel in removed.iter().filter(|rel| crate::output::write::is_safe_relative(rel)) {
+        for rel in removed.iter().filter(|rel| crate::pipeline::write::is_safe_relative(rel)) {
             let _ = fs::remove_file(dir.join("files").join(rel));
         }
         (entry.card, entry.comparison) = (card, Some(comparison));
@@ -224,7 +226,7 @@ impl Cache {
     }
 
     /// Updates only the stamps of an entry whose inputs were touched but not changed.
-    pub(crate) fn restamp(&self, run_id: &str, entry: &Entry) -> io::Result<()> {
+    pub(crate) fn restamp(&self, run_id: &str, entry: &CacheEntry) -> io::Result<()> {
         write_json(&self.entry_dir(run_id).join("entry.json"), entry)
     }
 
@@ -289,7 +291,7 @@ fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
 /// written through: the site may hold a link to it) and returns its record. A path that could
 /// leave the folder is refused.
 fn store_file(dir: &Path, file: &OutputFile) -> io::Result<CachedFile> {
-    if !crate::output::write::is_safe_relative(&file.path) {
+    if !crate::pipeline::write::is_safe_relative(&file.path) {
         return Err(io::Error::other(format!("refusing to cache {:?}", file.path)));
     }
     let target = dir.join("files").join(&file.path);
@@ -352,7 +354,7 @@ impl DigestStore<'_> {
     }
 
     /// Keeps a run's digest (in the cache: beside its entry, written first).
-    pub(crate) fn put(&self, digest: &RunDigest) -> io::Result<()> {
+    pub(crate) fn put(&self, digest: &RunOverview) -> io::Result<()> {
         let path = match self {
             DigestStore::Cache(cache) => {
                 fs::create_dir_all(cache.entry_dir(&digest.id))?;
@@ -364,7 +366,7 @@ impl DigestStore<'_> {
     }
 
     /// A run's digest; `None` when it is missing or unreadable (the caller recomputes it).
-    pub(crate) fn get(&self, run_id: &str) -> Option<RunDigest> {
+    pub(crate) fn get(&self, run_id: &str) -> Option<RunOverview> {
         match self {
             DigestStore::Cache(cache) => cache.digest(run_id),
             DigestStore::Temporary(dir) => read_json(&dir.path().join(format!("{run_id}.json"))),

@@ -1,10 +1,10 @@
 //! Evidence-boundary statements, generated from what each run says: hardware, topology,
 //! NCCL version, cycles (what each section measures lives with the section, `site::sections`).
 
-use crate::site::digest::RunDigest;
+use crate::analysis::overview::RunOverview;
 
 /// Statements about the conditions of one run.
-pub(crate) fn run_statements(run: &RunDigest) -> Vec<String> {
+pub(crate) fn run_statements(run: &RunOverview) -> Vec<String> {
     let facts = &run.facts;
     let mut out = Vec::new();
     let gpu = facts.gpu.as_deref().unwrap_or("an unrecorded GPU");

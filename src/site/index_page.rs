@@ -1,10 +1,11 @@
 //! The index: every run in a table, newest first, with headline figures, a page of runs at a
 //! time (`paging`); the site-wide notes on the first page.
 
+use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::RunStatus;
 use crate::core::format::utc_second;
 use crate::site::baseline_view;
-use crate::site::digest::{BaselineVerdict, RunCard, RunDigest};
+use crate::site::card::{BaselineVerdict, RunCard};
 use crate::site::paging::Paging;
 use crate::site::paths;
 use crate::site::sections::Section;
@@ -13,7 +14,7 @@ use crate::site::view::{Cell, IndexPage, Link, Table};
 /// Index page `page`: its runs (`window`, newest first) with headline figures, the counts of
 /// every run (`cards`), and the pager.
 pub(crate) fn build(
-    window: &[&RunDigest],
+    window: &[&RunOverview],
     cards: &[RunCard],
     paging: &Paging,
     page: usize,

@@ -2,11 +2,11 @@
 //! the manifest, the artifacts, the file list and links to the seed-format files.
 
 use crate::analysis::nccl_perf::log_facts;
+use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::RunSummary;
 use crate::core::diag::Severity;
 use crate::core::format::{agree, bytes_about, count, gbs, grouped, utc_second};
 use crate::core::model::nccl_log::NcclLogFacts;
-use crate::site::digest::RunDigest;
 use crate::site::evidence::run_statements;
 use crate::site::hosts_block;
 use crate::site::inspector_block::inspector_block;
@@ -15,7 +15,7 @@ use crate::site::run_comparison;
 use crate::site::sections::{Section, Source};
 use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
 
-pub(crate) fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> RunPage {
+pub(crate) fn build(run: &RunSummary, digest: &RunOverview, site_notes: Option<&str>) -> RunPage {
     let mut blocks = vec![diagnostics_block(run), run_comparison::configuration_block(digest)];
     let one = [(digest, String::new())];
     for &section in Section::ALL {
@@ -103,7 +103,7 @@ fn facts(run: &RunSummary) -> Facts {
 fn diagnostics_block(run: &RunSummary) -> Block {
     let mut table = Table::new(
         "Diagnostics: failures make a run failed, unreadable inputs make it invalid",
-        &[("severity", false), ("file", false), ("line", true), ("message", false)],
+        &[("severity", false), ("code", false), ("file", false), ("line", true), ("message", false)],
     );
     for d in &run.raw.diagnostics {
         let (text, class) = match d.severity {
@@ -113,6 +113,7 @@ fn diagnostics_block(run: &RunSummary) -> Block {
         };
         table.push(vec![
             Cell { text: text.into(), href: None, class },
+            Cell::text(d.code.to_string()),
             Cell::text(d.file.clone()),
             Cell::text(d.line.map(|l| l.to_string()).unwrap_or_default()),
             Cell::text(d.message.clone()),

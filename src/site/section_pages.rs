@@ -2,8 +2,8 @@
 //! a page of runs at a time (`paging`), with overlaid charts of the newest runs on the first
 //! page (capped so charts stay readable).
 
+use crate::analysis::overview::RunOverview;
 use crate::core::format::{agree, count};
-use crate::site::digest::RunDigest;
 use crate::site::paging::Paging;
 use crate::site::paths;
 use crate::site::sections::{self, Section};
@@ -18,7 +18,11 @@ const CHART_RULE: &str = "Charts overlay only runs of one configuration (one set
 
 /// One set of the section's charts per configuration among `charted` (ok runs, newest
 /// first), in order of each configuration's newest run; chart ids are prefixed `cfgN-`.
-fn configuration_figures(section: Section, charted: &[&RunDigest], href: &dyn Fn(&RunDigest) -> String) -> Vec<Figure> {
+fn configuration_figures(
+    section: Section,
+    charted: &[&RunOverview],
+    href: &dyn Fn(&RunOverview) -> String,
+) -> Vec<Figure> {
     let mut keys: Vec<&[(String, String)]> = Vec::new();
     for run in charted {
         if !keys.contains(&run.configuration_key.as_slice()) {
@@ -27,7 +31,7 @@ fn configuration_figures(section: Section, charted: &[&RunDigest], href: &dyn Fn
     }
     let mut figures = Vec::new();
     for (n, key) in keys.iter().enumerate() {
-        let runs: Vec<(&RunDigest, String)> =
+        let runs: Vec<(&RunOverview, String)> =
             charted.iter().filter(|r| r.configuration_key == *key).map(|r| (*r, href(r))).collect();
         let label = &runs[0].0.configuration;
         for mut spec in section.charts(&runs, &format!("cfg{}-", n + 1)) {
@@ -40,7 +44,7 @@ fn configuration_figures(section: Section, charted: &[&RunDigest], href: &dyn Fn
 }
 
 /// The configurations of the page's runs: short label, full key, and the runs.
-fn configurations_table(runs: &[(&RunDigest, String)]) -> Table {
+fn configurations_table(runs: &[(&RunOverview, String)]) -> Table {
     let mut table = Table::new(
         "Configurations (runs compare only within one)",
         &[("configuration", false), ("full key", false), ("runs", false)],
@@ -74,19 +78,19 @@ pub(crate) struct SectionContext<'a> {
     pub totals: [usize; sections::COUNT],
     /// Per section: how many of those runs are ok (the charts draw ok runs only).
     pub ok_totals: [usize; sections::COUNT],
-    pub charted: [Vec<&'a RunDigest>; sections::COUNT],
+    pub charted: [Vec<&'a RunOverview>; sections::COUNT],
     pub site_notes: Option<&'a str>,
 }
 
 /// Page `page` of every section: its runs (`window`, newest first) that have the section.
-pub(crate) fn build(window: &[&RunDigest], page: usize, context: &SectionContext) -> Vec<SectionPage> {
+pub(crate) fn build(window: &[&RunOverview], page: usize, context: &SectionContext) -> Vec<SectionPage> {
     Section::ALL
         .par_iter()
         .enumerate()
         .map(|(index, &section)| {
             let (slug, title) = (section.slug(), section.title());
-            let href = |run: &RunDigest| paths::run_link("../", &run.id);
-            let with: Vec<(&RunDigest, String)> =
+            let href = |run: &RunOverview| paths::run_link("../", &run.id);
+            let with: Vec<(&RunOverview, String)> =
                 window.iter().filter(|r| section.has(r)).map(|r| (*r, href(r))).collect();
             let total = context.totals[index];
             let mut what: Vec<String> = section.scope().iter().map(|s| s.to_string()).collect();
@@ -94,7 +98,7 @@ pub(crate) fn build(window: &[&RunDigest], page: usize, context: &SectionContext
             if total == 0 {
                 what.push("No run has this section yet.".to_string());
             } else {
-                let charted: &[&RunDigest] = if page == 1 { &context.charted[index] } else { &[] };
+                let charted: &[&RunOverview] = if page == 1 { &context.charted[index] } else { &[] };
                 let figures = configuration_figures(section, charted, &href);
                 let mut intro = vec![format!(
                     "{} {} this section.",

@@ -253,3 +253,29 @@ fn item13_a_client_that_stops_reading_is_dropped_after_the_send_timeout() {
     );
     assert!(received.len() < size, "the whole file was sent to a client that had stopped reading");
 }
+
+/// `serve --watch` rebuilds within the `--max-*` limits it is given, as `build` does.
+#[test]
+fn serve_watch_builds_within_the_size_limits() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let site = dir.path().join("site");
+    let binary = assert_cmd::cargo::cargo_bin("nccl-report");
+    let mut child = std::process::Command::new(binary)
+        .args(["serve", "--watch", "--port", "0", "--max-file-bytes", "100"])
+        .args(["--runs", runs.to_str().unwrap(), "--out", site.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let runs_json = site.join("data/runs.json");
+    let mut waited = 0;
+    while !runs_json.is_file() && waited < 600 {
+        std::thread::sleep(Duration::from_millis(100));
+        waited += 1;
+    }
+    let _ = child.kill();
+    child.wait().unwrap();
+    let json = fs::read_to_string(&runs_json).unwrap();
+    assert!(json.contains("\"status\": \"invalid\""), "{json}");
+    assert!(json.contains("NR101"), "{json}");
+}

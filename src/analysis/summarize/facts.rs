@@ -3,7 +3,7 @@
 //! `gpu=` line), software versions from the NCCL logs and the manifest, world sizes from the
 //! rows. Disagreements become warnings; a fact the run does not state stays `None`.
 
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Code, Diagnostic};
 use crate::core::model::facts::{HostGpus, RunFacts};
 use crate::core::model::run::RawRun;
 use std::collections::BTreeSet;
@@ -29,6 +29,7 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
         if let Some(claimed) = manifest("gpu") {
             if !claimed.contains(names[0]) {
                 diagnostics.push(Diagnostic::warning(
+                    Code::ManifestGpu,
                     "manifest.txt",
                     None,
                     format!(
@@ -53,6 +54,7 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
     if let (Some(log), Some(claimed)) = (&log_version, &manifest_version) {
         if !log.starts_with(claimed.as_str()) {
             diagnostics.push(Diagnostic::warning(
+                Code::ManifestNcclVersion,
                 "manifest.txt",
                 None,
                 format!("manifest says nccl_runtime={claimed} but the NCCL logs say {log}"),
@@ -90,6 +92,7 @@ fn whole_number(text: &str, key: &str, diagnostics: &mut Vec<Diagnostic>) -> Opt
     let number = text.parse().ok();
     if number.is_none() {
         diagnostics.push(Diagnostic::warning(
+            Code::ManifestNotNumber,
             "manifest.txt",
             None,
             format!("manifest says {key}={text:?}, not a whole number; the run's {key} are not stated"),
@@ -108,7 +111,7 @@ mod tests {
     use crate::core::model::nccl_log::NcclLogFacts;
     use crate::core::model::nccl_tests::{NcclTestsFormat, NcclTestsOutput};
     use crate::core::model::run::{NcclTestsFile, SectionData};
-    use crate::core::model::sections::Section;
+    use crate::core::model::sections::WorkerSection;
 
     fn manifest(entries: &[(&str, &str)]) -> Option<Manifest> {
         let entries = entries.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
@@ -126,7 +129,7 @@ mod tests {
         }
     }
 
-    fn section(case: &str, section: Section, csv: &str) -> SectionData {
+    fn section(case: &str, section: WorkerSection, csv: &str) -> SectionData {
         let rows = crate::ingest::parse::section_csv::parse_section(section, csv.as_bytes()).unwrap();
         SectionData { case: case.into(), rank: 0, file: format!("raw/results/{case}/rank0_x.csv"), rows }
     }
@@ -262,9 +265,9 @@ mod tests {
         let contracts = "world_size,rank,section,check,correct,detail\n8,0,setup,world_size,True,x\n";
         let raw = RawRun {
             sections: vec![
-                section("world4_full", Section::Decode, decode),
-                section("world2_decode", Section::Decode, &decode.replace("\n4,", "\n2,")),
-                section("world8_full", Section::Contracts, contracts),
+                section("world4_full", WorkerSection::Decode, decode),
+                section("world2_decode", WorkerSection::Decode, &decode.replace("\n4,", "\n2,")),
+                section("world8_full", WorkerSection::Contracts, contracts),
             ],
             nccl_tests: vec![
                 nccl_tests("g4", Some(4), None),

@@ -1,10 +1,10 @@
 //! The nccl-tests all_reduce_perf control: decode-sized messages over repeated sweeps.
 
 use super::{flagged, num, spread, t, us, us_spread, Axes, ChartKit, Column};
+use crate::analysis::overview::RunOverview;
 use crate::core::format::{bytes, count, gbs, pct2};
 use crate::core::model::summary::{NcclTestsRawRow, NcclTestsSummary};
 use crate::site::chart::{ChartSpec, Scale, Series};
-use crate::site::digest::RunDigest;
 use crate::site::spread::point;
 
 pub(super) const SLUG: &str = "nccl-tests";
@@ -31,25 +31,25 @@ pub(super) const COLUMNS: &[Column<NcclTestsSummary>] = &[
     }),
 ];
 
-pub(super) fn rows(run: &RunDigest) -> &[NcclTestsSummary] {
+pub(super) fn rows(run: &RunOverview) -> &[NcclTestsSummary] {
     run.sections.nccl_tests.as_deref().unwrap_or_default()
 }
 
-fn raw(run: &RunDigest) -> &[NcclTestsRawRow] {
+fn raw(run: &RunOverview) -> &[NcclTestsRawRow] {
     run.sections.nccl_tests_raw.as_deref().unwrap_or_default()
 }
 
 /// A run has the section when nccl-tests printed any row (the charts draw the raw rows).
-pub(super) fn has(run: &RunDigest) -> bool {
+pub(super) fn has(run: &RunOverview) -> bool {
     !raw(run).is_empty()
 }
 
 /// The run's expected peak busbw (`nccl_perf`), `None` when unknown.
-fn expected_gbs(run: &RunDigest) -> Option<f64> {
+fn expected_gbs(run: &RunOverview) -> Option<f64> {
     run.nccl_perf.as_ref().and_then(|p| p.expected.gbs)
 }
 
-pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<ChartSpec> {
+pub(super) fn charts(kit: &ChartKit, runs: &[(&RunOverview, String)]) -> Vec<ChartSpec> {
     let mut times = Vec::new();
     let mut busbw = Vec::new();
     for (run, _) in runs {
