@@ -10,7 +10,8 @@
 //! `pxn` (`yes`/`no`), `transport <name> = <count>` (one line per transport), `tuning` (TUNING
 //! lines) and `cut_warnings` (lines that state a fact only partly). A fact the file does not
 //! name must not be reported: reporting it counts as wrong. `CORPUS_INSPECT_BIN` scores another
-//! binary (e.g. an older build) without asserting the targets.
+//! binary (e.g. an older build) without asserting the targets. The held-out set's wrong and
+//! missing facts are printed only when its targets fail (it is not for tuning on).
 
 use crate::common::text;
 use serde_json::Value;
@@ -174,7 +175,7 @@ fn score(log: &Path, json: &Value, table: &mut BTreeMap<&'static str, Score>) ->
     notes
 }
 
-fn run(set: &str, dir: &Path, binary: Option<&str>) -> (Score, Vec<String>) {
+fn run(set: &str, dir: &Path, binary: Option<&str>, show_notes: bool) -> (Score, Vec<String>) {
     let mut table = BTreeMap::new();
     let mut notes = Vec::new();
     let logs = logs(dir);
@@ -200,8 +201,10 @@ fn run(set: &str, dir: &Path, binary: Option<&str>) -> (Score, Vec<String>) {
         total.wrong,
         total.missing
     );
-    for note in &notes {
-        println!("  {note}");
+    if show_notes {
+        for note in &notes {
+            println!("  {note}");
+        }
     }
     (total, notes)
 }
@@ -209,14 +212,14 @@ fn run(set: &str, dir: &Path, binary: Option<&str>) -> (Score, Vec<String>) {
 #[test]
 fn nccl_corpus_facts_against_the_hand_written_ones() {
     let binary = std::env::var("CORPUS_INSPECT_BIN").ok();
-    let (tuning, tuning_notes) = run("tuning set", &corpus(), binary.as_deref());
-    let (heldout, _) = run("held-out set", &corpus().join("heldout"), binary.as_deref());
+    let (tuning, tuning_notes) = run("tuning set", &corpus(), binary.as_deref(), true);
+    let (heldout, heldout_notes) = run("held-out set", &corpus().join("heldout"), binary.as_deref(), false);
     if binary.is_some() {
         return;
     }
     assert!(logs(&corpus()).len() + logs(&corpus().join("heldout")).len() >= 30, "at least 30 logs");
     assert_eq!(tuning.wrong + tuning.missing, 0, "tuning set: {tuning_notes:#?}");
     let all = heldout.right + heldout.wrong + heldout.missing;
-    assert_eq!(heldout.wrong, 0, "held-out set: no wrong fact");
+    assert_eq!(heldout.wrong, 0, "held-out set: {heldout_notes:#?}");
     assert!(f64::from(heldout.right) >= 0.95 * f64::from(all), "held-out set: at least 95 % right");
 }
