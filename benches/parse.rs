@@ -3,6 +3,11 @@
 //! process run. Prints the best of `BENCH_REPEAT` passes on one thread and on all threads
 //! (rayon, as `build` runs them), per run, and the ratios to the seed.
 //!
+//! Then the NCCL log scan alone: `load::load_logs` over one generated run whose logs are plain
+//! text of about `BENCH_LOG_BYTES` each (default 16 MiB; NCCL 2.28 INIT/GRAPH lines, then one
+//! COLL line per call, TUNING lines in the 4-rank nccl-tests log), best of `BENCH_REPEAT`
+//! passes on one thread, in MB/s of decompressed text (page cache warm after the first pass).
+//!
 //! Settings (environment): `BENCH_RUNS` (a runs folder; default: a generated corpus of 100
 //! runs in the seed layout without logs, under `target/bench/parse-100`), `BENCH_REPEAT`
 //! (passes, default 10), `SEED_DIR` (default `../shared/seed`; the seed is skipped when
@@ -83,6 +88,36 @@ fn main() {
         ),
         None => println!("seed summarization: n/a (no {})", seed_dir.display()),
     }
+    log_scan(repeat);
+}
+
+/// MB/s of the NCCL log scan on one thread (see the header).
+fn log_scan(repeat: usize) {
+    let log_bytes: u64 = env_or("BENCH_LOG_BYTES", &(16 << 20).to_string()).parse().unwrap();
+    let dir = PathBuf::from(format!("target/bench/logs-{log_bytes}"));
+    if !dir.join("complete").is_file() {
+        let _ = std::fs::remove_dir_all(&dir);
+        let options = SynthOptions { count: 1, seed: 7, log_bytes, gzip_every: 0, tuning: true };
+        generate(&dir.join("runs"), &options).unwrap();
+        std::fs::write(dir.join("complete"), "").unwrap();
+    }
+    let (runs, _) = find::find_runs(&dir.join("runs")).unwrap();
+    let run = &runs[0];
+    let bytes: u64 = run.files.nccl_logs.iter().map(|f| f.stamp.len).sum();
+    let best = (0..repeat.max(2))
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(load::load_logs(run));
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::MAX, f64::min);
+    println!(
+        "NCCL log scan, one thread: {} files, {:.1} MB in {:.3} s = {:.0} MB/s",
+        run.files.nccl_logs.len(),
+        bytes as f64 / 1e6,
+        best,
+        bytes as f64 / 1e6 / best
+    );
 }
 
 /// 100 runs in the seed layout (4 ranks, 10 cycles, every section, nccl-tests stdout), no logs.

@@ -78,6 +78,9 @@ pub struct BuildArgs {
 pub struct InspectArgs {
     /// An nccl-tests stdout or JSON, an NCCL log, a manifest, a section CSV (`.gz` too).
     pub file: PathBuf,
+    /// Read the file as this kind, whatever its name and content say.
+    #[arg(long, value_enum)]
+    pub kind: Option<crate::ingest::inspect::Kind>,
 }
 
 #[derive(Debug, Args)]

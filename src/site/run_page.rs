@@ -18,6 +18,7 @@ use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Tab
 pub(crate) fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> RunPage {
     let mut blocks = vec![diagnostics_block(run), run_comparison::configuration_block(digest)];
     let one = [(digest, String::new())];
+    let mut perf_shown = false;
     for &section in Section::ALL {
         if !section.has(digest) {
             continue;
@@ -44,7 +45,15 @@ pub(crate) fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&st
         blocks.push(block);
         if let (Section::NcclTests, Some(perf)) = (section, &run.nccl_perf) {
             blocks.push(crate::site::nccl_perf_block::block(perf, &run.raw.id));
+            perf_shown = true;
         }
+    }
+    // Without an all_reduce control table the block still shows every other nccl-tests
+    // binary's tables and what NCCL chose per collective from its TUNING lines.
+    if let Some(perf) =
+        run.nccl_perf.as_ref().filter(|p| !perf_shown && (!p.tables.is_empty() || !p.choices.is_empty()))
+    {
+        blocks.push(crate::site::nccl_perf_block::block(perf, &run.raw.id));
     }
     blocks.extend(hosts_block::build(run));
     blocks.extend(run_comparison::ranks_block(&run.raw));
@@ -68,7 +77,7 @@ pub(crate) fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&st
         status: run.status.as_str(),
         facts: facts(run),
         blocks,
-        evidence: Evidence { statements: run_statements(digest), notes },
+        evidence: Evidence { statements: run_statements(&digest.facts), notes },
         downloads: digest.outputs.iter().map(|name| Link { text: name.clone(), href: name.clone() }).collect(),
     }
 }
@@ -90,6 +99,8 @@ fn facts(run: &RunSummary) -> Facts {
     push("NCCL", f.nccl_version.clone());
     push("PyTorch", f.torch_version.clone());
     push("CUDA", f.cuda_version.clone());
+    push("CUDA driver", f.cuda_driver.clone());
+    push("nodes", f.nodes.map(|n| n.to_string()));
     push("nccl-tests", f.nccl_tests_version.clone());
     let join = |v: Vec<String>| (!v.is_empty()).then(|| v.join(", "));
     push("world sizes", join(f.world_sizes.iter().map(|w| w.to_string()).collect()));
