@@ -221,7 +221,7 @@ fn read(path: &Path, label: &str, kind: InputKind) -> anyhow::Result<(Value, boo
         }
         InputKind::NcclTests { format: NcclTestsFormat::Json, .. } | InputKind::Json => {
             match parse::nccl_tests_json::parse_json(&read_all()?) {
-                Ok(out) => nccl_tests_json(&label, &out),
+                Ok(out) => nccl_tests_json(label, &out),
                 Err(e) => return Ok(parse_error("nccl_tests", e)),
             }
         }
@@ -229,7 +229,7 @@ fn read(path: &Path, label: &str, kind: InputKind) -> anyhow::Result<(Value, boo
         | InputKind::Stdout
         | InputKind::Notes
         | InputKind::SeedOutput(_)
-        | InputKind::Other => nccl_tests_json(&label, &parse::nccl_tests::parse_text(&read_all()?)),
+        | InputKind::Other => nccl_tests_json(label, &parse::nccl_tests::parse_text(&read_all()?)),
     };
     Ok((document, false))
 }
