@@ -209,6 +209,26 @@ fn nccl_log_block(facts: &NcclLogFacts, files: &[String]) -> Block {
     let drivers: Vec<String> = facts.cuda_driver_versions.iter().map(|v| log_facts::cuda_driver(v)).collect();
     intro.extend(list("CUDA driver", &drivers));
     intro.extend(list("Network", &facts.networks));
+    intro.extend(list("Net plugin", &facts.net_plugins));
+    let numbers = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>();
+    intro.extend(list("World sizes logged", &numbers(&facts.nranks)));
+    intro.extend(list("Nodes (nNodes)", &numbers(&facts.nnodes)));
+    intro.extend(list("Ranks per node (localRanks)", &numbers(&facts.local_ranks)));
+    let said = |label: &str, value: Option<bool>, yes: &str, no: &str| {
+        value.map(|v| format!("{label}: {}.", if v { yes } else { no }))
+    };
+    intro.extend(said("NVLS", facts.nvls, "available or used", "not available"));
+    intro.extend(said("CollNet", facts.collnet, "used (connections via COLLNET)", "not used"));
+    intro.extend(said("PXN", facts.pxn, "used (sends through another GPU's NIC)", "disabled"));
+    if facts.partial_line_count > 0 {
+        let first =
+            facts.partial_lines.first().map(|l| format!(" (first: {} line {})", l.file, l.line)).unwrap_or_default();
+        intro.push(format!(
+            "{} that {} a fact only partly (cut mid-line), not read as facts{first}.",
+            count(facts.partial_line_count, "line"),
+            agree(facts.partial_line_count as usize, "states", "state")
+        ));
+    }
     intro.extend(log_facts::channels(facts).map(|c| format!("Channels: {c}.")));
     intro.extend(list("Channel setup", &facts.channel_summaries));
     let mut tables = Vec::new();

@@ -43,6 +43,8 @@ fn two_node_run_from_real_logs_shows_both_hosts() {
         "NCCL network: AWS Libfabric.",
         "NET/AWS Libfabric/0",
         "all_reduce_perf at 2 ranks",
+        "Net plugin: aws-ofi-nccl.",
+        "World sizes logged: 2.",
     ] {
         assert!(page.contains(phrase), "{phrase:?} missing");
     }
