@@ -152,6 +152,7 @@ fn sniff(head: &[u8]) -> Sniffed {
     let finder = memmem::Finder::new(b"CCL ");
     let mut seen = Sniffed::default();
     let tests = [&b"# nThread"[..], b"# Collective test", b"# Using devices", b"# Avg bus bandwidth", b"out-of-place"];
+    let head = head.strip_suffix(b"\n").unwrap_or(head);
     for line in head.split(|b| *b == b'\n') {
         seen.lines += 1;
         if nccl_line::marker(line, &finder) != Marker::None {

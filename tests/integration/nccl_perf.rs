@@ -45,13 +45,20 @@ fn four_rank_synthetic_run_shows_expected_share_fits_and_bands() {
     assert!(decode.contains("TP=4 · world4_full · Ring/LL"), "{decode}");
 }
 
-#[test]
-fn one_rank_run_says_not_logged_and_has_no_zero_headline() {
+/// synth-basic without its all_reduce outputs: (temp dir, runs folder, the run's `raw/`, the
+/// `tests/data/nccl` folder).
+fn without_all_reduce_outputs() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
     let (dir, runs) = runs_dir(&["synth-basic"]);
     let raw = runs.join("synth-basic/raw");
     fs::remove_file(raw.join("nccl_tests_g2.stdout")).unwrap();
     fs::remove_file(raw.join("nccl_tests_g4.stdout")).unwrap();
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nccl");
+    (dir, runs, raw, data)
+}
+
+#[test]
+fn one_rank_run_says_not_logged_and_has_no_zero_headline() {
+    let (dir, runs, raw, data) = without_all_reduce_outputs();
     let mut one_rank = fs::read(data.join("all_reduce_perf_seed_args.stdout")).unwrap();
     one_rank.extend(fs::read(data.join("h200_other_collectives.stdout")).unwrap());
     fs::write(raw.join("nccl_tests_g1.stdout"), one_rank).unwrap();
@@ -80,11 +87,7 @@ fn one_rank_run_says_not_logged_and_has_no_zero_headline() {
 /// control table (only other binaries' outputs).
 #[test]
 fn choices_without_an_all_reduce_table() {
-    let (dir, runs) = runs_dir(&["synth-basic"]);
-    let raw = runs.join("synth-basic/raw");
-    fs::remove_file(raw.join("nccl_tests_g2.stdout")).unwrap();
-    fs::remove_file(raw.join("nccl_tests_g4.stdout")).unwrap();
-    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nccl");
+    let (dir, runs, raw, data) = without_all_reduce_outputs();
     fs::copy(data.join("h200_other_collectives.stdout"), raw.join("nccl_tests_bcast.stdout")).unwrap();
     fs::create_dir_all(raw.join("nccl")).unwrap();
     fs::write(
