@@ -70,6 +70,12 @@ pub(crate) fn trim_message(message: &[u8]) -> &[u8] {
 /// `INFO:root:`). The host is the text between the last `:` or blank before the pid and the
 /// pid; placeholders such as `<cluster_name>` are kept as printed.
 pub(crate) fn host_and_pid(prefix: &[u8]) -> Option<(&str, &str)> {
+    host_word(prefix).map(|(_, host, pid)| (host, pid))
+}
+
+/// `host_and_pid` with where the `host:pid:tid` word starts in `prefix`: from there to the end
+/// the prefix is the same on every line of one thread, whatever came before it.
+pub(crate) fn host_word(prefix: &[u8]) -> Option<(usize, &str, &str)> {
     let prefix = prefix.trim_ascii_end();
     let device_at = memchr::memrchr(b'[', prefix)?;
     let device = prefix.get(device_at + 1..)?.strip_suffix(b"]")?;
@@ -84,7 +90,7 @@ pub(crate) fn host_and_pid(prefix: &[u8]) -> Option<(&str, &str)> {
     let pid = parts.next()?;
     let host = parts.next()?.rsplit(':').next()?;
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    (digits(tid) && digits(pid) && !host.is_empty()).then_some((host, pid))
+    (digits(tid) && digits(pid) && !host.is_empty()).then_some((word_at, host, pid))
 }
 
 /// One tree item as NCCL 2.7+ prints it, `children->rank->parent` (`1/-1/-1->0->-1`), from

@@ -255,7 +255,8 @@ struct Scanner<'f> {
     /// Where ` NCCL INFO ` was in the last INFO line: the next line of the same thread has it
     /// at the same place, which a fixed-size compare confirms without a search.
     info_at: usize,
-    /// The prefix of the last INFO line whose host was looked up.
+    /// The tail of the last INFO line's prefix from its `host:pid:tid` word on (the whole
+    /// prefix when it names no host): a prefix ending in the same word has the same host.
     last_prefix: Vec<u8>,
     /// Messages displaced by another thread's line written into theirs (`h:1:1 [6] NCCL INFO
     /// h:1:2 [7] NCCL INFO Ring ..`): each comes later as a line of its own with no prefix.
@@ -332,7 +333,7 @@ impl<'f> Scanner<'f> {
     }
 
     fn info(&mut self, prefix: &[u8], message: &[u8]) {
-        if prefix != self.last_prefix.as_slice() {
+        if !same_tail(prefix, &self.last_prefix) {
             self.note_host(prefix);
         }
         if self.known_call(message) {
@@ -349,9 +350,12 @@ impl<'f> Scanner<'f> {
 
     fn note_host(&mut self, prefix: &[u8]) {
         self.last_prefix.clear();
-        self.last_prefix.extend_from_slice(prefix);
-        if let Some((host, _)) = nccl_line::host_and_pid(prefix) {
-            insert_capped(&mut self.facts.hosts, host);
+        match nccl_line::host_word(prefix) {
+            Some((word_at, host, _)) => {
+                self.last_prefix.extend_from_slice(&prefix[word_at..]);
+                insert_capped(&mut self.facts.hosts, host);
+            }
+            None => self.last_prefix.extend_from_slice(prefix),
         }
     }
 
@@ -796,6 +800,15 @@ impl<'f> Scanner<'f> {
             bytes,
         }
     }
+}
+
+/// Whether `prefix` ends with `tail` at a word boundary (the whole prefix, or a blank before
+/// it): then it names the host `tail` named (timestamps and tags before it may differ).
+fn same_tail(prefix: &[u8], tail: &[u8]) -> bool {
+    let Some(before) = prefix.len().checked_sub(tail.len()) else {
+        return false;
+    };
+    prefix.ends_with(tail) && (before == 0 || prefix[before - 1].is_ascii_whitespace())
 }
 
 /// Keeps `line` (1-based `number`) of `file` while fewer than `MAX_WARNINGS` are kept.
