@@ -38,6 +38,8 @@ pub(crate) const MAX_WARNINGS: usize = 20;
 const READ_SIZE: usize = 256 * 1024;
 
 const INFO_MARKER: &[u8; 11] = b" NCCL INFO ";
+/// Prefix tails remembered (`Scanner::tails`): more than the threads that write at once.
+const TAILS: usize = 16;
 
 /// Scans one log. `file` is the run-relative name used in `LogLine`s.
 pub(crate) fn scan_log<R: BufRead>(reader: R, file: &str) -> io::Result<NcclLogFacts> {
@@ -255,9 +257,12 @@ struct Scanner<'f> {
     /// Where ` NCCL INFO ` was in the last INFO line: the next line of the same thread has it
     /// at the same place, which a fixed-size compare confirms without a search.
     info_at: usize,
-    /// The tail of the last INFO line's prefix from its `host:pid:tid` word on (the whole
-    /// prefix when it names no host): a prefix ending in the same word has the same host.
-    last_prefix: Vec<u8>,
+    /// The tails of recent INFO lines' prefixes from their `host:pid:tid [dev]` word on (the
+    /// whole prefix when it names no host), at most `TAILS`: a prefix ending in one of them has
+    /// a host already noted, whatever timestamp or tag comes first (threads alternate).
+    tails: Vec<Vec<u8>>,
+    /// The `[nranks=N]` value of the last COLL line that had one.
+    last_nranks: Option<u64>,
     /// Messages displaced by another thread's line written into theirs (`h:1:1 [6] NCCL INFO
     /// h:1:2 [7] NCCL INFO Ring ..`): each comes later as a line of its own with no prefix.
     orphans: u32,
@@ -278,7 +283,8 @@ impl<'f> Scanner<'f> {
             ccl: memmem::Finder::new(b"CCL "),
             info: memmem::Finder::new(INFO_MARKER),
             info_at: usize::MAX,
-            last_prefix: Vec::new(),
+            tails: Vec::new(),
+            last_nranks: None,
             orphans: 0,
             lines: 0,
             warnings: Vec::new(),
@@ -333,7 +339,7 @@ impl<'f> Scanner<'f> {
     }
 
     fn info(&mut self, prefix: &[u8], message: &[u8]) {
-        if !same_tail(prefix, &self.last_prefix) {
+        if !self.tails.iter().any(|tail| same_tail(prefix, tail)) {
             self.note_host(prefix);
         }
         if self.known_call(message) {
@@ -349,14 +355,17 @@ impl<'f> Scanner<'f> {
     }
 
     fn note_host(&mut self, prefix: &[u8]) {
-        self.last_prefix.clear();
-        match nccl_line::host_word(prefix) {
+        let tail = match nccl_line::host_word(prefix) {
             Some((word_at, host, _)) => {
-                self.last_prefix.extend_from_slice(&prefix[word_at..]);
                 insert_capped(&mut self.facts.hosts, host);
+                &prefix[word_at..]
             }
-            None => self.last_prefix.extend_from_slice(prefix),
+            None => prefix,
+        };
+        if self.tails.len() == TAILS {
+            self.tails.remove(0);
         }
+        self.tails.push(tail.to_vec());
     }
 
     fn dispatch(&mut self, prefix: &[u8], message: &[u8]) {
@@ -570,7 +579,8 @@ impl<'f> Scanner<'f> {
         };
         let end = digits.iter().position(|b| !b.is_ascii_digit()).unwrap_or(digits.len());
         let nranks = std::str::from_utf8(&digits[..end]).ok().and_then(|d| d.parse::<u64>().ok());
-        if let Some(nranks) = nranks {
+        if let Some(nranks) = nranks.filter(|n| self.last_nranks != Some(*n)) {
+            self.last_nranks = Some(nranks);
             insert_capped(&mut self.facts.nranks, &nranks);
         }
     }
