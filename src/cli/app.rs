@@ -80,7 +80,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Inspect(args) => {
-            let (document, had_errors) = crate::ingest::inspect::inspect(&args.file, args.limits.limits())?;
+            let inspected = crate::ingest::inspect::inspect(&args.file, args.kind, args.limits.limits())?;
+            if let Some(note) = &inspected.note {
+                eprintln!("note: {note}");
+            }
+            let (document, had_errors) = (inspected.document, inspected.failed);
             let text = serde_json::to_string_pretty(&document)?;
             // A closed pipe (`inspect FILE | head`) is not an error worth a message.
             if let Err(error) = writeln!(std::io::stdout(), "{text}") {

@@ -94,6 +94,9 @@ pub struct InspectArgs {
     pub file: PathBuf,
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// Read the file as this kind, whatever its name and content say.
+    #[arg(long, value_enum)]
+    pub kind: Option<crate::ingest::inspect::Kind>,
 }
 
 #[derive(Debug, Args)]

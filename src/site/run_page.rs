@@ -18,6 +18,7 @@ use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Tab
 pub(crate) fn build(run: &RunSummary, digest: &RunOverview, site_notes: Option<&str>) -> RunPage {
     let mut blocks = vec![diagnostics_block(run), run_comparison::configuration_block(digest)];
     let one = [(digest, String::new())];
+    let mut perf_shown = false;
     for &section in Section::ALL {
         if !section.has(digest) {
             continue;
@@ -44,7 +45,15 @@ pub(crate) fn build(run: &RunSummary, digest: &RunOverview, site_notes: Option<&
         blocks.push(block);
         if let (Section::NcclTests, Some(perf)) = (section, &run.nccl_perf) {
             blocks.push(crate::site::nccl_perf_block::block(perf, &run.raw.id));
+            perf_shown = true;
         }
+    }
+    // Without an all_reduce control table the block still shows every other nccl-tests
+    // binary's tables and what NCCL chose per collective from its TUNING lines.
+    if let Some(perf) =
+        run.nccl_perf.as_ref().filter(|p| !perf_shown && (!p.tables.is_empty() || !p.choices.is_empty()))
+    {
+        blocks.push(crate::site::nccl_perf_block::block(perf, &run.raw.id));
     }
     blocks.extend(hosts_block::build(run));
     blocks.extend(run_comparison::ranks_block(&run.raw));
@@ -68,7 +77,7 @@ pub(crate) fn build(run: &RunSummary, digest: &RunOverview, site_notes: Option<&
         status: run.status.as_str(),
         facts: facts(run),
         blocks,
-        evidence: Evidence { statements: run_statements(digest), notes },
+        evidence: Evidence { statements: run_statements(&digest.facts), notes },
         downloads: digest.outputs.iter().map(|name| Link { text: name.clone(), href: name.clone() }).collect(),
     }
 }
@@ -90,6 +99,8 @@ fn facts(run: &RunSummary) -> Facts {
     push("NCCL", f.nccl_version.clone());
     push("PyTorch", f.torch_version.clone());
     push("CUDA", f.cuda_version.clone());
+    push("CUDA driver", f.cuda_driver.clone());
+    push("nodes", f.nodes.map(|n| n.to_string()));
     push("nccl-tests", f.nccl_tests_version.clone());
     let join = |v: Vec<String>| (!v.is_empty()).then(|| v.join(", "));
     push("world sizes", join(f.world_sizes.iter().map(|w| w.to_string()).collect()));
@@ -199,6 +210,26 @@ fn nccl_log_block(facts: &NcclLogFacts, files: &[String]) -> Block {
     let drivers: Vec<String> = facts.cuda_driver_versions.iter().map(|v| log_facts::cuda_driver(v)).collect();
     intro.extend(list("CUDA driver", &drivers));
     intro.extend(list("Network", &facts.networks));
+    intro.extend(list("Net plugin", &facts.net_plugins));
+    let numbers = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>();
+    intro.extend(list("World sizes logged", &numbers(&facts.nranks)));
+    intro.extend(list("Nodes (nNodes)", &numbers(&facts.nnodes)));
+    intro.extend(list("Ranks per node (localRanks)", &numbers(&facts.local_ranks)));
+    let said = |label: &str, value: Option<bool>, yes: &str, no: &str| {
+        value.map(|v| format!("{label}: {}.", if v { yes } else { no }))
+    };
+    intro.extend(said("NVLS", facts.nvls, "available or used", "not available"));
+    intro.extend(said("CollNet", facts.collnet, "used (connections via COLLNET)", "not used"));
+    intro.extend(said("PXN", facts.pxn, "used (sends through another GPU's NIC)", "disabled"));
+    if facts.partial_line_count > 0 {
+        let first =
+            facts.partial_lines.first().map(|l| format!(" (first: {} line {})", l.file, l.line)).unwrap_or_default();
+        intro.push(format!(
+            "{} that {} a fact only partly (cut mid-line), not read as facts{first}.",
+            count(facts.partial_line_count, "line"),
+            agree(facts.partial_line_count as usize, "states", "state")
+        ));
+    }
     intro.extend(log_facts::channels(facts).map(|c| format!("Channels: {c}.")));
     intro.extend(list("Channel setup", &facts.channel_summaries));
     let mut tables = Vec::new();

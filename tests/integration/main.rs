@@ -10,6 +10,7 @@ mod consistency;
 mod crash;
 mod golden;
 mod inspect;
+mod nccl_corpus;
 mod nccl_facts;
 mod nccl_perf;
 mod pipeline;
