@@ -7,11 +7,12 @@
 use crate::core::diag::Diagnostic;
 use crate::core::model::nccl_tests::NcclTestsFormat;
 use crate::core::model::sections::Section;
-use crate::ingest::input::logical_name;
+use crate::ingest::input::{logical_name, Beneath};
 use crate::ingest::input_kind::{Artifact, InputKind};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use walkdir::WalkDir;
 
 /// A run folder and its classified files (every path absolute; `rel` run-relative, `/`-separated).
@@ -30,6 +31,8 @@ pub struct FileRef {
     /// Run-relative path as stored (with `.gz` if compressed).
     pub rel: String,
     pub stamp: FileStamp,
+    /// Where every read opens it: beneath the runs folder (`input::open_regular`).
+    pub(crate) at: Beneath,
 }
 
 /// What the file system says of a file without reading it: size, modification and change
@@ -197,6 +200,9 @@ pub fn stays_inside(path: &Path, canonical_root: &Path) -> bool {
 /// Walks one run folder and classifies its files.
 pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
     let mut run = RunDir { id, path: path.clone(), ..RunDir::default() };
+    let root: Arc<Path> = canonical_root.into();
+    let folder = PathBuf::from(path.file_name().unwrap_or_default());
+    let mut listed = Vec::new();
     for entry in WalkDir::new(&path).min_depth(1).sort_by_file_name() {
         let entry = match entry {
             Ok(entry) => entry,
@@ -238,7 +244,11 @@ pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
         };
         let stamp = FileStamp::of(&meta);
         run.files.total_bytes += stamp.len;
-        classify(&mut run.files, FileRef { path: entry.path().to_path_buf(), rel, stamp });
+        let at = Beneath::new(Arc::clone(&root), folder.join(entry.path().strip_prefix(&path).unwrap_or(entry.path())));
+        listed.push(FileRef { path: entry.path().to_path_buf(), rel, stamp, at });
+    }
+    for file in drop_compressed_twins(listed, &mut run.diagnostics) {
+        classify(&mut run.files, file);
     }
     run.files.sections.sort_by(|a, b| {
         (a.case.as_str(), logical_name(&a.file.path), &a.file.rel).cmp(&(
@@ -247,29 +257,30 @@ pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
             &b.file.rel,
         ))
     });
-    drop_compressed_twins(&mut run);
     run
 }
 
-/// When both `X.csv` and `X.csv.gz` hold one rank's section, only `X.csv` is read (the
-/// uncompressed file is the one a user edits), with a warning naming both. Expects the
-/// sections sorted by (case, logical name, stored name): `X.csv` comes right before `X.csv.gz`.
-fn drop_compressed_twins(run: &mut RunDir) {
-    let mut kept: Vec<SectionFile> = Vec::with_capacity(run.files.sections.len());
-    for section in std::mem::take(&mut run.files.sections) {
-        if let Some(previous) = kept.last() {
-            if previous.case == section.case && logical_name(&previous.file.path) == logical_name(&section.file.path) {
-                let message = format!(
-                    "both {} and {} present; only {} read",
-                    previous.file.rel, section.file.rel, previous.file.rel
-                );
-                run.diagnostics.push(Diagnostic::warning(&section.file.rel, None, message));
-                continue;
-            }
+/// One rule for every `X` / `X.gz` pair, whatever the kind (rank CSVs, nccl-tests outputs,
+/// NCCL logs, manifests, notes, artifacts): only `X` is read (the uncompressed file is the one
+/// a user edits), with a warning on `X.gz` naming both. The warning is a listing diagnostic,
+/// so it is part of the run's cache key like every other.
+fn drop_compressed_twins(listed: Vec<FileRef>, diagnostics: &mut Vec<Diagnostic>) -> Vec<FileRef> {
+    let plain: std::collections::HashSet<&str> = listed.iter().map(|f| f.rel.as_str()).collect();
+    let twins: Vec<bool> = listed
+        .iter()
+        .map(|f| f.rel.strip_suffix(".gz").is_some_and(|stem| plain.contains(stem)))
+        .collect();
+    let mut kept = Vec::with_capacity(listed.len());
+    for (file, twin) in listed.into_iter().zip(twins) {
+        if twin {
+            let stem = &file.rel[..file.rel.len() - 3];
+            let message = format!("both {stem} and {} present; only {stem} read", file.rel);
+            diagnostics.push(Diagnostic::warning(&file.rel, None, message));
+        } else {
+            kept.push(file);
         }
-        kept.push(section);
     }
-    run.files.sections = kept;
+    kept
 }
 
 fn relative(base: &Path, path: &Path) -> String {
@@ -331,7 +342,8 @@ mod tests {
     fn listed(rels: &[&str]) -> RunFiles {
         let mut files = RunFiles::default();
         for rel in rels {
-            classify(&mut files, FileRef { path: PathBuf::from(rel), rel: rel.to_string(), stamp: stamp() });
+            let at = Beneath::new(Path::new("").into(), rel);
+            classify(&mut files, FileRef { path: PathBuf::from(rel), rel: rel.to_string(), stamp: stamp(), at });
         }
         files
     }

@@ -17,7 +17,8 @@ use std::path::Path;
 /// The JSON document, and whether the file had errors (the exit code says so).
 pub(crate) fn inspect(path: &Path) -> anyhow::Result<(Value, bool)> {
     let label = path.display().to_string();
-    let read_all = || input::read_all(path, input::MAX_FILE_BYTES).with_context(|| format!("cannot read {label}"));
+    let at = input::Beneath::file(path).with_context(|| format!("cannot read {label}"))?;
+    let read_all = || input::read_all(&at, input::MAX_FILE_BYTES).with_context(|| format!("cannot read {label}"));
     let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
     let parse_error = |kind: &str, e: ParseError| {
         (json!({"file": label, "kind": kind, "error": {"line": e.line, "message": e.message}}), true)
@@ -30,7 +31,7 @@ pub(crate) fn inspect(path: &Path) -> anyhow::Result<(Value, bool)> {
             return Ok((json!({"file": label, "kind": "nccl_inspector", "records": records, "error": error}), failed));
         }
         InputKind::NcclLog => {
-            let reader = input::open(path, input::MAX_LOG_BYTES).with_context(|| format!("cannot open {label}"))?;
+            let reader = input::open(&at, input::MAX_LOG_BYTES).with_context(|| format!("cannot open {label}"))?;
             let name = input::logical_name(path);
             let facts = parse::nccl_log::scan_log(reader, &name).with_context(|| format!("cannot read {label}"))?;
             let tuning = facts.tuning.clone();

@@ -193,7 +193,7 @@ pub fn load_logs(run: &RunDir) -> LogScan {
     }
     let mut facts = NcclLogFacts::default();
     for file in &run.files.nccl_logs {
-        let result = input::open(&file.path, input::limits().log)
+        let result = input::open(&file.at, input::limits().log)
             .and_then(|reader| parse::nccl_log::scan_log(reader, &file.rel))
             .map_err(|e| cannot_read(file, e));
         match result {
@@ -221,7 +221,7 @@ fn contents<T>(file: &FileRef, use_bytes: impl FnOnce(&[u8]) -> T) -> Result<T, 
 
 /// `contents` with a size limit of its own.
 fn contents_within<T>(file: &FileRef, limit: u64, use_bytes: impl FnOnce(&[u8]) -> T) -> Result<T, Diagnostic> {
-    input::with_contents(&file.path, file.stamp.len, limit, use_bytes).map_err(|e| cannot_read(file, e))
+    input::with_contents(&file.at, file.stamp.len, limit, use_bytes).map_err(|e| cannot_read(file, e))
 }
 
 fn cannot_read(file: &FileRef, error: std::io::Error) -> Diagnostic {
