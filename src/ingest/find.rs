@@ -266,10 +266,8 @@ pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
 /// so it is part of the run's cache key like every other.
 fn drop_compressed_twins(listed: Vec<FileRef>, diagnostics: &mut Vec<Diagnostic>) -> Vec<FileRef> {
     let plain: std::collections::HashSet<&str> = listed.iter().map(|f| f.rel.as_str()).collect();
-    let twins: Vec<bool> = listed
-        .iter()
-        .map(|f| f.rel.strip_suffix(".gz").is_some_and(|stem| plain.contains(stem)))
-        .collect();
+    let twins: Vec<bool> =
+        listed.iter().map(|f| f.rel.strip_suffix(".gz").is_some_and(|stem| plain.contains(stem))).collect();
     let mut kept = Vec::with_capacity(listed.len());
     for (file, twin) in listed.into_iter().zip(twins) {
         if twin {

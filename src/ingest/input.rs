@@ -224,7 +224,12 @@ pub(crate) fn open_regular(at: &Beneath) -> io::Result<File> {
     let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK;
     let fd = match open_beneath_no_links(root.as_fd(), &at.rel, flags) {
         Ok(fd) => fd,
-        Err(error) if matches!(error.raw_os_error(), Some(libc::ELOOP | libc::EXDEV | libc::ENOSYS | libc::EPERM | libc::EAGAIN)) => {
+        Err(error)
+            if matches!(
+                error.raw_os_error(),
+                Some(libc::ELOOP | libc::EXDEV | libc::ENOSYS | libc::EPERM | libc::EAGAIN)
+            ) =>
+        {
             walk_beneath(root.as_fd(), &at.root, &at.rel)?
         }
         Err(error) => return Err(error),

@@ -195,11 +195,17 @@ fn site_wide_notes_twin_fifo_and_size_are_diagnosed() {
     fs::write(runs.join("NOTES.md"), "PLAIN-SITE-NOTES").unwrap();
     let output = build(&runs, &out, &["--no-cache"]);
     assert!(text(&output).contains("both NOTES.md and NOTES.md.gz present; only NOTES.md read"), "{}", text(&output));
-    assert!(files_containing(&out, "GZ-SITE-NOTES").is_empty() && !files_containing(&out, "PLAIN-SITE-NOTES").is_empty());
+    assert!(
+        files_containing(&out, "GZ-SITE-NOTES").is_empty() && !files_containing(&out, "PLAIN-SITE-NOTES").is_empty()
+    );
     fs::remove_file(runs.join("NOTES.md.gz")).unwrap();
     fs::File::create(runs.join("NOTES.md")).unwrap().set_len((1 << 20) + 1).unwrap();
     let output = build(&runs, &out, &["--no-cache"]);
-    assert!(text(&output).contains("runs/NOTES.md: cannot read: 1048577 bytes, larger than the limit"), "{}", text(&output));
+    assert!(
+        text(&output).contains("runs/NOTES.md: cannot read: 1048577 bytes, larger than the limit"),
+        "{}",
+        text(&output)
+    );
     fs::remove_file(runs.join("NOTES.md")).unwrap();
     assert!(std::process::Command::new("mkfifo").arg(runs.join("NOTES.md")).status().unwrap().success());
     let output = build(&runs, &out, &["--no-cache"]);
