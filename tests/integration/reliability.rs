@@ -212,3 +212,63 @@ fn site_wide_notes_twin_fifo_and_size_are_diagnosed() {
     assert!(output.status.success(), "{}", text(&output));
     assert!(text(&output).contains("runs/NOTES.md: cannot read: not a regular file"), "{}", text(&output));
 }
+
+/// The server's resident memory, from `/proc/<pid>/status`.
+fn rss_kib(pid: u32) -> u64 {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn serve_answers_others_while_70_clients_do_not_read() {
+    use std::io::{Read, Write};
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let site = dir.path().join("site");
+    assert!(build(&runs, &site, &[]).status.success());
+    fs::write(site.join("big.bin"), vec![7u8; 63 << 20]).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nccl-report"))
+        .args(["serve", "--out", site.to_str().unwrap(), "--port", &port.to_string(), "--send-timeout", "60"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let connect = || {
+        (0..100)
+            .find_map(|_| {
+                std::net::TcpStream::connect(("127.0.0.1", port))
+                    .inspect_err(|_| std::thread::sleep(std::time::Duration::from_millis(50)))
+                    .ok()
+            })
+            .expect("server did not start")
+    };
+    let silent: Vec<_> = (0..70)
+        .map(|_| {
+            let mut stream = connect();
+            write!(stream, "GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
+            stream
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let mut latencies = Vec::new();
+    for _ in 0..20 {
+        let asked = std::time::Instant::now();
+        let mut other = connect();
+        other.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+        write!(other, "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
+        let mut response = String::new();
+        let answered = other.read_to_string(&mut response);
+        latencies.push(asked.elapsed());
+        assert!(answered.is_ok() && response.starts_with("HTTP/1.1 200 OK"), "{answered:?} {response}");
+    }
+    let rss = rss_kib(child.id());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(silent);
+    latencies.sort();
+    eprintln!(
+        "serve, 70 clients not reading 63 MiB each: others answered in median {:?}, max {:?}; server RSS {rss} KiB",
+        latencies[10], latencies[19]
+    );
+    assert!(rss < 256 << 10, "the server holds {rss} KiB: answers are not streamed");
+}
