@@ -272,3 +272,31 @@ fn serve_answers_others_while_70_clients_do_not_read() {
     );
     assert!(rss < 256 << 10, "the server holds {rss} KiB: answers are not streamed");
 }
+
+#[test]
+fn output_budgets_keep_a_huge_nccl_tests_output_and_manifest_small_and_say_so() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let run = runs.join("synth-basic");
+    // 2000 tables of one nccl-tests output (a 250 MB output's shape, 3.5 MB here): before the
+    // budget, 6072 site files and 76 MB.
+    let stdout = fs::read_to_string(run.join("raw/nccl_tests_g2.stdout")).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    let table = lines[..19].join("\n") + "\n";
+    fs::write(run.join("raw/nccl_tests_g2.stdout"), table.repeat(2000) + &lines[lines.len() - 6..].join("\n")).unwrap();
+    // A 4 MB manifest value.
+    let mut manifest = fs::read_to_string(run.join("manifest.txt")).unwrap();
+    manifest += &format!("huge={}\n", "v".repeat(4 << 20));
+    fs::write(run.join("manifest.txt"), manifest).unwrap();
+    let out = dir.path().join("site");
+    let output = build(&runs, &out, &["--no-cache"]);
+    assert!(output.status.success(), "{}", text(&output));
+    let site = tree(&out);
+    let bytes: usize = site.values().map(Vec::len).sum();
+    assert!(site.len() < 400, "{} files", site.len());
+    assert!(bytes < 16 << 20, "{bytes} bytes");
+    let page = fs::read_to_string(out.join("runs/synth-basic/index.html")).unwrap();
+    assert!(page.len() < 4 << 20, "the run page is {} bytes", page.len());
+    for cut in ["more charts not drawn: at most 60 per run page", "more tables not shown", "texts cut at 64 KiB"] {
+        assert!(page.contains("output budget: ") && page.contains(cut), "no warning {cut:?}");
+    }
+}
