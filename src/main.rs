@@ -14,7 +14,7 @@ fn main() -> ExitCode {
     match nccl_report::cli::app::run(cli) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", nccl_report::cli::app::printable_error(&error));
             ExitCode::from(2)
         }
     }

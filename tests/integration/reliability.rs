@@ -300,3 +300,23 @@ fn output_budgets_keep_a_huge_nccl_tests_output_and_manifest_small_and_say_so() 
         assert!(page.contains("output budget: ") && page.contains(cut), "no warning {cut:?}");
     }
 }
+
+#[test]
+fn compare_text_md_and_errors_escape_terminal_control_characters() {
+    use crate::compare::{two_runs, LATER, REAL};
+    let (_dir, runs) = two_runs(1.0);
+    // A key difference prints the manifest's values as they are.
+    let manifest = runs.join(LATER).join("manifest.txt");
+    let text_now = fs::read_to_string(&manifest).unwrap().replace("dtype=FP32", "dtype=FP32\u{1b}[2J\u{7}");
+    fs::write(&manifest, text_now).unwrap();
+    for format in ["text", "md"] {
+        let output =
+            crate::common::nccl_report(&["compare", "--runs", runs.to_str().unwrap(), REAL, LATER, "--format", format]);
+        let all = text(&output);
+        assert!(all.contains("\\u{1b}[2J"), "{format}: {all}");
+        assert!(!all.contains('\u{1b}') && !all.contains('\u{7}'), "{format}: a raw control character");
+    }
+    let output = crate::common::nccl_report(&["compare", "--runs", runs.to_str().unwrap(), "\u{1b}[2Jnope"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(!text(&output).contains('\u{1b}'), "{}", text(&output));
+}
