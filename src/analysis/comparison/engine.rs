@@ -147,6 +147,10 @@ pub fn compare(base: &[CaseSamples], cand: &[CaseSamples], context: &Context) ->
             results.push(not_comparable(b, b.values.len(), c.values.len(), "no samples".to_string()));
             continue;
         }
+        if let Some(why) = super::samples::unusable(&b.values, &c.values) {
+            results.push(not_comparable(b, b.values.len(), c.values.len(), why));
+            continue;
+        }
         let ratio = median(&c.values) / median(&b.values);
         let cost_ratio = if b.higher_is_better { 1.0 / ratio } else { ratio };
         let mut result = not_comparable(b, b.values.len(), c.values.len(), String::new());
