@@ -25,10 +25,13 @@ pub(crate) fn inspect(path: &Path) -> anyhow::Result<(Value, bool)> {
     };
     let document = match InputKind::of(&logical_path(path)) {
         InputKind::InspectorDump => {
-            let (records, error) = parse::inspector::parse_inspector(&read_all()?);
-            let error = error.map(|e| json!({"line": e.line, "message": e.message}));
+            let dump = parse::inspector::parse_inspector(&read_all()?);
+            let error = dump.error.map(|e| json!({"line": e.line, "message": e.message}));
+            let left_out: Vec<Value> =
+                dump.left_out.iter().map(|w| json!({"line": w.line, "message": w.message})).collect();
             let failed = error.is_some();
-            return Ok((json!({"file": label, "kind": "nccl_inspector", "records": records, "error": error}), failed));
+            let document = json!({"file": label, "kind": "nccl_inspector", "records": dump.records, "left_out": left_out, "error": error});
+            return Ok((document, failed));
         }
         InputKind::NcclLog => {
             let reader = input::open(&at, input::MAX_LOG_BYTES).with_context(|| format!("cannot open {label}"))?;

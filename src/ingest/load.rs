@@ -148,13 +148,19 @@ fn load_nccl_tests(run: &RunDir, raw: &mut RawRun) {
 }
 
 /// The Inspector dumps, grouped by case folder (in the walk's sorted order). A malformed
-/// object is a warning naming its file and line; the records before it are kept.
+/// object is a warning naming its file and line; the records before it are kept. A record
+/// whose time or bandwidth is out of range is left out with a warning naming its line.
 fn load_inspector(run: &RunDir, raw: &mut RawRun) {
     for (case, file) in &run.files.inspector {
-        let Some((records, error)) = read(file, &mut raw.diagnostics, parse::inspector::parse_inspector) else {
+        let Some(dump) = read(file, &mut raw.diagnostics, parse::inspector::parse_inspector) else {
             continue;
         };
-        if let Some(error) = error {
+        for warning in &dump.left_out {
+            let message = format!("NCCL Inspector dump: {}", warning.message);
+            raw.diagnostics.push(Diagnostic::warning(&file.rel, warning.line, message));
+        }
+        let records = dump.records;
+        if let Some(error) = dump.error {
             let message = format!("NCCL Inspector dump: {}; the records before it are kept", error.message);
             raw.diagnostics.push(Diagnostic::warning(&file.rel, error.line, message));
         }
