@@ -265,8 +265,7 @@ impl Plan {
 pub(crate) fn check_nccl_tests_path(path: Option<&Path>) -> Result<()> {
     match path {
         Some(path) if path.as_os_str().to_string_lossy().chars().any(char::is_control) => bail!(
-            "--nccl-tests {:?} holds a control character (a newline would start a manifest line); nothing was created",
-            path
+            "--nccl-tests {path:?} holds a control character (a newline would start a manifest line); nothing was created"
         ),
         _ => Ok(()),
     }
