@@ -1,5 +1,6 @@
-//! Finding runs and their files: a sorted walk of the runs folder (walkdir), never following
-//! a symlink that leads outside it. A run is a direct sub-folder holding `manifest.txt` or
+//! Finding runs and their files: a sorted walk of the runs folder (walkdir for its run
+//! folders; each run's files from descriptors, `input::open_beneath`), never following a
+//! symlink that leads outside it. A run is a direct sub-folder holding `manifest.txt` or
 //! `raw/`; dot-folders (`.failed`, temporary imports) are skipped. Each file's kind is
 //! `InputKind::of` its run-relative path with `.gz` stripped; `classify` places the kinds in
 //! the run layout (README, "Run layout").
@@ -7,7 +8,7 @@
 use crate::core::diag::Diagnostic;
 use crate::core::model::nccl_tests::NcclTestsFormat;
 use crate::core::model::sections::Section;
-use crate::ingest::input::{logical_name, Beneath};
+use crate::ingest::input::{self, logical_name, Beneath};
 use crate::ingest::input_kind::{Artifact, InputKind};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -60,6 +61,16 @@ impl FileStamp {
         #[cfg(not(unix))]
         let (ctime_ns, inode) = (0, 0);
         FileStamp { len: meta.len(), mtime_ns, ctime_ns, inode }
+    }
+
+    /// The same from an `fstatat` of the listing.
+    pub(crate) fn of_stat(stat: &libc::stat) -> FileStamp {
+        FileStamp {
+            len: stat.st_size as u64,
+            mtime_ns: i128::from(stat.st_mtime) * 1_000_000_000 + i128::from(stat.st_mtime_nsec),
+            ctime_ns: i128::from(stat.st_ctime) * 1_000_000_000 + i128::from(stat.st_ctime_nsec),
+            inode: stat.st_ino,
+        }
     }
 }
 
@@ -197,55 +208,23 @@ pub fn stays_inside(path: &Path, canonical_root: &Path) -> bool {
     path.canonicalize().is_ok_and(|target| target.starts_with(canonical_root))
 }
 
-/// Walks one run folder and classifies its files.
+/// Walks one run folder and classifies its files. The walk is made from descriptors: the
+/// run folder is opened beneath the runs folder (`input::open_beneath`), each sub-folder from
+/// its parent's descriptor with `O_NOFOLLOW`, and names are read from the open folder, so a
+/// folder swapped for a symlink during the walk is never listed through it. A symlink is
+/// followed only when it resolves inside the runs folder (to a file; a linked folder is not
+/// entered).
 pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
     let mut run = RunDir { id, path: path.clone(), ..RunDir::default() };
     let root: Arc<Path> = canonical_root.into();
     let folder = PathBuf::from(path.file_name().unwrap_or_default());
     let mut listed = Vec::new();
-    for entry in WalkDir::new(&path).min_depth(1).sort_by_file_name() {
-        let entry = match entry {
-            Ok(entry) => entry,
-            Err(error) => {
-                let rel = error.path().map(|p| relative(&path, p)).unwrap_or_default();
-                run.diagnostics.push(Diagnostic::error(rel, None, format!("cannot read: {error}")));
-                continue;
-            }
-        };
-        let rel = relative(&path, entry.path());
-        if entry.path_is_symlink() && !stays_inside(entry.path(), canonical_root) {
-            run.diagnostics.push(Diagnostic::warning(rel, None, "symlink leads outside the runs folder; not followed"));
-            continue;
+    match input::open_beneath(&Beneath::new(Arc::clone(&root), &folder)) {
+        Ok(dir) => {
+            let mut walk = Walk { root: &root, folder: &folder, path: &path, run: &mut run, listed: &mut listed };
+            walk.folder_entries(&dir, Path::new(""));
         }
-        let meta = match entry.path().metadata() {
-            Ok(meta) if meta.is_file() => meta,
-            Ok(meta) if meta.is_dir() => {
-                if matches!(InputKind::of(&logical_name(entry.path())), InputKind::Section { .. }) {
-                    run.diagnostics.push(Diagnostic::warning(
-                        rel,
-                        None,
-                        "a folder where a rank file should be; not read",
-                    ));
-                }
-                continue;
-            }
-            Ok(_) => {
-                run.diagnostics.push(Diagnostic::warning(
-                    rel,
-                    None,
-                    "not a regular file (FIFO, socket or device); not read",
-                ));
-                continue;
-            }
-            Err(error) => {
-                run.diagnostics.push(Diagnostic::error(rel, None, format!("cannot read: {error}")));
-                continue;
-            }
-        };
-        let stamp = FileStamp::of(&meta);
-        run.files.total_bytes += stamp.len;
-        let at = Beneath::new(Arc::clone(&root), folder.join(entry.path().strip_prefix(&path).unwrap_or(entry.path())));
-        listed.push(FileRef { path: entry.path().to_path_buf(), rel, stamp, at });
+        Err(error) => run.diagnostics.push(Diagnostic::error("", None, format!("cannot read: {error}"))),
     }
     for file in drop_compressed_twins(listed, &mut run.diagnostics) {
         classify(&mut run.files, file);
@@ -258,6 +237,86 @@ pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
         ))
     });
     run
+}
+
+/// One run's walk in progress (`list_run`).
+struct Walk<'a> {
+    root: &'a Arc<Path>,
+    /// The run folder's name under the root.
+    folder: &'a Path,
+    /// The run folder's path as given (for `FileRef::path`).
+    path: &'a Path,
+    run: &'a mut RunDir,
+    listed: &'a mut Vec<FileRef>,
+}
+
+impl Walk<'_> {
+    /// Lists the open folder `dir` (`rel` under the run), depth first in name order.
+    fn folder_entries(&mut self, dir: &std::fs::File, rel: &Path) {
+        let names = match input::read_dir_names(dir) {
+            Ok(names) => names,
+            Err(error) => {
+                self.run.diagnostics.push(Diagnostic::error(slashed(rel), None, format!("cannot read: {error}")));
+                return;
+            }
+        };
+        for name in names {
+            let rel = rel.join(&name);
+            let shown = slashed(&rel);
+            match input::entry_at(dir, &name) {
+                Ok(input::Entry::Folder(sub)) => {
+                    self.folder_warning(&rel, &shown);
+                    self.folder_entries(&sub, &rel);
+                }
+                Ok(input::Entry::File(stat)) => self.list(&rel, shown, FileStamp::of_stat(&stat)),
+                Ok(input::Entry::Symlink) => self.symlink(&rel, shown),
+                Ok(input::Entry::Special) => self.special(shown),
+                Err(error) => {
+                    self.run.diagnostics.push(Diagnostic::error(shown, None, format!("cannot read: {error}")))
+                }
+            }
+        }
+    }
+
+    /// A symlink: listed as its target when that resolves inside the runs folder to a file.
+    fn symlink(&mut self, rel: &Path, shown: String) {
+        let at = Beneath::new(Arc::clone(self.root), self.folder.join(rel));
+        let Ok(meta) = input::open_beneath(&at).and_then(|file| file.metadata()) else {
+            let message = "symlink leads outside the runs folder; not followed";
+            self.run.diagnostics.push(Diagnostic::warning(shown, None, message));
+            return;
+        };
+        if meta.is_file() {
+            self.list(rel, shown, FileStamp::of(&meta));
+        } else if meta.is_dir() {
+            self.folder_warning(rel, &shown);
+        } else {
+            self.special(shown);
+        }
+    }
+
+    fn list(&mut self, rel: &Path, shown: String, stamp: FileStamp) {
+        let at = Beneath::new(Arc::clone(self.root), self.folder.join(rel));
+        self.run.files.total_bytes += stamp.len;
+        self.listed.push(FileRef { path: self.path.join(rel), rel: shown, stamp, at });
+    }
+
+    fn folder_warning(&mut self, rel: &Path, shown: &str) {
+        if matches!(InputKind::of(&logical_name(rel)), InputKind::Section { .. }) {
+            let message = "a folder where a rank file should be; not read";
+            self.run.diagnostics.push(Diagnostic::warning(shown, None, message));
+        }
+    }
+
+    fn special(&mut self, shown: String) {
+        let message = "not a regular file (FIFO, socket or device); not read";
+        self.run.diagnostics.push(Diagnostic::warning(shown, None, message));
+    }
+}
+
+/// A run-relative path, `/`-separated.
+fn slashed(rel: &Path) -> String {
+    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }
 
 /// One rule for every `X` / `X.gz` pair, whatever the kind (rank CSVs, nccl-tests outputs,
@@ -279,11 +338,6 @@ fn drop_compressed_twins(listed: Vec<FileRef>, diagnostics: &mut Vec<Diagnostic>
         }
     }
     kept
-}
-
-fn relative(base: &Path, path: &Path) -> String {
-    let rel = path.strip_prefix(base).unwrap_or(path);
-    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }
 
 /// Puts a file where the run layout uses its kind (`InputKind::of` its run-relative logical

@@ -220,6 +220,16 @@ fn components(path: &Path) -> io::Result<VecDeque<OsString>> {
 /// `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`; where a symlink is met or the kernel lacks
 /// `openat2`, by `walk_beneath`), never blocking on a FIFO; `fstat` on the open file decides.
 pub(crate) fn open_regular(at: &Beneath) -> io::Result<File> {
+    let file = open_beneath(at)?;
+    if !file.metadata()?.is_file() {
+        return Err(not_regular());
+    }
+    Ok(file)
+}
+
+/// Opens `at` beneath its root as `open_regular` does, whatever it is (a folder, a FIFO: the
+/// caller asks `fstat`), for the listing of a run.
+pub(crate) fn open_beneath(at: &Beneath) -> io::Result<File> {
     let root = File::open(&at.root)?;
     let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK;
     let fd = match open_beneath_no_links(root.as_fd(), &at.rel, flags) {
@@ -234,11 +244,69 @@ pub(crate) fn open_regular(at: &Beneath) -> io::Result<File> {
         }
         Err(error) => return Err(error),
     };
-    let file = File::from(fd);
-    if !file.metadata()?.is_file() {
-        return Err(not_regular());
+    Ok(File::from(fd))
+}
+
+/// What one entry of a folder listed from its descriptor is (`fstatat` without following).
+pub(crate) enum Entry {
+    Folder(File),
+    File(libc::stat),
+    Symlink,
+    /// A FIFO, socket or device.
+    Special,
+}
+
+/// The names in the folder open as `dir`, sorted (`fdopendir` on a duplicate: the listing is
+/// of the folder that was opened, whatever its path names now).
+pub(crate) fn read_dir_names(dir: &File) -> io::Result<Vec<OsString>> {
+    let copy = dir.as_fd().try_clone_to_owned()?;
+    // SAFETY: `copy` is an owned directory descriptor; on success `fdopendir` owns it (closed
+    // by `closedir`), so it is released from `copy` first.
+    let stream = unsafe { libc::fdopendir(copy.as_raw_fd()) };
+    if stream.is_null() {
+        return Err(io::Error::last_os_error());
     }
-    Ok(file)
+    std::mem::forget(copy);
+    let mut names = Vec::new();
+    loop {
+        // SAFETY: a valid stream from fdopendir, read by this thread only.
+        let entry = unsafe { libc::readdir(stream) };
+        if entry.is_null() {
+            break;
+        }
+        // SAFETY: readdir returned an entry whose `d_name` is NUL-terminated.
+        let name = unsafe { std::ffi::CStr::from_ptr((*entry).d_name.as_ptr()) };
+        let name = OsStr::from_bytes(name.to_bytes());
+        if name != "." && name != ".." {
+            names.push(name.to_os_string());
+        }
+    }
+    // SAFETY: the stream from fdopendir, closed once.
+    unsafe { libc::closedir(stream) };
+    names.sort();
+    Ok(names)
+}
+
+/// The entry `name` of the folder open as `dir`, not following a symlink; a folder is opened
+/// (`O_NOFOLLOW | O_DIRECTORY`: one swapped for a symlink since is not entered).
+pub(crate) fn entry_at(dir: &File, name: &OsStr) -> io::Result<Entry> {
+    let c = c_name(name)?;
+    // SAFETY: `stat` is plain data; zeroed is a valid value to be overwritten.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid descriptor, a NUL-terminated name and a `stat` to fill, all outliving it.
+    if unsafe { libc::fstatat(dir.as_raw_fd(), c.as_ptr(), &mut stat, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(match stat.st_mode & libc::S_IFMT {
+        libc::S_IFDIR => Entry::Folder(File::from(open_at(
+            dir.as_fd(),
+            name,
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW,
+        )?)),
+        libc::S_IFREG => Entry::File(stat),
+        libc::S_IFLNK => Entry::Symlink,
+        _ => Entry::Special,
+    })
 }
 
 /// A reader that fails once more than `left` bytes would be read.

@@ -37,6 +37,8 @@ fn swapping_artifacts_for_a_symlink_outside_during_60_builds_publishes_nothing_o
     for name in ["nvidia_smi_query.txt", "nvidia_smi_topo.txt", "ibv_devinfo.txt"] {
         fs::write(outside.join(name), format!("{MARKER}\n")).unwrap();
     }
+    // Nor a name: the listing is made from descriptors too.
+    fs::write(outside.join(format!("{MARKER}-name.txt")), "x").unwrap();
     // `runs/.swap` (a dot-folder, never a run) is exchanged with the run's artifacts/ in a loop.
     let artifacts = runs.join("synth-basic/artifacts");
     let swap = runs.join(".swap");
