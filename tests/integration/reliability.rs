@@ -229,21 +229,7 @@ fn serve_answers_others_while_70_clients_do_not_read() {
     let site = dir.path().join("site");
     assert!(build(&runs, &site, &[]).status.success());
     fs::write(site.join("big.bin"), vec![7u8; 63 << 20]).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nccl-report"))
-        .args(["serve", "--out", site.to_str().unwrap(), "--port", &port.to_string(), "--send-timeout", "60"])
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let connect = || {
-        (0..100)
-            .find_map(|_| {
-                std::net::TcpStream::connect(("127.0.0.1", port))
-                    .inspect_err(|_| std::thread::sleep(std::time::Duration::from_millis(50)))
-                    .ok()
-            })
-            .expect("server did not start")
-    };
+    let (mut child, connect) = crate::common::serve(&site, &["--send-timeout", "60"]);
     let silent: Vec<_> = (0..70)
         .map(|_| {
             let mut stream = connect();
