@@ -38,9 +38,15 @@ pub(crate) fn verdict(outcome: &Result<&Report, String>) -> BaselineVerdict {
                     .shifts
                     .iter()
                     .filter(|s| matches!(s.verdict, Verdict::Slower | Verdict::Faster))
-                    .map(|s| s.sentence())
+                    .map(|s| s.short())
                     .collect(),
                 regression: report.has_regression(false),
+                slower_cases: report
+                    .cases
+                    .iter()
+                    .filter(|c| c.verdict == Verdict::Slower)
+                    .map(|c| (c.key(), c.history_ratio.unwrap_or(f64::NAN)))
+                    .collect(),
             })
         }
         Err(why) => BaselineVerdict::NotCompared(why.clone()),
@@ -56,7 +62,7 @@ pub(crate) fn counts_text(v: &VerdictCounts) -> String {
         (v.not_comparable, "not comparable"),
         (v.insufficient_history, "too little history"),
     ];
-    let mut shown: Vec<String> = v.shifts.iter().map(|s| format!("{s} overall")).collect();
+    let mut shown: Vec<String> = v.shifts.clone();
     shown.extend(parts.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")));
     if shown.is_empty() {
         "no cases".to_string()

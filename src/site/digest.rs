@@ -64,7 +64,7 @@ impl RunDigest {
 
 /// What the build keeps in memory of every run until the cross-run pages are written: what
 /// orders them, the index's counts, and which sections the run has (for the charts).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct RunCard {
     pub id: String,
     pub timestamp_utc: Option<String>,
@@ -79,7 +79,7 @@ pub(crate) struct RunCard {
 }
 
 /// A run's comparison with its baseline, as the index shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) enum BaselineVerdict {
     /// Not yet compared (only between the per-run and the comparison stages of a build).
     Pending,
@@ -90,7 +90,7 @@ pub(crate) enum BaselineVerdict {
 
 /// How many cases got each verdict against `baseline` and its history, and the run-wide
 /// shifts beyond the noise (sentences; `regression` when a case or a family is slower).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct VerdictCounts {
     pub baseline: String,
     pub slower: usize,
@@ -100,6 +100,8 @@ pub(crate) struct VerdictCounts {
     pub insufficient_history: usize,
     pub shifts: Vec<String>,
     pub regression: bool,
+    /// The slower cases: (case key, cost against the history's median).
+    pub slower_cases: Vec<(String, f64)>,
 }
 
 impl RunCard {

@@ -11,6 +11,7 @@ pub(crate) mod budget;
 pub(crate) mod chart;
 pub(crate) mod digest;
 pub(crate) mod evidence;
+pub(crate) mod history_view;
 pub(crate) mod host_views;
 pub(crate) mod hosts_block;
 pub(crate) mod index_page;

@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 mod comparisons;
+mod histories;
 
 #[derive(Debug, Clone)]
 pub(crate) struct BuildOptions {
@@ -145,7 +146,10 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     stages.time("compare with baselines", || {
         comparisons::compare_runs(&mut results, &plan, &context, &|id| digests.get(id))
     })?;
-    let shared_files = stages.time("cross-run pages", || write_cross_run(&results, &digests, &context, options))?;
+    let history_files =
+        stages.time("history pages", || histories::write(&results, &|id| digests.get(id), context.staging))?;
+    let shared_files =
+        history_files + stages.time("cross-run pages", || write_cross_run(&results, &digests, &context, options))?;
     stages.time("commit", || commit(staging, options))?;
     stages.time("update cache", || update_cache(cache.as_ref(), &results, cross_key, &lock))?;
     Ok(stages.finish(&folders, &results, shared_files, options.page_size))
