@@ -70,12 +70,15 @@ impl Beneath {
         Beneath { root, rel: rel.into() }
     }
 
-    /// A file the user named directly (`inspect FILE`): beneath its resolved parent folder, so
-    /// only its own name is walked.
+    /// A file the user named directly (`inspect FILE`): the path is resolved first (the user's
+    /// own symlinks are followed, as they named it), then opened beneath its folder, so only
+    /// its own name is walked.
     pub(crate) fn file(path: &Path) -> io::Result<Beneath> {
-        let name = path.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
-        let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        Ok(Beneath { root: parent.canonicalize()?.into(), rel: PathBuf::from(name) })
+        let real = path.canonicalize()?;
+        let not_a_file = || io::Error::new(io::ErrorKind::InvalidInput, "not a regular file; not read");
+        let name = real.file_name().ok_or_else(not_a_file)?;
+        let parent = real.parent().ok_or_else(not_a_file)?;
+        Ok(Beneath { root: parent.into(), rel: PathBuf::from(name) })
     }
 }
 
@@ -536,6 +539,9 @@ mod tests {
             assert!(!error.to_string().contains("MARKER"), "{rel}: {error}");
         }
         assert!(read("r4/artifacts/a.txt").unwrap_err().to_string().contains("outside the runs folder"));
+        // A file the user names is read through their own symlinks (`inspect LINK`).
+        std::os::unix::fs::symlink(outside.join("a.txt"), dir.path().join("named.txt")).unwrap();
+        assert_eq!(read_all(&at(&dir.path().join("named.txt")), 1 << 20).unwrap(), b"MARKER");
         // The fallback walk alone (a kernel without openat2) gives the same answers.
         let root_fd = File::open(&*root).unwrap();
         let walk = |rel: &str| walk_beneath(root_fd.as_fd(), &root, Path::new(rel)).map(File::from);
