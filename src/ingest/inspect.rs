@@ -106,7 +106,8 @@ fn decide(
         return Ok((by_name, name_reason, None));
     }
     let mut head = Vec::new();
-    input::open(path, limits.log)
+    input::Beneath::file(path)
+        .and_then(|at| input::open(&at, limits.log))
         .and_then(|reader| reader.take(SNIFF_BYTES).read_to_end(&mut head))
         .with_context(|| format!("cannot read {label}"))?;
     let seen = sniff(&head);
@@ -185,20 +186,24 @@ fn is_table_row(line: &[u8]) -> bool {
 
 /// Reads the file as `kind`: the JSON document and whether it had errors.
 fn read(path: &Path, label: &str, kind: InputKind, limits: input::Limits) -> anyhow::Result<(Value, bool)> {
-    let read_all = || input::read_all(path, limits.file).with_context(|| format!("cannot read {label}"));
+    let at = input::Beneath::file(path).with_context(|| format!("cannot read {label}"))?;
+    let read_all = || input::read_all(&at, limits.file).with_context(|| format!("cannot read {label}"));
     let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
     let parse_error = |kind: &str, e: ParseError| {
         (json!({"file": label, "kind": kind, "error": {"line": e.line, "message": e.message}}), true)
     };
     let document = match kind {
         InputKind::InspectorDump => {
-            let (records, error) = parse::inspector::parse_inspector(&read_all()?);
-            let error = error.map(|e| json!({"line": e.line, "message": e.message}));
+            let dump = parse::inspector::parse_inspector(&read_all()?);
+            let error = dump.error.map(|e| json!({"line": e.line, "message": e.message}));
+            let left_out: Vec<Value> =
+                dump.left_out.iter().map(|w| json!({"line": w.line, "message": w.message})).collect();
             let failed = error.is_some();
-            return Ok((json!({"file": label, "kind": "nccl_inspector", "records": records, "error": error}), failed));
+            let document = json!({"file": label, "kind": "nccl_inspector", "records": dump.records, "left_out": left_out, "error": error});
+            return Ok((document, failed));
         }
         InputKind::NcclLog => {
-            let reader = input::open(path, limits.log).with_context(|| format!("cannot open {label}"))?;
+            let reader = input::open(&at, limits.log).with_context(|| format!("cannot open {label}"))?;
             let name = input::logical_name(path);
             let facts = parse::nccl_log::scan_log(reader, &name).with_context(|| format!("cannot read {label}"))?;
             nccl_log_json(label, facts)

@@ -7,6 +7,7 @@ use crate::analysis::summarize::RunSummary;
 use crate::core::diag::Severity;
 use crate::core::format::{agree, bytes_about, count, gbs, grouped, utc_second};
 use crate::core::model::nccl_log::NcclLogFacts;
+use crate::site::budget::{self, Budget};
 use crate::site::evidence::run_statements;
 use crate::site::hosts_block;
 use crate::site::inspector_block::inspector_block;
@@ -16,7 +17,7 @@ use crate::site::sections::{Section, Source};
 use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
 
 pub(crate) fn build(run: &RunSummary, digest: &RunOverview, site_notes: Option<&str>) -> RunPage {
-    let mut blocks = vec![diagnostics_block(run), run_comparison::configuration_block(digest)];
+    let mut blocks = vec![run_comparison::configuration_block(digest)];
     let one = [(digest, String::new())];
     let mut perf_shown = false;
     for &section in Section::ALL {
@@ -63,7 +64,14 @@ pub(crate) fn build(run: &RunSummary, digest: &RunOverview, site_notes: Option<&
     blocks.extend(inspector_block(run));
     blocks.push(manifest_block(run));
     blocks.push(artifacts_block(run));
-    blocks.push(files_block(run, &digest.outputs, &blocks));
+    // The budget is applied before the file list is made, which links only the charts drawn;
+    // the file list has its own (every table count is within it).
+    let mut facts = facts(run);
+    let mut cuts = budget::apply(&mut blocks, &mut facts, &Budget::DEFAULT);
+    let mut files = [files_block(run, &digest.outputs, &blocks)];
+    cuts.extend(budget::apply(&mut files, &mut Vec::new(), &Budget { tables: usize::MAX, ..Budget::DEFAULT }));
+    blocks.extend(files);
+    blocks.insert(0, diagnostics_block(run, &cuts));
 
     let mut notes = Vec::new();
     if let Some(text) = &run.raw.notes {
@@ -75,7 +83,7 @@ pub(crate) fn build(run: &RunSummary, digest: &RunOverview, site_notes: Option<&
     RunPage {
         id: run.raw.id.clone(),
         status: run.status.as_str(),
-        facts: facts(run),
+        facts,
         blocks,
         evidence: Evidence { statements: run_statements(&digest.facts), notes },
         downloads: digest.outputs.iter().map(|name| Link { text: name.clone(), href: name.clone() }).collect(),
@@ -111,7 +119,8 @@ fn facts(run: &RunSummary) -> Facts {
     facts
 }
 
-fn diagnostics_block(run: &RunSummary) -> Block {
+/// The run's diagnostics, then a warning for each output budget the page hit (`budget`).
+fn diagnostics_block(run: &RunSummary, cuts: &[String]) -> Block {
     let mut table = Table::new(
         "Diagnostics: failures make a run failed, unreadable inputs make it invalid",
         &[("severity", false), ("code", false), ("file", false), ("line", true), ("message", false)],
@@ -128,6 +137,15 @@ fn diagnostics_block(run: &RunSummary) -> Block {
             Cell::text(d.file.clone()),
             Cell::text(d.line.map(|l| l.to_string()).unwrap_or_default()),
             Cell::text(d.message.clone()),
+        ]);
+    }
+    for cut in cuts {
+        table.push(vec![
+            Cell { text: "warning".into(), href: None, class: "warning" },
+            Cell::text(crate::core::diag::Code::OutputBudget.to_string()),
+            Cell::text("(this page)"),
+            Cell::text(""),
+            Cell::text(format!("output budget: {cut}")),
         ]);
     }
     let mut intro = Vec::new();

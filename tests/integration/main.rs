@@ -15,6 +15,7 @@ mod nccl_facts;
 mod nccl_perf;
 mod pipeline;
 mod publish_safety;
+mod reliability;
 mod runs_json;
 mod safe_write;
 mod seed_quirks;
