@@ -6,6 +6,7 @@ use crate::cli::args::{Cli, CollectArgs, Command, CompareArgs, LauncherKind};
 use crate::collect::multinode::Rendezvous;
 use crate::collect::slurm::SlurmSettings;
 use crate::collect::{CollectOptions, ImportOptions, Launcher};
+use crate::core::format::terminal_safe;
 use crate::output::publish::PublishOptions;
 use crate::output::serve::ServeOptions;
 use crate::pipeline::BuildOptions;
@@ -80,7 +81,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Inspect(args) => {
-            let (document, had_errors) = crate::ingest::inspect::inspect(&args.file, args.limits.limits())?;
+            let inspected = crate::ingest::inspect::inspect(&args.file, args.kind, args.limits.limits())?;
+            if let Some(note) = &inspected.note {
+                eprintln!("note: {note}");
+            }
+            let (document, had_errors) = (inspected.document, inspected.failed);
             let text = serde_json::to_string_pretty(&document)?;
             // A closed pipe (`inspect FILE | head`) is not an error worth a message.
             if let Err(error) = writeln!(std::io::stdout(), "{text}") {
@@ -150,10 +155,10 @@ fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
     Ok(if report.has_regression(args.accept_drift) { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// `text` with control characters (terminal escape sequences among them) written as Rust
-/// escapes (`\u{1b}`), so that names and messages from runs cannot drive the terminal.
-fn terminal_safe(text: &str) -> String {
-    text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+/// An error as printed by the binary: its whole chain, control characters escaped (an
+/// error may quote a file name or a value from a run).
+pub fn printable_error(error: &anyhow::Error) -> String {
+    terminal_safe(&format!("{error:#}"))
 }
 
 fn collect_launcher(args: &CollectArgs) -> Launcher {

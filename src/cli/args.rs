@@ -94,6 +94,9 @@ pub struct InspectArgs {
     pub file: PathBuf,
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// Read the file as this kind, whatever its name and content say.
+    #[arg(long, value_enum)]
+    pub kind: Option<crate::ingest::inspect::Kind>,
 }
 
 #[derive(Debug, Args)]
@@ -108,7 +111,7 @@ pub struct ServeArgs {
     /// Runs folder to watch and rebuild from (with --watch).
     #[arg(long, default_value = "runs")]
     pub runs: PathBuf,
-    /// Seconds a client may stop reading before its connection is dropped.
+    /// Seconds one response may take, from the connection to its last byte (a deadline).
     #[arg(long, default_value_t = 10, value_parser = positive)]
     pub send_timeout: usize,
     /// Size limits of the rebuilds (with --watch).

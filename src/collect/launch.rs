@@ -24,7 +24,10 @@
 //!   `nccl_inspector=<plugin>`. At one rank NCCL launches no collective kernel: no records.
 //! - `--dry-run` creates nothing and needs neither GPU nor torchrun. It probes `nvidia-smi`
 //!   when present (read-only) and clamps as a real run would; without it the requested world
-//!   sizes are shown unclamped, and it says so.
+//!   sizes are shown unclamped, and it says so. It never runs the nccl-tests binary (not even
+//!   `-h`): its commands are shown with `-J`.
+//! - An `--nccl-tests` path with a control character (a newline would inject a manifest key)
+//!   is refused before anything is created.
 //! - The worker defaults to `suite/worker.py` beside the runs folder (`<runs>/../suite`).
 //! - An interrupted collect (Ctrl-C) leaves `runs/.collect-<id>/`: the build ignores
 //!   dot-folders, and a new collect of that id refuses until it is removed.
@@ -228,7 +231,7 @@ impl LaunchPlan {
         let mut steps: Vec<Step> =
             plan::cases(&world_sizes.sizes).iter().map(|case| plan::torch_step(case, &settings)).collect();
         let (control, nccl_tests, note) =
-            nccl_tests_steps(options.nccl_tests.as_deref(), &world_sizes.sizes, options.cycles);
+            nccl_tests_steps(options.nccl_tests.as_deref(), &world_sizes.sizes, options.cycles, options.dry_run);
         steps.extend(control);
         notes.extend(note);
         let nccl_inspector = options.nccl_inspector.as_deref().map(inspector_plugin).transpose()?;
@@ -254,9 +257,26 @@ impl LaunchPlan {
     }
 }
 
+/// Refuses an nccl-tests path holding a control character: it is recorded in the manifest
+/// (`nccl_tests=<path>`), where a newline would start a key of its own.
+pub(crate) fn check_nccl_tests_path(path: Option<&Path>) -> Result<()> {
+    match path {
+        Some(path) if path.as_os_str().to_string_lossy().chars().any(char::is_control) => bail!(
+            "--nccl-tests {path:?} holds a control character (a newline would start a manifest line); nothing was created"
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// The nccl-tests control, one step per world size (ascending, as the seed), with the
-/// manifest's `nccl_tests=` value and a note for the user.
-fn nccl_tests_steps(option: Option<&Path>, world_sizes: &[u32], cycles: u32) -> (Vec<Step>, String, Option<String>) {
+/// manifest's `nccl_tests=` value and a note for the user. A dry run runs nothing, not even
+/// `-h`: it shows the commands as with JSON support (`-J`).
+fn nccl_tests_steps(
+    option: Option<&Path>,
+    world_sizes: &[u32],
+    cycles: u32,
+    dry_run: bool,
+) -> (Vec<Step>, String, Option<String>) {
     let binary = match nccl_tests_binary(option) {
         Ok(binary) => binary,
         Err(why) => {
@@ -264,7 +284,7 @@ fn nccl_tests_steps(option: Option<&Path>, world_sizes: &[u32], cycles: u32) -> 
             return (Vec::new(), format!("not run: {why}"), Some(note));
         }
     };
-    let json = probe::nccl_tests_supports_json(&binary);
+    let json = dry_run || probe::nccl_tests_supports_json(&binary);
     let name = binary.display().to_string();
     let mut ascending = world_sizes.to_vec();
     ascending.sort_unstable();
@@ -293,8 +313,8 @@ fn inspector_plugin(path: &Path) -> Result<PathBuf> {
     fs::canonicalize(path).with_context(|| format!("cannot resolve {}", path.display()))
 }
 
-/// Prints what a real run would do; creates and runs nothing (only `nvidia-smi` and
-/// `all_reduce_perf -h` are asked, when present).
+/// Prints what a real run would do; creates and runs nothing (only `nvidia-smi` is asked,
+/// when present; the nccl-tests binary is not run at all).
 fn dry_run(options: &CollectOptions, folders: &Folders) -> Result<()> {
     let worker = worker_path(options);
     let gpus = probe::probe_gpus();

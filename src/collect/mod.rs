@@ -64,6 +64,7 @@ pub enum Launcher {
 /// folders (`gather`), Slurm writes a batch script (`sbatch`), `--finish` completes a
 /// multi-node run (`finish`); anything else collects on this machine (`launch`).
 pub fn collect(options: &CollectOptions) -> anyhow::Result<()> {
+    launch::check_nccl_tests_path(options.nccl_tests.as_deref())?;
     match &options.launcher {
         Launcher::Local => {}
         Launcher::Torchrun(rendezvous) => {

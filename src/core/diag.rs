@@ -46,6 +46,8 @@ pub enum Code {
     NcclTestsLine = 203,
     /// A malformed object in an NCCL Inspector dump.
     InspectorObject = 204,
+    /// An NCCL Inspector record out of range (negative time, absurd bandwidth): left out.
+    InspectorValue = 205,
     /// A per-rank contract row says `correct=False`.
     ContractFailed = 301,
     /// nccl-tests counted wrong values.
@@ -86,11 +88,13 @@ pub enum Code {
     ArchivedUnmatched = 340,
     /// An archived seed output differs from the recomputed one.
     ArchivedDiffers = 341,
+    /// A run page hit an output budget (tables, rows, charts, inline text): it shows less.
+    OutputBudget = 501,
 }
 
 impl Code {
     /// Every code, in number order.
-    pub const ALL: [Code; 29] = [
+    pub const ALL: [Code; 31] = [
         Code::CannotRead,
         Code::SymlinkOutside,
         Code::FolderForFile,
@@ -100,6 +104,7 @@ impl Code {
         Code::NoDataRows,
         Code::NcclTestsLine,
         Code::InspectorObject,
+        Code::InspectorValue,
         Code::ContractFailed,
         Code::NcclTestsWrong,
         Code::NcclTestsOutOfBounds,
@@ -120,6 +125,7 @@ impl Code {
         Code::NoDirectMode,
         Code::ArchivedUnmatched,
         Code::ArchivedDiffers,
+        Code::OutputBudget,
     ];
 
     /// `NR101`.

@@ -149,13 +149,19 @@ fn load_nccl_tests(run: &RunDir, limits: Limits, raw: &mut RawRun) {
 }
 
 /// The Inspector dumps, grouped by case folder (in the walk's sorted order). A malformed
-/// object is a warning naming its file and line; the records before it are kept.
+/// object is a warning naming its file and line; the records before it are kept. A record
+/// whose time or bandwidth is out of range is left out with a warning naming its line.
 fn load_inspector(run: &RunDir, limits: Limits, raw: &mut RawRun) {
     for (case, file) in &run.files.inspector {
-        let Some((records, error)) = read(file, limits, &mut raw.diagnostics, parse::inspector::parse_inspector) else {
+        let Some(dump) = read(file, limits, &mut raw.diagnostics, parse::inspector::parse_inspector) else {
             continue;
         };
-        if let Some(error) = error {
+        for warning in &dump.left_out {
+            let message = format!("NCCL Inspector dump: {}", warning.message);
+            raw.diagnostics.push(Diagnostic::warning(Code::InspectorValue, &file.rel, warning.line, message));
+        }
+        let records = dump.records;
+        if let Some(error) = dump.error {
             let message = format!("NCCL Inspector dump: {}; the records before it are kept", error.message);
             raw.diagnostics.push(Diagnostic::warning(Code::InspectorObject, &file.rel, error.line, message));
         }
@@ -194,7 +200,7 @@ pub fn load_logs(run: &RunDir, limits: Limits) -> LogScan {
     }
     let mut facts = NcclLogFacts::default();
     for file in &run.files.nccl_logs {
-        let result = input::open(&file.path, limits.log)
+        let result = input::open(&file.at, limits.log)
             .and_then(|reader| parse::nccl_log::scan_log(reader, &file.rel))
             .map_err(|e| cannot_read(file, e));
         match result {
@@ -223,7 +229,7 @@ fn contents<T>(file: &FileRef, limits: Limits, use_bytes: impl FnOnce(&[u8]) -> 
 
 /// `contents` with a size limit of its own.
 fn contents_within<T>(file: &FileRef, limit: u64, use_bytes: impl FnOnce(&[u8]) -> T) -> Result<T, Diagnostic> {
-    input::with_contents(&file.path, file.stamp.len, limit, use_bytes).map_err(|e| cannot_read(file, e))
+    input::with_contents(&file.at, file.stamp.len, limit, use_bytes).map_err(|e| cannot_read(file, e))
 }
 
 fn cannot_read(file: &FileRef, error: std::io::Error) -> Diagnostic {

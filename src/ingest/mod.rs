@@ -4,6 +4,6 @@ pub(crate) mod archived;
 pub mod find;
 pub mod input;
 pub mod input_kind;
-pub(crate) mod inspect;
+pub mod inspect;
 pub mod load;
 pub(crate) mod parse;

@@ -21,6 +21,7 @@
 
 use crate::analysis::overview::RunOverview;
 use crate::ingest::find::{FileRef, FileStamp, RunDir};
+use crate::ingest::input::Beneath;
 use crate::pipeline::out_dir;
 use crate::pipeline::write::Staging;
 use crate::render::OutputFile;
@@ -107,9 +108,9 @@ impl Cache {
         read_json(&self.entry_dir(run_id).join("entry.json"))
     }
 
-    /// The digest stored with a run's entry.
+    /// The digest stored with a run's entry, if its content hash still matches.
     pub(crate) fn digest(&self, run_id: &str) -> Option<RunOverview> {
-        read_json(&self.digest_path(run_id))
+        read_checked(&self.digest_path(run_id))
     }
 
     fn digest_path(&self, run_id: &str) -> PathBuf {
@@ -128,12 +129,22 @@ impl Cache {
         let mut hasher = Xxh3::new();
         hasher.update(self.context.as_bytes());
         hasher.update(run.id.as_bytes());
+        // Listing diagnostics (symlinks not followed, FIFOs, `.gz` twins) change a run's page
+        // without changing any of its files.
+        for diagnostic in &run.diagnostics {
+            hasher.update(diagnostic.to_string().as_bytes());
+            hasher.update(&[0]);
+        }
+        let logs: std::collections::HashSet<&str> = run.files.nccl_logs.iter().map(|f| f.rel.as_str()).collect();
+        let limits = crate::ingest::input::limits();
         let mut stamps = Vec::with_capacity(files.len());
         for file in files {
             let known = previous.and_then(|e| e.stamps.iter().find(|s| s.rel == file.rel));
+            let limit = if logs.contains(file.rel.as_str()) { limits.log } else { limits.file };
             let hash = match known {
                 Some(old) if old.stamp == file.stamp => old.hash.clone(),
-                _ => hash_input(&file.path).map_err(|error| (file.rel.clone(), error))?,
+                _ if beyond_reading(file.stamp.len, limit) => stamp_hash(&file.stamp),
+                _ => hash_input(&file.at).map_err(|error| (file.rel.clone(), error))?,
             };
             hasher.update(file.rel.as_bytes());
             hasher.update(&[0]);
@@ -283,6 +294,24 @@ fn read_json<T: DeserializeOwned>(path: &Path) -> Option<T> {
     serde_json::from_slice(&fs::read(path).ok()?).ok()
 }
 
+/// A JSON file written by `write_checked`: `None` when missing, unreadable, or when its bytes
+/// no longer have the content hash written before them (an edited digit is not trusted).
+fn read_checked<T: DeserializeOwned>(path: &Path) -> Option<T> {
+    let bytes = fs::read(path).ok()?;
+    let newline = bytes.iter().position(|&b| b == b'\n')?;
+    let (hash, json) = (&bytes[..newline], &bytes[newline + 1..]);
+    (hash == hash_bytes(json).as_bytes()).then(|| serde_json::from_slice(json).ok()).flatten()
+}
+
+/// Writes `value` as JSON after a line holding the content hash of that JSON.
+fn write_checked(path: &Path, value: &impl Serialize) -> io::Result<()> {
+    let json = serde_json::to_vec(value).map_err(io::Error::other)?;
+    let mut bytes = hash_bytes(&json).into_bytes();
+    bytes.push(b'\n');
+    bytes.extend_from_slice(&json);
+    fs::write(path, bytes)
+}
+
 fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
     fs::write(path, serde_json::to_vec(value).map_err(io::Error::other)?)
 }
@@ -308,16 +337,30 @@ fn hash_bytes(bytes: &[u8]) -> String {
     format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
 }
 
+/// Whether a stored file of `len` bytes is too large to be read whole under `limit`: a plain
+/// file over the limit is refused from its size, and deflate never grows data by a 16th, so a
+/// `.gz` that large holds more than the limit. Such a file's content cannot reach the site.
+fn beyond_reading(len: u64, limit: u64) -> bool {
+    len > limit.saturating_add(limit / 16).saturating_add(4096)
+}
+
+/// The key part of a file too large to be read (`beyond_reading`): its stamp (size,
+/// modification and change times, inode), not its content, so a 20 GB artifact costs no read.
+fn stamp_hash(stamp: &FileStamp) -> String {
+    let text = format!("stamp {} {} {} {}", stamp.len, stamp.mtime_ns, stamp.ctime_ns, stamp.inode);
+    format!("stamp-{}", hash_bytes(text.as_bytes()))
+}
+
 /// The content hash of a run's input file, opened like every other input read
 /// (`input::open_regular`: a regular file only, never a FIFO or device). For tests of a build meeting an unreadable file
 /// when run as root (who can read a `chmod 000` file), `NCCL_REPORT_TEST_UNREADABLE` names a
 /// file name that this step then fails to read, as `chmod 000` would make it fail.
-fn hash_input(path: &Path) -> io::Result<String> {
+fn hash_input(at: &Beneath) -> io::Result<String> {
     let refused = std::env::var_os("NCCL_REPORT_TEST_UNREADABLE");
-    if refused.is_some_and(|name| path.file_name() == Some(name.as_os_str())) {
+    if refused.is_some_and(|name| at.rel.file_name() == Some(name.as_os_str())) {
         return Err(io::Error::from(io::ErrorKind::PermissionDenied));
     }
-    hash_reader(crate::ingest::input::open_regular(path)?)
+    hash_reader(crate::ingest::input::open_regular(at)?)
 }
 
 /// xxh3-128 of a file's stored bytes (the tool binary, the cache's own files).
@@ -362,14 +405,14 @@ impl DigestStore<'_> {
             }
             DigestStore::Temporary(dir) => dir.path().join(format!("{}.json", digest.id)),
         };
-        write_json(&path, digest)
+        write_checked(&path, digest)
     }
 
     /// A run's digest; `None` when it is missing or unreadable (the caller recomputes it).
     pub(crate) fn get(&self, run_id: &str) -> Option<RunOverview> {
         match self {
             DigestStore::Cache(cache) => cache.digest(run_id),
-            DigestStore::Temporary(dir) => read_json(&dir.path().join(format!("{run_id}.json"))),
+            DigestStore::Temporary(dir) => read_checked(&dir.path().join(format!("{run_id}.json"))),
         }
     }
 }

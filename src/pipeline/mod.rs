@@ -117,7 +117,15 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let mut stages = Stages::start();
     stages.time("validate", || validate(options))?;
     let folders = stages.time("find", || find_runs(options))?;
-    let site_notes = stages.time("read site notes", || read_site_notes(options));
+    if folders.runs.is_empty() {
+        anyhow::bail!(
+            "no runs in {} (a run is a folder holding manifest.txt or raw/; {} other entries skipped); nothing to build",
+            options.runs.display(),
+            folders.skipped.len()
+        );
+    }
+    let (site_notes, notes_problems) = stages.time("read site notes", || read_site_notes(options));
+    stages.report.problems.extend(notes_problems);
     let lock = stages.time("lock", || OutputLock::acquire(&options.out))?;
     let cache = stages.time("open cache", || open_cache(options, &lock, site_notes.as_deref()))?;
     let staging = stages.time("begin staging", || begin_staging(options, &lock))?;
@@ -588,15 +596,32 @@ pub(crate) fn export_run(mut summary: RunSummary) -> (RunSummary, Vec<(&'static 
     (summary, seed_files)
 }
 
-/// `runs/NOTES.md`, unless it is a symlink leading outside the runs folder (then not read at
-/// all), not a regular file or larger than the notes limit.
-fn read_site_notes(options: &BuildOptions) -> Option<String> {
-    let path = options.runs.join("NOTES.md");
-    let root = options.runs.canonicalize().ok()?;
-    crate::ingest::find::stays_inside(&path, &root)
-        .then(|| input::read_all(&path, options.limits.notes).ok())
-        .flatten()
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
+/// `runs/NOTES.md`, read beneath the runs folder like every run input (a symlink leading
+/// outside it is not read); `runs/NOTES.md.gz` is its compressed twin, read when there is no
+/// plain file (both: the plain one, with a warning naming both). Anything that keeps the
+/// notes off the site (a FIFO, over the notes limit, unreadable) is a line of the build
+/// summary naming the file and why.
+fn read_site_notes(options: &BuildOptions) -> (Option<String>, Vec<String>) {
+    let mut problems = Vec::new();
+    let Ok(root) = options.runs.canonicalize() else { return (None, problems) };
+    let root: std::sync::Arc<std::path::Path> = root.into();
+    let present = |name: &str| std::fs::symlink_metadata(root.join(name)).is_ok();
+    let name = match (present("NOTES.md"), present("NOTES.md.gz")) {
+        (false, false) => return (None, problems),
+        (true, true) => {
+            problems.push("warning: runs/NOTES.md: both NOTES.md and NOTES.md.gz present; only NOTES.md read".into());
+            "NOTES.md"
+        }
+        (true, false) => "NOTES.md",
+        (false, true) => "NOTES.md.gz",
+    };
+    match input::read_all(&input::Beneath::new(root, name), options.limits.notes) {
+        Ok(bytes) => (Some(String::from_utf8_lossy(&bytes).into_owned()), problems),
+        Err(error) => {
+            problems.push(format!("warning: runs/{name}: cannot read: {error}; the site has no site-wide notes"));
+            (None, problems)
+        }
+    }
 }
 
 /// One line for a run that is not ok: id, status and its worst diagnostic.

@@ -7,6 +7,7 @@
 
 pub(crate) mod alt_text;
 pub(crate) mod baseline_view;
+pub(crate) mod budget;
 pub(crate) mod card;
 pub(crate) mod chart;
 pub(crate) mod evidence;

@@ -36,6 +36,7 @@ fn configuration_figures(
         let label = &runs[0].0.configuration;
         for mut spec in section.charts(&runs, &format!("cfg{}-", n + 1)) {
             spec.description = format!("Configuration {label}. {}", spec.description);
+            crate::site::budget::drop_dots(&mut spec, crate::site::budget::Budget::DEFAULT.samples);
             let (svg_href, csv_href) = paths::chart_files(&spec.id);
             figures.push(Figure { svg_href, csv_href, dir: paths::SECTION_CHARTS.into(), spec });
         }

@@ -1,8 +1,9 @@
 //! Derives the facts a run states about itself (`model::facts::RunFacts`), for the index and
 //! `runs.json`: hardware from the nvidia-smi artifacts (the seed's manifest hard-codes its
 //! `gpu=` line), software versions from the NCCL logs and the manifest, world sizes from the
-//! rows. Disagreements become warnings; a fact the run does not state stays `None`.
+//! rows, the nodes from the artifacts and the logs. Disagreements become warnings; a fact the run does not state stays `None`.
 
+use crate::analysis::nccl_perf::log_facts::cuda_driver;
 use crate::core::diag::{Code, Diagnostic};
 use crate::core::model::facts::{HostGpus, RunFacts};
 use crate::core::model::run::RawRun;
@@ -83,7 +84,23 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
         facts.hosts = raw.hosts.iter().map(|h| HostGpus { host: h.host.clone(), gpus: h.gpus.len() as u64 }).collect();
         facts.gpu_count = Some(raw.hosts.iter().map(|h| h.gpus.len() as u64).sum());
     }
+    facts.nodes = nodes(raw);
+    facts.cuda_driver = raw.nccl_log.as_ref().and_then(|l| l.cuda_driver_versions.first()).map(|v| cuda_driver(v));
     facts
+}
+
+/// The most nodes any source names: the artifacts' hosts (one machine's `artifacts/` is one
+/// node), the NCCL logs' `nNodes`, the hosts their lines name.
+fn nodes(raw: &RawRun) -> Option<u64> {
+    let artifacts = match (raw.hosts.len(), raw.gpus.is_empty()) {
+        (0, true) => None,
+        (0, false) => Some(1),
+        (hosts, _) => Some(hosts as u64),
+    };
+    let log = raw.nccl_log.as_ref();
+    let log_nodes = log.and_then(|l| l.nnodes.iter().max().copied());
+    let log_hosts = log.map(|l| l.files_by_host.len() as u64).filter(|&n| n > 0);
+    [artifacts, log_nodes, log_hosts].into_iter().flatten().max()
 }
 
 /// The manifest's `key` as a whole number; otherwise a warning and `None` (the fact is not
