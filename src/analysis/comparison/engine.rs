@@ -169,8 +169,8 @@ fn log_cost(value: f64, higher_is_better: bool) -> Option<f64> {
     (value.is_finite() && value > 0.0).then(|| if higher_is_better { -value.ln() } else { value.ln() })
 }
 
-/// A case judged against its history: (the case's index in the results, its log cost, the
-/// centre of its history), for the family shifts.
+/// A case judged against its history, for the family shifts: its family and key, which way is
+/// better, its log cost `x` and the centre of its history's log costs.
 struct Judged {
     family: Family,
     key: String,
