@@ -17,6 +17,8 @@ pub mod rule;
 pub mod samples;
 #[cfg(test)]
 mod simulation_tests;
+#[cfg(test)]
+mod test_rng;
 
 use crate::analysis::summarize::{RunStatus, RunSummary};
 use anyhow::bail;

@@ -8,6 +8,7 @@
 use super::engine::{compare, Context, Verdict};
 use super::history::medians;
 use super::samples::{CaseSamples, Family};
+use super::test_rng::Rng;
 use std::collections::BTreeMap;
 
 const TRIALS: usize = 200;
@@ -17,23 +18,6 @@ const HISTORY: usize = 10;
 const BETWEEN: f64 = 0.05;
 const WITHIN: f64 = 0.01;
 const EVENT_STEP_US: f64 = 0.032;
-
-/// SplitMix64 with Box-Muller normals (test-only: rates, not bits, are asserted).
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        (((z ^ (z >> 31)) >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-
-    fn normal(&mut self) -> f64 {
-        (-2.0 * self.uniform().ln()).sqrt() * (std::f64::consts::TAU * self.uniform()).cos()
-    }
-}
 
 /// One run: case i at level `3.1 us x (i + 1)` times `factor(i)`; even cases device-side
 /// (quantized), odd ones host-side.
