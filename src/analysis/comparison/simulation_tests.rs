@@ -210,3 +210,20 @@ fn timer_steps_are_seen_in_quantized_values_only() {
     assert_eq!(super::engine::timer_step([3.1, 3.1713, 3.3002, 3.2511].into_iter()), None);
     assert_eq!(super::engine::timer_step([3.1, 3.1].into_iter()), None, "one distinct value tells nothing");
 }
+
+#[test]
+fn the_history_starts_after_its_last_change_point() {
+    let mut rng = Rng(10);
+    let level = |factor: f64, rng: &mut Rng| run(rng, |_| factor);
+    let runs: Vec<Vec<CaseSamples>> = (0..12).map(|i| level(if i < 6 { 1.0 } else { 2.0 }, &mut rng)).collect();
+    let history: Vec<BTreeMap<String, f64>> = runs.iter().map(|r| medians(r)).collect();
+    let cand = level(2.0, &mut rng);
+    let outcome = compare(&runs[11], &cand, &Context { key_differences: Vec::new(), history });
+    let judged: Vec<_> = outcome.cases.iter().filter(|c| c.verdict != Verdict::InsufficientHistory).collect();
+    assert!(!judged.is_empty());
+    // Mixing both regimes would put the floor near 4x (a spread of half a 2x step); six runs
+    // of one regime with a 5 % spread keep it under 2x.
+    let mixed_floor = judged.iter().filter(|c| c.effect_floor > 1.0).count();
+    assert_eq!(mixed_floor, 0, "no case keeps the runs before its 2x step as noise");
+    assert!(judged.iter().all(|c| c.history_runs <= 6), "only the runs after the step");
+}
