@@ -3,11 +3,12 @@
 //! (`compare/<base>..<cand>.html`) and the index's verdict cell. Uses `comparison` and the
 //! site's view types; computes nothing.
 
-use crate::analysis::comparison::engine::{CaseResult, Verdict};
+use crate::analysis::comparison::engine::CaseResult;
 use crate::analysis::comparison::Report;
-use crate::core::format::pct2;
+use crate::core::format::{count, pct2};
 use crate::site::digest::{BaselineVerdict, VerdictCounts};
 use crate::site::paths;
+use crate::site::verdict_look::{look, run_look};
 use crate::site::view::{Block, Cell, Column, ComparePage, Link, Table};
 
 /// Id of the run page's comparison block (its anchor).
@@ -26,14 +27,12 @@ pub(crate) struct RunComparison<'a> {
 pub(crate) fn verdict(outcome: &Result<&Report, String>) -> BaselineVerdict {
     match outcome {
         Ok(report) => {
-            let count = |v: Verdict| report.counts.get(v.as_str()).copied().unwrap_or(0);
+            let mut counts: Vec<(String, usize)> =
+                report.counts.iter().filter(|(_, n)| **n > 0).map(|(v, n)| (v.to_string(), *n)).collect();
+            counts.sort_by_key(|(v, _)| look(v).rank);
             BaselineVerdict::Compared(VerdictCounts {
                 baseline: report.base.id.clone(),
-                slower: count(Verdict::Slower),
-                faster: count(Verdict::Faster),
-                no_change: count(Verdict::NoChange),
-                not_comparable: count(Verdict::NotComparable),
-                too_few_cycles: count(Verdict::TooFewCycles),
+                counts,
                 drift: report.drift.as_ref().map(|d| percent_change(d.ratio)),
             })
         }
@@ -51,16 +50,16 @@ fn percent_change(ratio: f64) -> String {
     }
 }
 
-/// The counts in words, e.g. `1 slower · 37 no evidence of change`.
+/// The counts in words, worst first, e.g. `▲ 1 slower · = 37 no change`.
 pub(crate) fn counts_text(v: &VerdictCounts) -> String {
-    let parts = [
-        (v.slower, "slower"),
-        (v.faster, "faster"),
-        (v.no_change, "no evidence of change"),
-        (v.not_comparable, "not comparable"),
-        (v.too_few_cycles, "too few cycles"),
-    ];
-    let shown: Vec<String> = parts.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")).collect();
+    let shown: Vec<String> = v
+        .counts
+        .iter()
+        .map(|(verdict, n)| {
+            let l = look(verdict);
+            format!("{} {n} {}", l.marker, l.words)
+        })
+        .collect();
     if shown.is_empty() {
         "no cases".to_string()
     } else {
@@ -101,11 +100,11 @@ pub(crate) fn block(c: &RunComparison) -> Block {
             ]);
             tables.push(links);
             let flagged: Vec<&CaseResult> =
-                report.cases.iter().filter(|r| matches!(r.verdict, Verdict::Slower | Verdict::Faster)).collect();
+                worst_first(&report.cases).into_iter().filter(|r| look(r.verdict.as_str()).rank <= 1).collect();
             if flagged.is_empty() {
                 intro.push("No case is flagged slower or faster.".to_string());
             } else {
-                let mut table = cases_table("Flagged cases (slower or faster than the baseline)");
+                let mut table = cases_table("Flagged cases, worst first (slower or faster than the baseline)");
                 for case in flagged {
                     table.push(case_row(case));
                 }
@@ -154,9 +153,9 @@ pub(crate) fn compare_page(report: &Report) -> ComparePage {
         }
         tables.push(table);
     }
-    let mut cases = cases_table("Every case (ratio = median candidate / median base, as measured)");
+    let mut cases = cases_table("Every case, worst first (ratio = median candidate / median base, as measured)");
     cases.columns.push(Column { label: "why".into(), numeric: false });
-    for case in &report.cases {
+    for case in worst_first(&report.cases) {
         let mut row = case_row(case);
         row.push(Cell::text(case.reason.clone().unwrap_or_default()));
         cases.push(row);
@@ -195,62 +194,61 @@ fn rule_line() -> String {
     "A case is slower or faster only when it is significant after Benjamini-Hochberg (q ≤ 0.05, Mann-Whitney U on the per-cycle critical-path samples) and its drift-corrected effect, with its whole 95 % bootstrap interval, is at least max(3 %, the noise between repeated runs of the configuration).".to_string()
 }
 
+/// The cases worst first: by verdict (`verdict_look`), then by the size of the change (the
+/// drift-corrected cost ratio's distance from 1, in either direction), then as the report lists
+/// them.
+pub(crate) fn worst_first(cases: &[CaseResult]) -> Vec<&CaseResult> {
+    let mut sorted: Vec<&CaseResult> = cases.iter().collect();
+    let size = |c: &CaseResult| c.corrected_cost_ratio.or(c.cost_ratio).filter(|r| *r > 0.0).map_or(0.0, |r| r.ln().abs());
+    sorted.sort_by(|a, b| {
+        look(a.verdict.as_str()).rank.cmp(&look(b.verdict.as_str()).rank).then(size(b).total_cmp(&size(a)))
+    });
+    sorted
+}
+
+/// Verdict first, then the case, its ratio with the interval and the noise floor; details
+/// after. One card per case on a phone (the verdict on top).
 fn cases_table(caption: &str) -> Table {
     Table::new(
         caption,
         &[
-            ("section", false),
-            ("ranks", true),
-            ("case", false),
-            ("metric", false),
-            ("cycles (base / candidate)", true),
-            ("ratio", true),
-            ("95 % interval", true),
-            ("p", true),
-            ("q", true),
             ("verdict", false),
+            ("case", false),
+            ("ratio (95 % interval)", true),
+            ("noise floor", true),
+            ("cycles base / cand.", true),
+            ("p · q", true),
         ],
     )
+    .with_cards()
 }
 
 fn case_row(c: &CaseResult) -> Vec<Cell> {
-    let opt = |v: Option<f64>| v.map_or_else(|| "n/a".to_string(), |v| format!("{v:.4}"));
-    let p = |v: Option<f64>| v.map_or_else(|| "n/a".to_string(), |v| format!("{v:.2e}"));
-    let verdict = match c.verdict {
-        Verdict::Slower => Cell { text: "slower".into(), href: None, class: "failed" },
-        Verdict::Faster => Cell { text: "faster".into(), href: None, class: "ok" },
-        Verdict::NoChange => Cell::text("no evidence of change"),
-        Verdict::NotComparable => Cell { text: "not comparable".into(), href: None, class: "na" },
-        Verdict::TooFewCycles => Cell { text: "too few cycles".into(), href: None, class: "na" },
-    };
-    let interval = match (c.ci_low, c.ci_high) {
-        (Some(low), Some(high)) => format!("{low:.4} to {high:.4}"),
+    let p = |v: Option<f64>| v.map_or_else(|| "n/a".to_string(), |v| format!("{v:.1e}"));
+    let ratio = match (c.ratio, c.ci_low, c.ci_high) {
+        (Some(r), Some(low), Some(high)) => format!("{r:.3} ({low:.3}–{high:.3})"),
+        (Some(r), _, _) => format!("{r:.3}"),
         _ => "n/a".into(),
     };
     vec![
-        Cell::text(c.section),
-        Cell::text(c.world_size.to_string()),
-        Cell::text(c.case_label()),
-        Cell::text(c.metric),
+        look(c.verdict.as_str()).cell(),
+        Cell { class: "case", ..Cell::text(format!("{} · {} · {} · {}", c.section, count(c.world_size.max(0) as usize, "rank"), c.case_label(), c.metric)) },
+        Cell::text(ratio),
+        Cell::text(pct2(c.effect_floor * 100.0)),
         Cell::text(format!("{} / {}", c.base_cycles, c.candidate_cycles)),
-        Cell::text(opt(c.ratio)),
-        Cell::text(interval),
-        Cell::text(p(c.p)),
-        Cell::text(p(c.q)),
-        verdict,
+        Cell::text(format!("{} · {}", p(c.p), p(c.q))),
     ]
 }
 
-/// The index's cell for a run (links relative to the index page's `root`).
+/// The index's cell for a run (links relative to the index page's `root`): the counts with
+/// the regression colour and marker when a case is slower.
 pub(crate) fn index_cell(root: &str, id: &str, verdict: &BaselineVerdict) -> Cell {
     match verdict {
         BaselineVerdict::Compared(v) => {
-            let mut cell = Cell::link(
-                format!("vs {}: {}", v.baseline, counts_text(v)),
-                paths::compare_link(root, &v.baseline, id),
-            );
-            if v.slower > 0 {
-                cell.class = "failed";
+            let mut cell =
+                Cell::link(format!("vs {}: {}", v.baseline, counts_text(v)), paths::compare_link(root, &v.baseline, id));
+            if let Some(l) = run_look(v.of("slower"), v.of("faster")) {
+                cell.class = l.class;
             }
             cell
         }

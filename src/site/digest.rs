@@ -7,7 +7,7 @@
 use crate::analysis::comparison::key::ConfigKey;
 use crate::analysis::summarize::headline;
 use crate::analysis::summarize::{RunStatus, RunSummary};
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Diagnostic, Severity};
 use crate::core::model::facts::RunFacts;
 use crate::core::model::summary::*;
 use crate::site::sections::Section;
@@ -72,6 +72,10 @@ pub(crate) struct RunCard {
     pub configuration: String,
     /// The comparison with the run's baseline (set by the build's comparison stage).
     pub baseline: BaselineVerdict,
+    /// How many warnings the run's diagnostics hold (a run with warnings is not a plain ok).
+    pub warnings: usize,
+    /// Why a failed or invalid run is so: its worst diagnostic, on one line.
+    pub reason: Option<String>,
 }
 
 /// A run's comparison with its baseline, as the index shows it.
@@ -84,16 +88,20 @@ pub(crate) enum BaselineVerdict {
     NotCompared(String),
 }
 
-/// How many cases got each verdict against `baseline`, and the run-wide drift (as text).
+/// How many cases got each verdict against `baseline` (`(Verdict::as_str(), count)`, worst
+/// first, verdicts without cases left out), and the run-wide drift (as text).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct VerdictCounts {
     pub baseline: String,
-    pub slower: usize,
-    pub faster: usize,
-    pub no_change: usize,
-    pub not_comparable: usize,
-    pub too_few_cycles: usize,
+    pub counts: Vec<(String, usize)>,
     pub drift: Option<String>,
+}
+
+impl VerdictCounts {
+    /// How many cases got `verdict`.
+    pub(crate) fn of(&self, verdict: &str) -> usize {
+        self.counts.iter().find(|(v, _)| v == verdict).map_or(0, |(_, n)| *n)
+    }
 }
 
 impl RunCard {
@@ -107,11 +115,28 @@ impl RunCard {
             configuration_key: ConfigKey::from_parts(&run.configuration_key).text(),
             configuration: run.configuration.clone(),
             baseline: BaselineVerdict::Pending,
+            warnings: run.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count(),
+            reason: (run.status != RunStatus::Ok)
+                .then(|| run.diagnostics.iter().max_by_key(|d| d.severity).map(one_line))
+                .flatten(),
         }
     }
 
     pub(crate) fn has(&self, section: Section) -> bool {
         self.sections & 1 << section.index() != 0
+    }
+}
+
+/// A diagnostic as one line of at most 160 characters (`file:line: message`).
+fn one_line(d: &Diagnostic) -> String {
+    let text = match d.line {
+        Some(line) => format!("{}:{line}: {}", d.file, d.message),
+        None => format!("{}: {}", d.file, d.message),
+    };
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match text.char_indices().nth(159) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
     }
 }
 

@@ -24,6 +24,7 @@ pub(crate) mod runs_json;
 pub(crate) mod section_pages;
 pub(crate) mod sections;
 pub(crate) mod spread;
+pub(crate) mod verdict_look;
 pub(crate) mod view;
 
 use digest::{RunCard, RunDigest};

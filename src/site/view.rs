@@ -10,6 +10,8 @@ pub(crate) struct Table {
     pub rows: Vec<Vec<Cell>>,
     /// The first cell of each row names the row (a run, a key, a file): `<th scope="row">`.
     pub row_headers: bool,
+    /// On a phone, one card per row (cells labelled from their column), first cell on top.
+    pub cards: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -23,7 +25,8 @@ pub(crate) struct Column {
 pub(crate) struct Cell {
     pub text: String,
     pub href: Option<String>,
-    /// Extra CSS class: `ok`, `failed`, `invalid`, `warning`, or empty.
+    /// Extra CSS class: `ok`, `failed`, `invalid`, `warning`, a verdict's (`verdict_look`), or
+    /// empty.
     pub class: &'static str,
 }
 
@@ -37,7 +40,13 @@ impl Table {
                 .collect(),
             rows: Vec::new(),
             row_headers: false,
+            cards: false,
         }
+    }
+
+    /// The table shown as one card per row on a phone.
+    pub(crate) fn with_cards(self) -> Self {
+        Table { cards: true, ..self }
     }
 
     /// The table with its first column as the rows' headers.
@@ -140,6 +149,17 @@ pub(crate) struct Pager {
     pub pages: Vec<(Link, bool)>,
 }
 
+/// One line of the index's "needs attention" list: `2 runs with slower cases: a, b`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Attention {
+    /// The verdict's or status's CSS class (`verdict_look`).
+    pub class: &'static str,
+    pub text: String,
+    /// The first runs concerned, newest first, and how many more there are.
+    pub runs: Vec<Link>,
+    pub more: usize,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct IndexPage {
     /// `""` on `index.html`, `"../"` on `pages/<k>.html`.
@@ -148,6 +168,9 @@ pub(crate) struct IndexPage {
     pub runs: Table,
     pub sections: Vec<Link>,
     pub counts: String,
+    /// What needs attention (slower runs, failed runs, warnings), worst first; empty when
+    /// nothing does.
+    pub attention: Vec<Attention>,
     /// Site-wide `runs/NOTES.md` (markdown).
     pub notes: Option<String>,
 }
