@@ -53,7 +53,6 @@ fn figure_files(blocks: &[Block]) -> Vec<OutputFile> {
             let stem = format!("{}/{}", figure.dir, figure.spec.id);
             [
                 OutputFile::new(format!("{stem}.svg"), charts::render_svg(&figure.spec)),
-                OutputFile::new(paths::phone_chart(&format!("{stem}.svg")), charts::render_phone_svg(&figure.spec)),
                 OutputFile::new(format!("{stem}.csv"), charts::render_csv(&figure.spec)),
             ]
         })

@@ -76,11 +76,6 @@ pub(crate) fn chart_files(chart_id: &str) -> (String, String) {
     (format!("charts/{chart_id}.svg"), format!("charts/{chart_id}.csv"))
 }
 
-/// The phone-sized variant of the chart at `svg` (`charts/x.svg` -> `charts/x.phone.svg`).
-pub(crate) fn phone_chart(svg: &str) -> String {
-    format!("{}.phone.svg", svg.strip_suffix(".svg").unwrap_or(svg))
-}
-
 #[cfg(test)]
 mod tests {
     use super::site_url;

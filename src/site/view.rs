@@ -98,11 +98,6 @@ pub(crate) struct Figure {
 }
 
 impl Figure {
-    /// The phone-sized SVG, relative to the page (the `<picture>`'s narrow-screen source).
-    pub(crate) fn phone_svg_href(&self) -> String {
-        crate::site::paths::phone_chart(&self.svg_href)
-    }
-
     /// The image's text alternative: the chart's trend from its data (the caption beside it
     /// says how to read it).
     pub(crate) fn alt(&self) -> String {

@@ -1,5 +1,5 @@
 //! Issue 16, how the site looks: every table scrolls inside its own box, every chart comes
-//! in a wide and a phone size that follow the colour scheme with its CSV beside it, the run
+//! as one SVG for every screen that follows the colour scheme with its CSV beside it, the run
 //! list stacks into cards on phones. Built from the fixture runs plus the bundled `runs/`
 //! and a run whose NOTES.md holds a markdown table.
 
@@ -51,7 +51,7 @@ fn every_table_sits_in_the_scroll_wrapper() {
 }
 
 #[test]
-fn every_chart_has_a_phone_size_a_dark_style_and_its_csv_beside_it() {
+fn every_chart_is_one_svg_with_a_dark_style_and_its_csv_beside_it() {
     let (texts, paths) = built_site();
     let mut figures = 0;
     for (path, html) in texts.iter().filter(|(p, _)| p.ends_with(".html")) {
@@ -63,21 +63,22 @@ fn every_chart_has_a_phone_size_a_dark_style_and_its_csv_beside_it() {
                     figure.find(&format!("{name}=\"")).unwrap_or_else(|| panic!("{path}: no {name}")) + name.len() + 2;
                 figure[start..start + figure[start..].find('"').unwrap()].to_string()
             };
-            let (phone, wide, csv) = (attr("srcset"), attr("src"), attr("href"));
-            assert!(figure.starts_with("\n<picture><source media=\"(max-width: 760px)\" srcset="), "{path}: {figure}");
-            assert_eq!(phone, wide.replace(".svg", ".phone.svg"), "{path}");
-            assert_eq!(csv, wide.replace(".svg", ".csv"), "{path}: the CSV link is not this chart's");
+            let (chart, csv) = (attr("src"), attr("href"));
+            assert!(figure.starts_with("\n<img src="), "{path}: {figure}");
+            assert!(!figure.contains("<picture"), "{path}: one SVG serves every screen");
+            assert_eq!(csv, chart.replace(".svg", ".csv"), "{path}: the CSV link is not this chart's");
             assert!(figure.contains("<figcaption>"), "{path}");
-            for file in [&phone, &wide, &csv] {
+            for file in [&chart, &csv] {
                 let site_path = page_dir.join(file).to_string_lossy().replace('\\', "/");
                 assert!(paths.contains(&site_path), "{path}: {file} missing");
             }
-            let svg = &texts[&page_dir.join(&phone).to_string_lossy().replace('\\', "/")];
-            assert!(svg.starts_with("<svg width=\"360\" height=\"480\""), "{phone}");
+            let svg = &texts[&page_dir.join(&chart).to_string_lossy().replace('\\', "/")];
+            assert!(svg.starts_with("<svg width=\"480\" height=\"440\" viewBox=\"0 0 480 440\""), "{chart}");
             figures += 1;
         }
     }
     assert!(figures > 20, "only {figures} figures");
+    assert!(!paths.iter().any(|p| p.ends_with(".phone.svg")), "no second copy of any chart");
     for (path, svg) in texts.iter().filter(|(p, _)| p.ends_with(".svg")) {
         assert!(svg.contains("@media (prefers-color-scheme: dark)"), "{path}: no dark style");
     }
