@@ -9,7 +9,7 @@ use crate::output::write::Staging;
 use crate::render;
 use crate::site::digest::{self, RunCard, RunDigest};
 use crate::site::paging::Paging;
-use crate::site::section_pages::{SectionContext, MAX_CHART_RUNS};
+use crate::site::section_pages::{Panel, SectionContext, CHART_RUNS};
 use crate::site::sections::{self, Section};
 use crate::site::{self, runs_json};
 use rayon::prelude::*;
@@ -34,20 +34,31 @@ pub(crate) fn write(
     let load = sources.load;
 
     let mut totals = [0; sections::COUNT];
-    let mut ok_totals = [0; sections::COUNT];
-    let mut charted_ids: [Vec<&str>; sections::COUNT] = Default::default();
-    for card in &cards {
+    // Per section, every configuration with ok runs: the page its newest ok run is on, how
+    // many ok runs it has, and the newest of them (up to `CHART_RUNS`) that its panel draws.
+    let mut panels: [Vec<(usize, usize, String, Vec<&str>)>; sections::COUNT] = Default::default();
+    for (position, card) in cards.iter().enumerate() {
         for (index, &section) in Section::ALL.iter().enumerate() {
-            if card.has(section) {
-                totals[index] += 1;
-                ok_totals[index] += usize::from(card.status == RunStatus::Ok);
-                if card.status == RunStatus::Ok && charted_ids[index].len() < MAX_CHART_RUNS {
-                    charted_ids[index].push(&card.id);
+            if !card.has(section) {
+                continue;
+            }
+            totals[index] += 1;
+            if card.status != RunStatus::Ok {
+                continue;
+            }
+            let page = position / paging.size + 1;
+            match panels[index].iter_mut().find(|(_, _, key, _)| *key == card.configuration_key) {
+                Some((_, total, _, ids)) => {
+                    *total += 1;
+                    if ids.len() < CHART_RUNS {
+                        ids.push(&card.id);
+                    }
                 }
+                None => panels[index].push((page, 1, card.configuration_key.clone(), vec![&card.id])),
             }
         }
     }
-    let mut wanted: Vec<&str> = charted_ids.iter().flatten().copied().collect();
+    let mut wanted: Vec<&str> = panels.iter().flatten().flat_map(|(_, _, _, ids)| ids.iter().copied()).collect();
     wanted.sort();
     wanted.dedup();
     let charted_digests: HashMap<&str, RunDigest> =
@@ -55,8 +66,15 @@ pub(crate) fn write(
     let context = SectionContext {
         paging,
         totals,
-        ok_totals,
-        charted: charted_ids.map(|ids| ids.iter().map(|id| &charted_digests[id]).collect()),
+        panels: panels.map(|list| {
+            list.into_iter()
+                .map(|(page, ok_runs, _, ids)| Panel {
+                    page,
+                    ok_runs,
+                    runs: ids.iter().map(|id| &charted_digests[id]).collect(),
+                })
+                .collect()
+        }),
         site_notes: sources.site_notes,
     };
 

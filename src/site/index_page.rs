@@ -37,50 +37,38 @@ fn status_cell(root: &str, run: &RunDigest, card: Option<&RunCard>) -> Cell {
 /// What needs a reader's attention across every run: runs with slower or faster cases, failed
 /// and invalid runs, runs with warnings; each a count with the runs named and linked.
 fn attention(cards: &[RunCard], root: &str) -> Vec<Attention> {
-    let mut out = Vec::new();
-    let mut push = |class: &'static str, what: String, runs: Vec<&RunCard>| {
-        if !runs.is_empty() {
-            let links =
-                runs.iter().take(LISTED).map(|c| Link { text: c.id.clone(), href: paths::run_link(root, &c.id) }).collect();
-            let more = runs.len().saturating_sub(LISTED);
-            out.push(Attention { class, text: format!("{} {what}", runs.len()), runs: links, more });
-        }
-    };
     let compared = |c: &RunCard, verdict: &str| match &c.baseline {
         BaselineVerdict::Compared(v) => v.of(verdict) > 0,
         _ => false,
     };
-    let slower = look("slower");
-    push(
-        slower.class,
-        format!("{} {} with slower cases", slower.marker, noun(cards.iter().filter(|c| compared(c, "slower")).count())),
-        cards.iter().filter(|c| compared(c, "slower")).collect(),
-    );
-    let faster = look("faster");
-    push(
-        faster.class,
-        format!("{} {} with faster cases", faster.marker, noun(cards.iter().filter(|c| compared(c, "faster")).count())),
-        cards.iter().filter(|c| compared(c, "faster")).collect(),
-    );
-    push("failed", "✖ failed".to_string(), cards.iter().filter(|c| c.status == RunStatus::Failed).collect());
-    push("invalid", "✖ invalid".to_string(), cards.iter().filter(|c| c.status == RunStatus::Invalid).collect());
-    let warned: Vec<&RunCard> = cards.iter().filter(|c| c.status == RunStatus::Ok && c.warnings > 0).collect();
-    push("warning", format!("⚠ ok {} with warnings", noun(warned.len())), warned);
-    out
+    let (slower, faster) = (look("slower"), look("faster"));
+    let groups: [(&'static str, &str, &str, Vec<&RunCard>); 5] = [
+        (slower.class, slower.marker, "with slower cases", cards.iter().filter(|c| compared(c, "slower")).collect()),
+        (faster.class, faster.marker, "with faster cases", cards.iter().filter(|c| compared(c, "faster")).collect()),
+        ("failed", "✖", "failed", cards.iter().filter(|c| c.status == RunStatus::Failed).collect()),
+        ("invalid", "✖", "invalid", cards.iter().filter(|c| c.status == RunStatus::Invalid).collect()),
+        (
+            "warning",
+            "⚠",
+            "ok, with warnings",
+            cards.iter().filter(|c| c.status == RunStatus::Ok && c.warnings > 0).collect(),
+        ),
+    ];
+    groups
+        .into_iter()
+        .filter(|(_, _, _, runs)| !runs.is_empty())
+        .map(|(class, marker, what, runs)| Attention {
+            class,
+            text: format!("{marker} {}, {what}", count(runs.len(), "run")),
+            runs: runs.iter().take(LISTED).map(|c| Link { text: c.id.clone(), href: paths::run_link(root, &c.id) }).collect(),
+            more: runs.len().saturating_sub(LISTED),
+        })
+        .collect()
 }
 
 /// How many runs a line of the "needs attention" list names (newest first); the index lists
 /// the rest.
 const LISTED: usize = 10;
-
-/// `run` or `runs`, for a count shown before it.
-fn noun(n: usize) -> &'static str {
-    if n == 1 {
-        "run"
-    } else {
-        "runs"
-    }
-}
 
 /// Index page `page`: its runs (`window`, newest first) with headline figures, the counts of
 /// every run (`cards`), and the pager.
@@ -139,7 +127,7 @@ pub(crate) fn build(
             of_status(RunStatus::Failed),
             of_status(RunStatus::Invalid)
         ),
-        attention: attention(cards, root),
+        attention: if page == 1 { attention(cards, root) } else { Vec::new() },
         notes: notes.filter(|_| page == 1).map(str::to_string),
     }
 }

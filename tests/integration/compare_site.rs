@@ -40,7 +40,7 @@ fn a_planted_regression_is_on_the_run_page_the_compare_page_and_the_index() {
         "<td class=\"regression\" data-label=\"compared with baseline\"><a href=\"{compare_page}\">vs {REAL}: ▲ 1 slower · = 37 no change</a></td>"
     );
     assert!(index.contains(&cell), "{index}");
-    assert!(index.contains("<li class=\"regression\"><strong>1 ▲ run with slower cases</strong>"), "{index}");
+    assert!(index.contains("<li class=\"regression\"><strong>▲ 1 run, with slower cases</strong>"), "{index}");
 
     // The site's verdicts are the command line's.
     let json = nccl_report(&["compare", "--runs", runs.to_str().unwrap(), LATER, "--format", "json"]);

@@ -190,9 +190,10 @@ fn cross_run_pages_come_in_pages_of_runs() {
     // Every run is on exactly one index page, in the single page's order.
     let run_links = |page: &str| -> Vec<String> {
         let html = fs::read_to_string(page).unwrap();
-        attribute_values(&html, "href")
+        let table = &html[html.find("<table>").unwrap()..];
+        attribute_values(table, "href")
             .into_iter()
-            .filter(|h| h.contains("runs/"))
+            .filter(|h| h.contains("runs/") && h.ends_with("/index.html"))
             .map(|h| h.trim_start_matches("../").to_string())
             .collect()
     };
@@ -559,4 +560,49 @@ fn section_page_with_two_configurations() {
         assert!(run.contains("<h2 id=\"configuration\"") || run.contains("id=\"configuration\""), "{run}");
     }
     insta::assert_snapshot!("section_two_configurations", html);
+}
+
+/// Issue 26: every configuration with ok runs is charted on its section pages (one panel per
+/// configuration, on the page that lists its newest ok run), however many runs and pages:
+/// the fixture runs and the bundled runs, two runs a page.
+#[test]
+fn every_configuration_with_ok_runs_is_charted_on_its_section_pages() {
+    let (dir, runs) = runs_dir(&[]);
+    crate::common::copy_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("runs"), &runs);
+    let out = dir.path().join("site");
+    let output = build(&runs, &out, &["--page-size", "2"]);
+    assert!(output.status.success(), "{}", text(&output));
+    let json: serde_json::Value = serde_json::from_slice(&fs::read(out.join("data/runs.json")).unwrap()).unwrap();
+    let files = tree(&out);
+    let pages_of = |slug: &str| -> Vec<String> {
+        files
+            .keys()
+            .filter(|p| {
+                p.strip_prefix(&format!("sections/{slug}"))
+                    .is_some_and(|rest| rest == ".html" || (rest.starts_with('-') && rest.ends_with(".html")))
+            })
+            .map(|p| String::from_utf8(files[p].clone()).unwrap())
+            .collect()
+    };
+    let mut checked = 0;
+    let mut configurations = std::collections::BTreeSet::new();
+    for run in json["runs"].as_array().unwrap().iter().filter(|r| r["status"] == "ok") {
+        let id = run["run_id"].as_str().unwrap();
+        let page = String::from_utf8(files[&format!("runs/{id}/index.html")].clone()).unwrap();
+        let at = page.find("<p>Configuration: ").expect("the run page names its configuration") + 18;
+        let label = page[at..at + page[at..].find(".</p>").unwrap()].to_string();
+        configurations.insert(label.clone());
+        for section in run["facts"]["sections"].as_array().unwrap() {
+            let slug = match section.as_str().unwrap() {
+                "contracts" | "numerics" => continue,
+                slug => slug,
+            };
+            let charted = pages_of(slug)
+                .iter()
+                .any(|html| html.contains(&format!("<figcaption>Configuration {label}: ")));
+            assert!(charted, "configuration {label} (run {id}) has no chart on the {slug} pages");
+            checked += 1;
+        }
+    }
+    assert!(checked > 20 && configurations.len() >= 3, "{checked} {configurations:?}");
 }

@@ -63,8 +63,8 @@ fn every_chart_is_one_svg_with_a_dark_style_and_its_csv_beside_it() {
                     figure.find(&format!("{name}=\"")).unwrap_or_else(|| panic!("{path}: no {name}")) + name.len() + 2;
                 figure[start..start + figure[start..].find('"').unwrap()].to_string()
             };
-            let (chart, csv) = (attr("src"), attr("href"));
-            assert!(figure.starts_with("\n<img src="), "{path}: {figure}");
+            let (chart, csv) = (attr("data"), attr("href"));
+            assert!(figure.starts_with("\n<object data="), "{path}: {figure}");
             assert!(!figure.contains("<picture"), "{path}: one SVG serves every screen");
             assert_eq!(csv, chart.replace(".svg", ".csv"), "{path}: the CSV link is not this chart's");
             assert!(figure.contains("<figcaption>"), "{path}");
@@ -74,6 +74,8 @@ fn every_chart_is_one_svg_with_a_dark_style_and_its_csv_beside_it() {
             }
             let svg = &texts[&page_dir.join(&chart).to_string_lossy().replace('\\', "/")];
             assert!(svg.starts_with("<svg width=\"480\" height=\"440\" viewBox=\"0 0 480 440\""), "{chart}");
+            // A value on hover for every point drawn: one <title> per median marker.
+            assert!(svg.contains("\" r=\"7\"><title>") || svg.contains(">no data</text>"), "{chart}: no hover values");
             figures += 1;
         }
     }
@@ -145,7 +147,7 @@ fn pages_read_well() {
             }
         }
         for figure in html.split("<figure>").skip(1) {
-            let alt = figure.split("alt=\"").nth(1).and_then(|a| a.split('"').next()).unwrap();
+            let alt = figure.split("aria-label=\"").nth(1).and_then(|a| a.split('"').next()).unwrap();
             let caption = figure.split("<figcaption>").nth(1).and_then(|c| c.split(" <a ").next()).unwrap();
             assert!(!alt.contains(caption), "{path}: the alt text repeats the caption");
             assert!(alt.contains(" series, ") || alt.ends_with("No data to draw."), "{path}: {alt}");

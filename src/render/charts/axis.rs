@@ -25,8 +25,10 @@ impl Density {
     pub(crate) const SPARSE: Density = Density { max_power_ticks: 4, linear_intervals: 3.0 };
 }
 
+#[derive(Clone)]
 pub(super) struct Axis {
     scale: Scale,
+    units: Units,
     /// Visible range in transformed units (value, log2 or log10 of it).
     lo: f64,
     hi: f64,
@@ -52,7 +54,12 @@ impl Axis {
         };
         let major = ticks.major.into_iter().filter(in_view).map(|v| (v, tick_label(v, units, ticks.step))).collect();
         let minor = ticks.minor.into_iter().filter(in_view).collect();
-        Axis { scale, lo, hi, major, minor }
+        Axis { scale, units, lo, hi, major, minor }
+    }
+
+    /// A value as the axis names it (`64 KiB`, `12.3`), for a point's hover text.
+    pub(super) fn value_label(&self, value: f64) -> String {
+        tick_label(value, self.units, None)
     }
 
     pub(super) fn labels(&self) -> impl Iterator<Item = &str> {

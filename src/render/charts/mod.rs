@@ -30,15 +30,16 @@ pub(crate) fn render_svg(spec: &ChartSpec) -> Vec<u8> {
 }
 
 fn render(spec: &ChartSpec, layout: &Layout) -> Vec<u8> {
-    let series = data::drawable(spec);
-    let extents = data::x_extent(&series).zip(data::y_extent(&series));
+    let y_scale = data::y_scale(spec);
+    let series = data::drawable(spec, y_scale);
+    let extents = data::x_extent(&series).zip(data::y_extent(&series, y_scale));
     let message = |text| svg::message(&spec.title, text, layout);
     let body = match extents {
         _ if spec.series.len() > plot::MAX_SERIES => message("too many series to tell apart"),
         None => message("no data"),
         Some((x_extent, y_extent)) => {
             let x = Axis::new(spec.x_scale, units(&spec.x_label, spec.x_scale), x_extent, layout.x_ticks);
-            let y = Axis::new(spec.y_scale, units(&spec.y_label, spec.y_scale), y_extent, layout.y_ticks);
+            let y = Axis::new(y_scale, units(&spec.y_label, y_scale), y_extent, layout.y_ticks);
             plot::draw(spec, &series, x, y, layout).unwrap_or_else(|_| message("chart could not be drawn"))
         }
     };

@@ -228,7 +228,9 @@ fn flagged(text: String, bad: bool) -> Cell {
 
 /// The part of a chart spec every section shares: the element-id prefix and the series labels.
 pub(crate) struct ChartKit<'a> {
-    several: bool,
+    /// Series are named by their run: on a section page (runs with a link), even when one run
+    /// is drawn; not on a run page (its own run).
+    name_runs: bool,
     /// Whether the runs' short ids are distinct (else legends give full ids).
     abbreviate: bool,
     id_prefix: &'a str,
@@ -270,14 +272,15 @@ impl<'a> ChartKit<'a> {
         let mut shorts: Vec<String> = runs.iter().map(|(r, _)| short_id(&r.id)).collect();
         shorts.sort();
         shorts.dedup();
-        ChartKit { several: runs.len() > 1, abbreviate: shorts.len() == runs.len(), id_prefix }
+        let name_runs = runs.len() > 1 || runs.iter().any(|(_, href)| !href.is_empty());
+        ChartKit { name_runs, abbreviate: shorts.len() == runs.len(), id_prefix }
     }
 
     /// A series label: prefixed with the run's short id (`short_id`; the full id if two runs
-    /// of the chart share a short one) when several runs share the chart; the table beside
-    /// the chart gives the full id.
+    /// of the chart share a short one) on a section page; the table beside the chart gives
+    /// the full id.
     fn label(&self, run: &RunDigest, what: String) -> String {
-        match (self.several, self.abbreviate) {
+        match (self.name_runs, self.abbreviate) {
             (false, _) => what,
             (true, true) => format!("{} · {what}", short_id(&run.id)),
             (true, false) => format!("{} · {what}", run.id),
@@ -295,7 +298,7 @@ impl<'a> ChartKit<'a> {
                 " The chart draws the first {MAX_SERIES} series (newest runs first); {} more {} in the table{}.",
                 left_out,
                 crate::core::format::agree(left_out, "is", "are"),
-                if self.several { " and the paged history" } else { "" }
+                if self.name_runs { " and the paged history" } else { "" }
             ));
         }
         ChartSpec {
