@@ -22,13 +22,13 @@ pub(crate) struct Sources<'a> {
     pub site_notes: Option<&'a str>,
 }
 
-/// Writes every page of the cross-run pages; returns how many files were written.
+/// Writes every page of the cross-run pages.
 pub(crate) fn write(
     mut cards: Vec<RunCard>,
     page_size: usize,
     sources: &Sources,
     staging: &Staging,
-) -> anyhow::Result<usize> {
+) -> anyhow::Result<()> {
     digest::order(&mut cards);
     let paging = Paging::new(cards.len(), page_size);
     let load = sources.load;
@@ -78,7 +78,6 @@ pub(crate) fn write(
         site_notes: sources.site_notes,
     };
 
-    let mut files = 1;
     staging.append("data/runs.json", if cards.is_empty() { runs_json::EMPTY } else { runs_json::ARRAY_START })?;
     for page in 1..=paging.pages() {
         let window = &cards[paging.window(page)];
@@ -87,7 +86,6 @@ pub(crate) fn write(
         let model = site::cross_run(&refs, &cards, page, &context);
         let rendered = render::cross_run_files(&model);
         rendered.par_iter().try_for_each(|file| staging.put(file))?;
-        files += rendered.len();
         if page > 1 {
             staging.append("data/runs.json", runs_json::BETWEEN_PAGES)?;
         }
@@ -96,5 +94,5 @@ pub(crate) fn write(
     if !cards.is_empty() {
         staging.append("data/runs.json", runs_json::ARRAY_END)?;
     }
-    Ok(files)
+    Ok(())
 }

@@ -10,12 +10,10 @@ use crate::analysis::summarize::{RunStatus, RunSummary};
 use crate::core::diag::Diagnostic;
 use crate::ingest::find::{FileStamp, RunDir};
 use crate::output::out_dir::{self, OutputLock, MARKER};
-use crate::output::write::{OutputFile, Staging};
+use crate::output::write::{count_site, OutputFile, SiteCount, Staging};
 use crate::pipeline::cache::{Cache, CachedFile, DigestStore, Entry, Published, Stamp};
 use crate::site::digest::{digest, RunCard, RunDigest};
-use crate::site::paging::Paging;
 use crate::site::paths;
-use crate::site::sections;
 use crate::{
     analysis::comparison, analysis::summarize, export, ingest::archived, ingest::find, ingest::input, ingest::load,
     pipeline::cross_run, render, site,
@@ -130,17 +128,19 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let cross_key = cross_key(&results, &plan.stamps, options);
     if stages.time("check unchanged", || site_unchanged_now(cache.as_ref(), &results, cross_key.as_ref(), &lock)) {
         drop(staging);
-        return Ok(stages.finish(&folders, &results, 0, options.page_size));
+        let count = stages.time("count", || count_site(lock.out()))?;
+        return Ok(stages.finish(&folders, &results, count));
     }
     let mut results = stages.time("carry cached runs", || restore_cached(results, &folders, &context, lock.out()))?;
     let digests = Digests { folders: &folders, store: &store };
     stages.time("compare with baselines", || {
         comparisons::compare_runs(&mut results, &plan, &context, &|id| digests.get(id))
     })?;
-    let shared_files = stages.time("cross-run pages", || write_cross_run(&results, &digests, &context, options))?;
+    stages.time("cross-run pages", || write_cross_run(&results, &digests, &context, options))?;
+    let count = stages.time("count", || staging.count())?;
     stages.time("commit", || commit(staging, options))?;
     stages.time("update cache", || update_cache(cache.as_ref(), &results, cross_key, &lock))?;
-    Ok(stages.finish(&folders, &results, shared_files, options.page_size))
+    Ok(stages.finish(&folders, &results, count))
 }
 
 /// The wall time of each stage of a build, in order, and of the whole build.
@@ -177,14 +177,8 @@ impl Stages {
         }
     }
 
-    /// Counts what the build did into the report.
-    fn finish(
-        self,
-        folders: &find::RunFolders,
-        results: &[RunResult],
-        shared_files: usize,
-        page_size: usize,
-    ) -> BuildReport {
+    /// Counts what the build did into the report; `count` is what the site holds.
+    fn finish(self, folders: &find::RunFolders, results: &[RunResult], count: SiteCount) -> BuildReport {
         let mut report = self.report;
         report.skipped = folders.skipped.clone();
         report.input_bytes = results.iter().map(|r| r.bytes).sum();
@@ -196,11 +190,9 @@ impl Stages {
             }
             report.problems.extend(r.problem.clone());
             report.cached_runs += usize::from(r.cached);
-            report.files += r.files;
         }
-        report.files += shared_files;
-        let pages = Paging::new(results.len(), page_size).pages();
-        report.pages = results.len() + pages * (1 + sections::COUNT) + 1;
+        report.files = count.files;
+        report.pages = count.pages;
         report.total = self.start.elapsed();
         report
     }
@@ -275,18 +267,18 @@ fn site_unchanged_now(
     cache.is_some_and(|cache| site_unchanged(&cache.published(), results, cross_key, lock.out()))
 }
 
-/// The static files and the cross-run pages (index, section pages); returns how many files.
+/// The static files and the cross-run pages (index, section pages).
 fn write_cross_run(
     results: &[RunResult],
     digests: &Digests,
     context: &RunContext,
     options: &BuildOptions,
-) -> anyhow::Result<usize> {
+) -> anyhow::Result<()> {
     let static_files = render::static_files(&options.site_url);
     static_files.par_iter().try_for_each(|f| context.staging.put(f))?;
     let sources = cross_run::Sources { load: &|id| digests.get(id), site_notes: context.site_notes };
     let cards = results.iter().map(|r| r.card.clone()).collect();
-    Ok(static_files.len() + cross_run::write(cards, options.page_size, &sources, context.staging)?)
+    cross_run::write(cards, options.page_size, &sources, context.staging)
 }
 
 /// Every run's digest, for the stages after the per-run one: read back from the digest
@@ -445,7 +437,6 @@ struct RunResult {
     cached_files: Vec<CachedFile>,
     /// The comparison stamp the run's page holds (`None`: not compared yet).
     comparison: Option<String>,
-    files: usize,
     /// Input bytes of the run.
     bytes: u64,
 }
@@ -466,7 +457,6 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
             card: entry.card.clone(),
             problem: entry.problem.clone(),
             cached: true,
-            files: entry.files.len(),
             bytes: run.files.total_bytes,
             cached_files: Vec::new(),
             comparison: entry.comparison.clone(),
@@ -488,7 +478,6 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
     }
     let problem = problem_line(&run_digest);
     let card = RunCard::of(&run_digest);
-    let count = files.len();
     let mut stored_key = None;
     let mut cached_files = Vec::new();
     if let (Some(cache), Some((new_key, stamps))) = (context.cache, key) {
@@ -509,7 +498,6 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
         restore: None,
         cached_files,
         comparison: None,
-        files: count,
         bytes: run.files.total_bytes,
     })
 }
