@@ -5,7 +5,7 @@
 
 use crate::analysis::comparison::engine::CaseResult;
 use crate::analysis::comparison::Report;
-use crate::core::format::{count, pct2};
+use crate::core::format::{count, natural_cmp, pct2};
 use crate::site::digest::{BaselineVerdict, VerdictCounts};
 use crate::site::paths;
 use crate::site::verdict_look::{look, run_look};
@@ -194,14 +194,22 @@ fn rule_line() -> String {
     "A case is slower or faster only when it is significant after Benjamini-Hochberg (q ≤ 0.05, Mann-Whitney U on the per-cycle critical-path samples) and its drift-corrected effect, with its whole 95 % bootstrap interval, is at least max(3 %, the noise between repeated runs of the configuration).".to_string()
 }
 
-/// The cases worst first: by verdict (`verdict_look`), then by the size of the change (the
-/// drift-corrected cost ratio's distance from 1, in either direction), then as the report lists
-/// them.
+/// The cases worst first: by verdict (`verdict_look`); slower and faster cases by the size of
+/// the change (the drift-corrected cost ratio's distance from 1), the others in the natural
+/// order of their case (`tokens=1` before `tokens=128`).
 pub(crate) fn worst_first(cases: &[CaseResult]) -> Vec<&CaseResult> {
     let mut sorted: Vec<&CaseResult> = cases.iter().collect();
-    let size = |c: &CaseResult| c.corrected_cost_ratio.or(c.cost_ratio).filter(|r| *r > 0.0).map_or(0.0, |r| r.ln().abs());
+    let size = |c: &CaseResult| {
+        let rank = look(c.verdict.as_str()).rank;
+        let ratio = c.corrected_cost_ratio.or(c.cost_ratio).filter(|r| *r > 0.0 && rank <= 1);
+        ratio.map_or(0.0, |r| r.ln().abs())
+    };
     sorted.sort_by(|a, b| {
-        look(a.verdict.as_str()).rank.cmp(&look(b.verdict.as_str()).rank).then(size(b).total_cmp(&size(a)))
+        look(a.verdict.as_str())
+            .rank
+            .cmp(&look(b.verdict.as_str()).rank)
+            .then(size(b).total_cmp(&size(a)))
+            .then_with(|| natural_cmp(&a.key(), &b.key()))
     });
     sorted
 }

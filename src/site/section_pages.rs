@@ -59,22 +59,34 @@ fn configuration_figures(
 fn configurations_table(runs: &[(&RunDigest, String)]) -> Table {
     let mut table = Table::new(
         "Configurations (runs compare only within one)",
-        &[("configuration", false), ("full key", false), ("runs", false)],
+        &[("configuration", false), ("differs from the others in", false), ("full key", false), ("runs", false)],
     )
     .with_row_headers();
     let mut seen: Vec<&[(String, String)]> = Vec::new();
     for (run, _) in runs {
-        if seen.contains(&run.configuration_key.as_slice()) {
+        if !seen.contains(&run.configuration_key.as_slice()) {
+            seen.push(&run.configuration_key);
+        }
+    }
+    // A key part differs when some configuration of the page has another value for it.
+    let differs = |part: &(String, String)| seen.iter().any(|key| !key.contains(part));
+    let mut listed: Vec<&[(String, String)]> = Vec::new();
+    for (run, _) in runs {
+        if listed.contains(&run.configuration_key.as_slice()) {
             continue;
         }
-        seen.push(&run.configuration_key);
+        listed.push(&run.configuration_key);
+        let different: Vec<String> =
+            run.configuration_key.iter().filter(|p| differs(p)).map(|(k, v)| format!("{k}={v}")).collect();
         let ids: Vec<&str> = runs
             .iter()
             .filter(|(r, _)| r.configuration_key == run.configuration_key)
             .map(|(r, _)| r.id.as_str())
             .collect();
+        let different = if different.is_empty() { "nothing: the only configuration".to_string() } else { different.join("; ") };
         table.push(vec![
             Cell::text(&run.configuration),
+            Cell { class: "differs", ..Cell::text(different) },
             Cell::text(run.configuration_text()),
             Cell::text(ids.join(", ")),
         ]);

@@ -138,14 +138,15 @@ fn table<R>(
     runs: &[(&RunDigest, String)],
 ) -> Table {
     let with_run = runs.len() > 1 || runs.first().is_some_and(|(_, href)| !href.is_empty());
-    let mut heads: Vec<(&str, bool)> = if with_run { vec![("run", false)] } else { Vec::new() };
+    let mut heads: Vec<(&str, bool)> =
+        if with_run { vec![("run", false), ("configuration", false)] } else { Vec::new() };
     heads.extend(columns.iter().map(|c| (c.header, c.numeric)));
     let mut table = Table::new(caption, &heads);
     for (run, href) in runs {
         for r in rows(run) {
             let mut row: Vec<Cell> = columns.iter().map(|c| (c.value)(r)).collect();
             if with_run {
-                row.insert(0, run_cell(run, href));
+                row.splice(0..0, [run_cell(run, href), Cell { class: "config", ..t(run.configuration.clone()) }]);
             }
             table.push(row);
         }
