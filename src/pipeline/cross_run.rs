@@ -19,7 +19,7 @@ use std::collections::HashMap;
 pub(crate) struct Sources<'a> {
     /// A run's digest, by id.
     pub load: &'a (dyn Fn(&str) -> anyhow::Result<RunDigest> + Sync),
-    pub site_notes: Option<&'a str>,
+    pub site_notes: &'a crate::site::notes::SiteNotes,
 }
 
 /// Writes every page of the cross-run pages.

@@ -240,7 +240,16 @@ fn case_row(c: &CaseResult) -> Vec<Cell> {
     };
     vec![
         look(c.verdict.as_str()).cell(),
-        Cell { class: "case", ..Cell::text(format!("{} · {} · {} · {}", c.section, count(c.world_size.max(0) as usize, "rank"), c.case_label(), c.metric)) },
+        Cell {
+            class: "case",
+            ..Cell::text(format!(
+                "{} · {} · {} · {}",
+                c.section,
+                count(c.world_size.max(0) as usize, "rank"),
+                c.case_label(),
+                c.metric
+            ))
+        },
         Cell::text(ratio),
         Cell::text(pct2(c.effect_floor * 100.0)),
         Cell::text(format!("{} / {}", c.base_cycles, c.candidate_cycles)),
@@ -253,8 +262,10 @@ fn case_row(c: &CaseResult) -> Vec<Cell> {
 pub(crate) fn index_cell(root: &str, id: &str, verdict: &BaselineVerdict) -> Cell {
     match verdict {
         BaselineVerdict::Compared(v) => {
-            let mut cell =
-                Cell::link(format!("vs {}: {}", v.baseline, counts_text(v)), paths::compare_link(root, &v.baseline, id));
+            let mut cell = Cell::link(
+                format!("vs {}: {}", v.baseline, counts_text(v)),
+                paths::compare_link(root, &v.baseline, id),
+            );
             if let Some(l) = run_look(v.of("slower"), v.of("faster")) {
                 cell.class = l.class;
             }

@@ -18,11 +18,9 @@ fn status_cell(root: &str, run: &RunDigest, card: Option<&RunCard>) -> Cell {
     let warnings = card.map_or(0, |c| c.warnings);
     match (run.status, card.and_then(|c| c.reason.as_deref())) {
         (RunStatus::Ok, _) if warnings == 0 => Cell::status("ok"),
-        (RunStatus::Ok, _) => Cell {
-            text: format!("ok, ⚠ {}", count(warnings, "warning")),
-            href: Some(diagnostics),
-            class: "warning",
-        },
+        (RunStatus::Ok, _) => {
+            Cell { text: format!("ok, ⚠ {}", count(warnings, "warning")), href: Some(diagnostics), class: "warning" }
+        }
         (status, reason) => Cell {
             text: match reason {
                 Some(reason) => format!("✖ {}: {reason}", status.as_str()),
@@ -60,7 +58,11 @@ fn attention(cards: &[RunCard], root: &str) -> Vec<Attention> {
         .map(|(class, marker, what, runs)| Attention {
             class,
             text: format!("{marker} {}, {what}", count(runs.len(), "run")),
-            runs: runs.iter().take(LISTED).map(|c| Link { text: c.id.clone(), href: paths::run_link(root, &c.id) }).collect(),
+            runs: runs
+                .iter()
+                .take(LISTED)
+                .map(|c| Link { text: c.id.clone(), href: paths::run_link(root, &c.id) })
+                .collect(),
             more: runs.len().saturating_sub(LISTED),
         })
         .collect()

@@ -10,12 +10,13 @@ use crate::site::digest::RunDigest;
 use crate::site::evidence::run_statements;
 use crate::site::hosts_block;
 use crate::site::inspector_block::inspector_block;
+use crate::site::notes::SiteNotes;
 use crate::site::paths;
 use crate::site::run_comparison;
 use crate::site::sections::{Section, Source};
 use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
 
-pub(crate) fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> RunPage {
+pub(crate) fn build(run: &RunSummary, digest: &RunDigest, site_notes: &SiteNotes) -> RunPage {
     let mut blocks = vec![diagnostics_block(run), run_comparison::configuration_block(digest)];
     let one = [(digest, String::new())];
     for &section in Section::ALL {
@@ -60,9 +61,7 @@ pub(crate) fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&st
     if let Some(text) = &run.raw.notes {
         notes.push(("This run's NOTES.md".to_string(), text.clone()));
     }
-    if let Some(text) = site_notes {
-        notes.push(("All runs (runs/NOTES.md)".to_string(), text.to_string()));
-    }
+    notes.extend(site_notes.for_run(&digest.id, &digest.configuration));
     RunPage {
         id: run.raw.id.clone(),
         status: run.status.as_str(),

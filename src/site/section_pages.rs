@@ -83,7 +83,8 @@ fn configurations_table(runs: &[(&RunDigest, String)]) -> Table {
             .filter(|(r, _)| r.configuration_key == run.configuration_key)
             .map(|(r, _)| r.id.as_str())
             .collect();
-        let different = if different.is_empty() { "nothing: the only configuration".to_string() } else { different.join("; ") };
+        let different =
+            if different.is_empty() { "nothing: the only configuration".to_string() } else { different.join("; ") };
         table.push(vec![
             Cell::text(&run.configuration),
             Cell { class: "differs", ..Cell::text(different) },
@@ -101,7 +102,7 @@ pub(crate) struct SectionContext<'a> {
     pub totals: [usize; sections::COUNT],
     /// Per section: one panel per configuration with ok runs, in order of its newest ok run.
     pub panels: [Vec<Panel<'a>>; sections::COUNT],
-    pub site_notes: Option<&'a str>,
+    pub site_notes: &'a crate::site::notes::SiteNotes,
 }
 
 /// Page `page` of every section: its runs (`window`, newest first) that have the section.
@@ -185,10 +186,14 @@ pub(crate) fn build(window: &[&RunDigest], page: usize, context: &SectionContext
                 blocks,
                 evidence: Evidence {
                     statements,
+                    // The notes about any run of the page, each once.
                     notes: context
                         .site_notes
-                        .map(|n| vec![("All runs (runs/NOTES.md)".to_string(), n.to_string())])
-                        .unwrap_or_default(),
+                        .notes
+                        .iter()
+                        .filter(|n| with.iter().any(|(r, _)| n.applies(&r.id, &r.configuration)))
+                        .map(crate::site::notes::Note::shown)
+                        .collect(),
                 },
             }
         })

@@ -51,7 +51,10 @@ fn a_planted_regression_is_on_the_run_page_the_compare_page_and_the_index() {
     let compare = page(&out, &compare_page);
     let every_case = &compare[compare.find("Every case, worst first").unwrap()..];
     let first_row = every_case.split("<tbody>").nth(1).unwrap_or_default();
-    assert!(first_row.starts_with("\n<tr><td class=\"regression\" data-label=\"verdict\">▲ slower</td>"), "{first_row}");
+    assert!(
+        first_row.starts_with("\n<tr><td class=\"regression\" data-label=\"verdict\">▲ slower</td>"),
+        "{first_row}"
+    );
     for table in compare.split("<table>").skip(1) {
         let width = min_table_width_px(&table[..table.find("</table>").unwrap()]);
         assert!(width <= CONTENT_BOX_PX, "a compare table needs {width} px, wider than the {CONTENT_BOX_PX} px box");

@@ -597,12 +597,36 @@ fn every_configuration_with_ok_runs_is_charted_on_its_section_pages() {
                 "contracts" | "numerics" => continue,
                 slug => slug,
             };
-            let charted = pages_of(slug)
-                .iter()
-                .any(|html| html.contains(&format!("<figcaption>Configuration {label}: ")));
+            let charted =
+                pages_of(slug).iter().any(|html| html.contains(&format!("<figcaption>Configuration {label}: ")));
             assert!(charted, "configuration {label} (run {id}) has no chart on the {slug} pages");
             checked += 1;
         }
     }
     assert!(checked > 20 && configurations.len() >= 3, "{checked} {configurations:?}");
+}
+
+/// Issue 26: a note in `runs/notes/` scoped with `applies_to:` front matter is shown on the
+/// pages of the runs it names (by id or configuration label glob) and nowhere else; a note
+/// without front matter is about every run; the notes folder is not taken for a run.
+#[test]
+fn scoped_notes_show_only_on_the_runs_they_apply_to() {
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
+    fs::create_dir(runs.join("notes")).unwrap();
+    fs::write(runs.join("notes/a-one-cycle.md"), "---\napplies_to: [\"*-one-*\"]\n---\nONLY-ONE-CYCLE note\n").unwrap();
+    fs::write(runs.join("notes/b-everyone.md"), "EVERY-RUN note\n").unwrap();
+    fs::write(runs.join("notes/c-nobody.md"), "---\napplies_to:\n  - \"9x V100 *\"\n---\nNOBODY note\n").unwrap();
+    let out = dir.path().join("site");
+    let output = build(&runs, &out, &[]);
+    assert!(output.status.success() && !text(&output).contains("notes:"), "{}", text(&output));
+    let page = |rel: &str| fs::read_to_string(out.join(rel)).unwrap();
+    let one = page("runs/synth-one-cycle/index.html");
+    let basic = page("runs/synth-basic/index.html");
+    assert!(one.contains("ONLY-ONE-CYCLE note") && one.contains("(about *-one-*)"), "{one}");
+    assert!(!basic.contains("ONLY-ONE-CYCLE"), "{basic}");
+    for html in [&one, &basic] {
+        assert!(html.contains("EVERY-RUN note") && !html.contains("NOBODY"));
+    }
+    assert!(page("index.html").contains("EVERY-RUN note") && !page("index.html").contains("ONLY-ONE-CYCLE"));
+    assert!(!out.join("runs/notes").exists());
 }

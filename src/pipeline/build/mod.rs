@@ -13,6 +13,7 @@ use crate::output::out_dir::{self, OutputLock, MARKER};
 use crate::output::write::{count_site, OutputFile, SiteCount, Staging};
 use crate::pipeline::cache::{Cache, CachedFile, DigestStore, Entry, Published, Stamp};
 use crate::site::digest::{digest, RunCard, RunDigest};
+use crate::site::notes::{Note, SiteNotes};
 use crate::site::paths;
 use crate::{
     analysis::comparison, analysis::summarize, export, ingest::archived, ingest::find, ingest::input, ingest::load,
@@ -107,17 +108,12 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let folders = stages.time("find", || find_runs(options))?;
     let site_notes = stages.time("read site notes", || read_site_notes(options));
     let lock = stages.time("lock", || OutputLock::acquire(&options.out))?;
-    let cache = stages.time("open cache", || open_cache(options, &lock, site_notes.as_deref()))?;
+    let cache = stages.time("open cache", || open_cache(options, &lock, &site_notes))?;
     let staging = stages.time("begin staging", || begin_staging(options, &lock))?;
     let store = stages.time("open digest store", || digest_store(cache.as_ref()))?;
     let clock = StageClock::default();
-    let context = RunContext {
-        cache: cache.as_ref(),
-        store: &store,
-        staging: &staging,
-        site_notes: site_notes.as_deref(),
-        clock: &clock,
-    };
+    let context =
+        RunContext { cache: cache.as_ref(), store: &store, staging: &staging, site_notes: &site_notes, clock: &clock };
     let results = stages.time("runs (wall)", || build_runs(&folders, &context))?;
     stages.add_thread_times(&clock);
     let pinned = stages.time("read baselines", || comparison::baseline::read_pinned(&options.runs));
@@ -214,12 +210,12 @@ fn find_runs(options: &BuildOptions) -> anyhow::Result<find::RunFolders> {
 }
 
 /// The build cache beside the output, when the build uses one.
-fn open_cache(options: &BuildOptions, lock: &OutputLock, site_notes: Option<&str>) -> anyhow::Result<Option<Cache>> {
+fn open_cache(options: &BuildOptions, lock: &OutputLock, site_notes: &SiteNotes) -> anyhow::Result<Option<Cache>> {
     if !options.cache {
         return Ok(None);
     }
     let limits = options.limits;
-    let context = format!("{}\0limits {} {} {}", site_notes.unwrap_or(""), limits.file, limits.notes, limits.log);
+    let context = format!("{}\0limits {} {} {}", site_notes.key_text(), limits.file, limits.notes, limits.log);
     Cache::open(lock.out(), context.as_bytes()).context("cannot open the build cache").map(Some)
 }
 
@@ -419,7 +415,7 @@ struct RunContext<'a> {
     cache: Option<&'a Cache>,
     store: &'a DigestStore<'a>,
     staging: &'a Staging<'a>,
-    site_notes: Option<&'a str>,
+    site_notes: &'a SiteNotes,
     clock: &'a StageClock,
 }
 
@@ -546,15 +542,38 @@ pub(crate) fn export_run(mut summary: RunSummary) -> (RunSummary, Vec<(&'static 
     (summary, seed_files)
 }
 
-/// `runs/NOTES.md`, unless it is a symlink leading outside the runs folder (then not read at
-/// all), not a regular file or larger than the notes limit.
-fn read_site_notes(options: &BuildOptions) -> Option<String> {
-    let path = options.runs.join("NOTES.md");
-    let root = options.runs.canonicalize().ok()?;
-    crate::ingest::find::stays_inside(&path, &root)
-        .then(|| input::read_all(&path, input::limits().notes).ok())
-        .flatten()
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
+/// The site-wide notes: `runs/NOTES.md`, then `runs/notes/*.md` by name (`site::notes`: each
+/// may say which runs it is about). A file is not read when it is a symlink leading outside
+/// the runs folder, not a regular file or larger than the notes limit; the folder only when
+/// it is not a run.
+fn read_site_notes(options: &BuildOptions) -> SiteNotes {
+    let Ok(root) = options.runs.canonicalize() else { return SiteNotes::default() };
+    let read = |path: &Path| {
+        crate::ingest::find::stays_inside(path, &root)
+            .then(|| input::read_all(path, input::limits().notes).ok())
+            .flatten()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
+    let mut notes: Vec<Note> =
+        read(&options.runs.join("NOTES.md")).map(|t| Note::parse("runs/NOTES.md", &t)).into_iter().collect();
+    let folder = options.runs.join(find::NOTES_FOLDER);
+    let is_run = folder.join("manifest.txt").exists() || folder.join("raw").exists();
+    if !is_run && crate::ingest::find::stays_inside(&folder, &root) {
+        let mut names: Vec<String> = std::fs::read_dir(&folder)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".md") && !n.starts_with('.'))
+            .collect();
+        names.sort();
+        for name in names {
+            if let Some(text) = read(&folder.join(&name)) {
+                notes.push(Note::parse(&format!("runs/{}/{name}", find::NOTES_FOLDER), &text));
+            }
+        }
+    }
+    SiteNotes { notes }
 }
 
 /// One line for a run that is not ok: id, status and its worst diagnostic.

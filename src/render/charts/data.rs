@@ -125,7 +125,8 @@ mod tests {
     #[test]
     fn the_range_shows_the_medians_not_one_far_cycle() {
         // Four runs at about 11 µs, one cycle at 60 µs: the axis stays near 11.
-        let near = |y: f64| Point { x: 1.0, y, low: Some(y - 0.2), high: Some(y + 0.3), samples: vec![y - 0.1, y, y + 0.1] };
+        let near =
+            |y: f64| Point { x: 1.0, y, low: Some(y - 0.2), high: Some(y + 0.3), samples: vec![y - 0.1, y, y + 0.1] };
         let mut points: Vec<Point> = [10.8, 11.0, 11.1, 11.3].into_iter().map(near).collect();
         points[0].samples.push(60.0);
         points[0].high = Some(60.0);

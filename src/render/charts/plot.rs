@@ -350,11 +350,17 @@ fn draw_samples(chart: &mut Chart<'_, '_>, points: &[DrawnPoint], color: RGBColo
 }
 
 /// Samples beyond the y range, as triangles at the edge they lie beyond.
-fn draw_outliers(chart: &mut Chart<'_, '_>, points: &[DrawnPoint], (lo, hi): (f64, f64), color: RGBColor) -> DrawResult {
+fn draw_outliers(
+    chart: &mut Chart<'_, '_>,
+    points: &[DrawnPoint],
+    (lo, hi): (f64, f64),
+    color: RGBColor,
+) -> DrawResult {
     let style = color.mix(0.8).filled();
     let marks = points.iter().flat_map(|p| {
         p.samples.iter().filter(|v| !(lo..=hi).contains(*v)).map(move |&v| {
-            let (edge, shape) = if v > hi { (hi, vec![(0, -5), (4, 2), (-4, 2)]) } else { (lo, vec![(0, 5), (4, -2), (-4, -2)]) };
+            let (edge, shape) =
+                if v > hi { (hi, vec![(0, -5), (4, 2), (-4, 2)]) } else { (lo, vec![(0, 5), (4, -2), (-4, -2)]) };
             EmptyElement::at((p.x, edge)) + Polygon::new(shape, style)
         })
     });
