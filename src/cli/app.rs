@@ -64,6 +64,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 cache: !args.no_cache,
                 page_size: args.page_size,
                 site_url: args.site_url,
+                evidence: !args.no_evidence,
                 limits: crate::ingest::input::Limits {
                     file: args.max_file_bytes,
                     notes: args.max_notes_bytes,
@@ -106,6 +107,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 cache: true,
                 page_size: crate::site::paging::DEFAULT_PAGE_SIZE,
                 site_url: "/".to_string(),
+                evidence: true,
                 limits: crate::ingest::input::Limits::DEFAULT,
             });
             let send_timeout = std::time::Duration::from_secs(args.send_timeout as u64);

@@ -173,6 +173,14 @@ pub(crate) fn read_all(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Reads a file's bytes as stored (a `*.gz` stays compressed), through the same safe open;
+/// a file of more than `limit` stored bytes is an error.
+pub(crate) fn read_stored(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    Limited { inner: open_regular(path)?, left: limit, limit }.read_to_end(&mut out)?;
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -48,6 +48,17 @@ pub(crate) fn run_file(id: &str, name: &str) -> String {
     format!("runs/{id}/{name}")
 }
 
+/// Where archived input `rel` (run-relative, as stored) of run `id` is published.
+pub(crate) fn evidence_file(id: &str, rel: &str) -> String {
+    format!("runs/{id}/evidence/{rel}")
+}
+
+/// A link to that file from the run's page (every segment URL-encoded).
+pub(crate) fn evidence_link(rel: &str) -> String {
+    let segments: Vec<String> = rel.split('/').map(url_segment).collect();
+    format!("evidence/{}", segments.join("/"))
+}
+
 /// A link to a run's page from a page whose root prefix is `root` (the id URL-encoded).
 pub(crate) fn run_link(root: &str, id: &str) -> String {
     format!("{root}runs/{}/index.html", url_segment(id))

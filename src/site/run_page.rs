@@ -6,6 +6,7 @@ use crate::analysis::summarize::RunSummary;
 use crate::core::diag::Severity;
 use crate::core::format::{agree, bytes_about, count, gbs, grouped, utc_second};
 use crate::core::model::nccl_log::NcclLogFacts;
+use crate::ingest::evidence::EvidenceFile;
 use crate::site::digest::RunDigest;
 use crate::site::evidence::run_statements;
 use crate::site::hosts_block;
@@ -16,7 +17,14 @@ use crate::site::run_comparison;
 use crate::site::sections::{Section, Source};
 use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
 
-pub(crate) fn build(run: &RunSummary, digest: &RunDigest, site_notes: &SiteNotes) -> RunPage {
+/// The run's page; `evidence` is its archived inputs as published (`None`: the build leaves
+/// them out).
+pub(crate) fn build(
+    run: &RunSummary,
+    digest: &RunDigest,
+    site_notes: &SiteNotes,
+    evidence: Option<&[EvidenceFile]>,
+) -> RunPage {
     let mut blocks = vec![diagnostics_block(run), run_comparison::configuration_block(digest)];
     let one = [(digest, String::new())];
     for &section in Section::ALL {
@@ -55,7 +63,7 @@ pub(crate) fn build(run: &RunSummary, digest: &RunDigest, site_notes: &SiteNotes
     blocks.extend(inspector_block(run));
     blocks.push(manifest_block(run));
     blocks.push(artifacts_block(run));
-    blocks.push(files_block(run, &digest.outputs, &blocks));
+    blocks.push(files_block(run, &digest.outputs, &blocks, evidence));
 
     let mut notes = Vec::new();
     if let Some(text) = &run.raw.notes {
@@ -340,8 +348,9 @@ fn artifacts_block(run: &RunSummary) -> Block {
 }
 
 /// The run's files: what the site publishes for it (the seed-format files, each chart's data),
-/// linked; the archived inputs, named without a link (the site does not copy them).
-fn files_block(run: &RunSummary, outputs: &[String], blocks: &[Block]) -> Block {
+/// linked; the archived inputs, linked to their copies as stored with their size (or why one is
+/// withheld), or named without a link when the build leaves them out.
+fn files_block(run: &RunSummary, outputs: &[String], blocks: &[Block], evidence: Option<&[EvidenceFile]>) -> Block {
     let mut published = Table::new("Published on this site", &[("file", false), ("what", false)]).with_row_headers();
     for name in outputs {
         published.push(vec![Cell::link(name.clone(), name.clone()), Cell::text("seed-format file, recomputed")]);
@@ -352,20 +361,50 @@ fn files_block(run: &RunSummary, outputs: &[String], blocks: &[Block]) -> Block 
             Cell::text(format!("data of the chart “{}”", figure.spec.title)),
         ]);
     }
-    let mut archived = Table::new(
-        "In the archive only: the run's input files, not copied into the site",
-        &[("file", false), ("size", true)],
-    )
-    .with_row_headers();
-    for (name, len) in &run.raw.files {
-        archived.push(vec![Cell::text(name.clone()), Cell::text(format!("{} B", grouped(*len)))]);
-    }
-    let intro = vec![format!(
-        "The site publishes {} for this run, linked below; its {} {} in the archive only (the run's folder under runs/), not on this site.",
-        count(published.rows.len(), "file"),
-        count(archived.rows.len(), "input file"),
-        agree(archived.rows.len(), "is", "are")
-    )];
+    let (archived, intro) = match evidence {
+        Some(files) => {
+            let mut table = Table::new(
+                "Evidence: the run's archived inputs, as stored (a .gz file stays gzipped)",
+                &[("file", false), ("size", true), ("published", false)],
+            )
+            .with_row_headers();
+            for file in files {
+                let size = Cell::text(bytes_about(file.len));
+                table.push(match &file.bytes {
+                    Ok(_) => {
+                        vec![Cell::link(file.rel.clone(), paths::evidence_link(&file.rel)), size, Cell::text("yes")]
+                    }
+                    Err(why) => {
+                        vec![Cell::text(file.rel.clone()), size, Cell { class: "warning", ..Cell::text(why.clone()) }]
+                    }
+                });
+            }
+            let shown = files.iter().filter(|f| f.bytes.is_ok()).count();
+            let intro = format!(
+                "The site publishes {} for this run, and {shown} of its {} as evidence, linked below as stored (files that hold the process environment or a secret-named setting, or are over the size limit, are withheld and say why).",
+                count(published.rows.len(), "file"),
+                count(files.len(), "archived input file"),
+            );
+            (table, intro)
+        }
+        None => {
+            let mut table = Table::new(
+                "In the archive only: the run's input files, not copied into the site",
+                &[("file", false), ("size", true)],
+            )
+            .with_row_headers();
+            for (name, len) in &run.raw.files {
+                table.push(vec![Cell::text(name.clone()), Cell::text(format!("{} B", grouped(*len)))]);
+            }
+            let intro = format!(
+                "The site publishes {} for this run, linked below; its {} {} in the archive only (the run's folder under runs/; this site was built with --no-evidence).",
+                count(published.rows.len(), "file"),
+                count(table.rows.len(), "input file"),
+                agree(table.rows.len(), "is", "are")
+            );
+            (table, intro)
+        }
+    };
     let tables = [published, archived].into_iter().filter(|t| !t.rows.is_empty()).collect();
-    Block { id: "files".into(), title: "Files of the run".into(), intro, tables, ..Block::default() }
+    Block { id: "files".into(), title: "Files of the run".into(), intro: vec![intro], tables, ..Block::default() }
 }

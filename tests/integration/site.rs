@@ -630,3 +630,40 @@ fn scoped_notes_show_only_on_the_runs_they_apply_to() {
     assert!(page("index.html").contains("EVERY-RUN note") && !page("index.html").contains("ONLY-ONE-CYCLE"));
     assert!(!out.join("runs/notes").exists());
 }
+
+/// Issue 26: every archived input is published beside its run page, byte for byte as stored
+/// (a `.gz` stays gzipped) and linked with its size; a file that sets a secret-named variable
+/// is withheld and says why; `--no-evidence` leaves them all out.
+#[test]
+fn archived_inputs_are_published_as_evidence_unless_withheld() {
+    let (dir, runs) = runs_dir(&["synth-gzip-logs"]);
+    let run = runs.join("synth-gzip-logs");
+    fs::write(run.join("raw/world4_full.stdout"), "step 1\nexport HF_TOKEN=hf_supersecret\n").unwrap();
+    let out = dir.path().join("site");
+    let output = build(&runs, &out, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    let site = tree(&out);
+    let inputs = tree(&run);
+    let page = String::from_utf8(site["runs/synth-gzip-logs/index.html"].clone()).unwrap();
+    let mut published = 0;
+    for (rel, bytes) in &inputs {
+        let copy = site.get(&format!("runs/synth-gzip-logs/evidence/{rel}"));
+        if rel == "raw/world4_full.stdout" {
+            assert!(copy.is_none(), "a file setting a secret is not published");
+            assert!(page.contains("withheld: line 2 of raw/world4_full.stdout sets a variable named like a secret"));
+            continue;
+        }
+        assert_eq!(copy, Some(bytes), "{rel} published as stored");
+        assert!(page.contains(&format!("<a href=\"evidence/{rel}\">{rel}</a>")), "{rel} linked");
+        published += 1;
+    }
+    assert!(published > 10 && inputs.keys().any(|p| p.ends_with(".log.gz")), "{published}");
+    assert!(!site.values().any(|b| b.windows(14).any(|w| w == b"hf_supersecret")), "the secret is nowhere");
+
+    let bare = dir.path().join("bare");
+    assert!(build(&runs, &bare, &["--no-evidence"]).status.success());
+    let bare_site = tree(&bare);
+    assert!(!bare_site.keys().any(|p| p.contains("/evidence/")));
+    let page = String::from_utf8(bare_site["runs/synth-gzip-logs/index.html"].clone()).unwrap();
+    assert!(page.contains("In the archive only") && page.contains("--no-evidence"));
+}

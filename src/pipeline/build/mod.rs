@@ -16,8 +16,8 @@ use crate::site::digest::{digest, RunCard, RunDigest};
 use crate::site::notes::{Note, SiteNotes};
 use crate::site::paths;
 use crate::{
-    analysis::comparison, analysis::summarize, export, ingest::archived, ingest::find, ingest::input, ingest::load,
-    pipeline::cross_run, render, site,
+    analysis::comparison, analysis::summarize, export, ingest::archived, ingest::evidence, ingest::find, ingest::input,
+    ingest::load, pipeline::cross_run, render, site,
 };
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -43,6 +43,8 @@ pub(crate) struct BuildOptions {
     /// The URL path the site is served under (normalized `/.../`): 404.html's links start
     /// with it.
     pub site_url: String,
+    /// Publish every run's archived inputs beside its page (`runs/<id>/evidence/`).
+    pub evidence: bool,
 }
 
 /// What a build did, for the one-line summary and the benchmark.
@@ -73,6 +75,7 @@ struct StageClock {
     summarize: AtomicU64,
     export: AtomicU64,
     render: AtomicU64,
+    evidence: AtomicU64,
     write: AtomicU64,
 }
 
@@ -112,8 +115,14 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let staging = stages.time("begin staging", || begin_staging(options, &lock))?;
     let store = stages.time("open digest store", || digest_store(cache.as_ref()))?;
     let clock = StageClock::default();
-    let context =
-        RunContext { cache: cache.as_ref(), store: &store, staging: &staging, site_notes: &site_notes, clock: &clock };
+    let context = RunContext {
+        cache: cache.as_ref(),
+        store: &store,
+        staging: &staging,
+        site_notes: &site_notes,
+        evidence: options.evidence,
+        clock: &clock,
+    };
     let results = stages.time("runs (wall)", || build_runs(&folders, &context))?;
     stages.add_thread_times(&clock);
     let pinned = stages.time("read baselines", || comparison::baseline::read_pinned(&options.runs));
@@ -167,6 +176,7 @@ impl Stages {
             ("summarize (thread time)", &clock.summarize),
             ("export seed files (thread time)", &clock.export),
             ("render (thread time)", &clock.render),
+            ("read evidence (thread time)", &clock.evidence),
             ("write (thread time)", &clock.write),
         ] {
             self.report.stages.push((name, Duration::from_nanos(counter.load(Ordering::Relaxed))));
@@ -215,7 +225,14 @@ fn open_cache(options: &BuildOptions, lock: &OutputLock, site_notes: &SiteNotes)
         return Ok(None);
     }
     let limits = options.limits;
-    let context = format!("{}\0limits {} {} {}", site_notes.key_text(), limits.file, limits.notes, limits.log);
+    let context = format!(
+        "{}\0limits {} {} {}\0evidence {}",
+        site_notes.key_text(),
+        limits.file,
+        limits.notes,
+        limits.log,
+        options.evidence
+    );
     Cache::open(lock.out(), context.as_bytes()).context("cannot open the build cache").map(Some)
 }
 
@@ -416,6 +433,8 @@ struct RunContext<'a> {
     store: &'a DigestStore<'a>,
     staging: &'a Staging<'a>,
     site_notes: &'a SiteNotes,
+    /// Publish the run's archived inputs (`ingest::evidence`).
+    evidence: bool,
     clock: &'a StageClock,
 }
 
@@ -461,13 +480,21 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
     }
     let clock = context.clock;
     let RunOutput { summary, seed_files, digest: run_digest } = process_run(run, clock);
-    let files = StageClock::time(&clock.render, || {
-        let page = site::run_page::build(&summary, &run_digest, context.site_notes);
+    let evidence = context
+        .evidence
+        .then(|| StageClock::time(&clock.evidence, || evidence::collect(&run.files, input::limits().file)));
+    let mut files = StageClock::time(&clock.render, || {
+        let page = site::run_page::build(&summary, &run_digest, context.site_notes, evidence.as_deref());
         let mut files = render::run_files(&page);
         files
             .extend(seed_files.into_iter().map(|(name, bytes)| OutputFile::new(paths::run_file(&run.id, name), bytes)));
         files
     });
+    for file in evidence.into_iter().flatten() {
+        if let Ok(bytes) = file.bytes {
+            files.push(OutputFile::new(paths::evidence_file(&run.id, &file.rel), bytes));
+        }
+    }
     let t = Instant::now();
     for file in &files {
         context.staging.put(file)?;
