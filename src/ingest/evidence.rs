@@ -1,6 +1,7 @@
 //! A run's archived inputs as evidence to publish beside its pages: each file's bytes as
 //! stored (a `*.gz` stays gzipped), read through the safe opener (`input`), or why it is
-//! withheld: larger than the file limit, unreadable, an nccl-tests `-J` JSON (it holds the
+//! withheld: not of a text kind (`PUBLISHED_EXTENSIONS`: nothing a browser would run from the
+//! site), larger than the file limit, unreadable, an nccl-tests `-J` JSON (it holds the
 //! process environment, which nccl-report never keeps), or text that assigns a variable whose
 //! name marks a secret (`SECRET_MARKERS`, the names `collect` never records). Uses `find` and
 //! `input`.
@@ -35,8 +36,22 @@ pub(crate) fn collect(files: &RunFiles, limit: u64) -> Vec<EvidenceFile> {
         .collect()
 }
 
+/// Extensions (of the name without `.gz`) published as they are: text a browser shows as text
+/// or downloads. Any other file (`.html`, `.svg`, `.js`...) could run in the reader's browser
+/// from the site's origin, and is withheld.
+const PUBLISHED_EXTENSIONS: [&str; 10] = ["txt", "log", "csv", "md", "stdout", "stderr", "out", "err", "json", "tsv"];
+
 fn published(path: &std::path::Path, rel: &str, len: u64, limit: u64) -> Result<Vec<u8>, String> {
     let name = input::logical_name(path);
+    let extension = name.rsplit_once('.').map_or("", |(_, e)| e).to_ascii_lowercase();
+    if !PUBLISHED_EXTENSIONS.contains(&extension.as_str()) {
+        let kind = if extension.is_empty() {
+            "a file without an extension".to_string()
+        } else {
+            format!("a .{extension} file")
+        };
+        return Err(format!("withheld: {kind} could be taken for a page or a script; only text kinds are published"));
+    }
     if name.ends_with(".json") && name.starts_with("nccl_tests") {
         return Err("withheld: an nccl-tests JSON holds the process environment".to_string());
     }

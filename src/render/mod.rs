@@ -11,6 +11,8 @@ use rayon::prelude::*;
 
 /// The stylesheet, embedded in the binary.
 pub(crate) const STYLE_CSS: &str = include_str!("../../static/style.css");
+/// The optional table sorting and filtering script (pages are complete without it).
+pub(crate) const TABLE_JS: &str = include_str!("../../static/table.js");
 
 /// Files that do not depend on the runs; 404.html links absolutely under `site_url`.
 pub(crate) fn static_files(site_url: &str) -> Vec<OutputFile> {
@@ -18,6 +20,7 @@ pub(crate) fn static_files(site_url: &str) -> Vec<OutputFile> {
         OutputFile::new("404.html", pages::not_found(site_url)),
         OutputFile::new(".nojekyll", Vec::new()),
         OutputFile::new("static/style.css", STYLE_CSS),
+        OutputFile::new("static/table.js", TABLE_JS),
     ]
 }
 
