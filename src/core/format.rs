@@ -267,6 +267,14 @@ pub(crate) fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     a.len().cmp(&b.len()).then_with(|| a.cmp(b))
 }
 
+/// `text` cut to `max` characters with an ellipsis (where a page shows a long text in short).
+pub(crate) fn ellipsis(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
 pub(crate) fn yes_no(b: bool) -> &'static str {
     if b {
         "yes"

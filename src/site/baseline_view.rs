@@ -232,7 +232,11 @@ fn cases_table(caption: &str) -> Table {
 }
 
 fn case_row(c: &CaseResult) -> Vec<Cell> {
-    let p = |v: Option<f64>| v.map_or_else(|| "n/a".to_string(), |v| format!("{v:.1e}"));
+    let p = |v: Option<f64>| match v {
+        None => "n/a".to_string(),
+        Some(v) if v >= 0.01 => format!("{v:.2}"),
+        Some(v) => format!("{v:.1e}"),
+    };
     let ratio = match (c.ratio, c.ci_low, c.ci_high) {
         (Some(r), Some(low), Some(high)) => format!("{r:.3} ({low:.3}–{high:.3})"),
         (Some(r), _, _) => format!("{r:.3}"),

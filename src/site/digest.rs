@@ -133,11 +133,7 @@ fn one_line(d: &Diagnostic) -> String {
         Some(line) => format!("{}:{line}: {}", d.file, d.message),
         None => format!("{}: {}", d.file, d.message),
     };
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match text.char_indices().nth(159) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text,
-    }
+    crate::core::format::ellipsis(&text.split_whitespace().collect::<Vec<_>>().join(" "), 159)
 }
 
 /// Newest first (by the manifest's timestamp as an instant: offsets count), then by id; runs

@@ -2,7 +2,7 @@
 //! time (`paging`); the site-wide notes on the first page.
 
 use crate::analysis::summarize::RunStatus;
-use crate::core::format::{count, utc_second};
+use crate::core::format::{count, ellipsis, utc_second};
 use crate::site::baseline_view;
 use crate::site::digest::{BaselineVerdict, RunCard, RunDigest};
 use crate::site::paging::Paging;
@@ -23,7 +23,7 @@ fn status_cell(root: &str, run: &RunDigest, card: Option<&RunCard>) -> Cell {
         }
         (status, reason) => Cell {
             text: match reason {
-                Some(reason) => format!("✖ {}: {reason}", status.as_str()),
+                Some(reason) => format!("✖ {}: {}", status.as_str(), ellipsis(reason, 80)),
                 None => format!("✖ {}", status.as_str()),
             },
             href: Some(diagnostics),
@@ -96,7 +96,8 @@ pub(crate) fn build(
         ],
     )
     .with_row_headers()
-    .with_cards();
+    .with_cards()
+    .with_class("runs");
     let card_of: std::collections::HashMap<&str, &RunCard> = cards.iter().map(|c| (c.id.as_str(), c)).collect();
     for run in window {
         let f = &run.facts;

@@ -7,7 +7,7 @@ use crate::core::format::{agree, count};
 use crate::site::digest::RunDigest;
 use crate::site::paging::Paging;
 use crate::site::paths;
-use crate::site::sections::{self, Section, MAX_SERIES};
+use crate::site::sections::{self, Section};
 use crate::site::view::{Block, Cell, Evidence, Figure, SectionPage, Table};
 use rayon::prelude::*;
 
@@ -28,7 +28,7 @@ pub(crate) struct Panel<'a> {
 
 /// The section's charts for each panel of `panels` (chart ids prefixed `cfgN-`, N counted over
 /// the whole section so ids never clash across pages). A panel overlays its newest runs, as
-/// many as fit: the most runs for which no chart has more than `MAX_SERIES` series.
+/// many as fit: the most runs for which no chart has more than `sections::MAX_SERIES` series.
 fn configuration_figures(
     section: Section,
     panels: &[(usize, &Panel)],
@@ -38,8 +38,7 @@ fn configuration_figures(
     for (n, panel) in panels {
         let all: Vec<(&RunDigest, String)> = panel.runs.iter().map(|r| (*r, href(r))).collect();
         let prefix = format!("cfg{}-", n + 1);
-        let fits = |k: usize| section.charts(&all[..k], &prefix).iter().all(|s| s.series.len() <= MAX_SERIES);
-        let drawn = (1..=all.len()).rev().find(|&k| fits(k)).unwrap_or(1);
+        let drawn = (1..=all.len()).rev().find(|&k| section.charts_fit(&all[..k])).unwrap_or(1);
         let label = &all[0].0.configuration;
         let which = if drawn == 1 {
             format!("its newest ok run, {}, of {}", all[0].0.id, count(panel.ok_runs, "ok run"))
@@ -87,8 +86,8 @@ fn configurations_table(runs: &[(&RunDigest, String)]) -> Table {
             if different.is_empty() { "nothing: the only configuration".to_string() } else { different.join("; ") };
         table.push(vec![
             Cell::text(&run.configuration),
-            Cell { class: "differs", ..Cell::text(different) },
-            Cell::text(run.configuration_text()),
+            Cell { class: "differs key", ..Cell::text(different) },
+            Cell { class: "key", ..Cell::text(run.configuration_text()) },
             Cell::text(ids.join(", ")),
         ]);
     }

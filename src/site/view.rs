@@ -12,6 +12,8 @@ pub(crate) struct Table {
     pub row_headers: bool,
     /// On a phone, one card per row (cells labelled from their column), first cell on top.
     pub cards: bool,
+    /// An extra class of the table's wrapper (`runs`: the run list's wrapping rules), or empty.
+    pub class: &'static str,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -41,12 +43,18 @@ impl Table {
             rows: Vec::new(),
             row_headers: false,
             cards: false,
+            class: "",
         }
     }
 
     /// The table shown as one card per row on a phone.
     pub(crate) fn with_cards(self) -> Self {
         Table { cards: true, ..self }
+    }
+
+    /// The table with an extra wrapper class.
+    pub(crate) fn with_class(self, class: &'static str) -> Self {
+        Table { class, ..self }
     }
 
     /// The table with its first column as the rows' headers.

@@ -90,7 +90,7 @@ fn every_chart_is_one_svg_with_a_dark_style_and_its_csv_beside_it() {
 fn the_run_list_labels_every_cell_for_the_stacked_phone_layout() {
     let (texts, _) = built_site();
     let index = &texts["index.html"];
-    let wrapper = &index[index.find("<div class=\"table-wrap cards\">").expect("the run list is a card table")..];
+    let wrapper = &index[index.find("<div class=\"table-wrap cards runs\">").expect("the run list is a card table")..];
     let body = &wrapper[wrapper.find("<tbody>").unwrap()..wrapper.find("</tbody>").unwrap()];
     let rows = body.matches("<tr>").count();
     // The run id names its row: a row header, labelled like the other cells.

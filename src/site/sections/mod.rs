@@ -81,6 +81,13 @@ macro_rules! sections {
                 let kit = ChartKit::new(runs, id_prefix);
                 match self { $(Section::$variant => $module::charts(&kit, runs)),+ }
             }
+
+            /// Whether every chart of `runs` draws all its series (none over `MAX_SERIES`).
+            pub(crate) fn charts_fit(self, runs: &[(&RunDigest, String)]) -> bool {
+                let kit = ChartKit { truncate: false, ..ChartKit::new(runs, "") };
+                let specs = match self { $(Section::$variant => $module::charts(&kit, runs)),+ };
+                specs.iter().all(|s| s.series.len() <= MAX_SERIES)
+            }
         }
     };
 }
@@ -235,6 +242,8 @@ pub(crate) struct ChartKit<'a> {
     /// Whether the runs' short ids are distinct (else legends give full ids).
     abbreviate: bool,
     id_prefix: &'a str,
+    /// Cut a chart's series at `MAX_SERIES` (off only to learn whether they fit).
+    truncate: bool,
 }
 
 /// The most series one chart draws: each keeps a colour of its own (and a marker shape of its
@@ -274,7 +283,7 @@ impl<'a> ChartKit<'a> {
         shorts.sort();
         shorts.dedup();
         let name_runs = runs.len() > 1 || runs.iter().any(|(_, href)| !href.is_empty());
-        ChartKit { name_runs, abbreviate: shorts.len() == runs.len(), id_prefix }
+        ChartKit { name_runs, abbreviate: shorts.len() == runs.len(), id_prefix, truncate: true }
     }
 
     /// A series label: prefixed with the run's short id (`short_id`; the full id if two runs
@@ -292,7 +301,7 @@ impl<'a> ChartKit<'a> {
     /// section page); the description says how many were left out and where they are.
     fn spec(&self, id: &str, title: &str, axes: Axes, mut series: Vec<Series>, description: &str) -> ChartSpec {
         let mut description = description.to_string();
-        if series.len() > MAX_SERIES {
+        if self.truncate && series.len() > MAX_SERIES {
             let left_out = series.len() - MAX_SERIES;
             series.truncate(MAX_SERIES);
             description.push_str(&format!(
