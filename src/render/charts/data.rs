@@ -111,6 +111,7 @@ mod tests {
             y_scale,
             series: vec![Series { name: "s".into(), points }],
             description: String::new(),
+            x_names: Vec::new(),
         }
     }
 
@@ -155,6 +156,7 @@ mod tests {
                 Series { name: "kept".into(), points: vec![point(8.0, 2.0, vec![f64::NAN, 0.0, 3.0])] },
             ],
             description: String::new(),
+            x_names: Vec::new(),
         };
         let drawn = drawable(&spec, spec.y_scale);
         assert_eq!(drawn.len(), 1);

@@ -38,7 +38,11 @@ fn render(spec: &ChartSpec, layout: &Layout) -> Vec<u8> {
         _ if spec.series.len() > plot::MAX_SERIES => message("too many series to tell apart"),
         None => message("no data"),
         Some((x_extent, y_extent)) => {
-            let x = Axis::new(spec.x_scale, units(&spec.x_label, spec.x_scale), x_extent, layout.x_ticks);
+            let x = if spec.x_names.is_empty() {
+                Axis::new(spec.x_scale, units(&spec.x_label, spec.x_scale), x_extent, layout.x_ticks)
+            } else {
+                Axis::named(&spec.x_names, layout.x_ticks)
+            };
             let y = Axis::new(y_scale, units(&spec.y_label, y_scale), y_extent, layout.y_ticks);
             plot::draw(spec, &series, x, y, layout).unwrap_or_else(|_| message("chart could not be drawn"))
         }

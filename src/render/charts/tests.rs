@@ -27,6 +27,7 @@ fn spec(series: Vec<Series>) -> ChartSpec {
         y_scale: Scale::Log10,
         series,
         description: "Median time per message size; whiskers span lowest cycle to P95.".into(),
+        x_names: Vec::new(),
     }
 }
 

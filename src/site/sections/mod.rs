@@ -320,6 +320,7 @@ impl<'a> ChartKit<'a> {
             y_scale: axes.y.1,
             series,
             description,
+            x_names: Vec::new(),
         }
     }
 }
