@@ -3,7 +3,7 @@
 //! (`compare/<base>..<cand>.html`) and the index's verdict cell. Uses `comparison` and the
 //! site's view types; computes nothing.
 
-use crate::analysis::comparison::engine::CaseResult;
+use crate::analysis::comparison::engine::{CaseResult, Verdict};
 use crate::analysis::comparison::Report;
 use crate::core::format::{count, natural_cmp, pct2};
 use crate::site::digest::{BaselineVerdict, VerdictCounts};
@@ -33,33 +33,27 @@ pub(crate) fn verdict(outcome: &Result<&Report, String>) -> BaselineVerdict {
             BaselineVerdict::Compared(VerdictCounts {
                 baseline: report.base.id.clone(),
                 counts,
-                drift: report.drift.as_ref().map(|d| percent_change(d.ratio)),
+                shifts: report
+                    .shifts
+                    .iter()
+                    .filter(|s| matches!(s.verdict, Verdict::Slower | Verdict::Faster))
+                    .map(|s| s.sentence())
+                    .collect(),
+                regression: report.has_regression(false),
             })
         }
         Err(why) => BaselineVerdict::NotCompared(why.clone()),
     }
 }
 
-/// `+4.10 %` / `-0.52 %`: a cost ratio as a change.
-fn percent_change(ratio: f64) -> String {
-    let change = (ratio - 1.0) * 100.0;
-    if change >= 0.0 {
-        format!("+{}", pct2(change))
-    } else {
-        pct2(change)
-    }
-}
-
-/// The counts in words, worst first, e.g. `▲ 1 slower · = 37 no change`.
+/// The run-wide shifts, then the counts in words, worst first, e.g. `every host-side case is
+/// 1.9x slower overall · ▲ 1 slower · = 37 no change`.
 pub(crate) fn counts_text(v: &VerdictCounts) -> String {
-    let shown: Vec<String> = v
-        .counts
-        .iter()
-        .map(|(verdict, n)| {
-            let l = look(verdict);
-            format!("{} {n} {}", l.marker, l.words)
-        })
-        .collect();
+    let mut shown: Vec<String> = v.shifts.iter().map(|s| format!("{s} overall")).collect();
+    shown.extend(v.counts.iter().map(|(verdict, n)| {
+        let l = look(verdict);
+        format!("{} {n} {}", l.marker, l.words)
+    }));
     if shown.is_empty() {
         "no cases".to_string()
     } else {
@@ -84,7 +78,8 @@ pub(crate) fn block(c: &RunComparison) -> Block {
                 report.baseline_source,
                 counts_text(&counts)
             ));
-            intro.extend(drift_line(report));
+            intro.extend(shift_lines(report));
+            intro.extend(caveat_line(report));
             if !report.key_differences.is_empty() {
                 let parts: Vec<&str> = report.key_differences.iter().map(|d| d.part.as_str()).collect();
                 intro.push(format!("Not comparable: the configurations differ in {}.", parts.join(", ")));
@@ -140,7 +135,8 @@ pub(crate) fn compare_page(report: &Report) -> ComparePage {
     ];
     let BaselineVerdict::Compared(counts) = verdict(&Ok(report)) else { unreachable!("a report has counts") };
     intro.push(format!("Verdicts: {}.", counts_text(&counts)));
-    intro.extend(drift_line(report));
+    intro.extend(shift_lines(report));
+    intro.extend(caveat_line(report));
     intro.push(rule_line());
     let mut tables = Vec::new();
     if !report.key_differences.is_empty() {
@@ -172,36 +168,54 @@ pub(crate) fn compare_page(report: &Report) -> ComparePage {
     }
 }
 
-fn drift_line(report: &Report) -> Option<String> {
-    let d = report.drift.as_ref()?;
-    let interval = match (d.ci_low, d.ci_high) {
-        (Some(low), Some(high)) => format!(" (95 % interval {} to {})", percent_change(low), percent_change(high)),
-        _ => String::new(),
-    };
-    let applied = if d.applied {
-        "divided out before the per-case verdicts"
-    } else {
-        "not divided out: too few comparable cases"
-    };
-    Some(format!(
-        "Run-wide drift: {}{interval} over {}, {applied}.",
-        percent_change(d.ratio),
-        crate::core::format::count(d.cases, "case")
-    ))
+/// One line per family: its shift against the history and whether it is beyond the noise.
+fn shift_lines(report: &Report) -> Vec<String> {
+    report
+        .shifts
+        .iter()
+        .map(|s| match s.verdict {
+            Verdict::InsufficientHistory => format!(
+                "{} shift: {:.2}x, not judged ({}).",
+                s.family.as_str(),
+                s.ratio,
+                s.reason.as_deref().unwrap_or("too little history")
+            ),
+            _ => format!(
+                "Run-wide, {} (over {}, noise floor {} from {}).",
+                s.sentence(),
+                crate::core::format::count(s.cases, "case"),
+                pct2(s.effect_floor * 100.0),
+                crate::core::format::count(s.history_runs, "earlier run")
+            ),
+        })
+        .collect()
+}
+
+/// The soft facts in which the candidate differs from the base, in one line.
+fn caveat_line(report: &Report) -> Option<String> {
+    if report.caveats.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> =
+        report.caveats.iter().map(|d| format!("{} {} → {}", d.part, d.base, d.candidate)).collect();
+    Some(format!("Caveat: the candidate differs from the base in {}.", parts.join("; ")))
 }
 
 fn rule_line() -> String {
-    "A case is slower or faster only when it is significant after Benjamini-Hochberg (q ≤ 0.05, Mann-Whitney U on the per-cycle critical-path samples) and its drift-corrected effect, with its whole 95 % bootstrap interval, is at least max(3 %, the noise between repeated runs of the configuration).".to_string()
+    format!(
+        "The run is the replicate: a case is slower or faster only when its run-level value (median over cycles) is beyond the noise floor of the earlier ok runs of its configuration (a {} % prediction interval of their spread, at least 3 % and two timer steps) and beyond every one of them, and its ratio to the base is beyond that floor too. The same rule judges each family's run-wide shift.",
+        100.0 - crate::analysis::comparison::rule::ALPHA * 100.0
+    )
 }
 
 /// The cases worst first: by verdict (`verdict_look`); slower and faster cases by the size of
-/// the change (the drift-corrected cost ratio's distance from 1), the others in the natural
-/// order of their case (`tokens=1` before `tokens=128`).
+/// the change (the cost against the history, else against the base: its distance from 1), the
+/// others in the natural order of their case (`tokens=1` before `tokens=128`).
 pub(crate) fn worst_first(cases: &[CaseResult]) -> Vec<&CaseResult> {
     let mut sorted: Vec<&CaseResult> = cases.iter().collect();
     let size = |c: &CaseResult| {
         let rank = look(c.verdict.as_str()).rank;
-        let ratio = c.corrected_cost_ratio.or(c.cost_ratio).filter(|r| *r > 0.0 && rank <= 1);
+        let ratio = c.history_ratio.or(c.cost_ratio).filter(|r| *r > 0.0 && rank <= 1);
         ratio.map_or(0.0, |r| r.ln().abs())
     };
     sorted.sort_by(|a, b| {
@@ -224,18 +238,17 @@ fn cases_table(caption: &str) -> Table {
             ("case", false),
             ("ratio (95 % interval)", true),
             ("noise floor", true),
+            ("vs history", true),
             ("cycles base / cand.", true),
-            ("p · q", true),
         ],
     )
     .with_cards()
 }
 
 fn case_row(c: &CaseResult) -> Vec<Cell> {
-    let p = |v: Option<f64>| match v {
+    let history = match c.history_ratio {
+        Some(r) => format!("{r:.3} ({})", count(c.history_runs, "run")),
         None => "n/a".to_string(),
-        Some(v) if v >= 0.01 => format!("{v:.2}"),
-        Some(v) => format!("{v:.1e}"),
     };
     let ratio = match (c.ratio, c.ci_low, c.ci_high) {
         (Some(r), Some(low), Some(high)) => format!("{r:.3} ({low:.3}–{high:.3})"),
@@ -256,8 +269,8 @@ fn case_row(c: &CaseResult) -> Vec<Cell> {
         },
         Cell::text(ratio),
         Cell::text(pct2(c.effect_floor * 100.0)),
+        Cell::text(history),
         Cell::text(format!("{} / {}", c.base_cycles, c.candidate_cycles)),
-        Cell::text(format!("{} · {}", p(c.p), p(c.q))),
     ]
 }
 
@@ -270,7 +283,8 @@ pub(crate) fn index_cell(root: &str, id: &str, verdict: &BaselineVerdict) -> Cel
                 format!("vs {}: {}", v.baseline, counts_text(v)),
                 paths::compare_link(root, &v.baseline, id),
             );
-            if let Some(l) = run_look(v.of("slower"), v.of("faster")) {
+            // A slower family counts as a regression as a slower case does (`has_regression`).
+            if let Some(l) = run_look(v.of("slower") + usize::from(v.regression), v.of("faster")) {
                 cell.class = l.class;
             }
             cell

@@ -21,6 +21,9 @@ pub(crate) struct RunDigest {
     /// The run's configuration (`comparison::key`): its short label and its key parts.
     pub configuration: String,
     pub configuration_key: Vec<(String, String)>,
+    /// The soft facts shown as caveats where two runs differ (`ConfigKey::soft`).
+    #[serde(default)]
+    pub soft_facts: Vec<(String, String)>,
     /// (checked, failed) per-rank contracts.
     pub contracts: Option<(usize, usize)>,
     pub sections: SectionSummaries,
@@ -41,6 +44,7 @@ pub(crate) fn digest(run: &RunSummary, outputs: &[&str]) -> RunDigest {
         facts: run.facts.clone(),
         configuration: key.label(),
         configuration_key: key.parts.clone(),
+        soft_facts: key.soft.clone(),
         contracts: run.contracts.as_ref().map(|c| (c.total, c.failures.len())),
         sections: run.sections.clone(),
         nccl_perf: run.nccl_perf.clone(),
@@ -88,13 +92,16 @@ pub(crate) enum BaselineVerdict {
     NotCompared(String),
 }
 
-/// How many cases got each verdict against `baseline` (`(Verdict::as_str(), count)`, worst
-/// first, verdicts without cases left out), and the run-wide drift (as text).
+/// How many cases got each verdict against `baseline` and its history
+/// (`(Verdict::as_str(), count)`, worst first, verdicts without cases left out), and the
+/// run-wide shifts beyond the noise (sentences; `regression` when a case or a family is
+/// slower).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct VerdictCounts {
     pub baseline: String,
     pub counts: Vec<(String, usize)>,
-    pub drift: Option<String>,
+    pub shifts: Vec<String>,
+    pub regression: bool,
 }
 
 impl VerdictCounts {
@@ -112,7 +119,7 @@ impl RunCard {
             timestamp_utc: run.facts.timestamp_utc.clone(),
             status: run.status,
             sections,
-            configuration_key: ConfigKey::from_parts(&run.configuration_key).text(),
+            configuration_key: ConfigKey::from_parts(&run.configuration_key, &[]).text(),
             configuration: run.configuration.clone(),
             baseline: BaselineVerdict::Pending,
             warnings: run.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count(),

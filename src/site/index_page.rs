@@ -35,14 +35,15 @@ fn status_cell(root: &str, run: &RunDigest, card: Option<&RunCard>) -> Cell {
 /// What needs a reader's attention across every run: runs with slower or faster cases, failed
 /// and invalid runs, runs with warnings; each a count with the runs named and linked.
 fn attention(cards: &[RunCard], root: &str) -> Vec<Attention> {
+    // A run-wide slower shift is a regression as a slower case is.
     let compared = |c: &RunCard, verdict: &str| match &c.baseline {
-        BaselineVerdict::Compared(v) => v.of(verdict) > 0,
+        BaselineVerdict::Compared(v) => v.of(verdict) > 0 || (verdict == "slower" && v.regression),
         _ => false,
     };
     let (slower, faster) = (look("slower"), look("faster"));
     let groups: [(&'static str, &str, &str, Vec<&RunCard>); 5] = [
-        (slower.class, slower.marker, "with slower cases", cards.iter().filter(|c| compared(c, "slower")).collect()),
-        (faster.class, faster.marker, "with faster cases", cards.iter().filter(|c| compared(c, "faster")).collect()),
+        (slower.class, slower.marker, "slower than before", cards.iter().filter(|c| compared(c, "slower")).collect()),
+        (faster.class, faster.marker, "faster than before", cards.iter().filter(|c| compared(c, "faster")).collect()),
         ("failed", "✖", "failed", cards.iter().filter(|c| c.status == RunStatus::Failed).collect()),
         ("invalid", "✖", "invalid", cards.iter().filter(|c| c.status == RunStatus::Invalid).collect()),
         (
