@@ -37,19 +37,25 @@ pub(crate) fn verdict(outcome: &Result<&Report, String>) -> BaselineVerdict {
                     .shifts
                     .iter()
                     .filter(|s| matches!(s.verdict, Verdict::Slower | Verdict::Faster))
-                    .map(|s| s.sentence())
+                    .map(|s| s.short())
                     .collect(),
                 regression: report.has_regression(false),
+                slower_cases: report
+                    .cases
+                    .iter()
+                    .filter(|c| c.verdict == Verdict::Slower)
+                    .map(|c| (c.key(), c.history_ratio.unwrap_or(f64::NAN)))
+                    .collect(),
             })
         }
         Err(why) => BaselineVerdict::NotCompared(why.clone()),
     }
 }
 
-/// The run-wide shifts, then the counts in words, worst first, e.g. `every host-side case is
-/// 1.9x slower overall · ▲ 1 slower · = 37 no change`.
+/// The run-wide shifts, then the counts in words, worst first, e.g. `host-side 1.9x slower
+/// overall · ▲ 1 slower · = 37 no change`.
 pub(crate) fn counts_text(v: &VerdictCounts) -> String {
-    let mut shown: Vec<String> = v.shifts.iter().map(|s| format!("{s} overall")).collect();
+    let mut shown: Vec<String> = v.shifts.clone();
     shown.extend(v.counts.iter().map(|(verdict, n)| {
         let l = look(verdict);
         format!("{} {n} {}", l.marker, l.words)

@@ -64,7 +64,7 @@ impl RunDigest {
 
 /// What the build keeps in memory of every run until the cross-run pages are written: what
 /// orders them, the index's counts, and which sections the run has (for the charts).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct RunCard {
     pub id: String,
     pub timestamp_utc: Option<String>,
@@ -83,7 +83,7 @@ pub(crate) struct RunCard {
 }
 
 /// A run's comparison with its baseline, as the index shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) enum BaselineVerdict {
     /// Not yet compared (only between the per-run and the comparison stages of a build).
     Pending,
@@ -96,12 +96,14 @@ pub(crate) enum BaselineVerdict {
 /// (`(Verdict::as_str(), count)`, worst first, verdicts without cases left out), and the
 /// run-wide shifts beyond the noise (sentences; `regression` when a case or a family is
 /// slower).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct VerdictCounts {
     pub baseline: String,
     pub counts: Vec<(String, usize)>,
     pub shifts: Vec<String>,
     pub regression: bool,
+    /// The slower cases: (case key, cost against the history's median).
+    pub slower_cases: Vec<(String, f64)>,
 }
 
 impl VerdictCounts {

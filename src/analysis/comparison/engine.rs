@@ -72,6 +72,16 @@ pub struct Shift {
 }
 
 impl Shift {
+    /// `host-side 1.88x slower overall` (for counts and the index) and the like.
+    pub fn short(&self) -> String {
+        let side = self.family.as_str();
+        match self.verdict {
+            Verdict::Slower => format!("{side} {:.2}x slower overall", self.ratio),
+            Verdict::Faster => format!("{side} {:.2}x faster overall", 1.0 / self.ratio),
+            _ => format!("{side} within the noise"),
+        }
+    }
+
     /// `every host-side case is 1.88x slower` and the like.
     pub fn sentence(&self) -> String {
         let side = self.family.as_str();

@@ -6,6 +6,7 @@
 //! `summarize`; writes nothing.
 
 pub mod baseline;
+pub mod change_points;
 pub mod engine;
 pub mod history;
 pub mod key;

@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 mod comparisons;
+mod histories;
 
 #[derive(Debug, Clone)]
 pub(crate) struct BuildOptions {
@@ -141,6 +142,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     stages.time("compare with baselines", || {
         comparisons::compare_runs(&mut results, &plan, &context, &|id| digests.get(id))
     })?;
+    stages.time("history pages", || histories::write(&results, &|id| digests.get(id), context.staging))?;
     stages.time("cross-run pages", || write_cross_run(&results, &digests, &context, options))?;
     let count = stages.time("count", || staging.count())?;
     stages.time("commit", || commit(staging, options))?;
