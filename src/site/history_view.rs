@@ -90,10 +90,10 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
         let anchor = paths::case_anchor(key);
         let href = format!("{path}#{anchor}");
         let mut intro = vec![format!(
-            "{} in {} of {} runs; {}.",
+            "{} in {} of {}; {}.",
             info.metric,
             present.len(),
-            history.runs.len(),
+            crate::core::format::count(history.runs.len(), "run"),
             match found.len() {
                 0 => "no change point".to_string(),
                 n => crate::core::format::count(n, "change point"),
@@ -162,8 +162,8 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
         title: format!("History of {}", history.label),
         intro: vec![
             format!(
-                "{} ok runs of this configuration, oldest first ({first} to {last}). Full key: {}.",
-                history.runs.len(),
+                "{} of this configuration, oldest first ({first} to {last}). Full key: {}.",
+                crate::core::format::count(history.runs.len(), "ok run"),
                 history.key_text
             ),
             format!(

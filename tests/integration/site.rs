@@ -239,6 +239,8 @@ fn navigation_marks_the_current_page_and_skips_to_content() {
         let html = String::from_utf8(bytes.clone()).unwrap();
         let expected = if path == "index.html" || path.starts_with("pages/") {
             Some("index.html\"".to_string())
+        } else if path == "regressions.html" {
+            Some("regressions.html\"".to_string())
         } else if let Some(name) = path.strip_prefix("sections/") {
             let stem = name.trim_end_matches(".html");
             let slug = match stem.rsplit_once('-') {
