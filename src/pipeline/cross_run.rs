@@ -15,6 +15,10 @@ use crate::site::{self, runs_json};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
+/// A configuration's panel while cards are counted: its page, its ok runs, its key text and
+/// the ids it draws.
+type PanelIds<'a> = (usize, usize, String, Vec<&'a str>);
+
 /// Where the pages' inputs come from.
 pub(crate) struct Sources<'a> {
     /// A run's digest, by id.
@@ -36,7 +40,7 @@ pub(crate) fn write(
     let mut totals = [0; sections::COUNT];
     // Per section, every configuration with ok runs: the page its newest ok run is on, how
     // many ok runs it has, and the newest of them (up to `CHART_RUNS`) that its panel draws.
-    let mut panels: [Vec<(usize, usize, String, Vec<&str>)>; sections::COUNT] = Default::default();
+    let mut panels: [Vec<PanelIds>; sections::COUNT] = Default::default();
     for (position, card) in cards.iter().enumerate() {
         for (index, &section) in Section::ALL.iter().enumerate() {
             if !card.has(section) {

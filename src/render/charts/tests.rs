@@ -86,12 +86,11 @@ fn one_chart_scales_by_its_view_box_with_a_wrapped_title() {
 #[test]
 fn charts_carry_the_dark_mode_style() {
     let one = spec(vec![series("ring", 1.0)]);
-    for svg in [svg_text(&one)] {
-        let style = &svg[svg.find("<style>").expect("style")..svg.find("</style>").expect("style ends")];
-        assert!(style.contains("@media (prefers-color-scheme: dark)"));
-        assert!(style.contains("[fill=\"#FFFFFF\"]") && style.contains("[stroke=\"#0072B2\"]"));
-        assert!(svg.find("</desc>") < svg.find("<style>"));
-    }
+    let svg = svg_text(&one);
+    let style = &svg[svg.find("<style>").expect("style")..svg.find("</style>").expect("style ends")];
+    assert!(style.contains("@media (prefers-color-scheme: dark)"));
+    assert!(style.contains("[fill=\"#FFFFFF\"]") && style.contains("[stroke=\"#0072B2\"]"));
+    assert!(svg.find("</desc>") < svg.find("<style>"));
     // Every colour drawn (six series: every marker shape) has a dark-mode rule.
     let six: Vec<Series> = (0..6).map(|i| series(&format!("s{i}"), f64::from(i))).collect();
     let svg = svg_text(&spec(six));
