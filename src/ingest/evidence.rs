@@ -23,15 +23,16 @@ pub(crate) struct EvidenceFile {
 }
 
 /// Every archived input of the run, by path, with its bytes as stored or why it is withheld;
-/// `limit` is the most stored bytes published per file.
-pub(crate) fn collect(files: &RunFiles, limit: u64) -> Vec<EvidenceFile> {
+/// `limits.file` is the most stored bytes published per file, `limits.log` the most bytes a
+/// compressed file may decompress to when it is checked for secrets.
+pub(crate) fn collect(files: &RunFiles, limits: input::Limits) -> Vec<EvidenceFile> {
     let mut all: Vec<_> = files.all().collect();
     all.sort_by(|a, b| a.rel.cmp(&b.rel));
     all.into_iter()
         .map(|file| EvidenceFile {
             rel: file.rel.clone(),
             len: file.stamp.len,
-            bytes: published(&file.path, &file.rel, file.stamp.len, limit),
+            bytes: published(&file.at, &file.rel, file.stamp.len, limits),
         })
         .collect()
 }
@@ -41,8 +42,9 @@ pub(crate) fn collect(files: &RunFiles, limit: u64) -> Vec<EvidenceFile> {
 /// from the site's origin, and is withheld.
 const PUBLISHED_EXTENSIONS: [&str; 10] = ["txt", "log", "csv", "md", "stdout", "stderr", "out", "err", "json", "tsv"];
 
-fn published(path: &std::path::Path, rel: &str, len: u64, limit: u64) -> Result<Vec<u8>, String> {
-    let name = input::logical_name(path);
+fn published(at: &input::Beneath, rel: &str, len: u64, limits: input::Limits) -> Result<Vec<u8>, String> {
+    let limit = limits.file;
+    let name = input::logical_name(&at.rel);
     let extension = name.rsplit_once('.').map_or("", |(_, e)| e).to_ascii_lowercase();
     if !PUBLISHED_EXTENSIONS.contains(&extension.as_str()) {
         let kind = if extension.is_empty() {
@@ -58,9 +60,9 @@ fn published(path: &std::path::Path, rel: &str, len: u64, limit: u64) -> Result<
     if len > limit {
         return Err(format!("withheld: larger than the {} publishing limit", crate::core::format::bytes(limit)));
     }
-    let stored = input::read_stored(path, limit).map_err(|e| format!("withheld: {e}"))?;
-    let text = if input::is_gzip(path) {
-        input::read_all(path, input::limits().log).map_err(|e| format!("withheld: {e}"))?
+    let stored = input::read_stored(at, limit).map_err(|e| format!("withheld: {e}"))?;
+    let text = if input::is_gzip(&at.rel) {
+        input::read_all(at, limits.log).map_err(|e| format!("withheld: {e}"))?
     } else {
         stored.clone()
     };

@@ -3,8 +3,8 @@
 pub(crate) mod archived;
 pub(crate) mod evidence;
 pub mod find;
-pub(crate) mod input;
+pub mod input;
 pub mod input_kind;
-pub(crate) mod inspect;
+pub mod inspect;
 pub mod load;
 pub(crate) mod parse;

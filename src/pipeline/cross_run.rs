@@ -4,10 +4,11 @@
 //! digests in memory, whatever the number of runs. Uses `site`, `render` and `write` (through
 //! `Staging`).
 
+use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::RunStatus;
-use crate::output::write::Staging;
+use crate::pipeline::write::Staging;
 use crate::render;
-use crate::site::digest::{self, RunCard, RunDigest};
+use crate::site::card::{self, RunCard};
 use crate::site::paging::Paging;
 use crate::site::section_pages::{Panel, SectionContext, CHART_RUNS};
 use crate::site::sections::{self, Section};
@@ -22,7 +23,7 @@ type PanelIds<'a> = (usize, usize, String, Vec<&'a str>);
 /// Where the pages' inputs come from.
 pub(crate) struct Sources<'a> {
     /// A run's digest, by id.
-    pub load: &'a (dyn Fn(&str) -> anyhow::Result<RunDigest> + Sync),
+    pub load: &'a (dyn Fn(&str) -> anyhow::Result<RunOverview> + Sync),
     pub site_notes: &'a crate::site::notes::SiteNotes,
 }
 
@@ -33,7 +34,7 @@ pub(crate) fn write(
     sources: &Sources,
     staging: &Staging,
 ) -> anyhow::Result<()> {
-    digest::order(&mut cards);
+    card::order(&mut cards);
     let paging = Paging::new(cards.len(), page_size);
     let load = sources.load;
 
@@ -65,7 +66,7 @@ pub(crate) fn write(
     let mut wanted: Vec<&str> = panels.iter().flatten().flat_map(|(_, _, _, ids)| ids.iter().copied()).collect();
     wanted.sort();
     wanted.dedup();
-    let charted_digests: HashMap<&str, RunDigest> =
+    let charted_digests: HashMap<&str, RunOverview> =
         wanted.par_iter().map(|id| Ok((*id, load(id)?))).collect::<anyhow::Result<_>>()?;
     let context = SectionContext {
         paging,
@@ -85,8 +86,8 @@ pub(crate) fn write(
     staging.append("data/runs.json", if cards.is_empty() { runs_json::EMPTY } else { runs_json::ARRAY_START })?;
     for page in 1..=paging.pages() {
         let window = &cards[paging.window(page)];
-        let digests: Vec<RunDigest> = window.par_iter().map(|card| load(&card.id)).collect::<anyhow::Result<_>>()?;
-        let refs: Vec<&RunDigest> = digests.iter().collect();
+        let digests: Vec<RunOverview> = window.par_iter().map(|card| load(&card.id)).collect::<anyhow::Result<_>>()?;
+        let refs: Vec<&RunOverview> = digests.iter().collect();
         let model = site::cross_run(&refs, &cards, page, &context);
         let rendered = render::cross_run_files(&model);
         rendered.par_iter().try_for_each(|file| staging.put(file))?;

@@ -4,10 +4,22 @@ pub(crate) mod charts;
 pub(crate) mod markdown;
 pub(crate) mod pages;
 
-use crate::output::write::OutputFile;
 use crate::site::paths;
 use crate::site::view::{Block, CrossRunModel, RunPage};
 use rayon::prelude::*;
+
+/// One file of the site: a `/`-separated path relative to the site root, and its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OutputFile {
+    pub path: String,
+    pub bytes: Vec<u8>,
+}
+
+impl OutputFile {
+    pub(crate) fn new(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
+        OutputFile { path: path.into(), bytes: bytes.into() }
+    }
+}
 
 /// The stylesheet, embedded in the binary.
 pub(crate) const STYLE_CSS: &str = include_str!("../../static/style.css");

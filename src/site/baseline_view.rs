@@ -6,7 +6,7 @@
 use crate::analysis::comparison::engine::{CaseResult, Verdict};
 use crate::analysis::comparison::Report;
 use crate::core::format::{count, natural_cmp, pct2};
-use crate::site::digest::{BaselineVerdict, VerdictCounts};
+use crate::site::card::{BaselineVerdict, VerdictCounts};
 use crate::site::paths;
 use crate::site::verdict_look::{look, run_look};
 use crate::site::view::{Block, Cell, Column, ComparePage, Link, Table};

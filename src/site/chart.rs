@@ -80,7 +80,25 @@ pub(crate) fn history(
         y_scale: Scale::Linear,
         series,
         description: description.to_string(),
-        x_names: runs.iter().map(|r| crate::site::sections::short_id(r)).collect(),
+        x_names: runs.iter().map(|r| short_id(r)).collect(),
+    }
+}
+
+/// A run id as chart legends abbreviate it: a seed-style id (`%Y%m%dT%H%M%SZ`, optionally
+/// followed by `-suffix`) without its date (`T081133Z`, `T081133Z-h200`); any other id whole
+/// (legend names wrap, never cut).
+pub(crate) fn short_id(id: &str) -> String {
+    let b = id.as_bytes();
+    let stamped = b.len() >= 16
+        && b[..8].iter().all(u8::is_ascii_digit)
+        && b[8] == b'T'
+        && b[9..15].iter().all(u8::is_ascii_digit)
+        && b[15] == b'Z'
+        && (b.len() == 16 || b[16] == b'-');
+    if stamped {
+        id[8..].to_string()
+    } else {
+        id.to_string()
     }
 }
 

@@ -155,6 +155,12 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
     }
     let mut blocks = chart_blocks(&slug, &by_section, history.runs.len());
     blocks.extend(case_blocks);
+    blocks.push(Block {
+        id: "key".into(),
+        title: "The configuration".into(),
+        pre: vec![("Full key".into(), history.key_text.replace(';', ";\n"))],
+        ..Block::default()
+    });
     let first = history.runs.first().map_or("", |r| r.id.as_str());
     let last = history.runs.last().map_or("", |r| r.id.as_str());
     let page = HistoryPage {
@@ -162,9 +168,8 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
         title: format!("History of {}", history.label),
         intro: vec![
             format!(
-                "{} of this configuration, oldest first ({first} to {last}). Full key: {}.",
-                crate::core::format::count(history.runs.len(), "ok run"),
-                history.key_text
+                "{} of this configuration, oldest first ({first} to {last}); its full key is at the end of the page.",
+                crate::core::format::count(history.runs.len(), "ok run")
             ),
             format!(
                 "A change point is a step in a case's run-level values (median over cycles) that the runs on both sides confirm: binary segmentation with Welch's t ≥ {} and a step beyond the noise floor of the runs before it (at least {} %), at least {} runs on each side. What differs lists the soft facts (host, machine, cycles...) of the runs on both sides.",
@@ -207,7 +212,7 @@ fn chart_blocks(slug: &str, by_section: &SectionSeries, runs: usize) -> Vec<Bloc
                 .chunks(SERIES_PER_CHART)
                 .enumerate()
                 .map(|(part, chunk)| {
-                    let series = chunk
+                    let series: Vec<Series> = chunk
                         .iter()
                         .map(|(label, values)| {
                             let present: Vec<f64> = values.iter().flatten().copied().collect();
@@ -230,6 +235,10 @@ fn chart_blocks(slug: &str, by_section: &SectionSeries, runs: usize) -> Vec<Bloc
                             }
                         })
                         .collect();
+                    let ys = series.iter().flat_map(|s: &Series| s.points.iter().map(|p| p.y));
+                    let (low, high) = ys.fold((f64::INFINITY, 0.0f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
+                    // Log where the runs span a decade (a planted 40x regression beside 1x).
+                    let y_scale = if low > 0.0 && high / low >= 10.0 { Scale::Log10 } else { Scale::Linear };
                     let id = format!("{section}-{metric}-{}", part + 1);
                     let (svg, csv) = paths::chart_files(&id);
                     Figure {
@@ -239,7 +248,7 @@ fn chart_blocks(slug: &str, by_section: &SectionSeries, runs: usize) -> Vec<Bloc
                             x_label: format!("run, oldest first (1 to {runs})"),
                             y_label: "run-level value / the case's median".into(),
                             x_scale: Scale::Linear,
-                            y_scale: Scale::Linear,
+                            y_scale,
                             series,
                             description: "One line per case: its run-level value (median over cycles) in each ok run, divided by the case's median over the configuration's runs; a step that stays is a change, a lone point is a run's own level.".into(),
                             x_names: Vec::new(),

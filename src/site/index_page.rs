@@ -1,10 +1,11 @@
 //! The index: every run in a table, newest first, with headline figures, a page of runs at a
 //! time (`paging`); the site-wide notes on the first page.
 
+use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::RunStatus;
 use crate::core::format::{count, ellipsis, utc_second};
 use crate::site::baseline_view;
-use crate::site::digest::{BaselineVerdict, RunCard, RunDigest};
+use crate::site::card::{BaselineVerdict, RunCard};
 use crate::site::paging::Paging;
 use crate::site::paths;
 use crate::site::sections::Section;
@@ -13,7 +14,7 @@ use crate::site::view::{Attention, Cell, IndexPage, Link, Table};
 
 /// The run's status: a failed or invalid run with its reason, an ok run with warnings marked
 /// as such (not a plain green ok), each linked to the run page's diagnostics.
-fn status_cell(root: &str, run: &RunDigest, card: Option<&RunCard>) -> Cell {
+fn status_cell(root: &str, run: &RunOverview, card: Option<&RunCard>) -> Cell {
     let diagnostics = format!("{}#diagnostics", paths::run_link(root, &run.id));
     let warnings = card.map_or(0, |c| c.warnings);
     match (run.status, card.and_then(|c| c.reason.as_deref())) {
@@ -76,7 +77,7 @@ const LISTED: usize = 10;
 /// Index page `page`: its runs (`window`, newest first) with headline figures, the counts of
 /// every run (`cards`), and the pager.
 pub(crate) fn build(
-    window: &[&RunDigest],
+    window: &[&RunOverview],
     cards: &[RunCard],
     paging: &Paging,
     page: usize,

@@ -2,13 +2,14 @@
 //! built from run summaries. Knows summaries, not askama or plotters.
 //!
 //! Run pages are built one run at a time (`run_page`), from the full summary; the index and
-//! the section pages are built from the runs' small `RunDigest`s, a page of runs at a time
+//! the section pages are built from the runs' small `RunOverview`s, a page of runs at a time
 //! (`cross_run`).
 
 pub(crate) mod alt_text;
 pub(crate) mod baseline_view;
+pub(crate) mod budget;
+pub(crate) mod card;
 pub(crate) mod chart;
-pub(crate) mod digest;
 pub(crate) mod evidence;
 pub(crate) mod history_view;
 pub(crate) mod host_views;
@@ -29,7 +30,8 @@ pub(crate) mod spread;
 pub(crate) mod verdict_look;
 pub(crate) mod view;
 
-use digest::{RunCard, RunDigest};
+use crate::analysis::overview::RunOverview;
+use card::RunCard;
 use paging::Paging;
 use section_pages::SectionContext;
 use view::CrossRunModel;
@@ -37,7 +39,7 @@ use view::CrossRunModel;
 /// Page `page` of the cross-run pages: the index, every section and the `runs.json` entries
 /// of `window` (that page's runs, newest first); `cards` are every run, for the counts.
 pub(crate) fn cross_run(
-    window: &[&RunDigest],
+    window: &[&RunOverview],
     cards: &[RunCard],
     page: usize,
     context: &SectionContext,

@@ -2,12 +2,13 @@
 //! the manifest, the artifacts, the file list and links to the seed-format files.
 
 use crate::analysis::nccl_perf::log_facts;
+use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::RunSummary;
 use crate::core::diag::Severity;
 use crate::core::format::{agree, bytes_about, count, gbs, grouped, utc_second};
 use crate::core::model::nccl_log::NcclLogFacts;
 use crate::ingest::evidence::EvidenceFile;
-use crate::site::digest::RunDigest;
+use crate::site::budget::{self, Budget};
 use crate::site::evidence::run_statements;
 use crate::site::hosts_block;
 use crate::site::inspector_block::inspector_block;
@@ -21,12 +22,13 @@ use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Tab
 /// them out).
 pub(crate) fn build(
     run: &RunSummary,
-    digest: &RunDigest,
+    digest: &RunOverview,
     site_notes: &SiteNotes,
     evidence: Option<&[EvidenceFile]>,
 ) -> RunPage {
-    let mut blocks = vec![diagnostics_block(run), run_comparison::configuration_block(digest)];
+    let mut blocks = vec![run_comparison::configuration_block(digest)];
     let one = [(digest, String::new())];
+    let mut perf_shown = false;
     for &section in Section::ALL {
         if !section.has(digest) {
             continue;
@@ -53,7 +55,15 @@ pub(crate) fn build(
         blocks.push(block);
         if let (Section::NcclTests, Some(perf)) = (section, &run.nccl_perf) {
             blocks.push(crate::site::nccl_perf_block::block(perf, &run.raw.id));
+            perf_shown = true;
         }
+    }
+    // Without an all_reduce control table the block still shows every other nccl-tests
+    // binary's tables and what NCCL chose per collective from its TUNING lines.
+    if let Some(perf) =
+        run.nccl_perf.as_ref().filter(|p| !perf_shown && (!p.tables.is_empty() || !p.choices.is_empty()))
+    {
+        blocks.push(crate::site::nccl_perf_block::block(perf, &run.raw.id));
     }
     blocks.extend(hosts_block::build(run));
     blocks.extend(run_comparison::ranks_block(&run.raw));
@@ -63,7 +73,14 @@ pub(crate) fn build(
     blocks.extend(inspector_block(run));
     blocks.push(manifest_block(run));
     blocks.push(artifacts_block(run));
-    blocks.push(files_block(run, &digest.outputs, &blocks, evidence));
+    // The budget is applied before the file list is made, which links only the charts drawn;
+    // the file list has its own (every table count is within it).
+    let mut facts = facts(run);
+    let mut cuts = budget::apply(&mut blocks, &mut facts, &Budget::DEFAULT);
+    let mut files = [files_block(run, &digest.outputs, &blocks, evidence)];
+    cuts.extend(budget::apply(&mut files, &mut Vec::new(), &Budget { tables: usize::MAX, ..Budget::DEFAULT }));
+    blocks.extend(files);
+    blocks.insert(0, diagnostics_block(run, &cuts));
 
     let mut notes = Vec::new();
     if let Some(text) = &run.raw.notes {
@@ -73,9 +90,9 @@ pub(crate) fn build(
     RunPage {
         id: run.raw.id.clone(),
         status: run.status.as_str(),
-        facts: facts(run),
+        facts,
         blocks,
-        evidence: Evidence { statements: run_statements(digest), notes },
+        evidence: Evidence { statements: run_statements(&digest.facts), notes },
         downloads: digest.outputs.iter().map(|name| Link { text: name.clone(), href: name.clone() }).collect(),
     }
 }
@@ -97,6 +114,8 @@ fn facts(run: &RunSummary) -> Facts {
     push("NCCL", f.nccl_version.clone());
     push("PyTorch", f.torch_version.clone());
     push("CUDA", f.cuda_version.clone());
+    push("CUDA driver", f.cuda_driver.clone());
+    push("nodes", f.nodes.map(|n| n.to_string()));
     push("nccl-tests", f.nccl_tests_version.clone());
     let join = |v: Vec<String>| (!v.is_empty()).then(|| v.join(", "));
     push("world sizes", join(f.world_sizes.iter().map(|w| w.to_string()).collect()));
@@ -107,10 +126,11 @@ fn facts(run: &RunSummary) -> Facts {
     facts
 }
 
-fn diagnostics_block(run: &RunSummary) -> Block {
+/// The run's diagnostics, then a warning for each output budget the page hit (`budget`).
+fn diagnostics_block(run: &RunSummary, cuts: &[String]) -> Block {
     let mut table = Table::new(
         "Diagnostics: failures make a run failed, unreadable inputs make it invalid",
-        &[("severity", false), ("file", false), ("line", true), ("message", false)],
+        &[("severity", false), ("code", false), ("file", false), ("line", true), ("message", false)],
     );
     for d in &run.raw.diagnostics {
         let (text, class) = match d.severity {
@@ -120,9 +140,19 @@ fn diagnostics_block(run: &RunSummary) -> Block {
         };
         table.push(vec![
             Cell { text: text.into(), href: None, class },
+            Cell::text(d.code.to_string()),
             Cell::text(d.file.clone()),
             Cell::text(d.line.map(|l| l.to_string()).unwrap_or_default()),
             Cell::text(d.message.clone()),
+        ]);
+    }
+    for cut in cuts {
+        table.push(vec![
+            Cell { text: "warning".into(), href: None, class: "warning" },
+            Cell::text(crate::core::diag::Code::OutputBudget.to_string()),
+            Cell::text("(this page)"),
+            Cell::text(""),
+            Cell::text(format!("output budget: {cut}")),
         ]);
     }
     let mut intro = Vec::new();
@@ -205,6 +235,26 @@ fn nccl_log_block(facts: &NcclLogFacts, files: &[String]) -> Block {
     let drivers: Vec<String> = facts.cuda_driver_versions.iter().map(|v| log_facts::cuda_driver(v)).collect();
     intro.extend(list("CUDA driver", &drivers));
     intro.extend(list("Network", &facts.networks));
+    intro.extend(list("Net plugin", &facts.net_plugins));
+    let numbers = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>();
+    intro.extend(list("World sizes logged", &numbers(&facts.nranks)));
+    intro.extend(list("Nodes (nNodes)", &numbers(&facts.nnodes)));
+    intro.extend(list("Ranks per node (localRanks)", &numbers(&facts.local_ranks)));
+    let said = |label: &str, value: Option<bool>, yes: &str, no: &str| {
+        value.map(|v| format!("{label}: {}.", if v { yes } else { no }))
+    };
+    intro.extend(said("NVLS", facts.nvls, "available or used", "not available"));
+    intro.extend(said("CollNet", facts.collnet, "used (connections via COLLNET)", "not used"));
+    intro.extend(said("PXN", facts.pxn, "used (sends through another GPU's NIC)", "disabled"));
+    if facts.partial_line_count > 0 {
+        let first =
+            facts.partial_lines.first().map(|l| format!(" (first: {} line {})", l.file, l.line)).unwrap_or_default();
+        intro.push(format!(
+            "{} that {} a fact only partly (cut mid-line), not read as facts{first}.",
+            count(facts.partial_line_count, "line"),
+            agree(facts.partial_line_count as usize, "states", "state")
+        ));
+    }
     intro.extend(log_facts::channels(facts).map(|c| format!("Channels: {c}.")));
     intro.extend(list("Channel setup", &facts.channel_summaries));
     let mut tables = Vec::new();

@@ -3,8 +3,8 @@
 //! ok runs) on the page that lists the configuration's newest ok run: every configuration
 //! with ok runs is charted, on one page of the section.
 
+use crate::analysis::overview::RunOverview;
 use crate::core::format::{agree, count};
-use crate::site::digest::RunDigest;
 use crate::site::paging::Paging;
 use crate::site::paths;
 use crate::site::sections::{self, Section};
@@ -23,7 +23,7 @@ const CHART_RULE: &str = "One panel of charts per configuration, on the page tha
 pub(crate) struct Panel<'a> {
     pub page: usize,
     pub ok_runs: usize,
-    pub runs: Vec<&'a RunDigest>,
+    pub runs: Vec<&'a RunOverview>,
 }
 
 /// The section's charts for each panel of `panels` (chart ids prefixed `cfgN-`, N counted over
@@ -32,11 +32,11 @@ pub(crate) struct Panel<'a> {
 fn configuration_figures(
     section: Section,
     panels: &[(usize, &Panel)],
-    href: &dyn Fn(&RunDigest) -> String,
+    href: &dyn Fn(&RunOverview) -> String,
 ) -> Vec<Figure> {
     let mut figures = Vec::new();
     for (n, panel) in panels {
-        let all: Vec<(&RunDigest, String)> = panel.runs.iter().map(|r| (*r, href(r))).collect();
+        let all: Vec<(&RunOverview, String)> = panel.runs.iter().map(|r| (*r, href(r))).collect();
         let prefix = format!("cfg{}-", n + 1);
         let drawn = (1..=all.len()).rev().find(|&k| section.charts_fit(&all[..k])).unwrap_or(1);
         let label = &all[0].0.configuration;
@@ -47,6 +47,7 @@ fn configuration_figures(
         };
         for mut spec in section.charts(&all[..drawn], &prefix) {
             spec.description = format!("Configuration {label}: {which}. {}", spec.description);
+            crate::site::budget::drop_dots(&mut spec, crate::site::budget::Budget::DEFAULT.samples);
             let (svg_href, csv_href) = paths::chart_files(&spec.id);
             figures.push(Figure { svg_href, csv_href, dir: paths::SECTION_CHARTS.into(), spec });
         }
@@ -55,7 +56,7 @@ fn configuration_figures(
 }
 
 /// The configurations of the page's runs: short label, full key, and the runs.
-fn configurations_table(runs: &[(&RunDigest, String)]) -> Table {
+fn configurations_table(runs: &[(&RunOverview, String)]) -> Table {
     let mut table = Table::new(
         "Configurations (runs compare only within one)",
         &[("configuration", false), ("differs from the others in", false), ("full key", false), ("runs", false)],
@@ -105,14 +106,14 @@ pub(crate) struct SectionContext<'a> {
 }
 
 /// Page `page` of every section: its runs (`window`, newest first) that have the section.
-pub(crate) fn build(window: &[&RunDigest], page: usize, context: &SectionContext) -> Vec<SectionPage> {
+pub(crate) fn build(window: &[&RunOverview], page: usize, context: &SectionContext) -> Vec<SectionPage> {
     Section::ALL
         .par_iter()
         .enumerate()
         .map(|(index, &section)| {
             let (slug, title) = (section.slug(), section.title());
-            let href = |run: &RunDigest| paths::run_link("../", &run.id);
-            let with: Vec<(&RunDigest, String)> =
+            let href = |run: &RunOverview| paths::run_link("../", &run.id);
+            let with: Vec<(&RunOverview, String)> =
                 window.iter().filter(|r| section.has(r)).map(|r| (*r, href(r))).collect();
             let total = context.totals[index];
             let mut what: Vec<String> = section.scope().iter().map(|s| s.to_string()).collect();

@@ -75,3 +75,25 @@ pub(crate) fn leftovers(parent: &Path) -> Vec<String> {
         .filter(|n| n.contains(".tmp-") || n.contains(".old-"))
         .collect()
 }
+
+/// `nccl-report serve --out SITE ARGS` on a free port, and a connection function that waits
+/// for it to listen (the test fails after 5 s).
+pub(crate) fn serve(site: &Path, args: &[&str]) -> (std::process::Child, impl Fn() -> std::net::TcpStream) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nccl-report"))
+        .args(["serve", "--out", site.to_str().unwrap(), "--port", &port.to_string()])
+        .args(args)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let connect = move || {
+        (0..100)
+            .find_map(|_| {
+                std::net::TcpStream::connect(("127.0.0.1", port))
+                    .inspect_err(|_| std::thread::sleep(std::time::Duration::from_millis(50)))
+                    .ok()
+            })
+            .expect("server did not start")
+    };
+    (child, connect)
+}

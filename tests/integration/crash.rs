@@ -2,6 +2,8 @@
 //! random delay (a fixed seed, so every run of the test kills at the same offsets). After
 //! each kill the site is the old or the new complete site, and the next build completes and
 //! leaves no temporary folder; at the end the cached site equals a build without the cache.
+//! `cargo test` kills 8 builds; the 50 kills that must land both before and after the swap
+//! are `slow_` (ignored by `cargo test`, run by `.ci/run`: about 100 s on 2 cores).
 
 use crate::common::{build, leftovers, text, tree};
 use nccl_report::synth::{generate, SynthOptions};
@@ -22,6 +24,19 @@ impl Rng {
 
 #[test]
 fn builds_killed_at_random_points_leave_the_old_or_the_new_site() {
+    killed_builds(8);
+}
+
+#[test]
+#[ignore = "slow (50 builds killed and 50 completed): .ci/run runs it"]
+fn slow_fifty_killed_builds_land_before_and_after_the_swap() {
+    let kinds = killed_builds(50);
+    assert!(kinds[0] > 0 && kinds[1] > 0, "kills never landed both before and after the swap: {kinds:?}");
+}
+
+/// Kills `rounds` builds at random points (each followed by a complete build); returns how
+/// many kills left the old site and how many the new one.
+fn killed_builds(rounds: usize) -> [usize; 2] {
     let dir = tempfile::tempdir().unwrap();
     let runs = dir.path().join("runs");
     let ids =
@@ -33,7 +48,7 @@ fn builds_killed_at_random_points_leave_the_old_or_the_new_site() {
     // Delays up to 1.5 times a complete build's time, measured as the test goes.
     let mut budget_ms = 200;
     let mut kinds = [0usize; 2];
-    for round in 0..50 {
+    for round in 0..rounds {
         let old = tree(&site);
         let id = &ids[rng.below(ids.len() as u64) as usize];
         fs::write(runs.join(id).join("NOTES.md"), format!("round {round}\n")).unwrap();
@@ -59,8 +74,8 @@ fn builds_killed_at_random_points_leave_the_old_or_the_new_site() {
         kinds[usize::from(killed == new && killed != old)] += 1;
         assert!(leftovers(dir.path()).is_empty(), "round {round}: {:?}", leftovers(dir.path()));
     }
-    assert!(kinds[0] > 0 && kinds[1] > 0, "kills never landed both before and after the swap: {kinds:?}");
     let fresh = dir.path().join("fresh");
     assert!(build(&runs, &fresh, &["--no-cache"]).status.success());
     assert!(tree(&fresh) == tree(&site), "the cached site differs from a build without the cache");
+    kinds
 }

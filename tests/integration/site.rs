@@ -690,3 +690,48 @@ fn archived_inputs_are_published_as_evidence_unless_withheld() {
     let page = String::from_utf8(bare_site["runs/synth-gzip-logs/index.html"].clone()).unwrap();
     assert!(page.contains("In the archive only") && page.contains("--no-evidence"));
 }
+
+/// The run page and `runs.json` list diagnostics in the one order (worst severity first, then
+/// file, line, code, message), archived-output differences included: a `summary.csv` warning
+/// found after summarizing does not land between two warnings of `raw/`.
+#[test]
+fn diagnostics_are_listed_in_one_order() {
+    let (dir, runs) = runs_dir(&["synth-contract-failure"]);
+    let run = runs.join("synth-contract-failure");
+    for twin in ["raw/results/world2_decode/rank0_decode.csv", "raw/results/world4_full/rank0_async.csv"] {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut encoder, &fs::read(run.join(twin)).unwrap()).unwrap();
+        fs::write(run.join(format!("{twin}.gz")), encoder.finish().unwrap()).unwrap();
+    }
+    fs::write(run.join("summary.csv"), "x\n").unwrap();
+    let out = dir.path().join("site");
+    let output = build(&runs, &out, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+
+    let expected = [
+        ("failure", "NR301", "raw/results/world4_full/rank3_contracts.csv"),
+        ("warning", "NR105", "raw/results/world2_decode/rank0_decode.csv.gz"),
+        ("warning", "NR105", "raw/results/world4_full/rank0_async.csv.gz"),
+        ("warning", "NR341", "summary.csv"),
+    ];
+    let html = fs::read_to_string(out.join("runs/synth-contract-failure/index.html")).unwrap();
+    let table = &html[html.find("<caption>Diagnostics").unwrap()..];
+    let table = &table[..table.find("</tbody>").unwrap()];
+    let rows: Vec<Vec<&str>> = table
+        .split("<tr>")
+        .skip(2)
+        .map(|row| row.split("</td>").filter_map(|cell| cell.rsplit_once('>').map(|(_, text)| text)).collect())
+        .collect();
+    let listed: Vec<(&str, &str, &str)> = rows.iter().map(|r| (r[0], r[1], r[2])).collect();
+    assert_eq!(listed, expected);
+
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("data/runs.json")).unwrap()).unwrap();
+    let listed: Vec<(&str, &str, &str)> = json["runs"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["severity"].as_str().unwrap(), d["code"].as_str().unwrap(), d["file"].as_str().unwrap()))
+        .collect();
+    assert_eq!(listed, expected);
+}

@@ -191,6 +191,10 @@ pub fn compare(base: &[CaseSamples], cand: &[CaseSamples], context: &Context) ->
             results.push(not_comparable(b, b.values.len(), 0, "only in the base run".to_string()));
             continue;
         };
+        if let Some(why) = super::samples::unusable(&b.values, &c.values) {
+            results.push(not_comparable(b, b.values.len(), c.values.len(), why));
+            continue;
+        }
         let mut result = not_comparable(b, b.values.len(), c.values.len(), String::new());
         let (vb, vc) = (median(&b.values), median(&c.values));
         let (Some(xb), Some(xc)) = (log_cost(vb, b.higher_is_better), log_cost(vc, b.higher_is_better)) else {

@@ -3,11 +3,11 @@
 use super::{clocks_cell, num, spread, t, text, us, us_spread, Axes, ChartKit, Column, SPREAD_NOTE};
 use crate::analysis::nccl_perf::run::TuningState;
 use crate::analysis::nccl_perf::table::segment_label;
+use crate::analysis::overview::RunOverview;
 use crate::core::format::{bytes, pct2};
 use crate::core::model::nccl_log::TuningChoice;
 use crate::core::model::summary::DecodeSummary;
 use crate::site::chart::{history, ChartSpec, RunValue, Scale, Series};
-use crate::site::digest::RunDigest;
 use crate::site::spread::point;
 
 pub(super) const SLUG: &str = "decode";
@@ -31,15 +31,15 @@ pub(super) const COLUMNS: &[Column<DecodeSummary>] = &[
     text("host issue · device-only (µs)", |r| clocks_cell(r.clocks.as_ref(), r.median_total_us)),
 ];
 
-pub(super) fn rows(run: &RunDigest) -> &[DecodeSummary] {
+pub(super) fn rows(run: &RunOverview) -> &[DecodeSummary] {
     run.sections.decode.as_deref().unwrap_or_default()
 }
 
-pub(super) fn has(run: &RunDigest) -> bool {
+pub(super) fn has(run: &RunOverview) -> bool {
     !rows(run).is_empty()
 }
 
-pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<ChartSpec> {
+pub(super) fn charts(kit: &ChartKit, runs: &[(&RunOverview, String)]) -> Vec<ChartSpec> {
     let mut series = Vec::new();
     for (run, _) in runs {
         let tuning = run.nccl_perf.as_ref().filter(|p| p.tuning == TuningState::Logged).map(|p| &p.choices);
@@ -80,8 +80,8 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
 
 /// The runs' per-call latency at 1 token over time (oldest run first): one line per
 /// tensor-parallel size and case folder, each run's median with its fastest cycle to P95.
-fn one_token_history(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> ChartSpec {
-    let oldest_first: Vec<&RunDigest> = runs.iter().rev().map(|(run, _)| *run).collect();
+fn one_token_history(kit: &ChartKit, runs: &[(&RunOverview, String)]) -> ChartSpec {
+    let oldest_first: Vec<&RunOverview> = runs.iter().rev().map(|(run, _)| *run).collect();
     let ids: Vec<String> = oldest_first.iter().map(|run| run.id.clone()).collect();
     let mut series: Vec<(String, Vec<RunValue>)> = Vec::new();
     for run in &oldest_first {

@@ -1,9 +1,9 @@
 //! FP16 reduction-order counterexamples: rank 0's results over all placements of the values.
 
 use super::{flagged, num, t, text, ChartKit, Column};
+use crate::analysis::overview::RunOverview;
 use crate::core::model::summary::NumericSummary;
 use crate::site::chart::ChartSpec;
-use crate::site::digest::RunDigest;
 
 pub(super) const SLUG: &str = "numerics";
 pub(super) const TITLE: &str = "FP16 reduction-order counterexamples";
@@ -44,16 +44,16 @@ fn scenario_label(name: &str) -> String {
     }
 }
 
-pub(super) fn rows(run: &RunDigest) -> &[NumericSummary] {
+pub(super) fn rows(run: &RunOverview) -> &[NumericSummary] {
     run.sections.numerics.as_deref().unwrap_or_default()
 }
 
-pub(super) fn has(run: &RunDigest) -> bool {
+pub(super) fn has(run: &RunOverview) -> bool {
     !rows(run).is_empty()
 }
 
 /// The numerics section is a table only.
-pub(super) fn charts(_kit: &ChartKit, _runs: &[(&RunDigest, String)]) -> Vec<ChartSpec> {
+pub(super) fn charts(_kit: &ChartKit, _runs: &[(&RunOverview, String)]) -> Vec<ChartSpec> {
     Vec::new()
 }
 

@@ -1,66 +1,14 @@
-//! What cross-run pages need of a run: facts, status, diagnostics and the section summaries
-//! (with their per-cycle values), without the raw rows (`RunDigest`, kept in the cache or a
-//! temporary folder and read back a page of runs at a time), and the little the build keeps
-//! of every run in memory (`RunCard`): so memory is bounded by the largest run and the page
-//! size, not by the number of runs.
+//! The little the build keeps of every run in memory (`RunCard`: what orders runs, the index's
+//! counts, which sections a run has, its verdict against its baseline), so that memory is
+//! bounded by the page size and not by the number of runs (the rest of a run is its
+//! `analysis::overview::RunOverview`, read back a page at a time).
 
 use crate::analysis::comparison::key::ConfigKey;
-use crate::analysis::summarize::headline;
-use crate::analysis::summarize::{RunStatus, RunSummary};
+use crate::analysis::overview::RunOverview;
+use crate::analysis::summarize::RunStatus;
 use crate::core::diag::{Diagnostic, Severity};
-use crate::core::model::facts::RunFacts;
-use crate::core::model::summary::*;
 use crate::site::sections::Section;
 use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct RunDigest {
-    pub id: String,
-    pub status: RunStatus,
-    pub facts: RunFacts,
-    /// The run's configuration (`comparison::key`): its short label and its key parts.
-    pub configuration: String,
-    pub configuration_key: Vec<(String, String)>,
-    /// The soft facts shown as caveats where two runs differ (`ConfigKey::soft`).
-    #[serde(default)]
-    pub soft_facts: Vec<(String, String)>,
-    /// (checked, failed) per-rank contracts.
-    pub contracts: Option<(usize, usize)>,
-    pub sections: SectionSummaries,
-    pub nccl_perf: Option<crate::analysis::nccl_perf::run::RunNcclPerf>,
-    /// The index's headline figures: decode latency, and nccl-tests busbw at the largest size.
-    pub decode_headline: String,
-    pub busbw_headline: String,
-    pub diagnostics: Vec<Diagnostic>,
-    /// Names of the seed-format files written for the run.
-    pub outputs: Vec<String>,
-}
-
-pub(crate) fn digest(run: &RunSummary, outputs: &[&str]) -> RunDigest {
-    let key = ConfigKey::of(run);
-    RunDigest {
-        id: run.raw.id.clone(),
-        status: run.status,
-        facts: run.facts.clone(),
-        configuration: key.label(),
-        configuration_key: key.parts.clone(),
-        soft_facts: key.soft.clone(),
-        contracts: run.contracts.as_ref().map(|c| (c.total, c.failures.len())),
-        sections: run.sections.clone(),
-        nccl_perf: run.nccl_perf.clone(),
-        decode_headline: headline::decode_headline(run.sections.decode.as_deref()),
-        busbw_headline: headline::busbw_headline(run.nccl_perf.as_ref(), run.sections.decode.as_deref()),
-        diagnostics: run.raw.diagnostics.clone(),
-        outputs: outputs.iter().map(|s| s.to_string()).collect(),
-    }
-}
-
-impl RunDigest {
-    /// The full comparison key as one line, `part=value; ...`.
-    pub(crate) fn configuration_text(&self) -> String {
-        self.configuration_key.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
-    }
-}
 
 /// What the build keeps in memory of every run until the cross-run pages are written: what
 /// orders them, the index's counts, and which sections the run has (for the charts).
@@ -114,7 +62,7 @@ impl VerdictCounts {
 }
 
 impl RunCard {
-    pub(crate) fn of(run: &RunDigest) -> RunCard {
+    pub(crate) fn of(run: &RunOverview) -> RunCard {
         let sections = Section::ALL.iter().filter(|s| s.has(run)).fold(0u8, |bits, s| bits | 1 << s.index());
         RunCard {
             id: run.id.clone(),

@@ -34,7 +34,7 @@ pub enum RunIdError {
 /// every folder it finds under `runs/`.
 ///
 /// ```
-/// use nccl_report::collect::run_id::{validate, RunIdError};
+/// use nccl_report::core::run_id::{validate, RunIdError};
 /// assert!(validate("20250101T000000Z").is_ok());
 /// assert_eq!(validate("a/b"), Err(RunIdError::Separator('/')));
 /// ```

@@ -86,6 +86,15 @@ fn name_of(out: &Path) -> String {
     out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "site".into())
 }
 
+/// What a build refused by the lock says: the holder's pid when the lock file names one (it is
+/// empty between the holder's lock and its write, and may hold anything), else no pid.
+fn busy_message(out: &Path, holder: &str) -> String {
+    match holder.trim().parse::<u32>() {
+        Ok(pid) => format!("another build of {} is running, pid {pid}; try again when it has finished", out.display()),
+        Err(_) => format!("another build of {} is running; try again when it has finished", out.display()),
+    }
+}
+
 /// The exclusive right to write one output folder (and its cache), held until dropped: an
 /// `flock` on `.<name>.lock` beside the folder. Taking it also cleans what killed builds
 /// left: a site moved aside and never put back is restored, staging and old folders (only
@@ -112,12 +121,7 @@ impl OutputLock {
             .map_err(|e| anyhow::anyhow!("cannot open the lock file {}: {e}", path.display()))?;
         // SAFETY: flock on a descriptor this function owns; no memory is passed.
         if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-            let holder = fs::read_to_string(&path).unwrap_or_default();
-            anyhow::bail!(
-                "another build of {} is running, pid {}; try again when it has finished",
-                out.display(),
-                holder.trim()
-            );
+            anyhow::bail!("{}", busy_message(&out, &fs::read_to_string(&path).unwrap_or_default()));
         }
         file.set_len(0)?;
         io::Write::write_all(&mut file, format!("{}\n", std::process::id()).as_bytes())?;
@@ -261,6 +265,16 @@ mod tests {
         assert_eq!(resolve(&site.join("../site")).unwrap(), site);
         assert!(resolve(&site.join("..")).is_err());
         assert!(resolve(Path::new("/")).is_err());
+    }
+
+    #[test]
+    fn the_lock_message_names_a_pid_only_when_there_is_one() {
+        let out = Path::new("/x/site");
+        assert!(busy_message(out, "42\n").contains("running, pid 42; try"));
+        for holder in ["", " \n", "junk", "-1"] {
+            let message = busy_message(out, holder);
+            assert_eq!(message, "another build of /x/site is running; try again when it has finished");
+        }
     }
 
     #[test]

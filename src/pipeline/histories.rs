@@ -4,10 +4,11 @@
 
 use super::RunResult;
 use crate::analysis::comparison::{history, samples};
+use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::RunStatus;
-use crate::output::write::Staging;
+use crate::pipeline::write::Staging;
 use crate::render;
-use crate::site::digest::{BaselineVerdict, RunDigest};
+use crate::site::card::BaselineVerdict;
 use crate::site::history_view::{self, CaseInfo, ConfigurationHistory, HistoryRun};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -15,7 +16,7 @@ use std::collections::BTreeMap;
 /// Writes the history pages and the regressions page; returns how many files were written.
 pub(super) fn write(
     results: &[RunResult],
-    load: &(dyn Fn(&str) -> anyhow::Result<RunDigest> + Sync),
+    load: &(dyn Fn(&str) -> anyhow::Result<RunOverview> + Sync),
     staging: &Staging,
 ) -> anyhow::Result<usize> {
     let mut by_configuration: BTreeMap<&str, Vec<&RunResult>> = BTreeMap::new();

@@ -15,11 +15,11 @@ use crate::analysis::comparison::baseline::{self, Choice, Pinned, RunRef};
 use crate::analysis::comparison::key::ConfigKey;
 use crate::analysis::comparison::samples::{self, CaseSamples};
 use crate::analysis::comparison::{self, history, Report, Side};
+use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::RunStatus;
-use crate::output::write::OutputFile;
 use crate::render;
+use crate::render::OutputFile;
 use crate::site::baseline_view::{self, RunComparison};
-use crate::site::digest::RunDigest;
 use crate::site::paths;
 use anyhow::Context as _;
 use rayon::prelude::*;
@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Every run's baseline and stamp, in the order of the build's results.
-pub(super) struct Plan {
+pub(super) struct ComparisonPlan {
     choices: Vec<Choice>,
     /// Per run: the runs compared with it as their baseline (ids, sorted).
     compared_by: Vec<Vec<String>>,
@@ -40,7 +40,7 @@ pub(super) struct Plan {
 
 /// Chooses every run's baseline and stamps what its comparison depends on (cheap: no run is
 /// read). `pinned` is `<runs>/baselines.json` as read, or why it cannot be used.
-pub(super) fn plan(results: &[RunResult], pinned: Result<Pinned, String>) -> Plan {
+pub(super) fn plan(results: &[RunResult], pinned: Result<Pinned, String>) -> ComparisonPlan {
     let (pinned, pinned_error) = match pinned {
         Ok(pinned) => (pinned, None),
         Err(error) => (Pinned::new(), Some(error)),
@@ -98,7 +98,7 @@ pub(super) fn plan(results: &[RunResult], pinned: Result<Pinned, String>) -> Pla
             format!("{:032x}", hasher.digest128())
         })
         .collect();
-    Plan { choices, compared_by, replicates, stamps, pinned_error }
+    ComparisonPlan { choices, compared_by, replicates, stamps, pinned_error }
 }
 
 /// A run's samples and per-case medians, from its digest.
@@ -112,9 +112,9 @@ struct Loaded {
 /// baseline, and puts the result in its page, its compare page, its card and the cache.
 pub(super) fn compare_runs(
     results: &mut [RunResult],
-    plan: &Plan,
+    plan: &ComparisonPlan,
     context: &RunContext,
-    load: &(dyn Fn(&str) -> anyhow::Result<RunDigest> + Sync),
+    load: &(dyn Fn(&str) -> anyhow::Result<RunOverview> + Sync),
 ) -> anyhow::Result<()> {
     let affected: Vec<usize> = (0..results.len())
         .filter(|&i| !results[i].cached || results[i].comparison.as_ref() != Some(&plan.stamps[i]))
@@ -159,14 +159,14 @@ pub(super) fn compare_runs(
 
 /// What comparing one run changed.
 struct Update {
-    verdict: crate::site::digest::BaselineVerdict,
+    verdict: crate::site::card::BaselineVerdict,
     cached_files: Option<Vec<crate::pipeline::cache::CachedFile>>,
 }
 
 fn compare_one(
     results: &[RunResult],
     i: usize,
-    plan: &Plan,
+    plan: &ComparisonPlan,
     by_id: &BTreeMap<&str, usize>,
     loaded: &BTreeMap<usize, Loaded>,
     context: &RunContext,
@@ -220,7 +220,7 @@ fn compare_one(
 fn report_of(
     results: &[RunResult],
     i: usize,
-    plan: &Plan,
+    plan: &ComparisonPlan,
     by_id: &BTreeMap<&str, usize>,
     loaded: &BTreeMap<usize, Loaded>,
 ) -> Result<Report, String> {

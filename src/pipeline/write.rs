@@ -7,25 +7,13 @@
 //! is the file the last build committed, else copied from the build cache (`cache.rs`). An existing output folder is replaced only if nccl-report made it
 //! (it holds the marker file) or it is empty. Uses `out_dir` for the lock and the swap.
 
-use crate::output::out_dir::OutputLock;
+use crate::pipeline::out_dir::OutputLock;
+use crate::render::OutputFile;
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-/// One file of the site: a `/`-separated path relative to the site root, and its bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct OutputFile {
-    pub path: String,
-    pub bytes: Vec<u8>,
-}
-
-impl OutputFile {
-    pub(crate) fn new(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
-        OutputFile { path: path.into(), bytes: bytes.into() }
-    }
-}
-
-pub(crate) use crate::output::out_dir::MARKER;
+pub(crate) use crate::pipeline::out_dir::MARKER;
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum WriteError {
@@ -142,7 +130,7 @@ impl<'a> Staging<'a> {
 impl Drop for Staging<'_> {
     fn drop(&mut self) {
         if !self.committed {
-            let _ = crate::output::out_dir::remove_ours(&self.dir);
+            let _ = crate::pipeline::out_dir::remove_ours(&self.dir);
         }
     }
 }
