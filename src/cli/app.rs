@@ -65,6 +65,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 cache: !args.no_cache,
                 page_size: args.page_size,
                 site_url: args.site_url,
+                evidence: !args.no_evidence,
                 limits: args.limits.limits(),
             };
             let report = crate::pipeline::build(&options)?;
@@ -107,6 +108,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 cache: true,
                 page_size: crate::site::paging::DEFAULT_PAGE_SIZE,
                 site_url: "/".to_string(),
+                evidence: true,
                 limits: args.limits.limits(),
             });
             let send_timeout = std::time::Duration::from_secs(args.send_timeout as u64);

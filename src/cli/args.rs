@@ -57,6 +57,10 @@ pub struct BuildArgs {
     /// Print the time of each stage and the peak memory as JSON on stderr.
     #[arg(long)]
     pub timings: bool,
+    /// Leave the runs' archived inputs (logs, nccl-tests and torchrun outputs...) out of the
+    /// site: run pages name them without a link.
+    #[arg(long)]
+    pub no_evidence: bool,
     /// The URL path the site is served under (`/nccl-report/` on a GitHub Pages project
     /// site): 404.html's links and stylesheet start with it, as that page is served for any
     /// missing URL; every other page links relatively. Letters, digits, `-._~` and `/` only.

@@ -167,6 +167,9 @@ pub struct RunFolders {
 }
 
 /// Finds the run folders under `root` (a build lists each one's files when it builds it).
+/// The folder of the runs folder that holds site-wide notes (`notes/*.md`) when it is not a run.
+pub const NOTES_FOLDER: &str = "notes";
+
 pub fn find_run_folders(root: &Path) -> std::io::Result<RunFolders> {
     let canonical_root = root.canonicalize()?;
     let mut runs = Vec::new();
@@ -191,7 +194,10 @@ pub fn find_run_folders(root: &Path) -> std::io::Result<RunFolders> {
             continue;
         }
         if !(path.join("manifest.txt").is_file() || path.join("raw").is_dir()) {
-            skipped.push(format!("{name}: neither manifest.txt nor raw/; not a run"));
+            // `notes/` holds the site-wide notes (`site::notes`), not a run.
+            if name != NOTES_FOLDER {
+                skipped.push(format!("{name}: neither manifest.txt nor raw/; not a run"));
+            }
             continue;
         }
         if let Err(why) = crate::core::run_id::validate(&name) {

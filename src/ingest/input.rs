@@ -429,6 +429,14 @@ pub(crate) fn read_all(at: &Beneath, limit: u64) -> io::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Reads a file's bytes as stored (a `*.gz` stays compressed), through the same safe open;
+/// a file of more than `limit` stored bytes is an error.
+pub(crate) fn read_stored(at: &Beneath, limit: u64) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    Limited { inner: open_regular(at)?, left: limit, limit }.read_to_end(&mut out)?;
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

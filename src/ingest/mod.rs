@@ -1,6 +1,7 @@
 //! Reading runs: finding run folders, opening untrusted files safely, telling file kinds, parsing bytes into `core::model`, loading a run, and `inspect`.
 
 pub(crate) mod archived;
+pub(crate) mod evidence;
 pub mod find;
 pub mod input;
 pub mod input_kind;

@@ -150,7 +150,6 @@ pub(super) fn compare_runs(
         let result = &mut results[i];
         result.card.baseline = update.verdict;
         result.comparison = Some(plan.stamps[i].clone());
-        result.files = result.files.saturating_add_signed(update.file_delta);
         if let Some(files) = update.cached_files {
             result.cached_files = files;
         }
@@ -161,8 +160,6 @@ pub(super) fn compare_runs(
 /// What comparing one run changed.
 struct Update {
     verdict: crate::site::card::BaselineVerdict,
-    /// Files added (a compare page) minus files removed (a stale one).
-    file_delta: isize,
     cached_files: Option<Vec<crate::pipeline::cache::CachedFile>>,
 }
 
@@ -216,8 +213,7 @@ fn compare_one(
         ),
         _ => None,
     };
-    let file_delta = (files.len() - 1) as isize - stale.len() as isize;
-    Ok(Update { verdict, file_delta, cached_files })
+    Ok(Update { verdict, cached_files })
 }
 
 /// The comparison of run `i` with its baseline, or why there is none.

@@ -23,15 +23,14 @@ use crate::core::diag::{Code, Diagnostic};
 use crate::ingest::find::{FileStamp, RunDir};
 use crate::pipeline::cache::{Cache, CacheEntry, CachedFile, DigestStore, Published, Stamp};
 use crate::pipeline::out_dir::{OutputLock, MARKER};
-use crate::pipeline::write::Staging;
+use crate::pipeline::write::{count_site, SiteCount, Staging};
 use crate::render::OutputFile;
 use crate::site::card::RunCard;
-use crate::site::paging::Paging;
+use crate::site::notes::{Note, SiteNotes};
 use crate::site::paths;
-use crate::site::sections;
 use crate::{
-    analysis::comparison, analysis::summarize, export, ingest::archived, ingest::find, ingest::input, ingest::load,
-    render, site,
+    analysis::comparison, analysis::summarize, export, ingest::archived, ingest::evidence, ingest::find, ingest::input,
+    ingest::load, render, site,
 };
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -55,6 +54,8 @@ pub(crate) struct BuildOptions {
     /// The URL path the site is served under (normalized `/.../`): 404.html's links start
     /// with it.
     pub site_url: String,
+    /// Publish every run's archived inputs beside its page (`runs/<id>/evidence/`).
+    pub evidence: bool,
 }
 
 /// What a build did, for the one-line summary and the benchmark.
@@ -85,6 +86,7 @@ struct StageClock {
     summarize: AtomicU64,
     export: AtomicU64,
     render: AtomicU64,
+    evidence: AtomicU64,
     write: AtomicU64,
 }
 
@@ -127,7 +129,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let (site_notes, notes_problems) = stages.time("read site notes", || read_site_notes(options));
     stages.report.problems.extend(notes_problems);
     let lock = stages.time("lock", || OutputLock::acquire(&options.out))?;
-    let cache = stages.time("open cache", || open_cache(options, &lock, site_notes.as_deref()))?;
+    let cache = stages.time("open cache", || open_cache(options, &lock, &site_notes))?;
     let staging = stages.time("begin staging", || begin_staging(options, &lock))?;
     let store = stages.time("open digest store", || digest_store(cache.as_ref()))?;
     let clock = StageClock::default();
@@ -135,8 +137,9 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         cache: cache.as_ref(),
         store: &store,
         staging: &staging,
-        site_notes: site_notes.as_deref(),
+        site_notes: &site_notes,
         limits: options.limits,
+        evidence: options.evidence,
         clock: &clock,
     };
     let results = stages.time("runs (wall)", || build_runs(&folders, &context))?;
@@ -149,20 +152,20 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let cross_key = cross_key(&results, &plan.stamps, options);
     if stages.time("check unchanged", || site_unchanged_now(cache.as_ref(), &results, cross_key.as_ref(), &lock)) {
         drop(staging);
-        return Ok(stages.finish(&folders, &results, 0, options.page_size));
+        let count = stages.time("count", || count_site(lock.out()))?;
+        return Ok(stages.finish(&folders, &results, count));
     }
     let mut results = stages.time("carry cached runs", || restore_cached(results, &folders, &context, lock.out()))?;
     let digests = Digests { folders: &folders, store: &store, limits: options.limits };
     stages.time("compare with baselines", || {
         comparisons::compare_runs(&mut results, &plan, &context, &|id| digests.get(id))
     })?;
-    let history_files =
-        stages.time("history pages", || histories::write(&results, &|id| digests.get(id), context.staging))?;
-    let shared_files =
-        history_files + stages.time("cross-run pages", || write_cross_run(&results, &digests, &context, options))?;
+    stages.time("history pages", || histories::write(&results, &|id| digests.get(id), context.staging))?;
+    stages.time("cross-run pages", || write_cross_run(&results, &digests, &context, options))?;
+    let count = stages.time("count", || staging.count())?;
     stages.time("commit", || commit(staging, options))?;
     stages.time("update cache", || update_cache(cache.as_ref(), &results, cross_key, &lock))?;
-    Ok(stages.finish(&folders, &results, shared_files, options.page_size))
+    Ok(stages.finish(&folders, &results, count))
 }
 
 /// The wall time of each stage of a build, in order, and of the whole build.
@@ -193,20 +196,15 @@ impl Stages {
             ("summarize (thread time)", &clock.summarize),
             ("export seed files (thread time)", &clock.export),
             ("render (thread time)", &clock.render),
+            ("read evidence (thread time)", &clock.evidence),
             ("write (thread time)", &clock.write),
         ] {
             self.report.stages.push((name, Duration::from_nanos(counter.load(Ordering::Relaxed))));
         }
     }
 
-    /// Counts what the build did into the report.
-    fn finish(
-        self,
-        folders: &find::RunFolders,
-        results: &[RunResult],
-        shared_files: usize,
-        page_size: usize,
-    ) -> BuildReport {
+    /// Counts what the build did into the report; `count` is what the site holds.
+    fn finish(self, folders: &find::RunFolders, results: &[RunResult], count: SiteCount) -> BuildReport {
         let mut report = self.report;
         report.skipped = folders.skipped.clone();
         report.input_bytes = results.iter().map(|r| r.bytes).sum();
@@ -218,11 +216,9 @@ impl Stages {
             }
             report.problems.extend(r.problem.clone());
             report.cached_runs += usize::from(r.cached);
-            report.files += r.files;
         }
-        report.files += shared_files;
-        let pages = Paging::new(results.len(), page_size).pages();
-        report.pages = results.len() + pages * (1 + sections::COUNT) + 1;
+        report.files = count.files;
+        report.pages = count.pages;
         report.total = self.start.elapsed();
         report
     }
@@ -244,12 +240,19 @@ fn find_runs(options: &BuildOptions) -> anyhow::Result<find::RunFolders> {
 }
 
 /// The build cache beside the output, when the build uses one.
-fn open_cache(options: &BuildOptions, lock: &OutputLock, site_notes: Option<&str>) -> anyhow::Result<Option<Cache>> {
+fn open_cache(options: &BuildOptions, lock: &OutputLock, site_notes: &SiteNotes) -> anyhow::Result<Option<Cache>> {
     if !options.cache {
         return Ok(None);
     }
     let limits = options.limits;
-    let context = format!("{}\0limits {} {} {}", site_notes.unwrap_or(""), limits.file, limits.notes, limits.log);
+    let context = format!(
+        "{}\0limits {} {} {}\0evidence {}",
+        site_notes.key_text(),
+        limits.file,
+        limits.notes,
+        limits.log,
+        options.evidence
+    );
     Cache::open(lock.out(), context.as_bytes()).context("cannot open the build cache").map(Some)
 }
 
@@ -297,18 +300,18 @@ fn site_unchanged_now(
     cache.is_some_and(|cache| site_unchanged(&cache.published(), results, cross_key, lock.out()))
 }
 
-/// The static files and the cross-run pages (index, section pages); returns how many files.
+/// The static files and the cross-run pages (index, section pages).
 fn write_cross_run(
     results: &[RunResult],
     digests: &Digests,
     context: &RunContext,
     options: &BuildOptions,
-) -> anyhow::Result<usize> {
+) -> anyhow::Result<()> {
     let static_files = render::static_files(&options.site_url);
     static_files.par_iter().try_for_each(|f| context.staging.put(f))?;
     let sources = cross_run::Sources { load: &|id| digests.get(id), site_notes: context.site_notes };
     let cards = results.iter().map(|r| r.card.clone()).collect();
-    Ok(static_files.len() + cross_run::write(cards, options.page_size, &sources, context.staging)?)
+    cross_run::write(cards, options.page_size, &sources, context.staging)
 }
 
 /// Every run's digest, for the stages after the per-run one: read back from the digest
@@ -451,8 +454,10 @@ struct RunContext<'a> {
     cache: Option<&'a Cache>,
     store: &'a DigestStore<'a>,
     staging: &'a Staging<'a>,
-    site_notes: Option<&'a str>,
+    site_notes: &'a SiteNotes,
     limits: input::Limits,
+    /// Publish the run's archived inputs (`ingest::evidence`).
+    evidence: bool,
     clock: &'a StageClock,
 }
 
@@ -470,7 +475,6 @@ struct RunResult {
     cached_files: Vec<CachedFile>,
     /// The comparison stamp the run's page holds (`None`: not compared yet).
     comparison: Option<String>,
-    files: usize,
     /// Input bytes of the run.
     bytes: u64,
 }
@@ -491,7 +495,6 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
             card: entry.card.clone(),
             problem: entry.problem.clone(),
             cached: true,
-            files: entry.files.len(),
             bytes: run.files.total_bytes,
             cached_files: Vec::new(),
             comparison: entry.comparison.clone(),
@@ -500,20 +503,26 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
     }
     let clock = context.clock;
     let RunOutput { summary, seed_files, digest: run_digest } = process_run(run, context.limits, clock);
-    let files = StageClock::time(&clock.render, || {
-        let page = site::run_page::build(&summary, &run_digest, context.site_notes);
+    let evidence =
+        context.evidence.then(|| StageClock::time(&clock.evidence, || evidence::collect(&run.files, context.limits)));
+    let mut files = StageClock::time(&clock.render, || {
+        let page = site::run_page::build(&summary, &run_digest, context.site_notes, evidence.as_deref());
         let mut files = render::run_files(&page);
         files
             .extend(seed_files.into_iter().map(|(name, bytes)| OutputFile::new(paths::run_file(&run.id, name), bytes)));
         files
     });
+    for file in evidence.into_iter().flatten() {
+        if let Ok(bytes) = file.bytes {
+            files.push(OutputFile::new(paths::evidence_file(&run.id, &file.rel), bytes));
+        }
+    }
     let t = Instant::now();
     for file in &files {
         context.staging.put(file)?;
     }
     let problem = problem_line(&run_digest);
     let card = RunCard::of(&run_digest);
-    let count = files.len();
     let mut stored_key = None;
     let mut cached_files = Vec::new();
     if let (Some(cache), Some((new_key, stamps))) = (context.cache, key) {
@@ -534,7 +543,6 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
         restore: None,
         cached_files,
         comparison: None,
-        files: count,
         bytes: run.files.total_bytes,
     })
 }
@@ -596,30 +604,63 @@ pub(crate) fn export_run(mut summary: RunSummary) -> (RunSummary, Vec<(&'static 
     (summary, seed_files)
 }
 
-/// `runs/NOTES.md`, read beneath the runs folder like every run input (a symlink leading
-/// outside it is not read); `runs/NOTES.md.gz` is its compressed twin, read when there is no
-/// plain file (both: the plain one, with a warning naming both). Anything that keeps the
-/// notes off the site (a FIFO, over the notes limit, unreadable) is a line of the build
-/// summary naming the file and why.
-fn read_site_notes(options: &BuildOptions) -> (Option<String>, Vec<String>) {
+/// The site-wide notes: `runs/NOTES.md`, then `runs/notes/*.md` by name (`site::notes`: each
+/// may say which runs it is about). Each is read beneath the runs folder like every run input
+/// (a symlink leading outside it is not read); `X.md.gz` is the compressed twin of `X.md`,
+/// read when there is no plain file (both: the plain one, with a warning naming both). The
+/// `notes` folder is read only when it is not a run. Anything that keeps a notes file off the
+/// site (a FIFO, over the notes limit, unreadable) is a line of the build summary naming the
+/// file and why.
+fn read_site_notes(options: &BuildOptions) -> (SiteNotes, Vec<String>) {
     let mut problems = Vec::new();
-    let Ok(root) = options.runs.canonicalize() else { return (None, problems) };
-    let root: std::sync::Arc<std::path::Path> = root.into();
-    let present = |name: &str| std::fs::symlink_metadata(root.join(name)).is_ok();
-    let name = match (present("NOTES.md"), present("NOTES.md.gz")) {
-        (false, false) => return (None, problems),
-        (true, true) => {
-            problems.push("warning: runs/NOTES.md: both NOTES.md and NOTES.md.gz present; only NOTES.md read".into());
-            "NOTES.md"
+    let Ok(root) = options.runs.canonicalize() else { return (SiteNotes::default(), problems) };
+    let root: std::sync::Arc<Path> = root.into();
+    let mut notes: Vec<Note> = read_notes_file(&root, "NOTES.md", options.limits.notes, &mut problems)
+        .map(|t| Note::parse("runs/NOTES.md", &t))
+        .into_iter()
+        .collect();
+    let folder = root.join(find::NOTES_FOLDER);
+    let is_run = folder.join("manifest.txt").exists() || folder.join("raw").exists();
+    if !is_run && find::stays_inside(&folder, &root) {
+        let mut names: Vec<String> = std::fs::read_dir(&folder)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter_map(|n| n.strip_suffix(".gz").map_or(Some(n.clone()), |plain| Some(plain.to_string())))
+            .filter(|n| n.ends_with(".md") && !n.starts_with('.'))
+            .collect();
+        names.sort();
+        names.dedup();
+        for name in names {
+            let rel = format!("{}/{name}", find::NOTES_FOLDER);
+            if let Some(text) = read_notes_file(&root, &rel, options.limits.notes, &mut problems) {
+                notes.push(Note::parse(&format!("runs/{rel}"), &text));
+            }
         }
-        (true, false) => "NOTES.md",
-        (false, true) => "NOTES.md.gz",
+    }
+    (SiteNotes { notes }, problems)
+}
+
+/// One notes file `rel` (`NOTES.md`, `notes/x.md`) beneath the runs folder `root`, or its
+/// `.gz` twin; `None` (and a line in `problems` when it is there but not read) without it.
+fn read_notes_file(root: &std::sync::Arc<Path>, rel: &str, limit: u64, problems: &mut Vec<String>) -> Option<String> {
+    let present = |name: &str| std::fs::symlink_metadata(root.join(name)).is_ok();
+    let gz = format!("{rel}.gz");
+    let name = match (present(rel), present(&gz)) {
+        (false, false) => return None,
+        (true, true) => {
+            problems.push(format!("warning: runs/{rel}: both {rel} and {gz} present; only {rel} read"));
+            rel.to_string()
+        }
+        (true, false) => rel.to_string(),
+        (false, true) => gz,
     };
-    match input::read_all(&input::Beneath::new(root, name), options.limits.notes) {
-        Ok(bytes) => (Some(String::from_utf8_lossy(&bytes).into_owned()), problems),
+    match input::read_all(&input::Beneath::new(root.clone(), &name), limit) {
+        Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
         Err(error) => {
-            problems.push(format!("warning: runs/{name}: cannot read: {error}; the site has no site-wide notes"));
-            (None, problems)
+            problems.push(format!("warning: runs/{name}: cannot read: {error}; the site does not show these notes"));
+            None
         }
     }
 }

@@ -114,6 +114,11 @@ impl<'a> Staging<'a> {
         std::io::Write::write_all(&mut file, bytes).map_err(io_err(&path))
     }
 
+    /// How many files the new site holds, and how many of them are pages (`.html`).
+    pub(crate) fn count(&self) -> Result<SiteCount, WriteError> {
+        count_site(&self.dir)
+    }
+
     /// Swaps the complete staging folder in place of `out` in one atomic step.
     pub(crate) fn commit(mut self) -> Result<(), WriteError> {
         self.lock.swap_in(&self.dir).map_err(io_err(self.lock.out()))?;
@@ -128,6 +133,31 @@ impl Drop for Staging<'_> {
             let _ = crate::pipeline::out_dir::remove_ours(&self.dir);
         }
     }
+}
+
+/// The files of a site and its pages (`.html` files), the marker not counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct SiteCount {
+    pub files: usize,
+    pub pages: usize,
+}
+
+/// Counts the files of the site at `dir` (a build's staging folder, or the live site when a
+/// build writes nothing), so the build's summary says what is there, cached or not.
+pub(crate) fn count_site(dir: &Path) -> Result<SiteCount, WriteError> {
+    let mut count = SiteCount::default();
+    for entry in walkdir::WalkDir::new(dir).min_depth(1) {
+        let entry = entry.map_err(|e| {
+            let path = e.path().unwrap_or(dir).to_path_buf();
+            WriteError::Io { path, source: e.into() }
+        })?;
+        if !entry.file_type().is_file() || (entry.depth() == 1 && entry.file_name() == MARKER) {
+            continue;
+        }
+        count.files += 1;
+        count.pages += usize::from(entry.path().extension().is_some_and(|e| e == "html"));
+    }
+    Ok(count)
 }
 
 fn create_parent(path: &Path) -> Result<(), WriteError> {
@@ -169,6 +199,15 @@ mod tests {
         fs::write(foreign.join("keep.txt"), "precious").unwrap();
         assert!(matches!(write_site(&foreign, &[]), Err(WriteError::NotOurs(_))));
         assert_eq!(fs::read_to_string(foreign.join("keep.txt")).unwrap(), "precious");
+    }
+
+    #[test]
+    fn counts_files_and_pages_but_not_the_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("site");
+        let files = ["index.html", "a/b.html", "a/c.svg", ".nojekyll"].map(|p| OutputFile::new(p, "x"));
+        write_site(&out, &files).unwrap();
+        assert_eq!(count_site(&out).unwrap(), SiteCount { files: 4, pages: 2 });
     }
 
     #[test]

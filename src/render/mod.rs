@@ -23,6 +23,8 @@ impl OutputFile {
 
 /// The stylesheet, embedded in the binary.
 pub(crate) const STYLE_CSS: &str = include_str!("../../static/style.css");
+/// The optional table sorting and filtering script (pages are complete without it).
+pub(crate) const TABLE_JS: &str = include_str!("../../static/table.js");
 
 /// Files that do not depend on the runs; 404.html links absolutely under `site_url`.
 pub(crate) fn static_files(site_url: &str) -> Vec<OutputFile> {
@@ -30,6 +32,7 @@ pub(crate) fn static_files(site_url: &str) -> Vec<OutputFile> {
         OutputFile::new("404.html", pages::not_found(site_url)),
         OutputFile::new(".nojekyll", Vec::new()),
         OutputFile::new("static/style.css", STYLE_CSS),
+        OutputFile::new("static/table.js", TABLE_JS),
     ]
 }
 
@@ -72,7 +75,6 @@ fn figure_files(blocks: &[Block]) -> Vec<OutputFile> {
             let stem = format!("{}/{}", figure.dir, figure.spec.id);
             [
                 OutputFile::new(format!("{stem}.svg"), charts::render_svg(&figure.spec)),
-                OutputFile::new(paths::phone_chart(&format!("{stem}.svg")), charts::render_phone_svg(&figure.spec)),
                 OutputFile::new(format!("{stem}.csv"), charts::render_csv(&figure.spec)),
             ]
         })

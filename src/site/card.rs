@@ -6,6 +6,7 @@
 use crate::analysis::comparison::key::ConfigKey;
 use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::RunStatus;
+use crate::core::diag::{Diagnostic, Severity};
 use crate::site::sections::Section;
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +24,10 @@ pub(crate) struct RunCard {
     pub configuration: String,
     /// The comparison with the run's baseline (set by the build's comparison stage).
     pub baseline: BaselineVerdict,
+    /// How many warnings the run's diagnostics hold (a run with warnings is not a plain ok).
+    pub warnings: usize,
+    /// Why a failed or invalid run is so: its worst diagnostic, on one line.
+    pub reason: Option<String>,
 }
 
 /// A run's comparison with its baseline, as the index shows it.
@@ -35,20 +40,25 @@ pub(crate) enum BaselineVerdict {
     NotCompared(String),
 }
 
-/// How many cases got each verdict against `baseline` and its history, and the run-wide
-/// shifts beyond the noise (sentences; `regression` when a case or a family is slower).
+/// How many cases got each verdict against `baseline` and its history
+/// (`(Verdict::as_str(), count)`, worst first, verdicts without cases left out), and the
+/// run-wide shifts beyond the noise (sentences; `regression` when a case or a family is
+/// slower).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct VerdictCounts {
     pub baseline: String,
-    pub slower: usize,
-    pub faster: usize,
-    pub no_change: usize,
-    pub not_comparable: usize,
-    pub insufficient_history: usize,
+    pub counts: Vec<(String, usize)>,
     pub shifts: Vec<String>,
     pub regression: bool,
     /// The slower cases: (case key, cost against the history's median).
     pub slower_cases: Vec<(String, f64)>,
+}
+
+impl VerdictCounts {
+    /// How many cases got `verdict`.
+    pub(crate) fn of(&self, verdict: &str) -> usize {
+        self.counts.iter().find(|(v, _)| v == verdict).map_or(0, |(_, n)| *n)
+    }
 }
 
 impl RunCard {
@@ -62,12 +72,25 @@ impl RunCard {
             configuration_key: ConfigKey::from_parts(&run.configuration_key, &[]).text(),
             configuration: run.configuration.clone(),
             baseline: BaselineVerdict::Pending,
+            warnings: run.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count(),
+            reason: (run.status != RunStatus::Ok)
+                .then(|| run.diagnostics.iter().max_by_key(|d| d.severity).map(one_line))
+                .flatten(),
         }
     }
 
     pub(crate) fn has(&self, section: Section) -> bool {
         self.sections & 1 << section.index() != 0
     }
+}
+
+/// A diagnostic as one line of at most 160 characters (`file:line: message`).
+fn one_line(d: &Diagnostic) -> String {
+    let text = match d.line {
+        Some(line) => format!("{}:{line}: {}", d.file, d.message),
+        None => format!("{}: {}", d.file, d.message),
+    };
+    crate::core::format::ellipsis(&text.split_whitespace().collect::<Vec<_>>().join(" "), 159)
 }
 
 /// Newest first (by the manifest's timestamp as an instant: offsets count), then by id; runs

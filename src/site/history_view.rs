@@ -251,6 +251,7 @@ fn chart_blocks(slug: &str, by_section: &SectionSeries, runs: usize) -> Vec<Bloc
                             y_scale,
                             series,
                             description: "One line per case: its run-level value (median over cycles) in each ok run, divided by the case's median over the configuration's runs; a step that stays is a change, a lone point is a run's own level.".into(),
+                            x_names: Vec::new(),
                         },
                         dir: format!("history/{slug}/charts"),
                         svg_href: format!("{slug}/{svg}"),
@@ -277,7 +278,11 @@ pub(crate) fn regressions_page(mut entries: Vec<Regression>, configurations: &[(
     );
     for e in &entries {
         table.push(vec![
-            Cell { text: format!("{:.2}x", e.ratio), href: None, class: "failed" },
+            Cell {
+                text: format!("{} {:.2}x", crate::site::verdict_look::look("slower").marker, e.ratio),
+                href: None,
+                class: crate::site::verdict_look::look("slower").class,
+            },
             Cell::link(e.case.clone(), e.href.clone()),
             Cell::text(e.configuration.clone()),
             Cell::text(e.what.clone()),

@@ -18,6 +18,7 @@ pub(crate) mod index_page;
 pub(crate) mod inspector_block;
 pub(crate) mod nav;
 pub(crate) mod nccl_perf_block;
+pub(crate) mod notes;
 pub(crate) mod paging;
 pub(crate) mod paths;
 pub(crate) mod run_comparison;
@@ -26,6 +27,7 @@ pub(crate) mod runs_json;
 pub(crate) mod section_pages;
 pub(crate) mod sections;
 pub(crate) mod spread;
+pub(crate) mod verdict_look;
 pub(crate) mod view;
 
 use crate::analysis::overview::RunOverview;
@@ -43,7 +45,7 @@ pub(crate) fn cross_run(
     context: &SectionContext,
 ) -> CrossRunModel {
     let (index, (sections, runs_json)) = rayon::join(
-        || index_page::build(window, cards, &context.paging, page, context.site_notes),
+        || index_page::build(window, cards, &context.paging, page, context.site_notes.for_all().as_deref()),
         || rayon::join(|| section_pages::build(window, page, context), || runs_json::entries(window)),
     );
     CrossRunModel { index_path: Paging::index_path(page), index, sections, runs_json }

@@ -208,5 +208,6 @@ fn chart(table: &TablePerf, expected_gbs: Option<f64>, id: &str) -> ChartSpec {
         description: format!(
             "Median out-of-place busbw per size on log axes, one series per algorithm/protocol NCCL logged (\"not logged\" without TUNING lines); a busbw of 0 (one rank) is not drawn on a log axis. {peak_note}"
         ),
+        x_names: Vec::new(),
     }
 }

@@ -48,6 +48,17 @@ pub(crate) fn run_file(id: &str, name: &str) -> String {
     format!("runs/{id}/{name}")
 }
 
+/// Where archived input `rel` (run-relative, as stored) of run `id` is published.
+pub(crate) fn evidence_file(id: &str, rel: &str) -> String {
+    format!("runs/{id}/evidence/{rel}")
+}
+
+/// A link to that file from the run's page (every segment URL-encoded).
+pub(crate) fn evidence_link(rel: &str) -> String {
+    let segments: Vec<String> = rel.split('/').map(url_segment).collect();
+    format!("evidence/{}", segments.join("/"))
+}
+
 /// A link to a run's page from a page whose root prefix is `root` (the id URL-encoded).
 pub(crate) fn run_link(root: &str, id: &str) -> String {
     format!("{root}runs/{}/index.html", url_segment(id))
@@ -142,11 +153,6 @@ pub(crate) fn case_anchor(case_key: &str) -> String {
         .join("-");
     let cut: String = readable.chars().take(60).collect();
     format!("case-{cut}-{:08x}", xxhash_rust::xxh3::xxh3_64(case_key.as_bytes()) >> 32)
-}
-
-/// The phone-sized variant of the chart at `svg` (`charts/x.svg` -> `charts/x.phone.svg`).
-pub(crate) fn phone_chart(svg: &str) -> String {
-    format!("{}.phone.svg", svg.strip_suffix(".svg").unwrap_or(svg))
 }
 
 #[cfg(test)]

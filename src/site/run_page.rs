@@ -7,16 +7,25 @@ use crate::analysis::summarize::RunSummary;
 use crate::core::diag::Severity;
 use crate::core::format::{agree, bytes_about, count, gbs, grouped, utc_second};
 use crate::core::model::nccl_log::NcclLogFacts;
+use crate::ingest::evidence::EvidenceFile;
 use crate::site::budget::{self, Budget};
 use crate::site::evidence::run_statements;
 use crate::site::hosts_block;
 use crate::site::inspector_block::inspector_block;
+use crate::site::notes::SiteNotes;
 use crate::site::paths;
 use crate::site::run_comparison;
 use crate::site::sections::{Section, Source};
 use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
 
-pub(crate) fn build(run: &RunSummary, digest: &RunOverview, site_notes: Option<&str>) -> RunPage {
+/// The run's page; `evidence` is its archived inputs as published (`None`: the build leaves
+/// them out).
+pub(crate) fn build(
+    run: &RunSummary,
+    digest: &RunOverview,
+    site_notes: &SiteNotes,
+    evidence: Option<&[EvidenceFile]>,
+) -> RunPage {
     let mut blocks = vec![run_comparison::configuration_block(digest)];
     let one = [(digest, String::new())];
     let mut perf_shown = false;
@@ -68,7 +77,7 @@ pub(crate) fn build(run: &RunSummary, digest: &RunOverview, site_notes: Option<&
     // the file list has its own (every table count is within it).
     let mut facts = facts(run);
     let mut cuts = budget::apply(&mut blocks, &mut facts, &Budget::DEFAULT);
-    let mut files = [files_block(run, &digest.outputs, &blocks)];
+    let mut files = [files_block(run, &digest.outputs, &blocks, evidence)];
     cuts.extend(budget::apply(&mut files, &mut Vec::new(), &Budget { tables: usize::MAX, ..Budget::DEFAULT }));
     blocks.extend(files);
     blocks.insert(0, diagnostics_block(run, &cuts));
@@ -77,9 +86,7 @@ pub(crate) fn build(run: &RunSummary, digest: &RunOverview, site_notes: Option<&
     if let Some(text) = &run.raw.notes {
         notes.push(("This run's NOTES.md".to_string(), text.clone()));
     }
-    if let Some(text) = site_notes {
-        notes.push(("All runs (runs/NOTES.md)".to_string(), text.to_string()));
-    }
+    notes.extend(site_notes.for_run(&digest.id, &digest.configuration));
     RunPage {
         id: run.raw.id.clone(),
         status: run.status.as_str(),
@@ -391,8 +398,9 @@ fn artifacts_block(run: &RunSummary) -> Block {
 }
 
 /// The run's files: what the site publishes for it (the seed-format files, each chart's data),
-/// linked; the archived inputs, named without a link (the site does not copy them).
-fn files_block(run: &RunSummary, outputs: &[String], blocks: &[Block]) -> Block {
+/// linked; the archived inputs, linked to their copies as stored with their size (or why one is
+/// withheld), or named without a link when the build leaves them out.
+fn files_block(run: &RunSummary, outputs: &[String], blocks: &[Block], evidence: Option<&[EvidenceFile]>) -> Block {
     let mut published = Table::new("Published on this site", &[("file", false), ("what", false)]).with_row_headers();
     for name in outputs {
         published.push(vec![Cell::link(name.clone(), name.clone()), Cell::text("seed-format file, recomputed")]);
@@ -403,20 +411,50 @@ fn files_block(run: &RunSummary, outputs: &[String], blocks: &[Block]) -> Block 
             Cell::text(format!("data of the chart “{}”", figure.spec.title)),
         ]);
     }
-    let mut archived = Table::new(
-        "In the archive only: the run's input files, not copied into the site",
-        &[("file", false), ("size", true)],
-    )
-    .with_row_headers();
-    for (name, len) in &run.raw.files {
-        archived.push(vec![Cell::text(name.clone()), Cell::text(format!("{} B", grouped(*len)))]);
-    }
-    let intro = vec![format!(
-        "The site publishes {} for this run, linked below; its {} {} in the archive only (the run's folder under runs/), not on this site.",
-        count(published.rows.len(), "file"),
-        count(archived.rows.len(), "input file"),
-        agree(archived.rows.len(), "is", "are")
-    )];
+    let (archived, intro) = match evidence {
+        Some(files) => {
+            let mut table = Table::new(
+                "Evidence: the run's archived inputs, as stored (a .gz file stays gzipped)",
+                &[("file", false), ("size", true), ("published", false)],
+            )
+            .with_row_headers();
+            for file in files {
+                let size = Cell::text(bytes_about(file.len));
+                table.push(match &file.bytes {
+                    Ok(_) => {
+                        vec![Cell::link(file.rel.clone(), paths::evidence_link(&file.rel)), size, Cell::text("yes")]
+                    }
+                    Err(why) => {
+                        vec![Cell::text(file.rel.clone()), size, Cell { class: "warning", ..Cell::text(why.clone()) }]
+                    }
+                });
+            }
+            let shown = files.iter().filter(|f| f.bytes.is_ok()).count();
+            let intro = format!(
+                "The site publishes {} for this run, and {shown} of its {} as evidence, linked below as stored (files that hold the process environment or a secret-named setting, or are over the size limit, are withheld and say why).",
+                count(published.rows.len(), "file"),
+                count(files.len(), "archived input file"),
+            );
+            (table, intro)
+        }
+        None => {
+            let mut table = Table::new(
+                "In the archive only: the run's input files, not copied into the site",
+                &[("file", false), ("size", true)],
+            )
+            .with_row_headers();
+            for (name, len) in &run.raw.files {
+                table.push(vec![Cell::text(name.clone()), Cell::text(format!("{} B", grouped(*len)))]);
+            }
+            let intro = format!(
+                "The site publishes {} for this run, linked below; its {} {} in the archive only (the run's folder under runs/; this site was built with --no-evidence).",
+                count(published.rows.len(), "file"),
+                count(table.rows.len(), "input file"),
+                agree(table.rows.len(), "is", "are")
+            );
+            (table, intro)
+        }
+    };
     let tables = [published, archived].into_iter().filter(|t| !t.rows.is_empty()).collect();
-    Block { id: "files".into(), title: "Files of the run".into(), intro, tables, ..Block::default() }
+    Block { id: "files".into(), title: "Files of the run".into(), intro: vec![intro], tables, ..Block::default() }
 }

@@ -1,6 +1,7 @@
 //! Cross-run section pages: the same cases side by side for every run that has the section,
-//! a page of runs at a time (`paging`), with overlaid charts of the newest runs on the first
-//! page (capped so charts stay readable).
+//! a page of runs at a time (`paging`), with one panel of charts per configuration (its newest
+//! ok runs) on the page that lists the configuration's newest ok run: every configuration
+//! with ok runs is charted, on one page of the section.
 
 use crate::analysis::overview::RunOverview;
 use crate::core::format::{agree, count};
@@ -10,32 +11,42 @@ use crate::site::sections::{self, Section};
 use crate::site::view::{Block, Cell, Evidence, Figure, SectionPage, Table};
 use rayon::prelude::*;
 
-/// How many runs a cross-run chart overlays (the newest); tables list every run.
-pub(crate) const MAX_CHART_RUNS: usize = 8;
+/// The most runs one configuration's panel overlays (its newest ok runs); tables list every
+/// run.
+pub(crate) const CHART_RUNS: usize = 6;
 
-/// How the first page's charts choose their runs (said on the page).
-const CHART_RULE: &str = "Charts overlay only runs of one configuration (one set of charts per configuration, newest runs first); failed and invalid runs are left out of the charts and marked in the tables.";
+/// How the charts choose their runs (said on the page).
+const CHART_RULE: &str = "One panel of charts per configuration, on the page that lists its newest ok run: each overlays that configuration's newest ok runs, as many as the charts can draw whole (every series of every run named in the legend); failed and invalid runs are left out of the charts and marked in the tables.";
 
-/// One set of the section's charts per configuration among `charted` (ok runs, newest
-/// first), in order of each configuration's newest run; chart ids are prefixed `cfgN-`.
+/// One configuration's panel: the page of the section it is drawn on, how many ok runs the
+/// configuration has with the section, and its newest ok runs (at most `CHART_RUNS`).
+pub(crate) struct Panel<'a> {
+    pub page: usize,
+    pub ok_runs: usize,
+    pub runs: Vec<&'a RunOverview>,
+}
+
+/// The section's charts for each panel of `panels` (chart ids prefixed `cfgN-`, N counted over
+/// the whole section so ids never clash across pages). A panel overlays its newest runs, as
+/// many as fit: the most runs for which no chart has more than `sections::MAX_SERIES` series.
 fn configuration_figures(
     section: Section,
-    charted: &[&RunOverview],
+    panels: &[(usize, &Panel)],
     href: &dyn Fn(&RunOverview) -> String,
 ) -> Vec<Figure> {
-    let mut keys: Vec<&[(String, String)]> = Vec::new();
-    for run in charted {
-        if !keys.contains(&run.configuration_key.as_slice()) {
-            keys.push(&run.configuration_key);
-        }
-    }
     let mut figures = Vec::new();
-    for (n, key) in keys.iter().enumerate() {
-        let runs: Vec<(&RunOverview, String)> =
-            charted.iter().filter(|r| r.configuration_key == *key).map(|r| (*r, href(r))).collect();
-        let label = &runs[0].0.configuration;
-        for mut spec in section.charts(&runs, &format!("cfg{}-", n + 1)) {
-            spec.description = format!("Configuration {label}. {}", spec.description);
+    for (n, panel) in panels {
+        let all: Vec<(&RunOverview, String)> = panel.runs.iter().map(|r| (*r, href(r))).collect();
+        let prefix = format!("cfg{}-", n + 1);
+        let drawn = (1..=all.len()).rev().find(|&k| section.charts_fit(&all[..k])).unwrap_or(1);
+        let label = &all[0].0.configuration;
+        let which = if drawn == 1 {
+            format!("its newest ok run, {}, of {}", all[0].0.id, count(panel.ok_runs, "ok run"))
+        } else {
+            format!("its newest {drawn} of {}", count(panel.ok_runs, "ok run"))
+        };
+        for mut spec in section.charts(&all[..drawn], &prefix) {
+            spec.description = format!("Configuration {label}: {which}. {}", spec.description);
             crate::site::budget::drop_dots(&mut spec, crate::site::budget::Budget::DEFAULT.samples);
             let (svg_href, csv_href) = paths::chart_files(&spec.id);
             figures.push(Figure { svg_href, csv_href, dir: paths::SECTION_CHARTS.into(), spec });
@@ -48,23 +59,36 @@ fn configuration_figures(
 fn configurations_table(runs: &[(&RunOverview, String)]) -> Table {
     let mut table = Table::new(
         "Configurations (runs compare only within one)",
-        &[("configuration", false), ("full key", false), ("runs", false)],
+        &[("configuration", false), ("differs from the others in", false), ("full key", false), ("runs", false)],
     )
     .with_row_headers();
     let mut seen: Vec<&[(String, String)]> = Vec::new();
     for (run, _) in runs {
-        if seen.contains(&run.configuration_key.as_slice()) {
+        if !seen.contains(&run.configuration_key.as_slice()) {
+            seen.push(&run.configuration_key);
+        }
+    }
+    // A key part differs when some configuration of the page has another value for it.
+    let differs = |part: &(String, String)| seen.iter().any(|key| !key.contains(part));
+    let mut listed: Vec<&[(String, String)]> = Vec::new();
+    for (run, _) in runs {
+        if listed.contains(&run.configuration_key.as_slice()) {
             continue;
         }
-        seen.push(&run.configuration_key);
+        listed.push(&run.configuration_key);
+        let different: Vec<String> =
+            run.configuration_key.iter().filter(|p| differs(p)).map(|(k, v)| format!("{k}={v}")).collect();
         let ids: Vec<&str> = runs
             .iter()
             .filter(|(r, _)| r.configuration_key == run.configuration_key)
             .map(|(r, _)| r.id.as_str())
             .collect();
+        let different =
+            if different.is_empty() { "nothing: the only configuration".to_string() } else { different.join("; ") };
         table.push(vec![
             Cell::text(&run.configuration),
-            Cell::text(run.configuration_text()),
+            Cell { class: "differs key", ..Cell::text(different) },
+            Cell { class: "key", ..Cell::text(run.configuration_text()) },
             Cell::text(ids.join(", ")),
         ]);
     }
@@ -74,13 +98,11 @@ fn configurations_table(runs: &[(&RunOverview, String)]) -> Table {
 /// What every section page needs beyond its page of runs.
 pub(crate) struct SectionContext<'a> {
     pub paging: Paging,
-    /// Per section (in `Section::ALL` order): how many runs have it, and the newest of them (up
-    /// to `MAX_CHART_RUNS`) that its first page charts.
+    /// Per section (in `Section::ALL` order): how many runs have it.
     pub totals: [usize; sections::COUNT],
-    /// Per section: how many of those runs are ok (the charts draw ok runs only).
-    pub ok_totals: [usize; sections::COUNT],
-    pub charted: [Vec<&'a RunOverview>; sections::COUNT],
-    pub site_notes: Option<&'a str>,
+    /// Per section: one panel per configuration with ok runs, in order of its newest ok run.
+    pub panels: [Vec<Panel<'a>>; sections::COUNT],
+    pub site_notes: &'a crate::site::notes::SiteNotes,
 }
 
 /// Page `page` of every section: its runs (`window`, newest first) that have the section.
@@ -99,23 +121,29 @@ pub(crate) fn build(window: &[&RunOverview], page: usize, context: &SectionConte
             if total == 0 {
                 what.push("No run has this section yet.".to_string());
             } else {
-                let charted: &[&RunOverview] = if page == 1 { &context.charted[index] } else { &[] };
-                let figures = configuration_figures(section, charted, &href);
+                let here: Vec<(usize, &Panel)> =
+                    context.panels[index].iter().enumerate().filter(|(_, p)| p.page == page).collect();
+                let figures = configuration_figures(section, &here, &href);
                 let mut intro = vec![format!(
                     "{} {} this section.",
                     count(total, "run"),
                     agree(total, "has", "have")
                 )];
-                // Said only where the page draws charts (numerics has none; later pages none).
+                // Said only where the page draws charts (numerics has none).
                 if !figures.is_empty() {
                     intro.push(CHART_RULE.to_string());
-                    if context.ok_totals[index] > MAX_CHART_RUNS {
-                        intro.push(if context.paging.pages() > 1 {
-                            format!("Charts overlay the {MAX_CHART_RUNS} newest ok runs; the tables list every run, page by page.")
-                        } else {
-                            format!("Charts overlay the {MAX_CHART_RUNS} newest ok runs; the table lists every run.")
-                        });
-                    }
+                    intro.push(format!(
+                        "This page charts {} of the {} with ok runs in this section.",
+                        count(here.len(), "configuration"),
+                        count(context.panels[index].len(), "configuration")
+                    ));
+                } else if here.is_empty() && context.panels[index].iter().any(|p| !section.charts(&[(p.runs[0], String::new())], "").is_empty()) {
+                    let mut pages: Vec<String> = context.panels[index].iter().map(|p| p.page.to_string()).collect();
+                    pages.dedup();
+                    intro.push(format!(
+                        "The charts of this section (one panel per configuration, on the page of its newest ok run) are on page {}.",
+                        pages.join(", ")
+                    ));
                 }
                 if with.is_empty() {
                     intro.push("No run on this page has this section.".to_string());
@@ -158,10 +186,14 @@ pub(crate) fn build(window: &[&RunOverview], page: usize, context: &SectionConte
                 blocks,
                 evidence: Evidence {
                     statements,
+                    // The notes about any run of the page, each once.
                     notes: context
                         .site_notes
-                        .map(|n| vec![("All runs (runs/NOTES.md)".to_string(), n.to_string())])
-                        .unwrap_or_default(),
+                        .notes
+                        .iter()
+                        .filter(|n| with.iter().any(|(r, _)| n.applies(&r.id, &r.configuration)))
+                        .map(crate::site::notes::Note::shown)
+                        .collect(),
                 },
             }
         })

@@ -119,3 +119,37 @@ fn a_damaged_cache_is_never_trusted() {
     assert!(build(&runs, &fresh, &["--no-cache"]).status.success());
     assert_eq!(tree(&out), tree(&fresh));
 }
+
+/// Issue 26: the summary line counts what the site holds, pages (every `.html`, compare pages
+/// included) and files, on a clean build, a build with nothing to do and one that rebuilds
+/// one run and takes the others from the cache.
+#[test]
+fn the_build_summary_counts_the_pages_and_files_of_the_site() {
+    let (dir, runs) = runs_dir(&[]);
+    crate::common::copy_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("runs"), &runs);
+    let out = dir.path().join("site");
+    let counted = |output: &std::process::Output| -> (usize, usize) {
+        let all = text(output);
+        assert!(output.status.success(), "{all}");
+        let number_before = |word: &str| -> usize {
+            let before = all.split(word).next().unwrap();
+            before.rsplit(' ').next().unwrap().parse().unwrap()
+        };
+        (number_before(" pages,"), number_before(" files,"))
+    };
+    let actual = || {
+        let files = tree(&out);
+        let files: Vec<&String> = files.keys().filter(|p| *p != ".nccl-report-site").collect();
+        (files.iter().filter(|p| p.ends_with(".html")).count(), files.len())
+    };
+    let clean = counted(&build(&runs, &out, &[]));
+    let (pages, files) = actual();
+    assert!(tree(&out).keys().any(|p| p.starts_with("compare/")), "the bundled runs give compare pages");
+    assert_eq!(clean, (pages, files));
+    assert_eq!(counted(&build(&runs, &out, &[])), (pages, files), "nothing to do");
+    let notes = runs.join("synth-basic/NOTES.md");
+    fs::write(&notes, "changed\n").unwrap();
+    let partly_cached = build(&runs, &out, &[]);
+    assert!(from_cache(&partly_cached) > 0);
+    assert_eq!(counted(&partly_cached), actual(), "one run rebuilt, the others cached");
+}

@@ -81,6 +81,13 @@ macro_rules! sections {
                 let kit = ChartKit::new(runs, id_prefix);
                 match self { $(Section::$variant => $module::charts(&kit, runs)),+ }
             }
+
+            /// Whether every chart of `runs` draws all its series (none over `MAX_SERIES`).
+            pub(crate) fn charts_fit(self, runs: &[(&RunOverview, String)]) -> bool {
+                let kit = ChartKit { truncate: false, ..ChartKit::new(runs, "") };
+                let specs = match self { $(Section::$variant => $module::charts(&kit, runs)),+ };
+                specs.iter().all(|s| s.series.len() <= MAX_SERIES)
+            }
         }
     };
 }
@@ -138,14 +145,15 @@ fn table<R>(
     runs: &[(&RunOverview, String)],
 ) -> Table {
     let with_run = runs.len() > 1 || runs.first().is_some_and(|(_, href)| !href.is_empty());
-    let mut heads: Vec<(&str, bool)> = if with_run { vec![("run", false)] } else { Vec::new() };
+    let mut heads: Vec<(&str, bool)> =
+        if with_run { vec![("run", false), ("configuration", false)] } else { Vec::new() };
     heads.extend(columns.iter().map(|c| (c.header, c.numeric)));
     let mut table = Table::new(caption, &heads);
     for (run, href) in runs {
         for r in rows(run) {
             let mut row: Vec<Cell> = columns.iter().map(|c| (c.value)(r)).collect();
             if with_run {
-                row.insert(0, run_cell(run, href));
+                row.splice(0..0, [run_cell(run, href), Cell { class: "config", ..t(run.configuration.clone()) }]);
             }
             table.push(row);
         }
@@ -228,33 +236,21 @@ fn flagged(text: String, bad: bool) -> Cell {
 
 /// The part of a chart spec every section shares: the element-id prefix and the series labels.
 pub(crate) struct ChartKit<'a> {
-    several: bool,
+    /// Series are named by their run: on a section page (runs with a link), even when one run
+    /// is drawn; not on a run page (its own run).
+    name_runs: bool,
     /// Whether the runs' short ids are distinct (else legends give full ids).
     abbreviate: bool,
     id_prefix: &'a str,
+    /// Cut a chart's series at `MAX_SERIES` (off only to learn whether they fit).
+    truncate: bool,
 }
 
 /// The most series one chart draws: each keeps a colour of its own (and a marker shape of its
 /// own), and the legend stays readable without cutting a name.
 pub(crate) const MAX_SERIES: usize = 6;
 
-/// A run id as chart legends abbreviate it: a seed-style id (`%Y%m%dT%H%M%SZ`, optionally
-/// followed by `-suffix`) without its date (`T081133Z`, `T081133Z-h200`); any other id whole
-/// (legend names wrap, never cut).
-pub(crate) fn short_id(id: &str) -> String {
-    let b = id.as_bytes();
-    let stamped = b.len() >= 16
-        && b[..8].iter().all(u8::is_ascii_digit)
-        && b[8] == b'T'
-        && b[9..15].iter().all(u8::is_ascii_digit)
-        && b[15] == b'Z'
-        && (b.len() == 16 || b[16] == b'-');
-    if stamped {
-        id[8..].to_string()
-    } else {
-        id.to_string()
-    }
-}
+pub(crate) use crate::site::chart::short_id;
 
 /// Shared by the charts that show a spread over cycles.
 const SPREAD_NOTE: &str = "Lines join the medians over cycles; whiskers span the fastest cycle to P95; dots are individual cycles (each the slowest rank's value).";
@@ -270,14 +266,15 @@ impl<'a> ChartKit<'a> {
         let mut shorts: Vec<String> = runs.iter().map(|(r, _)| short_id(&r.id)).collect();
         shorts.sort();
         shorts.dedup();
-        ChartKit { several: runs.len() > 1, abbreviate: shorts.len() == runs.len(), id_prefix }
+        let name_runs = runs.len() > 1 || runs.iter().any(|(_, href)| !href.is_empty());
+        ChartKit { name_runs, abbreviate: shorts.len() == runs.len(), id_prefix, truncate: true }
     }
 
     /// A series label: prefixed with the run's short id (`short_id`; the full id if two runs
-    /// of the chart share a short one) when several runs share the chart; the table beside
-    /// the chart gives the full id.
+    /// of the chart share a short one) on a section page; the table beside the chart gives
+    /// the full id.
     fn label(&self, run: &RunOverview, what: String) -> String {
-        match (self.several, self.abbreviate) {
+        match (self.name_runs, self.abbreviate) {
             (false, _) => what,
             (true, true) => format!("{} · {what}", short_id(&run.id)),
             (true, false) => format!("{} · {what}", run.id),
@@ -288,14 +285,14 @@ impl<'a> ChartKit<'a> {
     /// section page); the description says how many were left out and where they are.
     fn spec(&self, id: &str, title: &str, axes: Axes, mut series: Vec<Series>, description: &str) -> ChartSpec {
         let mut description = description.to_string();
-        if series.len() > MAX_SERIES {
+        if self.truncate && series.len() > MAX_SERIES {
             let left_out = series.len() - MAX_SERIES;
             series.truncate(MAX_SERIES);
             description.push_str(&format!(
                 " The chart draws the first {MAX_SERIES} series (newest runs first); {} more {} in the table{}.",
                 left_out,
                 crate::core::format::agree(left_out, "is", "are"),
-                if self.several { " and the paged history" } else { "" }
+                if self.name_runs { " and the paged history" } else { "" }
             ));
         }
         ChartSpec {
@@ -307,6 +304,7 @@ impl<'a> ChartKit<'a> {
             y_scale: axes.y.1,
             series,
             description,
+            x_names: Vec::new(),
         }
     }
 }
