@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped whenever the cache layout changes.
-const FORMAT: &str = "nccl-report-cache-5";
+const FORMAT: &str = "nccl-report-cache-6";
 /// Beside an entry: the stamps of its files in the live site as last committed.
 const SITE_STAMPS: &str = "site.json";
 
@@ -237,6 +237,17 @@ impl Cache {
     pub(crate) fn set_published(&self, published: &Published) -> io::Result<()> {
         fs::create_dir_all(&self.dir)?;
         write_json(&self.dir.join("published.json"), published)
+    }
+
+    /// The units of the cross-run pages of the site last committed (`None`: unknown).
+    pub(crate) fn units(&self) -> Option<crate::pipeline::cross_run::Units> {
+        read_json(&self.dir.join("units.json"))
+    }
+
+    /// Records the units of the cross-run pages of the site being committed.
+    pub(crate) fn set_units(&self, units: &crate::pipeline::cross_run::Units) -> io::Result<()> {
+        fs::create_dir_all(&self.dir)?;
+        write_json(&self.dir.join("units.json"), units)
     }
 
     /// Removes the entries of runs that are gone.

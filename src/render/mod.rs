@@ -28,8 +28,8 @@ pub(crate) fn run_files(page: &RunPage) -> Vec<OutputFile> {
     out
 }
 
-/// One page of the index and of the section pages, with their charts (`data/runs.json` is
-/// written apart, a page of entries at a time).
+/// One page of the index and of the section pages, with their charts (`runs.json` is
+/// written apart, by `pipeline::cross_run`).
 pub(crate) fn cross_run_files(model: &CrossRunModel) -> Vec<OutputFile> {
     let mut out = vec![OutputFile::new(model.index_path.clone(), pages::index(&model.index))];
     let sections: Vec<Vec<OutputFile>> = model

@@ -1,22 +1,24 @@
 //! The index: every run in a table, newest first, with headline figures, a page of runs at a
-//! time (`paging`); the site-wide notes on the first page.
+//! time (`paging`: the newest runs, then shards of months); the site-wide notes on the first page.
 
 use crate::analysis::summarize::RunStatus;
 use crate::core::format::utc_second;
 use crate::site::baseline_view;
 use crate::site::digest::{BaselineVerdict, RunCard, RunDigest};
-use crate::site::paging::Paging;
+use crate::site::paging::{Page, Paging};
 use crate::site::paths;
 use crate::site::sections::Section;
 use crate::site::view::{Cell, IndexPage, Link, Table};
 
-/// Index page `page`: its runs (`window`, newest first) with headline figures, the counts of
-/// every run (`cards`), and the pager.
+/// Index page `page`: its runs (`window`, newest first, and their `cards`) with headline
+/// figures, the counts of its runs (on the first page: of every run, `all`), and the pager.
+/// A shard page depends on its own runs only.
 pub(crate) fn build(
     window: &[&RunDigest],
     cards: &[RunCard],
+    all: &[RunCard],
     paging: &Paging,
-    page: usize,
+    page: Page,
     notes: Option<&str>,
 ) -> IndexPage {
     let root = Paging::index_root(page);
@@ -51,22 +53,23 @@ pub(crate) fn build(
             Cell::text(run.busbw_headline.clone()),
         ]);
     }
-    let count = |s: RunStatus| cards.iter().filter(|r| r.status == s).count();
+    let counted = if page == Page::First { all } else { cards };
+    let count = |s: RunStatus| counted.iter().filter(|r| r.status == s).count();
     IndexPage {
         root,
         pager: paging.index_pager(page),
         runs: table,
         sections: Section::ALL
             .iter()
-            .map(|s| Link { text: s.title().to_string(), href: format!("{root}{}", paths::section(s.slug(), 1)) })
+            .map(|s| Link { text: s.title().to_string(), href: format!("{root}{}", paths::section(s.slug(), None)) })
             .collect(),
         counts: format!(
             "{}: {} ok, {} failed, {} invalid.",
-            crate::core::format::count(cards.len(), "run"),
+            crate::core::format::count(counted.len(), "run"),
             count(RunStatus::Ok),
             count(RunStatus::Failed),
             count(RunStatus::Invalid)
         ),
-        notes: notes.filter(|_| page == 1).map(str::to_string),
+        notes: notes.filter(|_| page == Page::First).map(str::to_string),
     }
 }

@@ -1,5 +1,5 @@
 //! Every path of the built site, from the site root: the one place that knows the layout
-//! (`index.html`, `pages/N.html`, `sections/<slug>[-N].html`, `runs/<id>/...`,
+//! (`index.html`, `pages/<shard>.html`, `sections/<slug>[-<shard>].html`, `data/runs[/<shard>].json`, `runs/<id>/...`,
 //! `compare/<base>..<cand>.html`, `charts/`).
 //! Links from a page add the page's root prefix (`""` or `"../"`). Uses `crate::core::format` only.
 
@@ -22,22 +22,28 @@ pub(crate) fn site_url(text: &str) -> Result<String, String> {
     Ok(segments.iter().fold("/".to_string(), |url, s| format!("{url}{s}/")))
 }
 
-/// The index page `page` (1-based).
-pub(crate) fn index(page: usize) -> String {
-    if page == 1 {
-        "index.html".to_string()
-    } else {
-        format!("pages/{page}.html")
+/// The first index page (`None`) or a shard's (`Some(name)`: `pages/2026-04-1.html`).
+pub(crate) fn index(shard: Option<&str>) -> String {
+    match shard {
+        None => "index.html".to_string(),
+        Some(name) => format!("pages/{name}.html"),
     }
 }
 
-/// Section `slug`'s page `page` (1-based).
-pub(crate) fn section(slug: &str, page: usize) -> String {
-    if page == 1 {
-        format!("sections/{slug}.html")
-    } else {
-        format!("sections/{slug}-{page}.html")
+/// Section `slug`'s first page (`None`) or a shard's (`sections/<slug>-2026-04-1.html`).
+pub(crate) fn section(slug: &str, shard: Option<&str>) -> String {
+    match shard {
+        None => format!("sections/{slug}.html"),
+        Some(name) => format!("sections/{slug}-{name}.html"),
     }
+}
+
+/// The top-level `runs.json`: the list of its shards.
+pub(crate) const RUNS_JSON: &str = "data/runs.json";
+
+/// A shard of `runs.json` (`data/runs/2026-04-1.json`).
+pub(crate) fn runs_json_shard(name: &str) -> String {
+    format!("data/runs/{name}.json")
 }
 
 /// The folder of the section pages' charts.

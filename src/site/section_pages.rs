@@ -4,7 +4,7 @@
 
 use crate::core::format::{agree, count};
 use crate::site::digest::RunDigest;
-use crate::site::paging::Paging;
+use crate::site::paging::{Page, Paging};
 use crate::site::paths;
 use crate::site::sections::{self, Section};
 use crate::site::view::{Block, Cell, Evidence, Figure, SectionPage, Table};
@@ -78,8 +78,9 @@ pub(crate) struct SectionContext<'a> {
     pub site_notes: Option<&'a str>,
 }
 
-/// Page `page` of every section: its runs (`window`, newest first) that have the section.
-pub(crate) fn build(window: &[&RunDigest], page: usize, context: &SectionContext) -> Vec<SectionPage> {
+/// Page `page` of every section: its runs (`window`, newest first) that have the section. The
+/// first page counts every run and charts the newest; a shard page depends on its runs only.
+pub(crate) fn build(window: &[&RunDigest], page: Page, context: &SectionContext) -> Vec<SectionPage> {
     Section::ALL
         .par_iter()
         .enumerate()
@@ -88,24 +89,25 @@ pub(crate) fn build(window: &[&RunDigest], page: usize, context: &SectionContext
             let href = |run: &RunDigest| paths::run_link("../", &run.id);
             let with: Vec<(&RunDigest, String)> =
                 window.iter().filter(|r| section.has(r)).map(|r| (*r, href(r))).collect();
-            let total = context.totals[index];
+            let first = page == Page::First;
+            let total = if first { context.totals[index] } else { with.len() };
             let mut what: Vec<String> = section.scope().iter().map(|s| s.to_string()).collect();
             let mut blocks = Vec::new();
-            if total == 0 {
+            if context.totals[index] == 0 {
                 what.push("No run has this section yet.".to_string());
             } else {
-                let charted: &[&RunDigest] = if page == 1 { &context.charted[index] } else { &[] };
+                let charted: &[&RunDigest] = if first { &context.charted[index] } else { &[] };
                 let figures = configuration_figures(section, charted, &href);
                 let mut intro = vec![format!(
                     "{} {} this section.",
-                    count(total, "run"),
+                    if first { count(total, "run") } else { format!("{} of this part", count(total, "run")) },
                     agree(total, "has", "have")
                 )];
                 // Said only where the page draws charts (numerics has none; later pages none).
                 if !figures.is_empty() {
                     intro.push(CHART_RULE.to_string());
                     if context.ok_totals[index] > MAX_CHART_RUNS {
-                        intro.push(if context.paging.pages() > 1 {
+                        intro.push(if context.paging.has_shard_pages() {
                             format!("Charts overlay the {MAX_CHART_RUNS} newest ok runs; the tables list every run, page by page.")
                         } else {
                             format!("Charts overlay the {MAX_CHART_RUNS} newest ok runs; the table lists every run.")
@@ -145,7 +147,7 @@ pub(crate) fn build(window: &[&RunDigest], page: usize, context: &SectionContext
                 })
                 .collect();
             SectionPage {
-                path: Paging::section_path(slug, page),
+                path: context.paging.section_path(slug, page),
                 slug,
                 title: title.to_string(),
                 pager: context.paging.section_pager(slug, page),

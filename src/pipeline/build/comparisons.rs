@@ -150,6 +150,7 @@ pub(super) fn compare_runs(
         result.files = result.files.saturating_add_signed(update.file_delta);
         if let Some(files) = update.cached_files {
             result.cached_files = files;
+            result.in_live = false;
         }
     }
     Ok(())

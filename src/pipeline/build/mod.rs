@@ -5,12 +5,20 @@
 //! (`cross_run`) and the staging folder is swapped in.
 //! Unchanged runs come from the cache. The output depends only on the runs, never on the
 //! thread count, the clock or the machine.
+//!
+//! Incremental builds are O(new runs): when the live site is the one the last build
+//! committed (its marker has the stamp the cache recorded) and every cached run is in it as
+//! cached, the runs built anew are moved from the staging folder into the live site, the
+//! files of changed and removed runs that are gone are removed, and only the cross-run units
+//! whose key changed are rendered (`cross_run`); the unchanged runs are not touched. Any other
+//! site (no cache, edited or half-updated, another page size) is built whole in a staging
+//! folder and swapped in.
 
 use crate::analysis::summarize::{RunStatus, RunSummary};
 use crate::core::diag::Diagnostic;
 use crate::ingest::find::{FileStamp, RunDir};
 use crate::output::out_dir::{self, OutputLock, MARKER};
-use crate::output::write::{OutputFile, Staging};
+use crate::output::write::{OutputFile, Staging, WriteCounts};
 use crate::pipeline::cache::{Cache, CachedFile, DigestStore, Entry, Published, Stamp};
 use crate::site::digest::{digest, RunCard, RunDigest};
 use crate::site::paging::Paging;
@@ -56,6 +64,10 @@ pub(crate) struct BuildReport {
     pub files: usize,
     pub input_bytes: u64,
     pub cached_runs: usize,
+    /// What the build wrote into the site (written, linked, removed, left alone).
+    pub written: WriteCounts,
+    /// Whether the live site was updated in place (an incremental build).
+    pub in_place: bool,
     /// Folders under the runs folder that are not runs, with why.
     pub skipped: Vec<String>,
     /// One line per run that is not ok: id, status, worst diagnostic.
@@ -129,18 +141,80 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let plan = stages.time("choose baselines", || comparisons::plan(&results, pinned));
     let cross_key = cross_key(&results, &plan.stamps, options);
     if stages.time("check unchanged", || site_unchanged_now(cache.as_ref(), &results, cross_key.as_ref(), &lock)) {
+        stages.report.written = staging.counts();
         drop(staging);
         return Ok(stages.finish(&folders, &results, 0, options.page_size));
     }
-    let mut results = stages.time("carry cached runs", || restore_cached(results, &folders, &context, lock.out()))?;
+    let published = cache.as_ref().map(Cache::published).unwrap_or_default();
+    let live_units = cache.as_ref().and_then(|c| c.units()).filter(|_| in_place_ok(&published, &results, &lock));
+    let live = live_units.is_some().then(|| Staging::in_place(&lock));
+    let mut results = match &live {
+        Some(live) => stages.time("put new runs in place", || put_in_place(results, &published, &context, live))?,
+        None => stages.time("carry cached runs", || restore_cached(results, &folders, &context, lock.out()))?,
+    };
+    let writer = live.as_ref().unwrap_or(&staging);
+    let site_context = RunContext { staging: writer, ..context };
     let digests = Digests { folders: &folders, store: &store };
     stages.time("compare with baselines", || {
-        comparisons::compare_runs(&mut results, &plan, &context, &|id| digests.get(id))
+        comparisons::compare_runs(&mut results, &plan, &site_context, &|id| digests.get(id))
     })?;
-    let shared_files = stages.time("cross-run pages", || write_cross_run(&results, &digests, &context, options))?;
-    stages.time("commit", || commit(staging, options))?;
-    stages.time("update cache", || update_cache(cache.as_ref(), &results, cross_key, &lock))?;
-    Ok(stages.finish(&folders, &results, shared_files, options.page_size))
+    let written = stages.time("cross-run pages", || {
+        write_cross_run(&results, &digests, &site_context, options, cross_key.as_deref(), live_units.as_ref())
+    })?;
+    stages.report.in_place = live.is_some();
+    stages.report.written = match &live {
+        Some(live) => WriteCounts { bytes: live.counts().bytes + staging.counts().bytes, ..live.counts() },
+        None => staging.counts(),
+    };
+    stages.time("commit", || commit(live.unwrap_or(staging), options))?;
+    stages.time("update cache", || update_cache(cache.as_ref(), &results, cross_key, &written.units, &lock))?;
+    Ok(stages.finish(&folders, &results, written.files, options.page_size))
+}
+
+/// Whether the live site can be updated in place: it is the site the last build committed
+/// (its marker has the recorded stamp) and every run taken from the cache is in it as cached.
+fn in_place_ok(published: &Published, results: &[RunResult], lock: &OutputLock) -> bool {
+    let marker = std::fs::metadata(lock.out().join(MARKER)).ok().map(|m| FileStamp::of(&m));
+    published.site.is_some()
+        && published.site == marker
+        && results.iter().filter(|r| r.restore.is_some()).all(|r| {
+            published.runs.get(&r.id) == r.key.as_ref() && lock.out().join(paths::run_file(&r.id, "index.html")).is_file()
+        })
+}
+
+/// Updates the live site in place with the runs built into the staging folder: their files
+/// are moved in, the files the same runs had before and no longer have are removed, and so
+/// are the runs that are gone. Cached runs stay as they are (their files listed for the
+/// comparison stage, which may update their pages).
+fn put_in_place(
+    results: Vec<RunResult>,
+    published: &Published,
+    context: &RunContext,
+    live: &Staging,
+) -> anyhow::Result<Vec<RunResult>> {
+    live.take_from(context.staging)?;
+    let ids: std::collections::HashSet<&str> = results.iter().map(|r| r.id.as_str()).collect();
+    if let Some(cache) = context.cache {
+        for gone in published.runs.keys().filter(|id| !ids.contains(id.as_str())) {
+            for file in cache.lookup(gone).map(|e| e.files).unwrap_or_default() {
+                live.remove(&file.rel)?;
+            }
+            live.remove_dir(&paths::run_file(gone, ""))?;
+        }
+    }
+    results
+        .into_iter()
+        .map(|mut result| {
+            for rel in result.replaced.iter().filter(|rel| !result.cached_files.iter().any(|f| &&f.rel == rel)) {
+                live.remove(rel)?;
+            }
+            if let Some(entry) = result.restore.take() {
+                result.cached_files = entry.files;
+                result.in_live = true;
+            }
+            Ok(result)
+        })
+        .collect()
 }
 
 /// The wall time of each stage of a build, in order, and of the whole build.
@@ -199,8 +273,9 @@ impl Stages {
             report.files += r.files;
         }
         report.files += shared_files;
-        let pages = Paging::new(results.len(), page_size).pages();
-        report.pages = results.len() + pages * (1 + sections::COUNT) + 1;
+        let mut cards: Vec<RunCard> = results.iter().map(|r| r.card.clone()).collect();
+        crate::site::digest::order(&mut cards);
+        report.pages = results.len() + Paging::new(&cards, page_size).pages().len() * (1 + sections::COUNT);
         report.total = self.start.elapsed();
         report
     }
@@ -275,18 +350,30 @@ fn site_unchanged_now(
     cache.is_some_and(|cache| site_unchanged(&cache.published(), results, cross_key, lock.out()))
 }
 
-/// The static files and the cross-run pages (index, section pages); returns how many files.
+/// The static files and the cross-run pages (index, section pages, runs.json); `cross_key`
+/// keys the first page (with a cache), `live` the units of the live site updated in place.
 fn write_cross_run(
     results: &[RunResult],
     digests: &Digests,
     context: &RunContext,
     options: &BuildOptions,
-) -> anyhow::Result<usize> {
+    cross_key: Option<&str>,
+    live: Option<&cross_run::Units>,
+) -> anyhow::Result<cross_run::Written> {
     let static_files = render::static_files(&options.site_url);
     static_files.par_iter().try_for_each(|f| context.staging.put(f))?;
-    let sources = cross_run::Sources { load: &|id| digests.get(id), site_notes: context.site_notes };
+    let keys: std::collections::HashMap<&str, &str> =
+        results.iter().filter_map(|r| Some((r.id.as_str(), r.key.as_deref()?))).collect();
+    let sources = cross_run::Sources {
+        load: &|id| digests.get(id),
+        site_notes: context.site_notes,
+        keys: cross_key.map(|first| (&keys, first)),
+        live,
+    };
     let cards = results.iter().map(|r| r.card.clone()).collect();
-    Ok(static_files.len() + cross_run::write(cards, options.page_size, &sources, context.staging)?)
+    let mut written = cross_run::write(cards, options.page_size, &sources, context.staging)?;
+    written.files += static_files.len();
+    Ok(written)
 }
 
 /// Every run's digest, for the stages after the per-run one: read back from the digest
@@ -319,12 +406,14 @@ fn update_cache(
     cache: Option<&Cache>,
     results: &[RunResult],
     cross_key: Option<String>,
+    units: &cross_run::Units,
     lock: &OutputLock,
 ) -> anyhow::Result<()> {
     let Some(cache) = cache else { return Ok(()) };
     let ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
     cache.retain(&ids);
-    results.par_iter().filter(|r| !r.cached_files.is_empty()).for_each(|r| {
+    cache.set_units(units).context("cannot update the build cache")?;
+    results.par_iter().filter(|r| !r.cached_files.is_empty() && !r.in_live).for_each(|r| {
         // A stamp not recorded only makes the next build copy that run from the cache.
         let _ = cache.record_site(&r.id, &r.cached_files, lock.out());
     });
@@ -373,7 +462,7 @@ fn restore_cached(
             }
             let path = paths.get(result.id.as_str()).with_context(|| format!("no run {}", result.id))?;
             let run = find::list_run(result.id.clone(), path.to_path_buf(), &folders.canonical_root);
-            build_run(&run, Plan { key: Some((entry.key, entry.stamps)), hit: None }, context)
+            build_run(&run, Plan { key: Some((entry.key, entry.stamps)), hit: None, previous: Vec::new() }, context)
         })
         .collect()
 }
@@ -384,21 +473,24 @@ struct Plan {
     key: Option<(String, Vec<Stamp>)>,
     /// The cache entry, when it was built from exactly these inputs.
     hit: Option<Entry>,
+    /// The site files of the run's previous build, when it is built again.
+    previous: Vec<String>,
 }
 
 /// A run with a file that cannot be read gets no key: it is built from its inputs, not
 /// cached, and marked invalid with an error naming the file (the other runs build as usual).
 fn plan(run: &mut RunDir, cache: Option<&Cache>) -> Plan {
-    let Some(cache) = cache else { return Plan { key: None, hit: None } };
+    let Some(cache) = cache else { return Plan { key: None, hit: None, previous: Vec::new() } };
     let previous = cache.lookup(&run.id);
+    let files = |entry: Option<Entry>| entry.map(|e| e.files.into_iter().map(|f| f.rel).collect()).unwrap_or_default();
     match cache.key(run, previous.as_ref()) {
-        Ok((key, stamps)) => {
-            let hit = previous.filter(|entry| entry.key == key);
-            Plan { key: Some((key, stamps)), hit }
-        }
+        Ok((key, stamps)) => match previous {
+            Some(entry) if entry.key == key => Plan { key: Some((key, stamps)), hit: Some(entry), previous: Vec::new() },
+            other => Plan { key: Some((key, stamps)), hit: None, previous: files(other) },
+        },
         Err((rel, error)) => {
             run.diagnostics.push(Diagnostic::error(rel, None, format!("cannot read: {error}")));
-            Plan { key: None, hit: None }
+            Plan { key: None, hit: None, previous: files(previous) }
         }
     }
 }
@@ -445,6 +537,11 @@ struct RunResult {
     cached_files: Vec<CachedFile>,
     /// The comparison stamp the run's page holds (`None`: not compared yet).
     comparison: Option<String>,
+    /// The site files of the run's previous build (built again: those it no longer has are
+    /// removed from a site updated in place).
+    replaced: Vec<String>,
+    /// A cached run left as it is in a site updated in place (its stamps need no recording).
+    in_live: bool,
     files: usize,
     /// Input bytes of the run.
     bytes: u64,
@@ -454,7 +551,7 @@ struct RunResult {
 /// site later, by `restore_cached`, and only if the site changes), else read, summarized and
 /// rendered.
 fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<RunResult> {
-    let Plan { key, hit } = plan;
+    let Plan { key, hit, previous } = plan;
     if let (Some(cache), Some((key, stamps)), Some(mut entry)) = (context.cache, &key, hit) {
         if &entry.stamps != stamps {
             entry.stamps = stamps.clone();
@@ -471,6 +568,8 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
             cached_files: Vec::new(),
             comparison: entry.comparison.clone(),
             restore: Some(entry),
+            replaced: Vec::new(),
+            in_live: false,
         });
     }
     let clock = context.clock;
@@ -511,6 +610,8 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
         comparison: None,
         files: count,
         bytes: run.files.total_bytes,
+        replaced: previous,
+        in_live: false,
     })
 }
 
@@ -629,6 +730,12 @@ impl BuildReport {
             "runs": self.ok + self.failed + self.invalid,
             "cached_runs": self.cached_runs,
             "files": self.files,
+            "files_written": self.written.written,
+            "bytes_written": self.written.bytes,
+            "files_linked": self.written.linked,
+            "files_removed": self.written.removed,
+            "files_unchanged": self.written.unchanged,
+            "in_place": self.in_place,
             "input_bytes": self.input_bytes,
             "total_seconds": self.total.as_secs_f64(),
             "stages": stages,
@@ -639,7 +746,7 @@ impl BuildReport {
 
     pub(crate) fn summary_line(&self, out: &std::path::Path) -> String {
         format!(
-            "built {}: {} runs ({} ok, {} failed, {} invalid; {} from cache), {} pages, {} files, {:.1} MB of runs, in {:.2} s",
+            "built {}: {} runs ({} ok, {} failed, {} invalid; {} from cache), {} pages, {} files ({} written{}, {} linked, {} removed), {:.1} MB of runs, in {:.2} s",
             out.display(),
             self.ok + self.failed + self.invalid,
             self.ok,
@@ -648,6 +755,10 @@ impl BuildReport {
             self.cached_runs,
             self.pages,
             self.files,
+            self.written.written,
+            if self.in_place { " in place" } else { "" },
+            self.written.linked,
+            self.written.removed,
             self.input_bytes as f64 / 1e6,
             self.total.as_secs_f64()
         )
