@@ -106,7 +106,14 @@ impl<'a> Staging<'a> {
         fs::create_dir(&dir).map_err(io_err(&dir))?;
         let marker = dir.join(MARKER);
         fs::write(&marker, MARKER_TEXT).map_err(io_err(&marker))?;
-        Ok(Staging { dir, lock, committed: false, in_place: false, touched: Mutex::new(false), counts: Counts::default() })
+        Ok(Staging {
+            dir,
+            lock,
+            committed: false,
+            in_place: false,
+            touched: Mutex::new(false),
+            counts: Counts::default(),
+        })
     }
 
     /// Updates the live site of `lock` in place (the caller has checked that it is the site

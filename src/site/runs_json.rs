@@ -51,7 +51,12 @@ pub(crate) fn shard_file(shard: &Shard, runs: &[&RunDigest]) -> Vec<u8> {
         part: usize,
         runs: Vec<Entry<'a>>,
     }
-    let file = File { schema_version: SCHEMA_VERSION, month: &shard.month, part: shard.part, runs: runs.iter().map(|r| Entry::of(r)).collect() };
+    let file = File {
+        schema_version: SCHEMA_VERSION,
+        month: &shard.month,
+        part: shard.part,
+        runs: runs.iter().map(|r| Entry::of(r)).collect(),
+    };
     pretty(&file)
 }
 

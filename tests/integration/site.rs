@@ -171,24 +171,37 @@ fn the_404_page_links_under_the_site_url() {
 }
 
 #[test]
-fn cross_run_pages_come_in_pages_of_runs() {
+fn cross_run_pages_come_in_shards_of_months() {
     let (dir, runs) = runs_dir(&[]);
     let (paged, whole) = (dir.path().join("paged"), dir.path().join("whole"));
     assert!(build(&runs, &paged, &["--page-size", "3"]).status.success());
     assert!(build(&runs, &whole, &[]).status.success());
     assert_links_resolve(&paged);
-    // 8 runs in pages of 3.
-    for page in ["index.html", "pages/2.html", "pages/3.html", "sections/decode-2.html", "sections/numerics-3.html"] {
-        assert!(paged.join(page).is_file(), "{page}");
+    let json = |site: &Path, rel: &str| -> serde_json::Value {
+        serde_json::from_str(&fs::read_to_string(site.join(rel)).unwrap()).unwrap()
+    };
+    // 8 runs in parts of at most 3 runs of each month, each with its index and section pages.
+    let index = json(&paged, "data/runs.json");
+    let shards = index["shards"].as_array().unwrap();
+    assert!(shards.len() >= 3, "{index}");
+    let names: Vec<String> = shards
+        .iter()
+        .map(|s| s["path"].as_str().unwrap().trim_start_matches("data/runs/").trim_end_matches(".json").to_string())
+        .collect();
+    for name in &names {
+        for page in [format!("pages/{name}.html"), format!("sections/decode-{name}.html")] {
+            assert!(paged.join(&page).is_file(), "{page}");
+        }
     }
-    assert!(!paged.join("pages/4.html").exists() && !paged.join("sections/decode-4.html").exists());
-    assert!(!whole.join("pages").exists() && !whole.join("sections/decode-2.html").exists());
-    let index = fs::read_to_string(paged.join("pages/2.html")).unwrap();
-    assert!(index.contains("Runs 4–6 of 8, newest first."), "{index}");
-    assert!(index.contains("<strong aria-current=\"page\">2</strong>"));
+    assert_eq!(fs::read_dir(paged.join("pages")).unwrap().count(), names.len());
+    assert!(!whole.join("pages").exists(), "one page of runs has no shard pages");
+    let first = fs::read_to_string(paged.join("index.html")).unwrap();
+    assert!(first.contains("Runs 1–3 of 8, newest first."), "{first}");
+    let shard_page = fs::read_to_string(paged.join(format!("pages/{}.html", names[0]))).unwrap();
+    assert!(shard_page.contains(&format!("part {}:", shards[0]["part"])), "{shard_page}");
 
-    // Every run is on exactly one index page, in the single page's order.
-    let run_links = |page: &str| -> Vec<String> {
+    // Every run is on exactly one shard page, in the single page's order.
+    let run_links = |page: &Path| -> Vec<String> {
         let html = fs::read_to_string(page).unwrap();
         attribute_values(&html, "href")
             .into_iter()
@@ -196,24 +209,34 @@ fn cross_run_pages_come_in_pages_of_runs() {
             .map(|h| h.trim_start_matches("../").to_string())
             .collect()
     };
-    let all_pages: Vec<String> = ["index.html", "pages/2.html", "pages/3.html"]
-        .iter()
-        .flat_map(|p| run_links(paged.join(p).to_str().unwrap()))
-        .collect();
+    let all_pages: Vec<String> =
+        names.iter().flat_map(|name| run_links(&paged.join(format!("pages/{name}.html")))).collect();
     assert_eq!(all_pages.len(), 8);
-    assert_eq!(all_pages, run_links(whole.join("index.html").to_str().unwrap()));
+    assert_eq!(all_pages, run_links(&whole.join("index.html")));
 
-    // runs.json and the run folders do not depend on the paging.
+    // The shards of runs.json hold the same runs in the same order, and the run folders do
+    // not depend on the paging.
+    let entries = |site: &Path| -> Vec<serde_json::Value> {
+        let index = json(site, "data/runs.json");
+        index["shards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|s| json(site, s["path"].as_str().unwrap())["runs"].as_array().unwrap().clone())
+            .collect()
+    };
+    assert_eq!(entries(&paged), entries(&whole));
     let (paged_tree, whole_tree) = (tree(&paged), tree(&whole));
-    assert_eq!(paged_tree["data/runs.json"], whole_tree["data/runs.json"]);
     for (path, bytes) in whole_tree.iter().filter(|(p, _)| p.starts_with("runs/")) {
         assert_eq!(&paged_tree[path], bytes, "{path}");
     }
-    // A rebuild carries every page over; another page size renders them again.
+    // A rebuild carries every page over; another page size renders them again (in place:
+    // the shard pages that are gone are removed).
     let again = build(&runs, &paged, &["--page-size", "3"]);
     assert!(text(&again).contains("8 from cache"), "{}", text(&again));
     assert_eq!(tree(&paged), paged_tree);
-    assert!(build(&runs, &paged, &["--page-size", "100"]).status.success());
+    let resized = build(&runs, &paged, &["--page-size", "100"]);
+    assert!(text(&resized).contains("in place"), "{}", text(&resized));
     assert_eq!(tree(&paged), whole_tree);
     assert!(!build(&runs, &paged, &["--page-size", "0"]).status.success());
 }
@@ -236,11 +259,10 @@ fn navigation_marks_the_current_page_and_skips_to_content() {
         let expected = if path == "index.html" || path.starts_with("pages/") {
             Some("index.html\"".to_string())
         } else if let Some(name) = path.strip_prefix("sections/") {
+            // sections/<slug>.html or sections/<slug>-<YYYY-MM|undated>-<part>.html
             let stem = name.trim_end_matches(".html");
-            let slug = match stem.rsplit_once('-') {
-                Some((slug, page)) if page.parse::<usize>().is_ok() => slug,
-                _ => stem,
-            };
+            let slugs = ["numerics", "nccl-tests", "decode", "fragmentation", "async", "decomposition"];
+            let slug = slugs.iter().filter(|s| stem.starts_with(*s)).max_by_key(|s| s.len()).unwrap();
             Some(format!("sections/{slug}.html\""))
         } else {
             None
@@ -256,7 +278,10 @@ fn navigation_marks_the_current_page_and_skips_to_content() {
         pages += 1;
     }
     assert!(pages > 20, "{pages} pages");
-    assert!(out.join("sections/decode-2.html").is_file());
+    assert!(fs::read_dir(out.join("sections"))
+        .unwrap()
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().starts_with("decode-20")));
     let css = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("static/style.css")).unwrap();
     assert!(css.contains(".skip-link:focus"), "the skip link shows on focus");
 }

@@ -178,7 +178,8 @@ fn in_place_ok(published: &Published, results: &[RunResult], lock: &OutputLock) 
     published.site.is_some()
         && published.site == marker
         && results.iter().filter(|r| r.restore.is_some()).all(|r| {
-            published.runs.get(&r.id) == r.key.as_ref() && lock.out().join(paths::run_file(&r.id, "index.html")).is_file()
+            published.runs.get(&r.id) == r.key.as_ref()
+                && lock.out().join(paths::run_file(&r.id, "index.html")).is_file()
         })
 }
 
@@ -485,7 +486,9 @@ fn plan(run: &mut RunDir, cache: Option<&Cache>) -> Plan {
     let files = |entry: Option<Entry>| entry.map(|e| e.files.into_iter().map(|f| f.rel).collect()).unwrap_or_default();
     match cache.key(run, previous.as_ref()) {
         Ok((key, stamps)) => match previous {
-            Some(entry) if entry.key == key => Plan { key: Some((key, stamps)), hit: Some(entry), previous: Vec::new() },
+            Some(entry) if entry.key == key => {
+                Plan { key: Some((key, stamps)), hit: Some(entry), previous: Vec::new() }
+            }
             other => Plan { key: Some((key, stamps)), hit: None, previous: files(other) },
         },
         Err((rel, error)) => {
