@@ -6,10 +6,14 @@
 //! digests in memory whatever the number of runs. Each unit has a key (the first page: the
 //! cross-run key of every run; a shard: its runs' keys and cards); updating a site in place,
 //! a unit whose key is the one recorded for the live site is not rendered at all, so adding
-//! a run renders the first page and the run's shard only. Uses `site`, `render` and `write`
+//! a run renders the first page and the run's shard only. Each shard also writes its runs'
+//! case-level results as Parquet (`export::cases`), partitioned by month, so a build
+//! rewrites only the partitions files of the shards whose runs changed. Uses `site`, `render` and `write`
 //! (through `Staging`).
 
+use crate::analysis::comparison::samples;
 use crate::analysis::summarize::RunStatus;
+use crate::export;
 use crate::output::write::{OutputFile, Staging};
 use crate::render;
 use crate::site::digest::{self, RunCard, RunDigest};
@@ -38,7 +42,7 @@ pub(crate) struct Sources<'a> {
     pub site_notes: Option<&'a str>,
     /// Each run's input key, and the key of the first page (with a cache; `None`: every
     /// unit is rendered and none recorded).
-    pub keys: Option<(&'a HashMap<&'a str, &'a str>, &'a str)>,
+    pub keys: Option<(&'a HashMap<&'a str, String>, &'a str)>,
     /// The units of the live site being updated in place: one whose key is unchanged is
     /// carried as it is.
     pub live: Option<&'a Units>,
@@ -93,6 +97,7 @@ pub(crate) fn write(
         let mut out = if shard_pages { render_page(&digests, &cards, Page::Shard(i), &context) } else { Vec::new() };
         let refs: Vec<&RunDigest> = digests.iter().collect();
         out.push(OutputFile::new(paths::runs_json_shard(&name), runs_json::shard_file(shard, &refs)));
+        out.push(case_file(&shard.month, window, &digests)?);
         files += out.len();
         units.insert(name, put_unit(staging, key, out)?);
     }
@@ -109,6 +114,24 @@ pub(crate) fn write(
     Ok(Written { files, units })
 }
 
+/// The Parquet file of the case-level results of a shard's runs
+/// (`data/cases/month=<month>/part-<hash of its bytes>.parquet`).
+fn case_file(month: &str, window: &[RunCard], digests: &[RunDigest]) -> anyhow::Result<OutputFile> {
+    let rows: Vec<export::cases::CaseRow> = window
+        .iter()
+        .zip(digests)
+        .flat_map(|(card, digest)| {
+            samples::of(&digest.sections)
+                .iter()
+                .map(|case| export::cases::row(&card.id, &card.configuration_key, case, &digest.case_verdicts))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let bytes = export::cases::write(&rows)?;
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    Ok(OutputFile::new(paths::cases_file(month, &format!("{hash:016x}")), bytes))
+}
+
 /// The record of unit `name` of the live site when its key is `key`.
 fn carried(sources: &Sources, name: &str, key: Option<&str>) -> Option<UnitRecord> {
     let record = sources.live?.get(name)?;
@@ -123,12 +146,12 @@ fn put_unit(staging: &Staging, key: Option<String>, out: Vec<OutputFile>) -> any
 
 /// A shard's key: its name, whether it has pages, and each of its runs' id, input key and
 /// card (status, verdict, configuration).
-fn shard_key(name: &str, pages: bool, window: &[RunCard], keys: &HashMap<&str, &str>) -> String {
+fn shard_key(name: &str, pages: bool, window: &[RunCard], keys: &HashMap<&str, String>) -> String {
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     hasher.update(name.as_bytes());
     hasher.update(&[0, u8::from(pages)]);
     for card in window {
-        hasher.update(keys.get(card.id.as_str()).copied().unwrap_or("-").as_bytes());
+        hasher.update(keys.get(card.id.as_str()).map_or("-", String::as_str).as_bytes());
         hasher.update(&[0]);
         hasher.update(&serde_json::to_vec(card).expect("cards serialize"));
         hasher.update(&[0]);

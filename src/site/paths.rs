@@ -41,6 +41,11 @@ pub(crate) fn section(slug: &str, shard: Option<&str>) -> String {
 /// The top-level `runs.json`: the list of its shards.
 pub(crate) const RUNS_JSON: &str = "data/runs.json";
 
+/// A Parquet file of case-level results, in its month's Hive-style partition folder.
+pub(crate) fn cases_file(month: &str, hash: &str) -> String {
+    format!("data/cases/month={month}/part-{hash}.parquet")
+}
+
 /// A shard of `runs.json` (`data/runs/2026-04-1.json`).
 pub(crate) fn runs_json_shard(name: &str) -> String {
     format!("data/runs/{name}.json")

@@ -117,6 +117,7 @@ mod tests {
             busbw_headline: String::new(),
             diagnostics,
             outputs: vec!["summary.md".into()],
+            case_verdicts: Default::default(),
         }
     }
 

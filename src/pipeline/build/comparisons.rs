@@ -143,6 +143,11 @@ pub(super) fn compare_runs(
         .par_iter()
         .map(|&i| Ok((i, compare_one(results, i, plan, &by_id, &loaded, context)?)))
         .collect::<anyhow::Result<_>>()?;
+    updates.par_iter().try_for_each(|(i, update)| {
+        let mut digest = load(&results[*i].id)?;
+        digest.case_verdicts = update.case_verdicts.clone();
+        context.store.put(&digest).with_context(|| format!("cannot keep the digest of {}", results[*i].id))
+    })?;
     for (i, update) in updates {
         let result = &mut results[i];
         result.card.baseline = update.verdict;
@@ -162,6 +167,8 @@ struct Update {
     /// Files added (a compare page) minus files removed (a stale one).
     file_delta: isize,
     cached_files: Option<Vec<crate::pipeline::cache::CachedFile>>,
+    /// The case verdicts the run's digest keeps (empty without a comparison).
+    case_verdicts: BTreeMap<String, String>,
 }
 
 fn compare_one(
@@ -215,7 +222,9 @@ fn compare_one(
         _ => None,
     };
     let file_delta = (files.len() - 1) as isize - stale.len() as isize;
-    Ok(Update { verdict, file_delta, cached_files })
+    let case_verdicts =
+        outcome.as_ref().map(|r| r.cases.iter().map(|c| (c.key(), c.verdict.as_str().to_string())).collect());
+    Ok(Update { verdict, file_delta, cached_files, case_verdicts: case_verdicts.unwrap_or_default() })
 }
 
 /// The comparison of run `i` with its baseline, or why there is none.

@@ -363,8 +363,13 @@ fn write_cross_run(
 ) -> anyhow::Result<cross_run::Written> {
     let static_files = render::static_files(&options.site_url);
     static_files.par_iter().try_for_each(|f| context.staging.put(f))?;
-    let keys: std::collections::HashMap<&str, &str> =
-        results.iter().filter_map(|r| Some((r.id.as_str(), r.key.as_deref()?))).collect();
+    // A shard's key covers its runs' input keys and comparison stamps (the case verdicts).
+    let keys: std::collections::HashMap<&str, String> = results
+        .iter()
+        .filter_map(|r| {
+            Some((r.id.as_str(), format!("{} {}", r.key.as_deref()?, r.comparison.as_deref().unwrap_or("-"))))
+        })
+        .collect();
     let sources = cross_run::Sources {
         load: &|id| digests.get(id),
         site_notes: context.site_notes,
