@@ -10,8 +10,8 @@
 //! An incremental build of a site this tool committed (`Staging::in_place`) instead updates
 //! the live site file by file: each file is written beside its place and renamed over it (a
 //! reader sees the old file or the new one, never a part), a file whose bytes are already
-//! there is not written, and the marker file is replaced before the first change, so that a
-//! build killed half-way leaves a site whose marker the cache does not know, which the next
+//! there is not written, and the marker file's times are set before the first change, so that
+//! a build killed half-way leaves a site whose marker the cache does not know, which the next
 //! build rebuilds whole through a staging folder. Every writer counts what it wrote
 //! (`Staging::counts`).
 
@@ -66,7 +66,7 @@ pub(crate) struct Staging<'a> {
     committed: bool,
     /// Writing into the live site (`in_place`) rather than a staging folder.
     in_place: bool,
-    /// In place: whether the marker was already replaced (before the first change).
+    /// In place: whether the marker's times were already set (before the first change).
     touched: Mutex<bool>,
     counts: Counts,
 }
@@ -135,9 +135,10 @@ impl<'a> Staging<'a> {
         }
     }
 
-    /// In place, before the first change: replaces the marker (a new file, so a new stamp),
-    /// which tells the next build that this site may be half-updated until the cache records
-    /// the new stamp at the end of this build.
+    /// In place, before the first change: sets the marker's modification time (so its change
+    /// time too, and with them its stamp), which tells the next build that this site may be
+    /// half-updated until the cache records the new stamp at the end of this build. The
+    /// marker is never replaced, so no temporary file is left if the build is killed here.
     fn touch(&self) -> Result<(), WriteError> {
         if !self.in_place {
             return Ok(());
@@ -145,10 +146,16 @@ impl<'a> Staging<'a> {
         let mut touched = self.touched.lock().unwrap_or_else(|e| e.into_inner());
         if !*touched {
             let marker = self.dir.join(MARKER);
-            replace_file(&marker, MARKER_TEXT)?;
+            let file = fs::OpenOptions::new().write(true).open(&marker).map_err(io_err(&marker))?;
+            file.set_modified(std::time::SystemTime::now()).map_err(io_err(&marker))?;
             *touched = true;
         }
         Ok(())
+    }
+
+    /// The folder this writer writes (the staging folder, or the live site in place).
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// Where a site-relative path lands in the staging folder.
@@ -302,7 +309,7 @@ const MARKER_TEXT: &[u8] = b"written by nccl-report; the whole folder is replace
 fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let serial = TEMP_SERIAL.fetch_add(1, Ordering::Relaxed);
-    let temp = path.with_file_name(format!(".{name}.nccl-report-{}-{serial}", std::process::id()));
+    let temp = path.with_file_name(format!(".{name}.nccl-report-tmp-{}-{serial}", std::process::id()));
     fs::write(&temp, bytes).map_err(io_err(&temp))?;
     fs::rename(&temp, path).map_err(|error| {
         let _ = fs::remove_file(&temp);

@@ -158,6 +158,32 @@ impl Cache {
         })
     }
 
+    /// For a site updated in place: puts back, from the cache and after its hash is checked,
+    /// every file of a cached run whose stamp in the live site `live` is not the one recorded
+    /// at the last commit (a file edited by hand, or missing). Returns how many files were put
+    /// back, or `None` when one cannot be (the run is then built again).
+    pub(crate) fn repair_live(&self, entry: &Entry, run_id: &str, staging: &Staging, live: &Path) -> Option<usize> {
+        let dir = self.entry_dir(run_id);
+        let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
+        let mut repaired = 0;
+        for file in &entry.files {
+            if !crate::output::write::is_safe_relative(&file.rel) {
+                return None;
+            }
+            let recorded = committed.iter().find(|s| s.rel == file.rel && s.hash == file.hash);
+            let intact = recorded.is_some_and(|recorded| {
+                fs::symlink_metadata(live.join(&file.rel))
+                    .is_ok_and(|meta| meta.is_file() && FileStamp::of(&meta) == recorded.stamp)
+            });
+            if !intact {
+                let bytes = fs::read(dir.join("files").join(&file.rel)).ok().filter(|b| hash_bytes(b) == file.hash)?;
+                staging.replace(&OutputFile { path: file.rel.clone(), bytes }).ok()?;
+                repaired += 1;
+            }
+        }
+        Some(repaired)
+    }
+
     /// Records the stamps of a run's files as they lie in the just committed site `live`
     /// (a file that cannot be read is left out, so it is copied next time).
     pub(crate) fn record_site(&self, run_id: &str, files: &[CachedFile], live: &Path) -> io::Result<()> {

@@ -156,6 +156,7 @@ fn adding_a_run_writes_only_the_run_and_the_pages_that_list_it() {
     let written: Vec<&String> =
         after_inodes.iter().filter(|(rel, ino)| before_inodes.get(*rel) != Some(ino)).map(|(rel, _)| rel).collect();
     let mut other_runs = std::collections::BTreeSet::new();
+    let mut parquet = 0;
     for rel in &written {
         let expected = rel.starts_with(&format!("runs/{id}/"))
             || (rel.starts_with("compare/") && rel.ends_with(&format!("..{id}.html")))
@@ -163,12 +164,17 @@ fn adding_a_run_writes_only_the_run_and_the_pages_that_list_it() {
             || rel.starts_with("sections/charts/")
             || (rel.starts_with("sections/") && !rel.contains("-20") && !rel.contains("-undated"))
             || rel.contains(&shard);
+        // The Parquet files of the run's shard and of its baseline's (whose comparison stamp
+        // lists the runs compared with it).
+        parquet += usize::from(rel.starts_with("data/cases/"));
+        let expected = expected || rel.starts_with("data/cases/");
         let other_run_page = rel.starts_with("runs/") && rel.ends_with("/index.html");
         if other_run_page {
             other_runs.insert(rel.to_string());
         }
         assert!(expected || other_run_page, "{rel} was written");
     }
+    assert!(parquet <= 2, "{parquet} Parquet files written");
     // The baseline's page lists the runs compared with it; a run whose noise floor now
     // counts the new run as a replicate is compared again.
     assert!(other_runs.len() <= 3, "{other_runs:?}");

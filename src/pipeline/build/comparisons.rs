@@ -189,7 +189,12 @@ fn compare_one(
         pinned_error: plan.pinned_error.as_deref(),
     });
     let page_path = paths::run_file(&run.id, "index.html");
-    let page = context.staging.read(&page_path)?;
+    // A run of a site updated in place is compared where its files are.
+    let writer = match (context.live, run.live_site) {
+        (Some(live), true) => live,
+        _ => context.staging,
+    };
+    let page = writer.read(&page_path)?;
     let page = render::pages::splice_baseline(&page, &block)
         .with_context(|| format!("the run page of {} has no comparison region", run.id))?;
     let mut files = vec![OutputFile::new(page_path, page)];
@@ -204,10 +209,10 @@ fn compare_one(
         .filter(|rel| paths::is_compare_page_of(rel, &run.id) && !files.iter().any(|f| &f.path == rel))
         .collect();
     for rel in &stale {
-        context.staging.remove(rel)?;
+        writer.remove(rel)?;
     }
     for file in &files {
-        context.staging.replace(file)?;
+        writer.replace(file)?;
     }
     let verdict = baseline_view::verdict(&outcome);
     let mut card = run.card.clone();

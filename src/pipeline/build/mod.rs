@@ -131,6 +131,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         staging: &staging,
         site_notes: site_notes.as_deref(),
         clock: &clock,
+        live: None,
     };
     let results = stages.time("runs (wall)", || build_runs(&folders, &context))?;
     stages.add_thread_times(&clock);
@@ -149,15 +150,21 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let live_units = cache.as_ref().and_then(|c| c.units()).filter(|_| in_place_ok(&published, &results, &lock));
     let live = live_units.is_some().then(|| Staging::in_place(&lock));
     let mut results = match &live {
-        Some(live) => stages.time("put new runs in place", || put_in_place(results, &published, &context, live))?,
+        Some(live) => {
+            stages.time("check live runs", || check_in_place(results, &published, &folders, &context, live))?
+        }
         None => stages.time("carry cached runs", || restore_cached(results, &folders, &context, lock.out()))?,
     };
+    let digests = Digests { folders: &folders, store: &store };
+    let compare_context = RunContext { live: live.as_ref(), ..context };
+    stages.time("compare with baselines", || {
+        comparisons::compare_runs(&mut results, &plan, &compare_context, &|id| digests.get(id))
+    })?;
+    if let Some(live) = &live {
+        stages.time("move new runs in place", || move_in_place(&results, &staging, live))?;
+    }
     let writer = live.as_ref().unwrap_or(&staging);
     let site_context = RunContext { staging: writer, ..context };
-    let digests = Digests { folders: &folders, store: &store };
-    stages.time("compare with baselines", || {
-        comparisons::compare_runs(&mut results, &plan, &site_context, &|id| digests.get(id))
-    })?;
     let written = stages.time("cross-run pages", || {
         write_cross_run(&results, &digests, &site_context, options, cross_key.as_deref(), live_units.as_ref())
     })?;
@@ -183,17 +190,19 @@ fn in_place_ok(published: &Published, results: &[RunResult], lock: &OutputLock) 
         })
 }
 
-/// Updates the live site in place with the runs built into the staging folder: their files
-/// are moved in, the files the same runs had before and no longer have are removed, and so
-/// are the runs that are gone. Cached runs stay as they are (their files listed for the
-/// comparison stage, which may update their pages).
-fn put_in_place(
+/// Before a site is updated in place: removes the runs that are gone from it, and checks the
+/// cached runs in it, which stay as they are (their files listed for the comparison stage,
+/// which may update their pages in place) but for a file whose stamp is not the one recorded
+/// at the last commit (edited by hand), put back from the cache; a run whose cached files
+/// cannot be put back is built again, in place. The runs built anew wait in the staging
+/// folder until they are compared (`move_in_place`).
+fn check_in_place(
     results: Vec<RunResult>,
     published: &Published,
+    folders: &find::RunFolders,
     context: &RunContext,
     live: &Staging,
 ) -> anyhow::Result<Vec<RunResult>> {
-    live.take_from(context.staging)?;
     let ids: std::collections::HashSet<&str> = results.iter().map(|r| r.id.as_str()).collect();
     if let Some(cache) = context.cache {
         for gone in published.runs.keys().filter(|id| !ids.contains(id.as_str())) {
@@ -203,19 +212,47 @@ fn put_in_place(
             live.remove_dir(&paths::run_file(gone, ""))?;
         }
     }
+    let in_live = RunContext { staging: live, ..*context };
     results
-        .into_iter()
+        .into_par_iter()
         .map(|mut result| {
-            for rel in result.replaced.iter().filter(|rel| !result.cached_files.iter().any(|f| &&f.rel == rel)) {
-                live.remove(rel)?;
+            let Some(entry) = result.restore.take() else { return Ok(result) };
+            let Some(cache) = context.cache else { return Ok(result) };
+            match cache.repair_live(&entry, &result.id, live, live.dir()) {
+                Some(repaired) => {
+                    result.cached_files = entry.files;
+                    result.in_live = repaired == 0;
+                    result.live_site = true;
+                    Ok(result)
+                }
+                None => {
+                    let (id, path) = folders
+                        .runs
+                        .iter()
+                        .find(|(id, _)| *id == result.id)
+                        .with_context(|| format!("no run {}", result.id))?;
+                    let run = find::list_run(id.clone(), path.clone(), &folders.canonical_root);
+                    let previous = entry.files.iter().map(|f| f.rel.clone()).collect();
+                    let plan = Plan { key: Some((entry.key, entry.stamps)), hit: None, previous };
+                    let rebuilt = build_run(&run, plan, &in_live)?;
+                    Ok(RunResult { live_site: true, ..rebuilt })
+                }
             }
-            if let Some(entry) = result.restore.take() {
-                result.cached_files = entry.files;
-                result.in_live = true;
-            }
-            Ok(result)
         })
         .collect()
+}
+
+/// Moves the runs built anew (and compared) from the staging folder into the live site, each
+/// file renamed over its old version, and removes the files those runs had before and no
+/// longer have.
+fn move_in_place(results: &[RunResult], staging: &Staging, live: &Staging) -> anyhow::Result<()> {
+    live.take_from(staging)?;
+    for result in results {
+        for rel in result.replaced.iter().filter(|rel| !result.cached_files.iter().any(|f| &&f.rel == rel)) {
+            live.remove(rel)?;
+        }
+    }
+    Ok(())
 }
 
 /// The wall time of each stage of a build, in order, and of the whole build.
@@ -523,12 +560,15 @@ fn cross_key(results: &[RunResult], comparisons: &[String], options: &BuildOptio
 }
 
 /// What every run's build shares.
+#[derive(Clone, Copy)]
 struct RunContext<'a> {
     cache: Option<&'a Cache>,
     store: &'a DigestStore<'a>,
     staging: &'a Staging<'a>,
     site_notes: Option<&'a str>,
     clock: &'a StageClock,
+    /// The live site, when it is updated in place (the runs in it are compared there).
+    live: Option<&'a Staging<'a>>,
 }
 
 /// What one run contributed.
@@ -550,6 +590,8 @@ struct RunResult {
     replaced: Vec<String>,
     /// A cached run left as it is in a site updated in place (its stamps need no recording).
     in_live: bool,
+    /// Its files are in the live site being updated in place (not in the staging folder).
+    live_site: bool,
     files: usize,
     /// Input bytes of the run.
     bytes: u64,
@@ -578,6 +620,7 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
             restore: Some(entry),
             replaced: Vec::new(),
             in_live: false,
+            live_site: false,
         });
     }
     let clock = context.clock;
@@ -620,6 +663,7 @@ fn build_run(run: &RunDir, plan: Plan, context: &RunContext) -> anyhow::Result<R
         bytes: run.files.total_bytes,
         replaced: previous,
         in_live: false,
+        live_site: false,
     })
 }
 
