@@ -65,13 +65,8 @@ fn main() {
 
 /// One build with the cache and `--timings`; its timings JSON.
 fn build(binary: &Path, runs: &Path, out: &Path) -> serde_json::Value {
-    let output = Command::new(binary)
-        .args(["build", "--timings", "--runs"])
-        .arg(runs)
-        .arg("--out")
-        .arg(out)
-        .output()
-        .unwrap();
+    let output =
+        Command::new(binary).args(["build", "--timings", "--runs"]).arg(runs).arg("--out").arg(out).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let text = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
     serde_json::from_str(text.lines().find(|l| l.starts_with('{')).expect("timings JSON")).unwrap()

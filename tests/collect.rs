@@ -276,7 +276,15 @@ fn one_gpu_run_lands_with_manifest_artifacts_and_gzipped_logs() {
     assert_eq!(names(&run), ["artifacts", "manifest.txt", "raw"]);
     assert_eq!(
         names(&run.join("artifacts")),
-        ["ibv_devinfo.txt", "nvidia_smi_query.txt", "nvidia_smi_topo.txt", "versions.txt"]
+        [
+            "ibv_devinfo.txt",
+            "lscpu.txt",
+            "machine.txt",
+            "nvidia_smi_q.txt",
+            "nvidia_smi_query.txt",
+            "nvidia_smi_topo.txt",
+            "versions.txt"
+        ]
     );
     assert_eq!(read(&run.join("artifacts/ibv_devinfo.txt")), "ibv_devinfo: command not found\n");
     assert_eq!(names(&run.join("raw/results")), ["world1_full"]);

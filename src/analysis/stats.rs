@@ -1,10 +1,9 @@
 //! The seed's statistics, exactly: Python's `statistics.median`, `fmean` (over `math.fsum`),
 //! `pstdev`, nearest-rank percentile, `max`/`min` and the critical path.
-//! Uses std (and a fast hash map) only. Submodules: `significance` (Mann-Whitney, BH) and
-//! `bootstrap` (seeded intervals), for cross-run comparison. Every function takes a non-empty slice unless it says otherwise.
+//! Uses std (and a fast hash map) only. Submodule: `bootstrap` (seeded intervals of a
+//! ratio of medians), for cross-run comparison. Every function takes a non-empty slice unless it says otherwise.
 
 pub(crate) mod bootstrap;
-pub(crate) mod significance;
 
 use rustc_hash::FxHashMap;
 use std::collections::hash_map::Entry;

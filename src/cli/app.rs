@@ -141,15 +141,16 @@ fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
     };
     let base = comparison::pick(&all, &base_id, args.allow_failed)?;
     let candidate = comparison::pick(&all, &candidate_id, args.allow_failed)?;
-    let noise = comparison::noise_for(&all, candidate);
-    let report = comparison::compare(&base.side(), &candidate.side(), noise, &source);
+    let history = comparison::history_for(&all, candidate);
+    let caveats = base.key.caveats(&candidate.key);
+    let report = comparison::compare(&base.side(), &candidate.side(), history, caveats, &source);
     let text = comparison::output::render(&report, args.format)?;
     if let Err(error) = std::io::stdout().write_all(text.as_bytes()) {
         if error.kind() != std::io::ErrorKind::BrokenPipe {
             return Err(error.into());
         }
     }
-    Ok(if report.has_slower() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if report.has_regression(args.accept_drift) { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 /// `text` with control characters (terminal escape sequences among them) written as Rust

@@ -261,6 +261,10 @@ pub struct CompareArgs {
     /// Compare even when a run is failed or invalid.
     #[arg(long)]
     pub allow_failed: bool,
+    /// Exit 0 when a whole family (host-side, device-side) is shifted beyond its noise but no
+    /// case is slower: the shift is still reported.
+    #[arg(long)]
+    pub accept_drift: bool,
 }
 
 /// A count of at least one.

@@ -18,7 +18,15 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The per-host files copied to `artifacts/` from the first host.
-const HOST_ARTIFACTS: [&str; 4] = ["nvidia_smi_query.txt", "nvidia_smi_topo.txt", "ibv_devinfo.txt", "versions.txt"];
+const HOST_ARTIFACTS: [&str; 7] = [
+    "nvidia_smi_query.txt",
+    "nvidia_smi_topo.txt",
+    "ibv_devinfo.txt",
+    "versions.txt",
+    "machine.txt",
+    "nvidia_smi_q.txt",
+    "lscpu.txt",
+];
 
 pub fn finish(runs: &Path, id: &str) -> Result<()> {
     run_id::validate(id).map_err(|e| anyhow!("run id {id:?}: {e}"))?;

@@ -141,6 +141,10 @@ struct Machine {
     ib_devices: String,
     versions: Versions,
     hostname: String,
+    /// `artifacts/machine.txt`, `nvidia_smi_q.txt` and `lscpu.txt` (see `probe::MACHINE_SCRIPT`).
+    machine: String,
+    gpu_details: String,
+    cpus: String,
 }
 
 impl Machine {
@@ -160,6 +164,9 @@ impl Machine {
             ib_devices: probe::capture_artifact(&probe::IB_DEVICES),
             versions,
             hostname: hostname(),
+            machine: probe::capture_artifact(&["python3", "-c", probe::MACHINE_SCRIPT]),
+            gpu_details: probe::capture_artifact(&probe::GPU_DETAILS),
+            cpus: probe::capture_artifact(&probe::CPUS),
         })
     }
 }
@@ -346,6 +353,9 @@ fn artifact_commands() -> Vec<(Vec<String>, &'static str)> {
         (quoted(&probe::TOPOLOGY), "> artifacts/nvidia_smi_topo.txt 2>&1"),
         (quoted(&probe::IB_DEVICES), "> artifacts/ibv_devinfo.txt 2>&1"),
         (quoted(&["python3", "-c", probe::VERSIONS_SCRIPT]), "> artifacts/versions.txt"),
+        (quoted(&["python3", "-c", probe::MACHINE_SCRIPT]), "> artifacts/machine.txt"),
+        (quoted(&probe::GPU_DETAILS), "> artifacts/nvidia_smi_q.txt 2>&1"),
+        (quoted(&probe::CPUS), "> artifacts/lscpu.txt 2>&1"),
     ]
 }
 
@@ -448,6 +458,9 @@ fn write_artifacts(dir: &Path, machine: &Machine) -> Result<()> {
         ("nvidia_smi_topo.txt", &machine.topology),
         ("ibv_devinfo.txt", &machine.ib_devices),
         ("versions.txt", &machine.versions.text),
+        ("machine.txt", &machine.machine),
+        ("nvidia_smi_q.txt", &machine.gpu_details),
+        ("lscpu.txt", &machine.cpus),
     ] {
         let path = artifacts.join(name);
         fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;

@@ -19,6 +19,51 @@ pub const GPU_QUERY: [&str; 3] =
     ["nvidia-smi", "--query-gpu=index,name,uuid,driver_version,memory.total,pci.bus_id", "--format=csv,noheader"];
 pub const TOPOLOGY: [&str; 3] = ["nvidia-smi", "topo", "-m"];
 pub const IB_DEVICES: [&str; 1] = ["ibv_devinfo"];
+/// Everything `nvidia-smi` says of each GPU (clocks, clock event reasons, power limit,
+/// persistence, ECC, MIG), recorded whole as `artifacts/nvidia_smi_q.txt`.
+pub const GPU_DETAILS: [&str; 2] = ["nvidia-smi", "-q"];
+/// The CPUs as `lscpu` describes them, recorded whole as `artifacts/lscpu.txt`.
+pub const CPUS: [&str; 1] = ["lscpu"];
+
+/// Prints `key=value` lines of what host-side timings depend on, recorded as
+/// `artifacts/machine.txt` (read by `ingest::parse::machine`): the kernel, the CPU model,
+/// count, NUMA nodes and frequency policy, and per GPU its UUID, clocks, power limit,
+/// persistence, ECC, MIG mode and active clock event reasons. Every probe is optional: a
+/// value that cannot be read is left out, never guessed.
+pub const MACHINE_SCRIPT: &str = r#"import glob, os, platform, subprocess
+def out(k, v):
+    v = str(v).strip().replace("\n", " ")
+    if v: print(k + "=" + v)
+def read(p):
+    try:
+        with open(p) as f: return f.read().strip()
+    except OSError: return ""
+out("kernel", platform.release())
+for line in read("/etc/os-release").splitlines():
+    if line.startswith("PRETTY_NAME="): out("os", line.split("=", 1)[1].strip('"'))
+models = [l.split(":", 1)[1].strip() for l in read("/proc/cpuinfo").splitlines() if l.startswith("model name")]
+out("cpu_model", models[0] if models else "")
+out("cpu_count", os.cpu_count() or "")
+out("numa_nodes", len(glob.glob("/sys/devices/system/node/node[0-9]*")) or "")
+govs = sorted({read(p) for p in glob.glob("/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor")} - {""})
+out("cpu_governor", ",".join(govs))
+khz = [read(p) for p in glob.glob("/sys/devices/system/cpu/cpu[0-9]*/cpufreq/cpuinfo_max_freq")]
+khz = [int(k) for k in khz if k.isdigit()]
+out("cpu_max_mhz", max(khz) // 1000 if khz else "")
+out("cpu_boost", read("/sys/devices/system/cpu/cpufreq/boost"))
+out("smt", read("/sys/devices/system/cpu/smt/active"))
+fields = "index,uuid,clocks.max.sm,clocks.sm,clocks.mem,power.limit,persistence_mode,ecc.mode.current,mig.mode.current,clocks_event_reasons.active"
+try:
+    rows = subprocess.run(["nvidia-smi", "--query-gpu=" + fields, "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=60).stdout
+except Exception:
+    rows = ""
+names = ["uuid", "sm_max_mhz", "sm_mhz", "mem_mhz", "power_limit_w", "persistence", "ecc", "mig", "clock_event_reasons"]
+for row in rows.splitlines():
+    cells = [c.strip() for c in row.split(",")]
+    if len(cells) == len(names) + 1 and cells[0].isdigit():
+        for name, value in zip(names, cells[1:]):
+            if value not in ("[N/A]", "N/A", "[Not Supported]"): out("gpu" + cells[0] + "." + name, value)
+"#;
 
 /// Prints `torch=`, `cuda_runtime=` and `nccl_runtime=` lines (the seed's three versions).
 pub const VERSIONS_SCRIPT: &str = "import torch; print(\"torch=\" + torch.__version__); \

@@ -12,7 +12,7 @@
 //! expands its own.
 
 use crate::collect::plan::{shell_quote, Step, SAFETY_ENV};
-use crate::collect::probe::{GPU_QUERY, TOPOLOGY, VERSIONS_SCRIPT};
+use crate::collect::probe::{CPUS, GPU_DETAILS, GPU_QUERY, MACHINE_SCRIPT, TOPOLOGY, VERSIONS_SCRIPT};
 use crate::core::format::count;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -222,6 +222,9 @@ fn metadata_script() -> String {
         &format!("{} > \"$dir/nvidia_smi_topo.txt\" 2>&1", quoted(&TOPOLOGY)),
         "{ ibv_devinfo || ibstat || echo \"neither ibv_devinfo nor ibstat answered\"; } > \"$dir/ibv_devinfo.txt\" 2>&1",
         &format!("{versions} > \"$dir/versions.txt\""),
+        &format!("{} > \"$dir/machine.txt\"", quoted(&["python3", "-c", MACHINE_SCRIPT])),
+        &format!("{} > \"$dir/nvidia_smi_q.txt\" 2>&1", quoted(&GPU_DETAILS)),
+        &format!("{} > \"$dir/lscpu.txt\" 2>&1", quoted(&CPUS)),
         "env | grep -E '^(NCCL|CUDA|NVSHMEM|TORCH|UCX|FI)_' | sort > \"$dir/env.txt\" || true",
         "echo \"node $SLURM_NODEID: $host\"",
     ]

@@ -45,6 +45,13 @@ pub(crate) fn cross_run_files(model: &CrossRunModel) -> Vec<OutputFile> {
     out
 }
 
+/// A history page or the regressions page, with its charts.
+pub(crate) fn history_files(page: &crate::site::history_view::HistoryPage) -> Vec<OutputFile> {
+    let mut out = vec![OutputFile::new(page.path.clone(), pages::history(page))];
+    out.extend(figure_files(&page.blocks));
+    out
+}
+
 fn figure_files(blocks: &[Block]) -> Vec<OutputFile> {
     blocks
         .iter()

@@ -2,6 +2,7 @@
 //! into the binary; they escape every value (HTML mode) and never format numbers.
 
 use crate::render::markdown;
+use crate::site::history_view::HistoryPage;
 use crate::site::nav::{self, NavLink, Place};
 use crate::site::view::{Block, ComparePage, Evidence, IndexPage, RunPage, SectionPage};
 use askama::Template;
@@ -45,6 +46,15 @@ struct CompareHtml<'a> {
     version: &'a str,
     nav: Vec<NavLink>,
     page: &'a ComparePage,
+}
+
+#[derive(Template)]
+#[template(path = "history.html")]
+struct HistoryHtml<'a> {
+    root: &'a str,
+    version: &'a str,
+    nav: Vec<NavLink>,
+    page: &'a HistoryPage,
 }
 
 #[derive(Template)]
@@ -104,6 +114,14 @@ pub(crate) fn section(page: &SectionPage) -> Vec<u8> {
 pub(crate) fn compare(page: &ComparePage) -> Vec<u8> {
     let root = "../";
     render(&CompareHtml { root, version: VERSION, nav: nav::links(root, Place::Elsewhere), page })
+}
+
+/// A history page (`history/<slug>.html`) or the regressions page (`regressions.html`): its
+/// root prefix follows its depth.
+pub(crate) fn history(page: &HistoryPage) -> Vec<u8> {
+    let root = if page.path.contains('/') { "../" } else { "" };
+    let place = if page.path.contains('/') { Place::Elsewhere } else { Place::Regressions };
+    render(&HistoryHtml { root, version: VERSION, nav: nav::links(root, place), page })
 }
 
 /// The run page's region between these markers holds its comparison with its baseline: it is

@@ -33,21 +33,23 @@ pub(crate) fn verdict(outcome: &Result<&Report, String>) -> BaselineVerdict {
                 faster: count(Verdict::Faster),
                 no_change: count(Verdict::NoChange),
                 not_comparable: count(Verdict::NotComparable),
-                too_few_cycles: count(Verdict::TooFewCycles),
-                drift: report.drift.as_ref().map(|d| percent_change(d.ratio)),
+                insufficient_history: count(Verdict::InsufficientHistory),
+                shifts: report
+                    .shifts
+                    .iter()
+                    .filter(|s| matches!(s.verdict, Verdict::Slower | Verdict::Faster))
+                    .map(|s| s.short())
+                    .collect(),
+                regression: report.has_regression(false),
+                slower_cases: report
+                    .cases
+                    .iter()
+                    .filter(|c| c.verdict == Verdict::Slower)
+                    .map(|c| (c.key(), c.history_ratio.unwrap_or(f64::NAN)))
+                    .collect(),
             })
         }
         Err(why) => BaselineVerdict::NotCompared(why.clone()),
-    }
-}
-
-/// `+4.10 %` / `-0.52 %`: a cost ratio as a change.
-fn percent_change(ratio: f64) -> String {
-    let change = (ratio - 1.0) * 100.0;
-    if change >= 0.0 {
-        format!("+{}", pct2(change))
-    } else {
-        pct2(change)
     }
 }
 
@@ -58,9 +60,10 @@ pub(crate) fn counts_text(v: &VerdictCounts) -> String {
         (v.faster, "faster"),
         (v.no_change, "no evidence of change"),
         (v.not_comparable, "not comparable"),
-        (v.too_few_cycles, "too few cycles"),
+        (v.insufficient_history, "too little history"),
     ];
-    let shown: Vec<String> = parts.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")).collect();
+    let mut shown: Vec<String> = v.shifts.clone();
+    shown.extend(parts.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")));
     if shown.is_empty() {
         "no cases".to_string()
     } else {
@@ -85,7 +88,8 @@ pub(crate) fn block(c: &RunComparison) -> Block {
                 report.baseline_source,
                 counts_text(&counts)
             ));
-            intro.extend(drift_line(report));
+            intro.extend(shift_lines(report));
+            intro.extend(caveat_line(report));
             if !report.key_differences.is_empty() {
                 let parts: Vec<&str> = report.key_differences.iter().map(|d| d.part.as_str()).collect();
                 intro.push(format!("Not comparable: the configurations differ in {}.", parts.join(", ")));
@@ -141,7 +145,8 @@ pub(crate) fn compare_page(report: &Report) -> ComparePage {
     ];
     let BaselineVerdict::Compared(counts) = verdict(&Ok(report)) else { unreachable!("a report has counts") };
     intro.push(format!("Verdicts: {}.", counts_text(&counts)));
-    intro.extend(drift_line(report));
+    intro.extend(shift_lines(report));
+    intro.extend(caveat_line(report));
     intro.push(rule_line());
     let mut tables = Vec::new();
     if !report.key_differences.is_empty() {
@@ -173,26 +178,44 @@ pub(crate) fn compare_page(report: &Report) -> ComparePage {
     }
 }
 
-fn drift_line(report: &Report) -> Option<String> {
-    let d = report.drift.as_ref()?;
-    let interval = match (d.ci_low, d.ci_high) {
-        (Some(low), Some(high)) => format!(" (95 % interval {} to {})", percent_change(low), percent_change(high)),
-        _ => String::new(),
-    };
-    let applied = if d.applied {
-        "divided out before the per-case verdicts"
-    } else {
-        "not divided out: too few comparable cases"
-    };
-    Some(format!(
-        "Run-wide drift: {}{interval} over {}, {applied}.",
-        percent_change(d.ratio),
-        crate::core::format::count(d.cases, "case")
-    ))
+/// One line per family: its shift against the history and whether it is beyond the noise.
+fn shift_lines(report: &Report) -> Vec<String> {
+    report
+        .shifts
+        .iter()
+        .map(|s| match s.verdict {
+            Verdict::InsufficientHistory => format!(
+                "{} shift: {:.2}x, not judged ({}).",
+                s.family.as_str(),
+                s.ratio,
+                s.reason.as_deref().unwrap_or("too little history")
+            ),
+            _ => format!(
+                "Run-wide, {} (over {}, noise floor {} from {}).",
+                s.sentence(),
+                crate::core::format::count(s.cases, "case"),
+                pct2(s.effect_floor * 100.0),
+                crate::core::format::count(s.history_runs, "earlier run")
+            ),
+        })
+        .collect()
+}
+
+/// The soft facts in which the candidate differs from the base, in one line.
+fn caveat_line(report: &Report) -> Option<String> {
+    if report.caveats.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> =
+        report.caveats.iter().map(|d| format!("{} {} → {}", d.part, d.base, d.candidate)).collect();
+    Some(format!("Caveat: the candidate differs from the base in {}.", parts.join("; ")))
 }
 
 fn rule_line() -> String {
-    "A case is slower or faster only when it is significant after Benjamini-Hochberg (q ≤ 0.05, Mann-Whitney U on the per-cycle critical-path samples) and its drift-corrected effect, with its whole 95 % bootstrap interval, is at least max(3 %, the noise between repeated runs of the configuration).".to_string()
+    format!(
+        "The run is the replicate: a case is slower or faster only when its run-level value (median over cycles) is beyond the noise floor of the earlier ok runs of its configuration (a {} % prediction interval of their spread, at least 3 % and two timer steps) and beyond every one of them, and its ratio to the base is beyond that floor too. The same rule judges each family's run-wide shift.",
+        100.0 - crate::analysis::comparison::rule::ALPHA * 100.0
+    )
 }
 
 fn cases_table(caption: &str) -> Table {
@@ -206,8 +229,8 @@ fn cases_table(caption: &str) -> Table {
             ("cycles (base / candidate)", true),
             ("ratio", true),
             ("95 % interval", true),
-            ("p", true),
-            ("q", true),
+            ("vs history", true),
+            ("noise floor", true),
             ("verdict", false),
         ],
     )
@@ -215,13 +238,12 @@ fn cases_table(caption: &str) -> Table {
 
 fn case_row(c: &CaseResult) -> Vec<Cell> {
     let opt = |v: Option<f64>| v.map_or_else(|| "n/a".to_string(), |v| format!("{v:.4}"));
-    let p = |v: Option<f64>| v.map_or_else(|| "n/a".to_string(), |v| format!("{v:.2e}"));
     let verdict = match c.verdict {
         Verdict::Slower => Cell { text: "slower".into(), href: None, class: "failed" },
         Verdict::Faster => Cell { text: "faster".into(), href: None, class: "ok" },
         Verdict::NoChange => Cell::text("no evidence of change"),
         Verdict::NotComparable => Cell { text: "not comparable".into(), href: None, class: "na" },
-        Verdict::TooFewCycles => Cell { text: "too few cycles".into(), href: None, class: "na" },
+        Verdict::InsufficientHistory => Cell { text: "too little history".into(), href: None, class: "na" },
     };
     let interval = match (c.ci_low, c.ci_high) {
         (Some(low), Some(high)) => format!("{low:.4} to {high:.4}"),
@@ -235,8 +257,8 @@ fn case_row(c: &CaseResult) -> Vec<Cell> {
         Cell::text(format!("{} / {}", c.base_cycles, c.candidate_cycles)),
         Cell::text(opt(c.ratio)),
         Cell::text(interval),
-        Cell::text(p(c.p)),
-        Cell::text(p(c.q)),
+        Cell::text(opt(c.history_ratio)),
+        Cell::text(format!("±{}", pct2(c.effect_floor * 100.0))),
         verdict,
     ]
 }
@@ -249,7 +271,7 @@ pub(crate) fn index_cell(root: &str, id: &str, verdict: &BaselineVerdict) -> Cel
                 format!("vs {}: {}", v.baseline, counts_text(v)),
                 paths::compare_link(root, &v.baseline, id),
             );
-            if v.slower > 0 {
+            if v.regression {
                 cell.class = "failed";
             }
             cell

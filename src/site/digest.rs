@@ -21,6 +21,9 @@ pub(crate) struct RunDigest {
     /// The run's configuration (`comparison::key`): its short label and its key parts.
     pub configuration: String,
     pub configuration_key: Vec<(String, String)>,
+    /// The soft facts shown as caveats where two runs differ (`ConfigKey::soft`).
+    #[serde(default)]
+    pub soft_facts: Vec<(String, String)>,
     /// (checked, failed) per-rank contracts.
     pub contracts: Option<(usize, usize)>,
     pub sections: SectionSummaries,
@@ -44,6 +47,7 @@ pub(crate) fn digest(run: &RunSummary, outputs: &[&str]) -> RunDigest {
         facts: run.facts.clone(),
         configuration: key.label(),
         configuration_key: key.parts.clone(),
+        soft_facts: key.soft.clone(),
         contracts: run.contracts.as_ref().map(|c| (c.total, c.failures.len())),
         sections: run.sections.clone(),
         nccl_perf: run.nccl_perf.clone(),
@@ -64,7 +68,7 @@ impl RunDigest {
 
 /// What the build keeps in memory of every run until the cross-run pages are written: what
 /// orders them, the index's counts, and which sections the run has (for the charts).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct RunCard {
     pub id: String,
     pub timestamp_utc: Option<String>,
@@ -79,7 +83,7 @@ pub(crate) struct RunCard {
 }
 
 /// A run's comparison with its baseline, as the index shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) enum BaselineVerdict {
     /// Not yet compared (only between the per-run and the comparison stages of a build).
     Pending,
@@ -88,16 +92,20 @@ pub(crate) enum BaselineVerdict {
     NotCompared(String),
 }
 
-/// How many cases got each verdict against `baseline`, and the run-wide drift (as text).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// How many cases got each verdict against `baseline` and its history, and the run-wide
+/// shifts beyond the noise (sentences; `regression` when a case or a family is slower).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct VerdictCounts {
     pub baseline: String,
     pub slower: usize,
     pub faster: usize,
     pub no_change: usize,
     pub not_comparable: usize,
-    pub too_few_cycles: usize,
-    pub drift: Option<String>,
+    pub insufficient_history: usize,
+    pub shifts: Vec<String>,
+    pub regression: bool,
+    /// The slower cases: (case key, cost against the history's median).
+    pub slower_cases: Vec<(String, f64)>,
 }
 
 impl RunCard {
@@ -108,7 +116,7 @@ impl RunCard {
             timestamp_utc: run.facts.timestamp_utc.clone(),
             status: run.status,
             sections,
-            configuration_key: ConfigKey::from_parts(&run.configuration_key).text(),
+            configuration_key: ConfigKey::from_parts(&run.configuration_key, &[]).text(),
             configuration: run.configuration.clone(),
             baseline: BaselineVerdict::Pending,
         }

@@ -10,6 +10,7 @@ pub(crate) mod baseline_view;
 pub(crate) mod chart;
 pub(crate) mod digest;
 pub(crate) mod evidence;
+pub(crate) mod history_view;
 pub(crate) mod host_views;
 pub(crate) mod hosts_block;
 pub(crate) mod index_page;

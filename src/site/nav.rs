@@ -11,7 +11,9 @@ pub(crate) enum Place {
     Index,
     /// Every page of one section (its slug).
     Section(&'static str),
-    /// A run page, a compare page, the 404 page.
+    /// The regressions page.
+    Regressions,
+    /// A run page, a compare page, a history page, the 404 page.
     Elsewhere,
 }
 
@@ -40,6 +42,12 @@ pub(crate) fn links(root: &str, place: Place) -> Vec<NavLink> {
         brand: false,
         current: place == Place::Section(s.slug()),
     }));
+    links.push(NavLink {
+        text: "regressions",
+        href: format!("{root}regressions.html"),
+        brand: false,
+        current: place == Place::Regressions,
+    });
     links.push(NavLink { text: "runs.json", href: format!("{root}data/runs.json"), brand: false, current: false });
     links
 }

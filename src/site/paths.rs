@@ -87,6 +87,33 @@ pub(crate) fn chart_files(chart_id: &str) -> (String, String) {
     (format!("charts/{chart_id}.svg"), format!("charts/{chart_id}.csv"))
 }
 
+/// A configuration's history page slug: six hex digits of its key text's hash, as its label
+/// ends (`key 3f2a91`).
+pub(crate) fn history_slug(key_text: &str) -> String {
+    format!("{:06x}", xxhash_rust::xxh3::xxh3_64(key_text.as_bytes()) >> 40)
+}
+
+/// `history/<slug>.html`, from the site root.
+pub(crate) fn history_page(slug: &str) -> String {
+    format!("history/{slug}.html")
+}
+
+/// The permalink anchor of a case (`case-decode-1-tokens-1-...-<hash>`): letters, digits and
+/// `-` from its key, cut to 60 characters, and eight hex digits of the whole key's hash, so
+/// two cases never share one.
+pub(crate) fn case_anchor(case_key: &str) -> String {
+    let readable: String = case_key
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .collect::<String>()
+        .split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    let cut: String = readable.chars().take(60).collect();
+    format!("case-{cut}-{:08x}", xxhash_rust::xxh3::xxh3_64(case_key.as_bytes()) >> 32)
+}
+
 /// The phone-sized variant of the chart at `svg` (`charts/x.svg` -> `charts/x.phone.svg`).
 pub(crate) fn phone_chart(svg: &str) -> String {
     format!("{}.phone.svg", svg.strip_suffix(".svg").unwrap_or(svg))

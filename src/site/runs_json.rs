@@ -110,6 +110,7 @@ mod tests {
             facts: RunFacts { gpu: Some("H200 \"SXM\"\n".into()), world_sizes: vec![2, 4], ..RunFacts::default() },
             configuration: String::new(),
             configuration_key: Vec::new(),
+            soft_facts: Vec::new(),
             contracts: Some((3, 0)),
             sections: SectionSummaries::default(),
             nccl_perf: None,

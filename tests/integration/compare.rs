@@ -12,11 +12,18 @@ pub(crate) fn bundled_run() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("runs").join(REAL)
 }
 
-/// A runs folder with the bundled run and a later copy whose decode `tokens=1` cycles are
-/// multiplied by `factor`.
+/// Ids of three identical copies of the bundled run that sort before it (a copy keeps the
+/// manifest's timestamp, so ties go by id): the history `REAL` and `LATER` are judged against.
+pub(crate) const EARLIER: [&str; 3] = ["20261203T070000Z", "20261203T070001Z", "20261203T070002Z"];
+
+/// A runs folder with the bundled run, three identical earlier copies (its history) and a
+/// later copy whose decode `tokens=1` cycles are multiplied by `factor`.
 pub(crate) fn two_runs(factor: f64) -> (tempfile::TempDir, PathBuf) {
     let (dir, runs) = runs_dir(&["synth-basic", "synth-nccl-wrong"]);
     copy_tree(&bundled_run(), &runs.join(REAL));
+    for id in EARLIER {
+        add_copy(&runs, id, 1.0);
+    }
     add_copy(&runs, LATER, factor);
     (dir, runs)
 }
@@ -69,7 +76,7 @@ fn bad_input_exits_2_with_a_message() {
     let (code, out) = compare(&runs, &[REAL, "no-such-run"]);
     assert_eq!(code, Some(2));
     assert!(out.contains("no run \"no-such-run\""), "{out}");
-    let (code, out) = compare(&runs, &[REAL]);
+    let (code, out) = compare(&runs, &[EARLIER[0]]);
     assert_eq!(code, Some(2));
     assert!(out.contains("has no baseline"), "{out}");
     let (code, out) = compare(&runs, &["synth-basic", "synth-nccl-wrong"]);
@@ -103,14 +110,19 @@ fn json_schema_and_snapshot() {
     let output = nccl_report(&["compare", "--runs", runs.to_str().unwrap(), REAL, LATER, "--format", "json"]);
     let stdout = String::from_utf8(output.stdout).unwrap();
     let json: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(json["schema_version"], 1);
-    for field in ["ratio", "ci_low", "ci_high"] {
-        assert!(json["drift"][field].is_number(), "drift.{field}");
+    assert_eq!(json["schema_version"], 2);
+    assert_eq!(json["history_runs"], 4);
+    for shift in json["shifts"].as_array().unwrap() {
+        for field in ["family", "ratio", "effect_floor", "cases", "history_runs", "verdict"] {
+            assert!(shift.get(field).is_some(), "shifts[].{field}");
+        }
     }
     let cases = json["cases"].as_array().unwrap();
-    assert_eq!(cases.len(), 38);
+    assert_eq!(cases.len(), 52);
     for case in cases {
-        for field in ["section", "world_size", "case", "ratio", "ci_low", "ci_high", "p", "q", "verdict"] {
+        for field in
+            ["section", "world_size", "case", "ratio", "ci_low", "ci_high", "history_ratio", "effect_floor", "verdict"]
+        {
             assert!(case.get(field).is_some(), "{field} missing in {case}");
         }
     }
@@ -118,34 +130,37 @@ fn json_schema_and_snapshot() {
 }
 
 #[test]
-fn the_noise_between_repeated_runs_raises_the_bar_for_a_change() {
-    // Two runs 9 % apart in one case: slower.
-    let (_dir, runs) = two_runs(1.0);
-    add_copy(&runs, "20261203T100000Z", 1.09);
-    let case = |json: &Value| -> (String, f64) {
+fn the_spread_of_earlier_runs_raises_the_bar_for_a_change() {
+    let (_dir, runs) = runs_dir(&["no fixture"]);
+    copy_tree(&bundled_run(), &runs.join(REAL));
+    add_copy(&runs, LATER, 1.09);
+    let case = |out: &str| -> (String, f64) {
+        let json: Value = serde_json::from_str(out).unwrap();
         let case =
             json["cases"].as_array().unwrap().iter().find(|c| c["case"] == "tokens=1;bytes=8192;calls=160").unwrap();
         (case["verdict"].as_str().unwrap().to_string(), case["effect_floor"].as_f64().unwrap())
     };
-    let args = [LATER, "20261203T100000Z", "--format", "json"];
-    std::fs::remove_dir_all(runs.join(REAL)).unwrap();
+    let args = [REAL, LATER, "--format", "json"];
+    // One earlier run is no history: the cycles of two runs never decide.
     let (code, out) = compare(&runs, &args);
-    let json: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!((code, case(&json)), (Some(1), ("slower".to_string(), 0.03)), "two runs: the 3 % floor");
-    // The same pair after two earlier runs of the configuration, 0 % and 25 % off in that
-    // case: its runs differ by about 10 % anyway, so 9 % is no evidence of a change.
-    add_copy(&runs, REAL, 1.0);
-    add_copy(&runs, "20261203T080000Z", 1.25);
+    assert_eq!((code, case(&out).0.as_str()), (Some(0), "insufficient_history"), "{out}");
+    // Three identical earlier runs: 9 % is beyond the 3 % floor and beyond every one of them.
+    for id in EARLIER {
+        add_copy(&runs, id, 1.0);
+    }
     let (code, out) = compare(&runs, &args);
-    let json: Value = serde_json::from_str(&out).unwrap();
-    let (verdict, floor) = case(&json);
-    let medians = [1.25, 1.0, 1.0, 1.09];
-    let mean = medians.iter().sum::<f64>() / 4.0;
-    let cv = (medians.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / 4.0).sqrt() / mean;
-    assert!((floor - cv).abs() < 1e-3, "floor {floor} is the replicates' cv {cv}");
+    let (verdict, floor) = case(&out);
+    assert_eq!((code, verdict.as_str()), (Some(1), "slower"), "{out}");
+    assert!((floor - 0.03).abs() < 1e-12, "the 3 % floor: {floor}");
+    // Earlier runs 25 % apart in that case: 9 % is no evidence of a change.
+    std::fs::remove_dir_all(runs.join(EARLIER[1])).unwrap();
+    add_copy(&runs, EARLIER[1], 1.25);
+    let (code, out) = compare(&runs, &args);
+    let (verdict, floor) = case(&out);
     assert_eq!((code, verdict.as_str()), (Some(0), "no_change"), "{out}");
-    // A later, noisier replicate does not change the verdict of an earlier pair.
-    add_copy(&runs, "20261203T110000Z", 1.5);
+    assert!(floor > 0.25, "{floor}");
+    // A later run does not change the verdict of an earlier pair.
+    add_copy(&runs, "20261203T110000Z", 3.0);
     let (_, again) = compare(&runs, &args);
-    assert_eq!(case(&serde_json::from_str(&again).unwrap()), (verdict, floor));
+    assert_eq!(case(&again), (verdict, floor));
 }

@@ -568,11 +568,20 @@ fn a_one_cycle_run_shows_no_spread_numbers() {
     }
 }
 
-/// Issue 13: a section page with runs of two configurations (10 cycles and 1 cycle) charts
-/// each configuration apart and shows both configurations with their full keys.
+/// Issue 13: a section page with runs of two configurations (another dtype; the cycles alone
+/// would not make another configuration) charts each configuration apart and shows both
+/// configurations with their full keys.
 #[test]
 fn section_page_with_two_configurations() {
     let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
+    let manifest = runs.join("synth-one-cycle/manifest.txt");
+    let text = fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains("\ndtype="), "{text}");
+    let edited: String = text
+        .lines()
+        .map(|l| if l.starts_with("dtype=") { "dtype=BF16 everywhere\n".to_string() } else { format!("{l}\n") })
+        .collect();
+    fs::write(&manifest, edited).unwrap();
     let out = dir.path().join("site");
     assert!(build(&runs, &out, &[]).status.success());
     let html = fs::read_to_string(out.join("sections/decode.html")).unwrap();

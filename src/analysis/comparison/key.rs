@@ -1,21 +1,36 @@
 //! The comparison key of a run: every fact the run states about itself that changes what a
-//! measurement means (hardware, topology, software, suite parameters, the worker). Runs whose
-//! keys agree form one *configuration*. Missing facts are part of the key as `unknown`.
-//! Knows `model` and `summarize` only; never looks at the machine that builds.
+//! measurement means (hardware model and count, topology, NCCL / CUDA / PyTorch versions,
+//! dtype, sizes, world size, nccl-tests arguments, the worker, the profiler, NCCL settings,
+//! nodes and NICs). Runs whose keys agree form one *configuration*. Missing facts are part of
+//! the key as `unknown`.
+//!
+//! Soft facts (`ConfigKey::soft`) change timings but not what is measured: cycles, warm-ups,
+//! nccl-tests repeats (`-N`) and warm-up iterations (`-w`), the host, the GPU driver, the
+//! machine `collect` records (`artifacts/machine.txt`: kernel, OS, CPU model, count,
+//! frequency governor and limit, boost, SMT; GPU UUIDs, SM clock limit, power limit,
+//! persistence, ECC, MIG). They never make runs incomparable; where two runs differ in them,
+//! the report and the pages say so as caveats ("the candidate ran on another host"). Knows
+//! `model`, `parse` and `summarize` only; never looks at the machine that builds.
 
 use crate::analysis::comparison::key_hosts;
 use crate::analysis::summarize::RunSummary;
 use crate::core::model::artifacts::{GpuInfo, TopologyMatrix};
 use crate::core::model::manifest::Manifest;
+use crate::ingest::parse::machine::parse_machine;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// The value of a fact the run does not state.
 pub const UNKNOWN: &str = "unknown";
+/// A soft fact one run of a pair does not record.
+const NOT_RECORDED: &str = "not recorded";
 
-/// Ordered (part, value) pairs; two runs are comparable when every part agrees.
+/// Ordered (part, value) pairs; two runs are comparable when every part agrees. `soft`:
+/// the facts shown as caveats where they differ, never part of the key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ConfigKey {
     pub parts: Vec<(String, String)>,
+    pub soft: Vec<(String, String)>,
 }
 
 impl ConfigKey {
@@ -35,8 +50,6 @@ impl ConfigKey {
             ("torch", run.facts.torch_version.clone()),
             ("cuda", run.facts.cuda_version.clone()),
             ("dtype", manifest("dtype")),
-            ("cycles", manifest("cycles")),
-            ("warmups", manifest("warmups")),
             ("decode_collectives", manifest("decode_collectives")),
             ("nccl_tests_args", nccl_tests_arguments(commands)),
             ("worker_sha256", manifest("worker_sha256")),
@@ -53,20 +66,39 @@ impl ConfigKey {
         ];
         ConfigKey {
             parts: parts.into_iter().map(|(k, v)| (k.to_string(), v.unwrap_or_else(|| UNKNOWN.to_string()))).collect(),
+            soft: soft_facts(run),
         }
     }
 
     /// The key as a run's digest keeps it.
-    pub fn from_parts(parts: &[(String, String)]) -> ConfigKey {
-        ConfigKey { parts: parts.to_vec() }
+    pub fn from_parts(parts: &[(String, String)], soft: &[(String, String)]) -> ConfigKey {
+        ConfigKey { parts: parts.to_vec(), soft: soft.to_vec() }
+    }
+
+    /// The soft facts in which `other` differs from this run (a fact one run does not record
+    /// is `not recorded`), in name order.
+    pub fn caveats(&self, other: &ConfigKey) -> Vec<KeyDifference> {
+        let mine: BTreeMap<&str, &str> = self.soft.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let theirs: BTreeMap<&str, &str> = other.soft.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let mut names: Vec<&str> = mine.keys().chain(theirs.keys()).copied().collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+            .into_iter()
+            .filter(|n| mine.get(n) != theirs.get(n))
+            .map(|n| KeyDifference {
+                part: n.to_string(),
+                base: mine.get(n).unwrap_or(&NOT_RECORDED).to_string(),
+                candidate: theirs.get(n).unwrap_or(&NOT_RECORDED).to_string(),
+            })
+            .collect()
     }
 
     fn get(&self, part: &str) -> &str {
         self.parts.iter().find(|(k, _)| k == part).map_or(UNKNOWN, |(_, v)| v.as_str())
     }
 
-    /// A short readable label, e.g. `1x H200 · NCCL 2.28.9 · torch 2.11 · 10 cycles · key
-    /// 3f2a91`: the main parts (and the profiler, when one was loaded), then the first hex
+    /// A short readable label, e.g. `1x H200 · NCCL 2.28.9 · torch 2.11 · key 3f2a91`: the main parts (and the profiler, when one was loaded), then the first hex
     /// digits of the full key's hash, so two configurations never share a label.
     pub fn label(&self) -> String {
         let model = self.get("gpu_model").trim_start_matches("NVIDIA ").to_string();
@@ -76,12 +108,8 @@ impl ConfigKey {
             "none" | UNKNOWN => String::new(),
             plugin => format!(" · {plugin}"),
         };
-        let cycles = match self.get("cycles") {
-            "1" => "1 cycle".to_string(),
-            n => format!("{n} cycles"),
-        };
         format!(
-            "{}x {model} · NCCL {} · torch {torch} · {cycles}{profiler} · key {:06x}",
+            "{}x {model} · NCCL {} · torch {torch}{profiler} · key {:06x}",
             self.get("gpu_count"),
             self.get("nccl"),
             xxhash_rust::xxh3::xxh3_64(self.text().as_bytes()) >> 40
@@ -168,6 +196,52 @@ fn nccl_env(manifest: Option<&Manifest>) -> Option<String> {
     Some(if settings.is_empty() { "none".to_string() } else { settings.join(" ") })
 }
 
+/// Machine readings that describe the moment, not the machine (the idle SM clock, why the
+/// clocks were held then): shown on the run page, never a caveat.
+const MOMENTARY: [&str; 3] = [".sm_mhz", ".mem_mhz", ".clock_event_reasons"];
+
+/// The run's soft facts (module doc), each only where the run records it.
+fn soft_facts(run: &RunSummary) -> Vec<(String, String)> {
+    let manifest = |key: &str| run.raw.manifest.as_ref().and_then(|m| m.get(key)).map(str::to_string);
+    let commands: &[String] = run.raw.manifest.as_ref().map_or(&[], |m| m.commands.as_slice());
+    let mut facts: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut add = |name: &str, value: Option<String>| {
+        if let Some(value) = value.filter(|v| !v.is_empty()) {
+            facts.entry(name.to_string()).or_default().push(value);
+        }
+    };
+    add("cycles", manifest("cycles"));
+    add("warmups", manifest("warmups"));
+    add("nccl_tests_repeats", nccl_tests_option(commands, "-N"));
+    add("nccl_tests_warmup_iters", nccl_tests_option(commands, "-w"));
+    let hosts: Vec<String> = run.raw.hosts.iter().map(|h| h.host.clone()).collect();
+    add("host", manifest("hostname").or_else(|| (!hosts.is_empty()).then(|| hosts.join(" "))));
+    let gpus = run.raw.gpus.iter().chain(run.raw.hosts.iter().flat_map(|h| &h.gpus));
+    for gpu in gpus {
+        add("gpu_driver", Some(gpu.driver_version.clone()));
+    }
+    for (name, text) in &run.raw.other_artifacts {
+        if name.rsplit('/').next() == Some("machine.txt") {
+            for (key, value) in
+                parse_machine(text).into_iter().filter(|(k, _)| !MOMENTARY.iter().any(|m| k.ends_with(m)))
+            {
+                // Per-GPU facts (`gpu0.uuid`) are pooled per fact over the GPUs and hosts.
+                let fact = key.split_once('.').map_or(key.as_str(), |(_, f)| f).to_string();
+                let fact = if key.starts_with("gpu") { format!("gpu_{fact}") } else { fact };
+                add(&fact, Some(value));
+            }
+        }
+    }
+    facts
+        .into_iter()
+        .map(|(name, mut values)| {
+            values.sort();
+            values.dedup();
+            (name, values.join(", "))
+        })
+        .collect()
+}
+
 /// GPU model(s) and count from nvidia-smi (every host's of a multi-node run), else parsed from
 /// the manifest's `gpu=4x NAME`.
 fn gpu_model_and_count(run: &RunSummary) -> (Option<String>, Option<String>) {
@@ -218,27 +292,45 @@ fn is_device(name: &str) -> bool {
 
 /// The nccl-tests arguments of the manifest's commands, without the output path of `-J`.
 fn nccl_tests_arguments(commands: &[String]) -> Option<String> {
-    let found: Vec<String> = commands
-        .iter()
-        .filter_map(|c| {
-            let words: Vec<&str> = c.split_whitespace().collect();
-            let binary = words.iter().position(|w| w.ends_with("_perf"))?;
+    let found: Vec<String> = nccl_tests_commands(commands)
+        .map(|(binary, arguments)| {
             let mut kept = Vec::new();
             let mut skip_next = false;
-            for word in &words[binary + 1..] {
+            for word in &arguments {
                 if std::mem::take(&mut skip_next) {
                     continue;
                 }
-                if *word == "-J" {
+                if SOFT_NCCL_TESTS_OPTIONS.contains(word) {
                     skip_next = true;
                     continue;
                 }
                 kept.push(*word);
             }
-            Some(format!("{} {}", words[binary].rsplit('/').next().unwrap_or(""), kept.join(" ")))
+            format!("{binary} {}", kept.join(" "))
         })
         .collect();
     (!found.is_empty()).then(|| found.join(" | "))
+}
+
+/// nccl-tests options left out of the key: the JSON output path, and the repeats and warm-up
+/// iterations (soft facts: more samples are not another measurement).
+const SOFT_NCCL_TESTS_OPTIONS: [&str; 3] = ["-J", "-N", "-w"];
+
+/// Each nccl-tests command of the manifest: (binary name, its arguments).
+fn nccl_tests_commands(commands: &[String]) -> impl Iterator<Item = (&str, Vec<&str>)> {
+    commands.iter().filter_map(|c| {
+        let words: Vec<&str> = c.split_whitespace().collect();
+        let binary = words.iter().position(|w| w.ends_with("_perf"))?;
+        Some((words[binary].rsplit('/').next().unwrap_or(""), words[binary + 1..].to_vec()))
+    })
+}
+
+/// The values of one nccl-tests option over the manifest's commands (`-N 10`), joined.
+fn nccl_tests_option(commands: &[String], option: &str) -> Option<String> {
+    let values: Vec<&str> = nccl_tests_commands(commands)
+        .filter_map(|(_, words)| Some(*words.get(words.iter().position(|w| *w == option)? + 1)?))
+        .collect();
+    (!values.is_empty()).then(|| values.join(" "))
 }
 
 /// The value of `--opt=V` or `--opt V` in the first launcher command that has it.
@@ -323,6 +415,7 @@ mod tests {
     fn key_texts_are_unambiguous() {
         let key = |parts: &[(&str, &str)]| ConfigKey {
             parts: parts.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            soft: Vec::new(),
         };
         let crafted = key(&[("dtype", "a;cycles=10")]);
         let honest = key(&[("dtype", "a"), ("cycles", "10")]);
@@ -334,7 +427,8 @@ mod tests {
     #[test]
     fn nccl_tests_arguments_drop_the_json_path() {
         let commands = ["NCCL_DEBUG=INFO /x/all_reduce_perf -b 8K -e 1M -N 10 -J raw/nccl_tests_g1.json".to_string()];
-        assert_eq!(nccl_tests_arguments(&commands).as_deref(), Some("all_reduce_perf -b 8K -e 1M -N 10"));
+        assert_eq!(nccl_tests_arguments(&commands).as_deref(), Some("all_reduce_perf -b 8K -e 1M"));
+        assert_eq!(nccl_tests_option(&commands, "-N").as_deref(), Some("10"));
         let launch = ["torchrun --standalone --nproc_per_node=4 w.py".to_string()];
         assert_eq!(launcher_option(&launch, "--nproc_per_node").as_deref(), Some("4"));
         assert_eq!(standalone(&launch).as_deref(), Some("1"));

@@ -1,15 +1,19 @@
-//! Cross-run comparison: which runs are comparable (`key`), the samples judged (`samples`),
-//! the verdicts (`engine`), the baseline of a run (`baseline`), the noise between repeated
-//! runs (`noise`), the per-rank view for run pages (`ranks`) and the report formats (`output`). Reads runs through `find`, `load` and
+//! Cross-run comparison: which runs are comparable (`key`, and the soft differences shown as
+//! caveats), the samples judged (`samples`), the verdict rule (`rule`) and the verdicts
+//! (`engine`), the history a run is judged against (`history`), the baseline of a run
+//! (`baseline`), change points over histories (`change_points`), the per-rank view for run
+//! pages (`ranks`) and the report formats (`output`). Reads runs through `find`, `load` and
 //! `summarize`; writes nothing.
 
 pub mod baseline;
+pub mod change_points;
 pub mod engine;
+pub mod history;
 pub mod key;
 pub mod key_hosts;
-pub mod noise;
 pub mod output;
 pub mod ranks;
+pub mod rule;
 pub mod samples;
 #[cfg(test)]
 mod simulation_tests;
@@ -18,7 +22,7 @@ use crate::analysis::summarize::{self, RunStatus, RunSummary};
 use crate::ingest::find;
 use crate::ingest::load;
 use anyhow::{bail, Context as _};
-use engine::{CaseResult, Drift, Outcome, Verdict};
+use engine::{CaseResult, Outcome, Shift, Verdict};
 use key::ConfigKey;
 use rayon::prelude::*;
 use samples::CaseSamples;
@@ -27,7 +31,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Version of the JSON report; bumped on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// One side of a comparison.
 #[derive(Debug, Clone, Serialize)]
@@ -50,14 +54,22 @@ pub struct Report {
     pub baseline_source: String,
     /// Key parts that differ; empty when the runs share a configuration.
     pub key_differences: Vec<key::KeyDifference>,
-    pub drift: Option<Drift>,
+    /// Facts that differ between the runs without making them incomparable (cycles, host,
+    /// CPU, kernel, driver, GPU clocks...): shown, never hidden.
+    pub caveats: Vec<key::KeyDifference>,
+    /// Earlier ok runs of the candidate's configuration it was judged against.
+    pub history_runs: usize,
+    /// Run-wide shifts per family (host-side, device-side) against the history.
+    pub shifts: Vec<Shift>,
     pub counts: BTreeMap<&'static str, usize>,
     pub cases: Vec<CaseResult>,
 }
 
 impl Report {
-    pub fn has_slower(&self) -> bool {
+    /// A case is slower, or (unless the drift is accepted) a whole family is.
+    pub fn has_regression(&self, accept_drift: bool) -> bool {
         self.cases.iter().any(|c| c.verdict == Verdict::Slower)
+            || (!accept_drift && self.shifts.iter().any(|s| s.verdict == Verdict::Slower))
     }
 }
 
@@ -152,36 +164,40 @@ pub fn choose_baseline(runs: &Path, all: &[LoadedRun], candidate: &LoadedRun) ->
     }
 }
 
-/// The noise floor of `candidate`'s comparisons (one of `all`): from its replicates,
-/// `noise::windows`.
-pub fn noise_for(all: &[LoadedRun], candidate: &LoadedRun) -> BTreeMap<String, f64> {
+/// The history of `candidate` (one of `all`): the run-level values of the earlier ok runs of
+/// its configuration, oldest first (`history::windows`).
+pub fn history_for(all: &[LoadedRun], candidate: &LoadedRun) -> Vec<BTreeMap<String, f64>> {
     let texts = key_texts(all);
-    let windows = noise::windows(&run_refs(all, &texts));
-    let medians: Vec<BTreeMap<String, f64>> =
-        windows[index_of(all, candidate)].iter().map(|&i| noise::medians(&all[i].samples)).collect();
-    noise::of_replicates(&medians)
+    let windows = history::windows(&run_refs(all, &texts));
+    windows[index_of(all, candidate)].iter().map(|&i| history::medians(&all[i].samples)).collect()
 }
 
-/// Compares `base` with `candidate`; `noise` is the candidate configuration's noise floor per
-/// case (`noise_for`), `baseline_source` says how the base was chosen.
-pub fn compare(base: &Side, candidate: &Side, noise: BTreeMap<String, f64>, baseline_source: &str) -> Report {
+/// Compares `candidate` with `base` and judges it against `history` (`history_for`);
+/// `baseline_source` says how the base was chosen, `caveats` the soft facts that differ.
+pub fn compare(
+    base: &Side,
+    candidate: &Side,
+    history: Vec<BTreeMap<String, f64>>,
+    caveats: Vec<key::KeyDifference>,
+    baseline_source: &str,
+) -> Report {
     let key_differences = base.key.differences(candidate.key);
-    let context = engine::Context { key_differences: key_differences.iter().map(|d| d.part.clone()).collect(), noise };
+    let history_runs = history.len();
+    let context =
+        engine::Context { key_differences: key_differences.iter().map(|d| d.part.clone()).collect(), history };
     let mut outcome = engine::compare(base.samples, candidate.samples, &context);
     engine::add_intervals(&mut outcome, base.samples, candidate.samples);
-    let Outcome { drift, cases } = outcome;
-    let mut counts = BTreeMap::new();
-    for verdict in [Verdict::Slower, Verdict::Faster, Verdict::NoChange, Verdict::NotComparable, Verdict::TooFewCycles]
-    {
-        counts.insert(verdict.as_str(), cases.iter().filter(|c| c.verdict == verdict).count());
-    }
+    let Outcome { shifts, cases } = outcome;
+    let counts = Verdict::ALL.iter().map(|v| (v.as_str(), cases.iter().filter(|c| c.verdict == *v).count())).collect();
     Report {
         schema_version: SCHEMA_VERSION,
         base: base.report_side(),
         candidate: candidate.report_side(),
         baseline_source: baseline_source.to_string(),
         key_differences,
-        drift,
+        caveats,
+        history_runs,
+        shifts,
         counts,
         cases,
     }

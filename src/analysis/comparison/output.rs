@@ -25,10 +25,6 @@ fn opt(value: Option<f64>, digits: usize) -> String {
     value.map_or_else(|| "-".to_string(), |v| format!("{v:.digits$}"))
 }
 
-fn p_value(value: Option<f64>) -> String {
-    value.map_or_else(|| "-".to_string(), |v| format!("{v:.2e}"))
-}
-
 fn headline(report: &Report) -> Vec<String> {
     let mut lines = vec![
         format!("base:      {} ({}, {})", report.base.id, report.base.status, report.base.configuration),
@@ -46,22 +42,32 @@ fn headline(report: &Report) -> Vec<String> {
             lines.push(format!("{side} does not state: {} (unknown in the key)", unknown.join(", ")));
         }
     }
-    if let Some(d) = &report.drift {
-        let (low, high) = (d.ci_low.unwrap_or(d.ratio), d.ci_high.unwrap_or(d.ratio));
-        let what = if low > 1.0 + super::engine::MIN_EFFECT {
-            format!(": everything is {:.1} % slower (a machine or environment change?)", (d.ratio - 1.0) * 100.0)
-        } else if high < 1.0 - super::engine::MIN_EFFECT {
-            format!(": everything is {:.1} % faster (a machine or environment change?)", (1.0 - d.ratio) * 100.0)
-        } else {
-            String::new()
+    if !report.caveats.is_empty() {
+        lines.push("caveats:   the candidate differs from the base in (not part of the key):".to_string());
+        for d in &report.caveats {
+            lines.push(format!("  {}: base {:?}, candidate {:?}", d.part, d.base, d.candidate));
+        }
+    }
+    lines.push(format!("history:   {} earlier ok runs of the configuration", report.history_runs));
+    for s in &report.shifts {
+        let verdict = match s.verdict {
+            super::engine::Verdict::Slower => "SLOWER OVERALL",
+            super::engine::Verdict::Faster => "faster overall",
+            super::engine::Verdict::InsufficientHistory => "not judged",
+            _ => "within the noise",
         };
-        let applied = if d.applied { "divided out" } else { "too few cases to divide out" };
         lines.push(format!(
-            "drift:     {:.4} [{}, {}] over {} cases, {applied}{what}",
-            d.ratio,
-            opt(d.ci_low, 4),
-            opt(d.ci_high, 4),
-            d.cases
+            "shift:     {} {:.4}x over {} cases, floor ±{:.1} % from {} runs: {verdict}{}",
+            s.family.as_str(),
+            s.ratio,
+            s.cases,
+            s.effect_floor * 100.0,
+            s.history_runs,
+            if matches!(s.verdict, super::engine::Verdict::Slower | super::engine::Verdict::Faster) {
+                format!(" ({})", s.sentence())
+            } else {
+                String::new()
+            }
         ));
     }
     let counts: Vec<String> = report.counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
@@ -78,15 +84,15 @@ fn row(c: &CaseResult) -> [String; 11] {
         format!("{}/{}", c.base_cycles, c.candidate_cycles),
         opt(c.ratio, 4),
         format!("[{}, {}]", opt(c.ci_low, 4), opt(c.ci_high, 4)),
-        p_value(c.p),
-        p_value(c.q),
+        opt(c.history_ratio, 4),
+        format!("±{:.1} %", c.effect_floor * 100.0),
         c.verdict.as_str().to_string(),
         c.reason.clone().unwrap_or_default(),
     ]
 }
 
 const COLUMNS: [&str; 11] =
-    ["section", "ws", "case", "metric", "cycles", "ratio", "95% CI", "p", "q", "verdict", "why"];
+    ["section", "ws", "case", "metric", "cycles", "ratio", "95% CI", "vs history", "floor", "verdict", "why"];
 
 fn text(report: &Report, markdown: bool) -> String {
     let mut out = String::new();
@@ -139,9 +145,11 @@ fn csv(report: &Report) -> anyhow::Result<String> {
         "ratio",
         "ci_low",
         "ci_high",
-        "corrected_cost_ratio",
-        "p",
-        "q",
+        "family",
+        "history_runs",
+        "history_ratio",
+        "effect_floor",
+        "timer_step",
         "verdict",
         "reason",
     ])?;
@@ -158,9 +166,11 @@ fn csv(report: &Report) -> anyhow::Result<String> {
             number(c.ratio),
             number(c.ci_low),
             number(c.ci_high),
-            number(c.corrected_cost_ratio),
-            number(c.p),
-            number(c.q),
+            c.family.as_str().to_string(),
+            c.history_runs.to_string(),
+            number(c.history_ratio),
+            c.effect_floor.to_string(),
+            number(c.timer_step),
             c.verdict.as_str().to_string(),
             c.reason.clone().unwrap_or_default(),
         ])?;

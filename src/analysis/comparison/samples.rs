@@ -2,11 +2,46 @@
 //! summaries (the critical path, slowest rank per cycle, as `summarize` computes it: nothing
 //! is recomputed here). Case texts are exactly the seed's `summary.csv` ones.
 
-use crate::core::model::summary::SectionSummaries;
+use crate::core::model::summary::{Clocks, SectionSummaries};
+use serde::Serialize;
 
 /// nccl-tests sizes from this many bytes up are judged on bus bandwidth (when ranks > 1);
 /// smaller ones are latency-bound and judged on time.
 pub const BANDWIDTH_FROM_BYTES: u64 = 1 << 20;
+
+/// What a case's time depends on, for the run-wide shifts (`engine`): the host's issue rate
+/// (Python, PyTorch, the CPU, its frequency policy) or the GPUs and NCCL.
+///
+/// `host`: the async host enqueue and wait times; decomposition, fragmentation and decode
+/// cases whose span is within 10 % of the host's issue time (`Clocks::host_bound`), or, in
+/// runs without those clocks, at one rank (no communication: the loop measures launches).
+/// `device`: the async GPU dependency (an event pair queued behind a GPU sleep), nccl-tests,
+/// and every other case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    Host,
+    Device,
+}
+
+impl Family {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Host => "host-side",
+            Family::Device => "device-side",
+        }
+    }
+
+    /// A loop of collectives timed from the host: host-side when its clocks say so.
+    fn of_loop(clocks: Option<&Clocks>, median_span_us: f64, world_size: i64) -> Family {
+        match clocks {
+            Some(c) if c.host_bound(median_span_us) => Family::Host,
+            Some(_) => Family::Device,
+            None if world_size == 1 => Family::Host,
+            None => Family::Device,
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct CaseSamples {
@@ -21,6 +56,7 @@ pub struct CaseSamples {
     pub folder: Option<String>,
     /// True for bandwidth: a larger value is better.
     pub higher_is_better: bool,
+    pub family: Family,
     /// One value per cycle, in cycle order.
     pub values: Vec<f64>,
 }
@@ -44,32 +80,40 @@ pub fn case_key(section: &str, world_size: i64, folder: Option<&str>, case: &str
 /// Every timed case of the run, in the seed's section order.
 pub fn of(sections: &SectionSummaries) -> Vec<CaseSamples> {
     let mut out = Vec::new();
-    let mut push = |section, world_size, case: String, metric, values: &[f64], folder: Option<String>| {
-        out.push(CaseSamples {
-            section,
-            world_size,
-            case,
-            metric,
-            folder,
-            higher_is_better: false,
-            values: values.to_vec(),
-        })
-    };
+    let mut push =
+        |section, world_size, case: String, metric, values: &[f64], folder: Option<String>, family: Family| {
+            out.push(CaseSamples {
+                section,
+                world_size,
+                case,
+                metric,
+                folder,
+                higher_is_better: false,
+                family,
+                values: values.to_vec(),
+            })
+        };
     for r in sections.async_rows.iter().flatten() {
-        push("async", r.world_size, format!("bytes={}", r.size_bytes), "gpu_dependency_us", &r.gpu_cycles, None);
+        let case = || format!("bytes={}", r.size_bytes);
+        push("async", r.world_size, case(), "gpu_dependency_us", &r.gpu_cycles, None, Family::Device);
+        push("async", r.world_size, case(), "host_enqueue_us", &r.enqueue_cycles, None, Family::Host);
+        push("async", r.world_size, case(), "host_wait_us", &r.wait_cycles, None, Family::Host);
     }
     for r in sections.decomposition.iter().flatten() {
         let case = format!("bytes={};mode={}", r.size_bytes, r.mode);
-        push("decomposition", r.world_size, case, "duration_us", &r.cycle_values, None);
+        let family = Family::of_loop(r.clocks.as_ref(), r.median_duration_us, r.world_size);
+        push("decomposition", r.world_size, case, "duration_us", &r.cycle_values, None, family);
     }
     for r in sections.fragmentation.iter().flatten() {
         let case = format!("count={};fragment_bytes={}", r.fragment_count, r.fragment_bytes);
-        push("fragmentation", r.world_size, case, "duration_us_for_80MiB", &r.cycle_values, None);
+        let family = Family::of_loop(r.clocks.as_ref(), r.median_duration_us, r.world_size);
+        push("fragmentation", r.world_size, case, "duration_us_for_80MiB", &r.cycle_values, None, family);
     }
     for r in sections.decode.iter().flatten() {
         let case = format!("tokens={};bytes={};calls={}", r.tokens, r.message_bytes, r.collectives);
         let folder = (!r.case_folder.is_empty()).then(|| r.case_folder.clone());
-        push("decode", r.world_size, case, "replay_total_us", &r.cycle_values, folder);
+        let family = Family::of_loop(r.clocks.as_ref(), r.median_total_us, r.world_size);
+        push("decode", r.world_size, case, "replay_total_us", &r.cycle_values, folder, family);
     }
     for r in sections.nccl_tests.iter().flatten() {
         let case = format!("bytes={}", r.size_bytes);
@@ -88,6 +132,7 @@ pub fn of(sections: &SectionSummaries) -> Vec<CaseSamples> {
                 metric: "busbw_GBs",
                 folder: None,
                 higher_is_better: true,
+                family: Family::Device,
                 values: busbw,
             });
         } else {
@@ -98,6 +143,7 @@ pub fn of(sections: &SectionSummaries) -> Vec<CaseSamples> {
                 metric: "time_us",
                 folder: None,
                 higher_is_better: false,
+                family: Family::Device,
                 values: r.cycle_values.clone(),
             });
         }

@@ -5,6 +5,7 @@ pub(crate) mod artifacts;
 pub(crate) mod fields;
 pub(crate) mod ib_devices;
 pub(crate) mod inspector;
+pub(crate) mod machine;
 pub(crate) mod manifest;
 pub(crate) mod nccl_log;
 pub(crate) mod nccl_net;

@@ -14,7 +14,7 @@ use super::{RunContext, RunResult};
 use crate::analysis::comparison::baseline::{self, Choice, Pinned, RunRef};
 use crate::analysis::comparison::key::ConfigKey;
 use crate::analysis::comparison::samples::{self, CaseSamples};
-use crate::analysis::comparison::{self, noise, Report, Side};
+use crate::analysis::comparison::{self, history, Report, Side};
 use crate::analysis::summarize::RunStatus;
 use crate::output::write::OutputFile;
 use crate::render;
@@ -31,8 +31,8 @@ pub(super) struct Plan {
     choices: Vec<Choice>,
     /// Per run: the runs compared with it as their baseline (ids, sorted).
     compared_by: Vec<Vec<String>>,
-    /// Per run: its replicates (indexes), the ok runs its noise floor comes from
-    /// (`comparison::noise::windows`).
+    /// Per run: its history (indexes), the earlier ok runs of its configuration it is judged
+    /// against (`comparison::history::windows`).
     replicates: Vec<Vec<usize>>,
     pub(super) stamps: Vec<String>,
     pinned_error: Option<String>,
@@ -76,7 +76,7 @@ pub(super) fn plan(results: &[RunResult], pinned: Result<Pinned, String>) -> Pla
         }
     }
     compared_by.iter_mut().for_each(|ids| ids.sort());
-    let replicates = noise::windows(&refs);
+    let replicates = history::windows(&refs);
     let stamps = (0..results.len())
         .map(|i| {
             let mut hasher = Xxh3::new();
@@ -135,8 +135,11 @@ pub(super) fn compare_runs(
         .map(|i| {
             let digest = load(&results[i].id)?;
             let samples = samples::of(&digest.sections);
-            let medians = noise::medians(&samples);
-            Ok((i, Loaded { key: ConfigKey::from_parts(&digest.configuration_key), samples, medians }))
+            let medians = history::medians(&samples);
+            Ok((
+                i,
+                Loaded { key: ConfigKey::from_parts(&digest.configuration_key, &digest.soft_facts), samples, medians },
+            ))
         })
         .collect::<anyhow::Result<_>>()?;
     let updates: Vec<(usize, Update)> = affected
@@ -261,10 +264,7 @@ fn report_of(
             samples: &run.samples,
         }
     };
-    let noise = if plan.replicates[i].is_empty() {
-        BTreeMap::new()
-    } else {
-        noise::of_replicates(plan.replicates[i].iter().map(|j| &loaded[j].medians))
-    };
-    Ok(comparison::compare(&side(b), &side(i), noise, &choice.source()))
+    let history = plan.replicates[i].iter().map(|j| loaded[j].medians.clone()).collect();
+    let caveats = loaded[&b].key.caveats(&loaded[&i].key);
+    Ok(comparison::compare(&side(b), &side(i), history, caveats, &choice.source()))
 }

@@ -37,6 +37,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 mod comparisons;
+mod histories;
 
 #[derive(Debug, Clone)]
 pub(crate) struct BuildOptions {
@@ -165,9 +166,13 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     }
     let writer = live.as_ref().unwrap_or(&staging);
     let site_context = RunContext { staging: writer, ..context };
-    let written = stages.time("cross-run pages", || {
+    let history = stages.time("history pages", || histories::write(&results, &|id| digests.get(id), writer))?;
+    let mut written = stages.time("cross-run pages", || {
         write_cross_run(&results, &digests, &site_context, options, cross_key.as_deref(), live_units.as_ref())
     })?;
+    stages.time("remove stale history pages", || remove_stale_history(&history, live_units.as_ref(), writer))?;
+    written.files += history.len();
+    written.units.insert(HISTORY_UNIT.to_string(), cross_run::UnitRecord { key: String::new(), files: history });
     stages.report.in_place = live.is_some();
     stages.report.written = match &live {
         Some(live) => WriteCounts { bytes: live.counts().bytes + staging.counts().bytes, ..live.counts() },
@@ -176,6 +181,20 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     stages.time("commit", || commit(live.unwrap_or(staging), options))?;
     stages.time("update cache", || update_cache(cache.as_ref(), &results, cross_key, &written.units, &lock))?;
     Ok(stages.finish(&folders, &results, written.files, options.page_size))
+}
+
+/// The unit of the history pages (rendered on every build that writes: they list every run
+/// of a configuration).
+const HISTORY_UNIT: &str = "history";
+
+/// In place: removes the history pages of the live site that this build did not write (a
+/// configuration without ok runs any more).
+fn remove_stale_history(written: &[String], live: Option<&cross_run::Units>, writer: &Staging) -> anyhow::Result<()> {
+    let Some(old) = live.and_then(|units| units.get(HISTORY_UNIT)) else { return Ok(()) };
+    for rel in old.files.iter().filter(|rel| !written.contains(rel)) {
+        writer.remove(rel)?;
+    }
+    Ok(())
 }
 
 /// Whether the live site can be updated in place: it is the site the last build committed

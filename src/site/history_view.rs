@@ -1,0 +1,353 @@
+//! The history of every configuration (`history/<configuration>.html`): per case, the
+//! run-level value of each ok run in time order, charted against the case's median, its
+//! change points (`comparison::change_points`), each with the runs on both sides and what
+//! differs between them; and the regressions page (`regressions.html`): every open change
+//! point that made a case slower and every slower case of each configuration's newest run,
+//! worst first, linked to the case's history (`#case-...`). Uses `comparison` and the site's
+//! view types; computes no statistic of its own.
+
+use crate::analysis::comparison::change_points::{self, ChangePoint};
+use crate::analysis::comparison::key::KeyDifference;
+use crate::site::chart::{ChartSpec, Point, Scale, Series};
+use crate::site::paths;
+use crate::site::view::{Block, Cell, Figure, Link, Table};
+use std::collections::BTreeMap;
+
+/// Most series one history chart draws (the palette's distinct colours and markers).
+const SERIES_PER_CHART: usize = 6;
+
+/// Per (section, metric): each case's label and its run-level values by run (`None` where a
+/// run lacks the case).
+type SectionSeries<'a> = BTreeMap<(&'a str, &'a str), Vec<(&'a String, Vec<Option<f64>>)>>;
+
+/// One ok run of a configuration, as its history needs it.
+#[derive(Debug, Clone)]
+pub(crate) struct HistoryRun {
+    pub id: String,
+    /// Run-level value per case key.
+    pub values: BTreeMap<String, f64>,
+    /// The run's soft facts (host, machine, cycles...): what explains a change point.
+    pub soft: Vec<(String, String)>,
+    /// Case keys of the run's `slower` cases against its baseline, with their ratio to the
+    /// history (for the newest run's entries on the regressions page).
+    pub slower: Vec<(String, f64)>,
+}
+
+/// What a case is, for labels.
+#[derive(Debug, Clone)]
+pub(crate) struct CaseInfo {
+    pub section: &'static str,
+    pub label: String,
+    pub metric: &'static str,
+    pub higher_is_better: bool,
+}
+
+/// One configuration: its label, and its ok runs oldest first.
+pub(crate) struct ConfigurationHistory {
+    pub label: String,
+    pub key_text: String,
+    pub runs: Vec<HistoryRun>,
+    pub cases: BTreeMap<String, CaseInfo>,
+}
+
+/// A page of blocks (history and regressions pages).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HistoryPage {
+    /// Where the page is written, from the site root.
+    pub path: String,
+    pub title: String,
+    pub intro: Vec<String>,
+    pub blocks: Vec<Block>,
+}
+
+/// A line of the regressions page.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Regression {
+    /// The cost ratio (> 1: slower): the list is sorted by it, worst first.
+    pub ratio: f64,
+    pub configuration: String,
+    pub case: String,
+    pub what: String,
+    /// Link to the case's history, relative to the site root.
+    pub href: String,
+}
+
+/// The history page of one configuration, and its entries for the regressions page.
+pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<Regression>) {
+    let slug = paths::history_slug(&history.key_text);
+    let path = paths::history_page(&slug);
+    let root = "../";
+    let mut regressions = Vec::new();
+    let mut case_blocks = Vec::new();
+    let mut by_section: SectionSeries = BTreeMap::new();
+    for (key, info) in &history.cases {
+        let values: Vec<Option<f64>> = history.runs.iter().map(|r| r.values.get(key).copied()).collect();
+        let present: Vec<(usize, f64)> =
+            values.iter().enumerate().filter_map(|(i, v)| Some((i, (*v)?))).filter(|(_, v)| *v > 0.0).collect();
+        let costs: Vec<f64> =
+            present.iter().map(|(_, v)| if info.higher_is_better { -v.ln() } else { v.ln() }).collect();
+        let found = change_points::detect(&costs);
+        let anchor = paths::case_anchor(key);
+        let href = format!("{path}#{anchor}");
+        let mut intro = vec![format!(
+            "{} in {} of {} runs; {}.",
+            info.metric,
+            present.len(),
+            history.runs.len(),
+            match found.len() {
+                0 => "no change point".to_string(),
+                n => crate::core::format::count(n, "change point"),
+            }
+        )];
+        let mut table = Table::new(
+            "Change points (the first run after each step, and what differs from the run before it)",
+            &[("after run", false), ("before run", false), ("step", true), ("Welch t", true), ("what differs", false)],
+        );
+        for change in &found {
+            let (before, after) = (&history.runs[present[change.at - 1].0], &history.runs[present[change.at].0]);
+            let differs = differences(before, after);
+            table.push(vec![
+                Cell::link(after.id.clone(), paths::run_link(root, &after.id)),
+                Cell::link(before.id.clone(), paths::run_link(root, &before.id)),
+                Cell::text(step_text(change)),
+                Cell::text(format!("{:.1}", change.t)),
+                Cell::text(differs.clone()),
+            ]);
+        }
+        if let Some(last) = found.last().filter(|c| c.ratio > 1.0) {
+            let after = &history.runs[present[last.at].0];
+            regressions.push(Regression {
+                ratio: last.ratio,
+                configuration: history.label.clone(),
+                case: format!("{}: {} ({})", info.section, info.label, info.metric),
+                what: format!("open change point from run {}: {}", after.id, step_text(last)),
+                href: href.clone(),
+            });
+        }
+        if found.is_empty() {
+            intro.push("Its runs stay within their noise: no step is confirmed by three runs on each side.".into());
+        }
+        let mut tables = Vec::new();
+        if !found.is_empty() {
+            tables.push(table);
+        }
+        case_blocks.push(Block {
+            id: anchor,
+            title: format!("{}: {} ({})", info.section, info.label, info.metric),
+            intro,
+            tables,
+            ..Block::default()
+        });
+        by_section.entry((info.section, info.metric)).or_default().push((&info.label, values));
+    }
+    if let Some(newest) = history.runs.last() {
+        for (key, ratio) in &newest.slower {
+            if let Some(info) = history.cases.get(key) {
+                regressions.push(Regression {
+                    ratio: *ratio,
+                    configuration: history.label.clone(),
+                    case: format!("{}: {} ({})", info.section, info.label, info.metric),
+                    what: format!("slower in the newest run {} against its history", newest.id),
+                    href: format!("{path}#{}", paths::case_anchor(key)),
+                });
+            }
+        }
+    }
+    let mut blocks = chart_blocks(&slug, &by_section, history.runs.len());
+    blocks.extend(case_blocks);
+    let first = history.runs.first().map_or("", |r| r.id.as_str());
+    let last = history.runs.last().map_or("", |r| r.id.as_str());
+    let page = HistoryPage {
+        path,
+        title: format!("History of {}", history.label),
+        intro: vec![
+            format!(
+                "{} ok runs of this configuration, oldest first ({first} to {last}). Full key: {}.",
+                history.runs.len(),
+                history.key_text
+            ),
+            format!(
+                "A change point is a step in a case's run-level values (median over cycles) that the runs on both sides confirm: binary segmentation with Welch's t ≥ {} and a step beyond the noise floor of the runs before it (at least {} %), at least {} runs on each side. What differs lists the soft facts (host, machine, cycles...) of the runs on both sides.",
+                change_points::MIN_T,
+                change_points::MIN_MAGNITUDE * 100.0,
+                change_points::MIN_SEGMENT
+            ),
+        ],
+        blocks,
+    };
+    (page, regressions)
+}
+
+/// `1.52x slower` / `1.20x faster`.
+fn step_text(change: &ChangePoint) -> String {
+    if change.ratio >= 1.0 {
+        format!("{:.2}x slower", change.ratio)
+    } else {
+        format!("{:.2}x faster", 1.0 / change.ratio)
+    }
+}
+
+/// The soft facts in which `after` differs from `before`, as one line.
+fn differences(before: &HistoryRun, after: &HistoryRun) -> String {
+    let key = |soft: &[(String, String)]| crate::analysis::comparison::key::ConfigKey::from_parts(&[], soft);
+    let changed: Vec<KeyDifference> = key(&before.soft).caveats(&key(&after.soft));
+    if changed.is_empty() {
+        return "nothing the runs record (same host, machine and settings)".to_string();
+    }
+    changed.iter().map(|d| format!("{}: {} → {}", d.part, d.base, d.candidate)).collect::<Vec<_>>().join("; ")
+}
+
+/// One block per (section, metric), a chart per `SERIES_PER_CHART` cases: each case's
+/// run-level value over its median in the configuration, by run in time order.
+fn chart_blocks(slug: &str, by_section: &SectionSeries, runs: usize) -> Vec<Block> {
+    by_section
+        .iter()
+        .map(|((section, metric), cases)| {
+            let figures = cases
+                .chunks(SERIES_PER_CHART)
+                .enumerate()
+                .map(|(part, chunk)| {
+                    let series = chunk
+                        .iter()
+                        .map(|(label, values)| {
+                            let present: Vec<f64> = values.iter().flatten().copied().collect();
+                            let centre = crate::analysis::stats::median(&present);
+                            Series {
+                                name: (*label).clone(),
+                                points: values
+                                    .iter()
+                                    .enumerate()
+                                    .filter_map(|(i, v)| {
+                                        Some(Point {
+                                            x: (i + 1) as f64,
+                                            y: (*v)? / centre,
+                                            low: None,
+                                            high: None,
+                                            samples: Vec::new(),
+                                        })
+                                    })
+                                    .collect(),
+                            }
+                        })
+                        .collect();
+                    let id = format!("{section}-{metric}-{}", part + 1);
+                    let (svg, csv) = paths::chart_files(&id);
+                    Figure {
+                        spec: ChartSpec {
+                            id,
+                            title: format!("{section} {metric}: each run over the case's median"),
+                            x_label: format!("run, oldest first (1 to {runs})"),
+                            y_label: "run-level value / the case's median".into(),
+                            x_scale: Scale::Linear,
+                            y_scale: Scale::Linear,
+                            series,
+                            description: "One line per case: its run-level value (median over cycles) in each ok run, divided by the case's median over the configuration's runs; a step that stays is a change, a lone point is a run's own level.".into(),
+                        },
+                        dir: format!("history/{slug}/charts"),
+                        svg_href: format!("{slug}/{svg}"),
+                        csv_href: format!("{slug}/{csv}"),
+                    }
+                })
+                .collect();
+            Block {
+                id: format!("chart-{section}-{metric}"),
+                title: format!("{section}: {metric}"),
+                figures,
+                ..Block::default()
+            }
+        })
+        .collect()
+}
+
+/// The regressions page: every entry, worst first.
+pub(crate) fn regressions_page(mut entries: Vec<Regression>, configurations: &[(String, String)]) -> HistoryPage {
+    entries.sort_by(|a, b| b.ratio.total_cmp(&a.ratio).then_with(|| a.href.cmp(&b.href)));
+    let mut table = Table::new(
+        "Open change points that made a case slower, and slower cases of each configuration's newest run, worst first",
+        &[("slower by", true), ("case", false), ("configuration", false), ("what", false)],
+    );
+    for e in &entries {
+        table.push(vec![
+            Cell { text: format!("{:.2}x", e.ratio), href: None, class: "failed" },
+            Cell::link(e.case.clone(), e.href.clone()),
+            Cell::text(e.configuration.clone()),
+            Cell::text(e.what.clone()),
+        ]);
+    }
+    let mut histories = Table::new("Every configuration's history", &[("configuration", false)]);
+    for (label, href) in configurations {
+        histories.push(vec![Cell::link(label.clone(), href.clone())]);
+    }
+    let intro = if entries.is_empty() {
+        vec!["Nothing is slower: no open change point made a case slower, and no configuration's newest run has a slower case.".to_string()]
+    } else {
+        vec![format!("{} to look at.", crate::core::format::count(entries.len(), "regression"))]
+    };
+    HistoryPage {
+        path: "regressions.html".into(),
+        title: "Regressions".into(),
+        intro,
+        blocks: vec![
+            Block {
+                id: "regressions".into(),
+                title: "What got slower".into(),
+                tables: vec![table],
+                ..Block::default()
+            },
+            Block { id: "histories".into(), title: "Histories".into(), tables: vec![histories], ..Block::default() },
+        ],
+    }
+}
+
+/// Links to every configuration's history page, relative to the site root.
+pub(crate) fn history_links(configurations: &[ConfigurationHistory]) -> Vec<Link> {
+    configurations
+        .iter()
+        .map(|c| Link { text: c.label.clone(), href: paths::history_page(&paths::history_slug(&c.key_text)) })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(id: &str, value: f64, host: &str) -> HistoryRun {
+        HistoryRun {
+            id: id.into(),
+            values: [("decode|1|tokens=1|replay_total_us".to_string(), value)].into(),
+            soft: vec![("host".into(), host.into())],
+            slower: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_step_is_a_change_point_explained_and_listed_as_a_regression() {
+        let mut runs: Vec<HistoryRun> = (0..4).map(|i| run(&format!("a{i}"), 100.0 + i as f64, "old")).collect();
+        runs.extend((0..4).map(|i| run(&format!("b{i}"), 150.0 + i as f64, "new")));
+        let history = ConfigurationHistory {
+            label: "1x H200 · key abc".into(),
+            key_text: "gpu=H200".into(),
+            runs,
+            cases: [(
+                "decode|1|tokens=1|replay_total_us".to_string(),
+                CaseInfo {
+                    section: "decode",
+                    label: "tokens=1".into(),
+                    metric: "replay_total_us",
+                    higher_is_better: false,
+                },
+            )]
+            .into(),
+        };
+        let (page, regressions) = history_page(&history);
+        let case = page.blocks.iter().find(|b| b.id.starts_with("case-")).expect("a case block");
+        let row = &case.tables[0].rows[0];
+        assert_eq!((row[0].text.as_str(), row[1].text.as_str()), ("b0", "a3"));
+        assert_eq!(row[4].text, "host: old → new");
+        assert_eq!(regressions.len(), 1);
+        assert!(regressions[0].href.ends_with(&format!("#{}", case.id)), "{:?}", regressions[0]);
+        let listed = regressions_page(regressions, &[]);
+        assert_eq!(listed.blocks[0].tables[0].rows.len(), 1);
+        assert!(page.blocks.iter().any(|b| !b.figures.is_empty()), "a chart per section");
+    }
+}
