@@ -128,7 +128,8 @@ fn inodes(root: &Path) -> std::collections::BTreeMap<String, u64> {
 
 /// Adding the newest run to a built site (in shards of 3) writes the run's files, its compare
 /// page, the pages of the runs whose comparison it changes (its baseline's), the first
-/// cross-run pages, `data/runs.json` and its own shard's pages, nothing else; every other file
+/// cross-run pages, `data/runs.json`, its own shard's pages and its configuration's history
+/// pages (which list every run of the configuration), nothing else; every other file
 /// keeps its inode. Removing it again removes them.
 #[test]
 fn adding_a_run_writes_only_the_run_and_the_pages_that_list_it() {
@@ -160,7 +161,8 @@ fn adding_a_run_writes_only_the_run_and_the_pages_that_list_it() {
     for rel in &written {
         let expected = rel.starts_with(&format!("runs/{id}/"))
             || (rel.starts_with("compare/") && rel.ends_with(&format!("..{id}.html")))
-            || ["index.html", "data/runs.json", ".nccl-report-site"].contains(&rel.as_str())
+            || ["index.html", "data/runs.json", ".nccl-report-site", "regressions.html"].contains(&rel.as_str())
+            || rel.starts_with("history/")
             || rel.starts_with("sections/charts/")
             || (rel.starts_with("sections/") && !rel.contains("-20") && !rel.contains("-undated"))
             || rel.contains(&shard);
@@ -181,7 +183,9 @@ fn adding_a_run_writes_only_the_run_and_the_pages_that_list_it() {
     let new_files = written.iter().filter(|r| r.starts_with(&format!("runs/{id}/"))).count();
     // Beyond the run's files and the first pages' charts (numbered by configuration, newest
     // first): a handful of pages, whatever the number of runs.
-    let pages = written.iter().filter(|r| !r.starts_with(&format!("runs/{id}/")) && !r.starts_with("sections/charts/"));
+    let pages = written.iter().filter(|r| {
+        !r.starts_with(&format!("runs/{id}/")) && !r.starts_with("sections/charts/") && !r.starts_with("history/")
+    });
     assert!(new_files >= 10 && pages.clone().count() <= 24, "{:?}", pages.collect::<Vec<_>>());
     let timings = text(&added);
     let json: serde_json::Value = serde_json::from_str(timings.lines().find(|l| l.starts_with('{')).unwrap()).unwrap();

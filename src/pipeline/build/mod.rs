@@ -167,10 +167,12 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let writer = live.as_ref().unwrap_or(&staging);
     let site_context = RunContext { staging: writer, ..context };
     let history = stages.time("history pages", || histories::write(&results, &|id| digests.get(id), writer))?;
+    let mut cross_units = live_units.clone();
+    let live_history = cross_units.as_mut().and_then(|units| units.remove(HISTORY_UNIT));
     let mut written = stages.time("cross-run pages", || {
-        write_cross_run(&results, &digests, &site_context, options, cross_key.as_deref(), live_units.as_ref())
+        write_cross_run(&results, &digests, &site_context, options, cross_key.as_deref(), cross_units.as_ref())
     })?;
-    stages.time("remove stale history pages", || remove_stale_history(&history, live_units.as_ref(), writer))?;
+    stages.time("remove stale history pages", || remove_stale_history(&history, live_history.as_ref(), writer))?;
     written.files += history.len();
     written.units.insert(HISTORY_UNIT.to_string(), cross_run::UnitRecord { key: String::new(), files: history });
     stages.report.in_place = live.is_some();
@@ -189,8 +191,12 @@ const HISTORY_UNIT: &str = "history";
 
 /// In place: removes the history pages of the live site that this build did not write (a
 /// configuration without ok runs any more).
-fn remove_stale_history(written: &[String], live: Option<&cross_run::Units>, writer: &Staging) -> anyhow::Result<()> {
-    let Some(old) = live.and_then(|units| units.get(HISTORY_UNIT)) else { return Ok(()) };
+fn remove_stale_history(
+    written: &[String],
+    live: Option<&cross_run::UnitRecord>,
+    writer: &Staging,
+) -> anyhow::Result<()> {
+    let Some(old) = live else { return Ok(()) };
     for rel in old.files.iter().filter(|rel| !written.contains(rel)) {
         writer.remove(rel)?;
     }
