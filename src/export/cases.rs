@@ -160,6 +160,7 @@ mod tests {
             metric: "per_call_us",
             folder: folder.map(str::to_string),
             higher_is_better: false,
+            family: crate::analysis::comparison::samples::Family::Device,
             values,
         }
     }
