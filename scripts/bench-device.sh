@@ -145,7 +145,7 @@ plus_one() {
     local pct; pct=$(awk -v p="$plus" -v c="$cold" 'BEGIN { printf "%.1f", 100 * p / c }')
     echo "| $2 | $cold | $plus ($pct %) | $changed of $total |"
 }
-echo "### +1 run at N = $BIG (small runs, no logs; cache on)"
+echo "### +1 run at N = $BIG (synth runs without logs; cache on)"
 echo
 echo "| binary | cold build (s) | +1 run (s, % of cold) | files written (new inodes; a hard link keeps its inode, so the old binary's relinking of every run is not in it) |"
 echo "|---|---:|---:|---:|"
