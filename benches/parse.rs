@@ -3,6 +3,12 @@
 //! process run. Prints the best of `BENCH_REPEAT` passes on one thread and on all threads
 //! (rayon, as `build` runs them), per run, and the ratios to the seed.
 //!
+//! Then the NCCL log scan alone: `load::load_logs` over one generated run whose logs are plain
+//! text of about `BENCH_LOG_BYTES` each (default 16 MiB; NCCL 2.28 INIT/GRAPH lines, then one
+//! COLL line per call, TUNING lines in the 4-rank nccl-tests log), best of `BENCH_REPEAT`
+//! passes on one thread, in MB/s of decompressed text (page cache warm after the first pass);
+//! then the same logs with a timestamp and an MPI tag in front of every line.
+//!
 //! Settings (environment): `BENCH_RUNS` (a runs folder; default: a generated corpus of 100
 //! runs in the seed layout without logs, under `target/bench/parse-100`), `BENCH_REPEAT`
 //! (passes, default 10), `SEED_DIR` (default `../shared/seed`; the seed is skipped when
@@ -10,6 +16,7 @@
 
 mod common;
 
+use nccl_report::ingest::input::Limits;
 use nccl_report::synth::{generate, SynthOptions};
 use nccl_report::{analysis::summarize, ingest::find, ingest::load};
 use rayon::prelude::*;
@@ -40,7 +47,7 @@ fn main() {
         let (mut parse, mut summ) = (0.0, 0.0);
         for run in &dirs {
             let t = Instant::now();
-            let raw = load::load_tables(run);
+            let raw = load::load_tables(run, Limits::DEFAULT);
             parse += t.elapsed().as_secs_f64();
             let t = Instant::now();
             std::hint::black_box(summarize::summarize(raw));
@@ -55,7 +62,7 @@ fn main() {
         .map(|_| {
             let t = Instant::now();
             dirs.par_iter().for_each(|run| {
-                std::hint::black_box(summarize::summarize(load::load_tables(run)));
+                std::hint::black_box(summarize::summarize(load::load_tables(run, Limits::DEFAULT)));
             });
             t.elapsed().as_secs_f64()
         })
@@ -83,6 +90,65 @@ fn main() {
         ),
         None => println!("seed summarization: n/a (no {})", seed_dir.display()),
     }
+    log_scan(repeat);
+}
+
+/// MB/s of the NCCL log scan on one thread (see the header).
+fn log_scan(repeat: usize) {
+    let log_bytes: u64 = env_or("BENCH_LOG_BYTES", &(16 << 20).to_string()).parse().unwrap();
+    let dir = PathBuf::from(format!("target/bench/logs-{log_bytes}"));
+    if !dir.join("complete").is_file() {
+        let _ = std::fs::remove_dir_all(&dir);
+        let options = SynthOptions { count: 1, seed: 7, log_bytes, gzip_every: 0, tuning: true };
+        generate(&dir.join("runs"), &options).unwrap();
+        std::fs::write(dir.join("complete"), "").unwrap();
+    }
+    let (runs, _) = find::find_runs(&dir.join("runs")).unwrap();
+    scan_speed("NCCL log scan", &runs[0], repeat);
+    // The same logs as a Python logger writing mpirun's tagged output would keep them: a
+    // different timestamp on every line, so every line's host is looked up again.
+    let prefixed = dir.join("prefixed");
+    if !prefixed.join("complete").is_file() {
+        let nccl = prefixed.join("runs/prefixed/raw/nccl");
+        std::fs::create_dir_all(&nccl).unwrap();
+        for file in &runs[0].files.nccl_logs {
+            let text = std::fs::read(&file.path).unwrap();
+            let mut out = Vec::with_capacity(text.len() * 2);
+            for (i, line) in text.split_inclusive(|b| *b == b'\n').enumerate() {
+                let stamp = format!(
+                    "2025-11-12 20:{:02}:{:02},{:03} - INFO - [1,0]<stdout>:",
+                    i / 60_000 % 60,
+                    i / 1000 % 60,
+                    i % 1000
+                );
+                out.extend_from_slice(stamp.as_bytes());
+                out.extend_from_slice(line);
+            }
+            std::fs::write(nccl.join(file.path.file_name().unwrap()), out).unwrap();
+        }
+        std::fs::write(prefixed.join("complete"), "").unwrap();
+    }
+    let (runs, _) = find::find_runs(&prefixed.join("runs")).unwrap();
+    scan_speed("NCCL log scan, every line prefixed (timestamp + MPI tag)", &runs[0], repeat);
+}
+
+/// Best of `repeat` (at least 2) passes of `load::load_logs` over `run`, in MB/s.
+fn scan_speed(label: &str, run: &find::RunDir, repeat: usize) {
+    let bytes: u64 = run.files.nccl_logs.iter().map(|f| f.stamp.len).sum();
+    let best = (0..repeat.max(2))
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(load::load_logs(run, Limits::DEFAULT));
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::MAX, f64::min);
+    println!(
+        "{label}, one thread: {} files, {:.1} MB in {:.3} s = {:.0} MB/s",
+        run.files.nccl_logs.len(),
+        bytes as f64 / 1e6,
+        best,
+        bytes as f64 / 1e6 / best
+    );
 }
 
 /// 100 runs in the seed layout (4 ranks, 10 cycles, every section, nccl-tests stdout), no logs.

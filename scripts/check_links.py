@@ -2,7 +2,7 @@
 """Link check of a built site (a dev tool, run by scripts/check-site.sh; standard library only).
 
   check_links.py files SITE_DIR
-      Every href/src/srcset of every HTML page, resolved as a browser does from file://, must
+      Every href/src/srcset/data of every HTML page, resolved as a browser does from file://, must
       name a file in SITE_DIR, and a #fragment must name an id in the target page. Links that
       start with `/` or a scheme are reported (they break from file:// or leave the site),
       except in 404.html, whose links are absolute by design (`build --site-url`).
@@ -37,7 +37,7 @@ class Links(html.parser.HTMLParser):
                 continue
             if name == "id":
                 self.ids.add(value)
-            elif name in ("href", "src"):
+            elif name in ("href", "src", "data"):
                 self.links.append(value)
             elif name == "srcset":
                 self.links.extend(part.strip().split(" ")[0] for part in value.split(",") if part.strip())

@@ -1,8 +1,11 @@
 //! nccl-report: archived NCCL experiment runs in, seed-exact summaries and a static site out.
 //!
-//! Data flows one way: `find` (run folders) -> `parse` (bytes to `model`) -> `summarize`
-//! (seed statistics) -> `export` (seed-format files) / `site` (view model) -> `render`
-//! (HTML, SVG) -> `write` (the only module that writes the site).
+//! Groups by stage, each using only the groups before it (`tests/layers.rs` enforces it):
+//! `core` (diagnostics, run ids, calendar, formatting, the model) <- `ingest` (find, read,
+//! parse) <- `analysis` (seed statistics, NCCL views, comparison, run overviews) <- `export`
+//! (seed-format files) and `site` (view model) <- `render` (HTML, SVG) <- `pipeline` (the
+//! build, its cache and the one writer of the site) <- `output` (publish, serve) <- `cli`.
+//! `collect` and `synth` stand beside them (they use `core`, `ingest` and `export`).
 
 pub mod analysis;
 pub mod cli;

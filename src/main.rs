@@ -13,8 +13,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match nccl_report::cli::app::run(cli) {
         Ok(code) => code,
+        // The reader of stdout went away (`collect --dry-run | head`): nothing to report.
+        Err(error) if nccl_report::core::stdout::is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", nccl_report::cli::app::printable_error(&error));
             ExitCode::from(2)
         }
     }

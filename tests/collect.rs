@@ -56,6 +56,7 @@ const FAKE_PYTHON: &str = "#!/bin/sh\necho torch=2.11.0+cu130\necho cuda_runtime
 
 /// `-h` lists `-J` only when `JSON` is `yes`; a run prints one table row and writes the JSON.
 const FAKE_NCCL_TESTS: &str = r##"#!/bin/sh
+echo "$*" >> "$0.calls"
 if [ "$1" = -h ]; then echo "USAGE: all_reduce_perf"; [ JSON = yes ] && echo "[-J,--output_file <file> write output]"; exit 0; fi
 json=; prev=
 for a in "$@"; do [ "$prev" = -J ] && json=$a; prev=$a; done
@@ -203,8 +204,22 @@ fn dry_run_clamps_to_probed_gpus() {
     assert!(out.contains("world sizes 4,2 clamped to the 1 GPU present: running 1"), "{out}");
     assert!(out.contains("--nproc_per_node=1 ") && !out.contains("world4_full"), "{out}");
     let control = out.lines().find(|l| l.contains("all_reduce_perf -b")).expect(&out);
-    assert!(control.contains("-b 8K -e 1M -f 2 -g 1 -w 20 -n 100 -N 2 -c 1 -d half -a 3 >"), "{control}");
-    assert!(!control.contains("-J"), "this all_reduce_perf has no -J: {control}");
+    // A dry run runs nothing, not even `-h`: the control is shown as with JSON support.
+    assert!(
+        control.contains("-b 8K -e 1M -f 2 -g 1 -w 20 -n 100 -N 2 -c 1 -d half -a 3 -J raw/nccl_tests_g1.json >"),
+        "{control}"
+    );
+    assert!(!Path::new(&format!("{}.calls", nccl_tests.display())).exists(), "the nccl-tests binary was run");
+    assert!(!machine.runs().exists());
+}
+
+#[test]
+fn a_newline_in_the_nccl_tests_path_is_refused() {
+    let machine = Machine::new().with_gpus(1).with_nccl_tests(true);
+    let odd = machine.nccl_tests().with_file_name("all_reduce_perf\nnccl_runtime=9.9.9");
+    fs::copy(machine.nccl_tests(), &odd).unwrap();
+    let (ok, out, err) = machine.collect(&["--nccl-tests", odd.to_str().unwrap()]);
+    assert!(!ok && err.contains("control character"), "{out}{err}");
     assert!(!machine.runs().exists());
 }
 
@@ -547,4 +562,28 @@ fn torchrun_launcher_on_one_node_lands_the_same_shape_as_local() {
 
     let (ok, _, err) = machine.collect(&["--launcher", "torchrun", "--nnodes", "2"]);
     assert!(!ok && err.contains("needs --run-id, the same on every node"), "{err}");
+}
+
+/// `collect --dry-run | head -0`: stdout is a pipe nobody reads (its read end closed before the
+/// command starts); the command ends quietly (exit 0, no panic), as after `| head`.
+#[test]
+fn dry_run_into_a_closed_pipe_ends_quietly() {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let machine = Machine::new();
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors `pipe` writes.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: both descriptors were just opened by `pipe` and are owned by nothing else.
+    let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    drop(read_end);
+    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("nccl-report"))
+        .current_dir(machine.dir.path())
+        .env("PATH", machine.dir.path().join("bin"))
+        .args(["collect", "--runs", machine.runs().to_str().unwrap(), "--cycles", "2", "--dry-run"])
+        .stdout(std::process::Stdio::from(write_end))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{:?} {stderr}", output.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }

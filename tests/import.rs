@@ -1,8 +1,8 @@
 //! `nccl-report import`: copying run folders into a runs folder, through the CLI.
 
 use assert_cmd::Command;
-use nccl_report::collect::run_id::{validate, RunIdError};
 use nccl_report::collect::tree;
+use nccl_report::core::run_id::{validate, RunIdError};
 use std::fs;
 use std::path::{Path, PathBuf};
 

@@ -6,6 +6,7 @@
 //! `bash -n` and, when installed, shellcheck.
 
 use assert_cmd::Command;
+use nccl_report::ingest::input::Limits;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -277,8 +278,8 @@ fn two_node_job_lands_a_run_with_both_hosts() {
     // The run's facts: two hosts with their own GPUs, and rank -> host -> GPU from the logs.
     let canonical_runs = fs::canonicalize(cluster.runs()).unwrap();
     let listed = nccl_report::ingest::find::list_run("mn".to_string(), run.clone(), &canonical_runs);
-    let mut raw = nccl_report::ingest::load::load_tables(&listed);
-    nccl_report::ingest::load::load_logs(&listed).attach(&mut raw);
+    let mut raw = nccl_report::ingest::load::load_tables(&listed, Limits::DEFAULT);
+    nccl_report::ingest::load::load_logs(&listed, Limits::DEFAULT).attach(&mut raw);
     let hosts: Vec<(&str, usize)> = raw.hosts.iter().map(|h| (h.host.as_str(), h.gpus.len())).collect();
     assert_eq!(hosts, [("node1", 2), ("node2", 2)]);
     assert_eq!(raw.hosts[1].gpus[1].uuid, "GPU-node2-1");
@@ -303,13 +304,16 @@ fn two_node_job_lands_a_run_with_both_hosts() {
         .output()
         .unwrap();
     assert!(build.status.success(), "{}", String::from_utf8_lossy(&build.stderr));
-    let runs_json = read(&site.join("data/runs.json"));
+    let index: serde_json::Value = serde_json::from_str(&read(&site.join("data/runs.json"))).unwrap();
+    let runs_json = read(&site.join(index["shards"][0]["path"].as_str().unwrap()));
     let json: serde_json::Value = serde_json::from_str(&runs_json).unwrap();
     let hosts = serde_json::json!([{ "host": "node1", "gpus": 2 }, { "host": "node2", "gpus": 2 }]);
     assert_eq!(json["runs"][0]["facts"]["hosts"], hosts, "{runs_json}");
     let schema: serde_json::Value =
         serde_json::from_str(&read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/runs.schema.json"))).unwrap();
-    assert!(jsonschema::draft202012::is_valid(&schema, &json), "runs.json against docs/runs.schema.json");
+    for document in [&index, &json] {
+        assert!(jsonschema::draft202012::is_valid(&schema, document), "runs.json against docs/runs.schema.json");
+    }
 
     // The run page's Hosts block: both hosts, rank -> host -> GPU, the NCCL logs by host.
     let page = read(&site.join("runs/mn/index.html"));
@@ -424,7 +428,7 @@ fn torchrun_launcher_on_two_nodes_assembles_one_run() {
     assert!(run.join("nodes/node1/raw/world4_full.stdout").is_file());
     let listed =
         nccl_report::ingest::find::list_run("tr".to_string(), run.clone(), &fs::canonicalize(cluster.runs()).unwrap());
-    let raw = nccl_report::ingest::load::load_tables(&listed);
+    let raw = nccl_report::ingest::load::load_tables(&listed, Limits::DEFAULT);
     assert_eq!(raw.hosts.len(), 2);
     assert_eq!(raw.hosts[1].gpus[0].uuid, "GPU-node2-0", "{:?}", raw.hosts);
 }

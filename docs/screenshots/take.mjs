@@ -3,11 +3,13 @@
 import { readFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 
-const [site, out, runId] = process.argv.slice(2);
+const [site, out, runId, comparePage] = process.argv.slice(2);
 const pages = [
   ['index', 'index.html', null],
+  ['compare', comparePage, null],
   ['run-page', `runs/${runId}/index.html`, '#async'],
-  ['decode-section', 'sections/decode.html', null],
+  ['run-evidence', `runs/${runId}/index.html`, '#files'],
+  ['decode-section', 'sections/decode.html', '#runs'],
 ];
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
@@ -20,11 +22,14 @@ for (const width of [1280, 390]) {
     const page = await context.newPage();
     for (const [name, path, anchor] of pages) {
       await page.goto(`file://${site}/${path}`, { waitUntil: 'load' });
+      // The widest table against the content box: nothing may scroll sideways at 1280.
+      const widest = await page.$$eval('main table', (ts) => ts.map((t) => [t.caption ? t.caption.textContent.slice(0, 40) : '', t.scrollWidth, t.closest('main').clientWidth - 32]));
+      if (width === 1280 && colorScheme === 'light') for (const [caption, w, box] of widest) if (w > box) console.log(`${name}: table "${caption}" is ${w} px wide in a ${box} px box`);
       if (anchor) await page.evaluate((a) => document.querySelector(a).scrollIntoView(), anchor);
       await page.screenshot({ path: `${out}/${name}-${width}-${colorScheme}.png` });
       if (colorScheme === 'light') {
         // The chart text as rendered: the SVG's smallest font size times the shown/drawn width.
-        const charts = await page.$$eval('figure img', (imgs) => imgs.map((img) => [img.currentSrc, img.clientWidth]));
+        const charts = await page.$$eval('figure object', (objects) => objects.map((o) => [o.data, o.clientWidth]));
         for (const [src, shown] of charts.slice(0, 1)) {
           const svg = readFileSync(new URL(src), 'utf8');
           const sizes = [...svg.matchAll(/font-size="([0-9.]+)"/g)].map((m) => Number(m[1]));

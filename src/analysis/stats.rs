@@ -1,7 +1,9 @@
 //! The seed's statistics, exactly: Python's `statistics.median`, `fmean` (over `math.fsum`),
 //! `pstdev`, nearest-rank percentile, `max`/`min` and the critical path.
 //! Uses std (and a fast hash map) only. Submodule: `bootstrap` (seeded intervals of a
-//! ratio of medians), for cross-run comparison. Every function takes a non-empty slice unless it says otherwise.
+//! ratio of medians), for cross-run comparison. No function panics on an empty slice: those
+//! without a value for it return `None` (where Python raises), `median` returns NaN (the
+//! comparison engine calls it, on cases that have values).
 
 pub(crate) mod bootstrap;
 
@@ -42,49 +44,55 @@ pub(crate) struct Spread {
 }
 
 impl Spread {
-    /// The spread of a non-empty slice.
-    pub(crate) fn of(values: &[f64]) -> Spread {
+    /// The spread of `values`; `None` when there are none.
+    pub(crate) fn of(values: &[f64]) -> Option<Spread> {
         let ordered = sorted(values);
-        Spread {
+        Some(Spread {
             n: values.len(),
-            median: median_of_sorted(&ordered),
-            p95: percentile_of_sorted(&ordered, 0.95),
-            min: py_min(values),
-            max: py_max(values),
-            cv_percent: cv_percent(values),
-        }
+            median: median_of_sorted(&ordered)?,
+            p95: percentile_of_sorted(&ordered, 0.95)?,
+            min: py_min(values)?,
+            max: py_max(values)?,
+            cv_percent: cv_percent(values)?,
+        })
     }
 }
 
-/// `statistics.median`: the middle value, or the mean of the two middle values.
+/// `statistics.median`: the middle value, or the mean of the two middle values; NaN for no
+/// values (where Python raises `StatisticsError`).
 pub(crate) fn median(values: &[f64]) -> f64 {
-    median_of_sorted(&sorted(values))
+    median_of_sorted(&sorted(values)).unwrap_or(f64::NAN)
 }
 
-fn median_of_sorted(ordered: &[f64]) -> f64 {
+fn median_of_sorted(ordered: &[f64]) -> Option<f64> {
     let n = ordered.len();
-    if n % 2 == 1 {
-        ordered[n / 2]
+    if n == 0 {
+        None
+    } else if n % 2 == 1 {
+        Some(ordered[n / 2])
     } else {
-        (ordered[n / 2 - 1] + ordered[n / 2]) / 2.0
+        Some((ordered[n / 2 - 1] + ordered[n / 2]) / 2.0)
     }
 }
 
 /// Nearest-rank percentile of sorted values: `sorted[max(0, ceil(q * n) - 1)]`, with `q * n`
-/// in f64 as Python.
-fn percentile_of_sorted(ordered: &[f64], quantile: f64) -> f64 {
+/// in f64 as Python; `None` for no values.
+fn percentile_of_sorted(ordered: &[f64], quantile: f64) -> Option<f64> {
     let rank = (quantile * ordered.len() as f64).ceil() as i64 - 1;
-    ordered[rank.max(0) as usize]
+    ordered.get(rank.max(0) as usize).copied()
 }
 
-/// Python's `max()`: the first value that no later value is strictly greater than.
-pub(crate) fn py_max(values: &[f64]) -> f64 {
-    values[1..].iter().fold(values[0], |m, &x| if x > m { x } else { m })
+/// Python's `max()`: the first value that no later value is strictly greater than; `None`
+/// for no values.
+pub(crate) fn py_max(values: &[f64]) -> Option<f64> {
+    let (first, rest) = values.split_first()?;
+    Some(rest.iter().fold(*first, |m, &x| if x > m { x } else { m }))
 }
 
-/// Python's `min()`.
-pub(crate) fn py_min(values: &[f64]) -> f64 {
-    values[1..].iter().fold(values[0], |m, &x| if x < m { x } else { m })
+/// Python's `min()`; `None` for no values.
+pub(crate) fn py_min(values: &[f64]) -> Option<f64> {
+    let (first, rest) = values.split_first()?;
+    Some(rest.iter().fold(*first, |m, &x| if x < m { x } else { m }))
 }
 
 /// `math.fsum`: the correctly rounded sum (Shewchuk's exact partials, as CPython).
@@ -146,27 +154,29 @@ pub(crate) fn fsum(values: impl IntoIterator<Item = f64>) -> f64 {
     hi
 }
 
-/// `statistics.fmean`: `fsum(values) / n`.
-pub(crate) fn fmean(values: &[f64]) -> f64 {
-    fsum(values.iter().copied()) / values.len() as f64
+/// `statistics.fmean`: `fsum(values) / n`; `None` for no values.
+pub(crate) fn fmean(values: &[f64]) -> Option<f64> {
+    (!values.is_empty()).then(|| fsum(values.iter().copied()) / values.len() as f64)
 }
 
 /// `statistics.pstdev` (population standard deviation). Two-pass over an exactly rounded
-/// mean; agrees with CPython's exact-rational result far inside 1e-9 relative.
-pub(crate) fn pstdev(values: &[f64]) -> f64 {
-    let mean = fmean(values);
+/// mean; agrees with CPython's exact-rational result far inside 1e-9 relative. `None` for no
+/// values.
+pub(crate) fn pstdev(values: &[f64]) -> Option<f64> {
+    let mean = fmean(values)?;
     let squares = fsum(values.iter().map(|&x| (x - mean) * (x - mean)));
     let correction = fsum(values.iter().map(|&x| x - mean));
     let n = values.len() as f64;
-    ((squares - correction * correction / n) / n).max(0.0).sqrt()
+    Some(((squares - correction * correction / n) / n).max(0.0).sqrt())
 }
 
-/// The seed's `cv_percent`: `pstdev / mean * 100`, and 0 for a single value.
-pub(crate) fn cv_percent(values: &[f64]) -> f64 {
+/// The seed's `cv_percent`: `pstdev / mean * 100`, and 0 for a single value; `None` for no
+/// values.
+pub(crate) fn cv_percent(values: &[f64]) -> Option<f64> {
     if values.len() > 1 {
-        pstdev(values) / fmean(values) * 100.0
+        Some(pstdev(values)? / fmean(values)? * 100.0)
     } else {
-        0.0
+        (values.len() == 1).then_some(0.0)
     }
 }
 
@@ -220,10 +230,10 @@ mod tests {
     #[test]
     fn spread_is_the_seeds_block() {
         // Values from Python: statistics.median, nearest-rank P95, min, max, pstdev/fmean*100.
-        let spread = Spread::of(&[3.0, 1.0, 2.0, 10.0]);
+        let spread = Spread::of(&[3.0, 1.0, 2.0, 10.0]).unwrap();
         assert_eq!(spread, Spread { n: 4, median: 2.5, p95: 10.0, min: 1.0, max: 10.0, cv_percent: 88.38834764831844 });
         // min/max keep Python's first-wins order for signed zeros; the median sorts.
-        let zeros = Spread::of(&[0.0, -0.0]);
+        let zeros = Spread::of(&[0.0, -0.0]).unwrap();
         assert!(zeros.min.is_sign_positive() && zeros.max.is_sign_positive());
     }
 
@@ -239,11 +249,14 @@ mod tests {
     #[test]
     fn nearest_rank_p95() {
         let values: Vec<f64> = (1..=10).map(f64::from).collect();
-        assert_eq!(percentile_of_sorted(&sorted(&values), 0.95), 10.0);
+        assert_eq!(percentile_of_sorted(&sorted(&values), 0.95), Some(10.0));
         let values: Vec<f64> = (1..=20).map(f64::from).collect();
         // ceil(0.95 * 20) = 19 in f64 -> index 18
-        assert_eq!(percentile_of_sorted(&sorted(&values), 0.95), 19.0);
-        assert_eq!(percentile_of_sorted(&[5.0], 0.95), 5.0);
+        assert_eq!(percentile_of_sorted(&sorted(&values), 0.95), Some(19.0));
+        assert_eq!(percentile_of_sorted(&[5.0], 0.95), Some(5.0));
+        // Nearest rank, not the next one: 0.5 of 4 values is the 2nd.
+        assert_eq!(percentile_of_sorted(&[1.0, 2.0, 3.0, 4.0], 0.5), Some(2.0));
+        assert_eq!(percentile_of_sorted(&[1.0, 2.0, 3.0, 4.0], 0.0), Some(1.0));
     }
 
     #[test]
@@ -251,6 +264,12 @@ mod tests {
         assert_eq!(fsum([0.1; 10]), 1.0);
         assert_eq!(fsum([1e100, 1.0, -1e100, 1e-100]), 1.0);
         assert_eq!(fsum([]), 0.0);
+        // CPython's half-way correction over three partials: math.fsum([1e16, 1., 1e-16]).
+        assert_eq!(fsum([1e16, 1.0, 1e-16]), 10000000000000002.0);
+        // Infinities are summed apart from the partials: math.fsum([inf, 1.]) is inf.
+        assert_eq!(fsum([f64::INFINITY, 1.0]), f64::INFINITY);
+        assert_eq!(fsum([1.0, f64::NEG_INFINITY]), f64::NEG_INFINITY);
+        assert!(fsum([f64::INFINITY, f64::NEG_INFINITY]).is_nan());
     }
 
     #[test]
@@ -258,9 +277,13 @@ mod tests {
         // python3 -c "import statistics as s; v=[10.0,12.0,11.5,30.25]; print(s.pstdev(v)/s.fmean(v)*100)"
         let v = [10.0, 12.0, 11.5, 30.25];
         let expected = 52.05356127164722;
-        assert!((cv_percent(&v) - expected).abs() / expected < 1e-12, "{}", cv_percent(&v));
-        assert_eq!(cv_percent(&[3.0]), 0.0);
-        assert_eq!(cv_percent(&[2.0, 2.0, 2.0]), 0.0);
+        let cv = cv_percent(&v).unwrap();
+        assert!((cv - expected).abs() / expected < 1e-12, "{cv}");
+        assert_eq!(cv_percent(&[3.0]), Some(0.0));
+        assert_eq!(cv_percent(&[2.0, 2.0, 2.0]), Some(0.0));
+        // pstdev([1, 3]) = 1, fmean = 2: 50 %.
+        assert_eq!(cv_percent(&[1.0, 3.0]), Some(50.0));
+        assert_eq!(pstdev(&[1.0, 3.0]), Some(1.0));
     }
 
     #[test]
@@ -269,5 +292,39 @@ mod tests {
         let rows = [("b", 0, 1.0), ("a", 0, 5.0), ("b", 0, 3.0), ("b", 1, 2.0), ("a", 0, 4.0), ("b", 1, 9.0)];
         let grouped = critical_cycles(&rows, |r| r.0, |r| r.1, |r| r.2);
         assert_eq!(grouped, vec![("b", vec![3.0, 9.0]), ("a", vec![5.0])]);
+    }
+
+    #[test]
+    fn empty_input_has_no_statistic_and_never_panics() {
+        assert_eq!(Spread::of(&[]), None);
+        assert!(median(&[]).is_nan());
+        assert_eq!(median_of_sorted(&[]), None);
+        assert_eq!(percentile_of_sorted(&[], 0.95), None);
+        assert_eq!(py_max(&[]), None);
+        assert_eq!(py_min(&[]), None);
+        assert_eq!(fmean(&[]), None);
+        assert_eq!(pstdev(&[]), None);
+        assert_eq!(cv_percent(&[]), None);
+        assert_eq!(fsum([]), 0.0);
+        let none: [(u8, u8, f64); 0] = [];
+        assert!(critical_cycles(&none, |r| r.0, |r| r.1, |r| r.2).is_empty());
+    }
+
+    #[test]
+    fn python_max_and_min_keep_the_first_of_equals() {
+        // Python: max(0.0, -0.0) is 0.0 and max(-0.0, 0.0) is -0.0 (no later value is greater).
+        assert!(py_max(&[-0.0, 0.0]).unwrap().is_sign_negative());
+        assert!(py_min(&[0.0, -0.0]).unwrap().is_sign_positive());
+        assert_eq!(py_max(&[1.0, 5.0, 2.0]), Some(5.0));
+        assert_eq!(py_min(&[4.0, 1.0, 2.0]), Some(1.0));
+        assert_eq!(fmean(&[1.0, 2.0, 6.0]), Some(3.0));
+    }
+
+    #[test]
+    fn a_cv_is_known_from_two_cycles() {
+        assert_eq!(known_cv(0, 12.5), None);
+        assert_eq!(known_cv(1, 12.5), None);
+        assert_eq!(known_cv(MIN_SPREAD_CYCLES, 12.5), Some(12.5));
+        assert_eq!(known_cv(10, 3.0), Some(3.0));
     }
 }

@@ -6,9 +6,10 @@ use crate::cli::args::{Cli, CollectArgs, Command, CompareArgs, LauncherKind};
 use crate::collect::multinode::Rendezvous;
 use crate::collect::slurm::SlurmSettings;
 use crate::collect::{CollectOptions, ImportOptions, Launcher};
+use crate::core::format::terminal_safe;
 use crate::output::publish::PublishOptions;
 use crate::output::serve::ServeOptions;
-use crate::pipeline::build::BuildOptions;
+use crate::pipeline::BuildOptions;
 use crate::synth::SynthOptions;
 use std::io::Write;
 use std::process::ExitCode;
@@ -25,7 +26,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Collect(args) => {
             let launcher = collect_launcher(&args);
-            crate::collect::launch::collect(&CollectOptions {
+            crate::collect::collect(&CollectOptions {
                 runs: args.runs,
                 run_id: args.run_id,
                 world_sizes: args.world_sizes,
@@ -63,13 +64,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 cache: !args.no_cache,
                 page_size: args.page_size,
                 site_url: args.site_url,
-                limits: crate::ingest::input::Limits {
-                    file: args.max_file_bytes,
-                    notes: args.max_notes_bytes,
-                    log: args.max_log_bytes,
-                },
+                evidence: !args.no_evidence,
+                limits: args.limits.limits(),
             };
-            let report = crate::pipeline::build::build(&options)?;
+            let report = crate::pipeline::build(&options)?;
             for line in report.skipped.iter().chain(&report.problems) {
                 eprintln!("  {}", terminal_safe(line));
             }
@@ -83,7 +81,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Inspect(args) => {
-            let (document, had_errors) = crate::ingest::inspect::inspect(&args.file)?;
+            let inspected = crate::ingest::inspect::inspect(&args.file, args.kind, args.limits.limits())?;
+            if let Some(note) = &inspected.note {
+                eprintln!("note: {note}");
+            }
+            let (document, had_errors) = (inspected.document, inspected.failed);
             let text = serde_json::to_string_pretty(&document)?;
             // A closed pipe (`inspect FILE | head`) is not an error worth a message.
             if let Err(error) = writeln!(std::io::stdout(), "{text}") {
@@ -96,7 +98,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Compare(args) => compare(args),
         Command::Serve(args) => {
             if args.watch {
-                crate::output::out_dir::check_apart(&args.out, &args.runs)?;
+                crate::pipeline::out_dir::check_apart(&args.out, &args.runs)?;
             }
             let watch = args.watch.then(|| BuildOptions {
                 runs: args.runs.clone(),
@@ -105,7 +107,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 cache: true,
                 page_size: crate::site::paging::DEFAULT_PAGE_SIZE,
                 site_url: "/".to_string(),
-                limits: crate::ingest::input::Limits::DEFAULT,
+                evidence: true,
+                limits: args.limits.limits(),
             });
             let send_timeout = std::time::Duration::from_secs(args.send_timeout as u64);
             crate::output::serve::serve(&ServeOptions { out: args.out, port: args.port, watch, send_timeout })?;
@@ -127,7 +130,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 
 fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
     use crate::analysis::comparison;
-    let all = comparison::load_all(&args.runs)?;
+    let all = crate::pipeline::compared_runs(&args.runs, args.limits.limits())?;
     let (base_id, candidate_id, source) = match (args.ids.as_slice(), &args.baseline) {
         ([base, candidate], None) => (base.clone(), candidate.clone(), "given".to_string()),
         ([_, _], Some(_)) => anyhow::bail!("give either BASE CAND or CAND --baseline ID, not both"),
@@ -153,10 +156,10 @@ fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
     Ok(if report.has_regression(args.accept_drift) { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// `text` with control characters (terminal escape sequences among them) written as Rust
-/// escapes (`\u{1b}`), so that names and messages from runs cannot drive the terminal.
-fn terminal_safe(text: &str) -> String {
-    text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+/// An error as printed by the binary: its whole chain, control characters escaped (an
+/// error may quote a file name or a value from a run).
+pub fn printable_error(error: &anyhow::Error) -> String {
+    terminal_safe(&format!("{error:#}"))
 }
 
 fn collect_launcher(args: &CollectArgs) -> Launcher {

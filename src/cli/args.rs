@@ -57,11 +57,23 @@ pub struct BuildArgs {
     /// Print the time of each stage and the peak memory as JSON on stderr.
     #[arg(long)]
     pub timings: bool,
+    /// Leave the runs' archived inputs (logs, nccl-tests and torchrun outputs...) out of the
+    /// site: run pages name them without a link.
+    #[arg(long)]
+    pub no_evidence: bool,
     /// The URL path the site is served under (`/nccl-report/` on a GitHub Pages project
     /// site): 404.html's links and stylesheet start with it, as that page is served for any
     /// missing URL; every other page links relatively. Letters, digits, `-._~` and `/` only.
     #[arg(long, value_name = "PREFIX", default_value = "/", value_parser = crate::site::paths::site_url)]
     pub site_url: String,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// The size limits of the commands that read runs (`build`, `serve --watch`, `compare`,
+/// `inspect`): one set of flags, turned into the `Limits` value every reader is handed.
+#[derive(Debug, Args)]
+pub struct LimitArgs {
     /// The most bytes (decompressed) read from a file read whole: section CSVs, manifests,
     /// artifacts, nccl-tests outputs. A larger file makes its run invalid, naming it.
     #[arg(long, value_name = "BYTES", default_value_t = crate::ingest::input::MAX_FILE_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
@@ -74,10 +86,21 @@ pub struct BuildArgs {
     pub max_notes_bytes: u64,
 }
 
+impl LimitArgs {
+    pub fn limits(&self) -> crate::ingest::input::Limits {
+        crate::ingest::input::Limits { file: self.max_file_bytes, notes: self.max_notes_bytes, log: self.max_log_bytes }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct InspectArgs {
     /// An nccl-tests stdout or JSON, an NCCL log, a manifest, a section CSV (`.gz` too).
     pub file: PathBuf,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+    /// Read the file as this kind, whatever its name and content say.
+    #[arg(long, value_enum)]
+    pub kind: Option<crate::ingest::inspect::Kind>,
 }
 
 #[derive(Debug, Args)]
@@ -92,9 +115,12 @@ pub struct ServeArgs {
     /// Runs folder to watch and rebuild from (with --watch).
     #[arg(long, default_value = "runs")]
     pub runs: PathBuf,
-    /// Seconds a client may stop reading before its connection is dropped.
+    /// Seconds one response may take, from the connection to its last byte (a deadline).
     #[arg(long, default_value_t = 10, value_parser = positive)]
     pub send_timeout: usize,
+    /// Size limits of the rebuilds (with --watch).
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 #[derive(Debug, Args)]
@@ -265,6 +291,8 @@ pub struct CompareArgs {
     /// case is slower: the shift is still reported.
     #[arg(long)]
     pub accept_drift: bool,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 /// A count of at least one.

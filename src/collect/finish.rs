@@ -10,9 +10,9 @@
 
 use crate::collect::launch::{fail, land, Folders};
 use crate::collect::record::{gpu_summary, manifest_text, topology_summary};
-use crate::collect::run_id;
 use crate::collect::sbatch::{MultiNodePlan, PLAN_FILE};
 use crate::collect::steps::{filter_json_env, gzip_logs};
+use crate::core::run_id;
 use anyhow::{anyhow, bail, Context, Result};
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -7,10 +7,11 @@
 //! `nodes/node<R>/`. The runs folder must be a path every node sees (a shared filesystem).
 //! Moves files by renaming them (one filesystem); writes only under the runs folder.
 
-use crate::collect::launch::{self, fail, land, Folders};
+use crate::collect::launch::{fail, land, Folders};
 use crate::collect::multinode::Rendezvous;
-use crate::collect::{run_id, CollectOptions, Launcher};
+use crate::collect::{CollectOptions, Launcher};
 use crate::core::format::noun;
+use crate::core::run_id;
 use anyhow::{anyhow, bail, Context, Result};
 use std::collections::BTreeSet;
 use std::fs;
@@ -36,7 +37,7 @@ pub fn collect_node(options: &CollectOptions, rendezvous: &Rendezvous) -> Result
         launcher: Launcher::Torchrun(Rendezvous { rdzv_id: Some(id.clone()), ..rendezvous.clone() }),
         ..options.clone()
     };
-    launch::collect(&node)?;
+    super::collect(&node)?;
     if options.dry_run {
         return Ok(());
     }

@@ -14,20 +14,30 @@
 //!   and nothing is overwritten.
 //! - Symlinks are copied as links only when relative and resolving inside the run; any other
 //!   link, or a FIFO, socket or device file, refuses the run. The source is only read.
-//! - Copies go to `runs/.import-<id>-<pid>/` and are renamed into place. Leftovers of
-//!   interrupted imports (whose process is gone, per `/proc`) are removed on the next import.
+//! - Copies go to `runs/.import-<id>-<pid>[-n]/` and are renamed into place. While it
+//!   exists, its import holds an `flock` on `runs/.import-<id>-<pid>[-n].lock` (taken before
+//!   the folder is made, released after it is gone). A temporary folder whose lock anyone can
+//!   take is a leftover of an interrupted import and is removed on the next import; one whose
+//!   lock is held is another import at work, whatever its PID namespace or host.
+//! - Every file is read through the build's opener (`input::open_regular`: beneath the
+//!   source folder's descriptor, no symlink followed out of it, a regular file only, checked
+//!   on the open file), so a FIFO or a link to `/dev/zero` swapped in is refused, never read.
 //!   When another import of the same id lands first, the outcome is that of a re-import
 //!   ("already present", exit 0, when the contents match).
 //! - A source that contains the runs folder, or lies inside one of its runs, is refused before
 //!   anything is created (no runs folder is made inside the source).
 
 use crate::collect::record::{gpu_summary, manifest_text, topology_summary};
-use crate::collect::run_id;
 use crate::collect::tree::{self, ExtraFile, TreeStats};
 use crate::collect::ImportOptions;
+use crate::core::run_id;
+use crate::core::stdout::{self, outln};
+use crate::ingest::input::{self, Beneath};
 use crate::ingest::parse::manifest::parse_manifest;
 use anyhow::{anyhow, bail, Context, Result};
 use std::fs;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// What happened to one source folder.
@@ -53,7 +63,7 @@ pub fn import_runs(options: &ImportOptions) -> Result<()> {
         match find_runs(source) {
             Ok(found) => candidates.extend(found),
             Err(why) => {
-                println!("refused          {}: {why}", source.display());
+                outln!("refused          {}: {why}", source.display());
                 source_refusals += 1;
             }
         }
@@ -68,7 +78,7 @@ pub fn import_runs(options: &ImportOptions) -> Result<()> {
             Err(why) => Outcome::Refused(why.clone()),
         };
         refused += usize::from(matches!(outcome, Outcome::Refused(_)));
-        print_outcome(candidate, &options.runs, &outcome);
+        print_outcome(candidate, &options.runs, &outcome)?;
     }
     if refused > 0 {
         let total = candidates.len() + source_refusals;
@@ -90,23 +100,24 @@ fn rename_single(candidates: &mut [Candidate], new_id: &str) -> Result<()> {
     Ok(())
 }
 
-fn print_outcome(candidate: &Candidate, runs: &Path, outcome: &Outcome) {
+fn print_outcome(candidate: &Candidate, runs: &Path, outcome: &Outcome) -> std::io::Result<()> {
     let id = candidate.id.as_deref().unwrap_or("-");
     let src = candidate.path.display();
     match outcome {
-        Outcome::Imported(stats) => println!(
+        Outcome::Imported(stats) => outln!(
             "imported         {id} <- {src} ({} files, {} bytes, xxh3 {})",
             stats.files,
             stats.bytes,
             stats.short_hash()
         ),
-        Outcome::AlreadyPresent(stats) => println!(
+        Outcome::AlreadyPresent(stats) => outln!(
             "already present  {id} <- {src}: {} is identical (xxh3 {}); nothing to do",
             runs.join(id).display(),
             stats.short_hash()
         ),
-        Outcome::Refused(why) => println!("refused          {id} <- {src}: {why}"),
+        Outcome::Refused(why) => outln!("refused          {id} <- {src}: {why}"),
     }
+    Ok(())
 }
 
 /// The run folders a source names: itself, or its run sub-folders.
@@ -141,11 +152,17 @@ fn child_run(child: &Path) -> Option<Candidate> {
     }
     let is_link = child.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink());
     if is_link {
-        println!("skipped          {}: a symlink (import its target instead)", child.display());
+        // A closed stdout skips the message; the next line `import_runs` prints ends the command.
+        stdout::write(format_args!("skipped          {}: a symlink (import its target instead)\n", child.display()))
+            .ok()?;
         return None;
     }
     if !is_run_folder(child) {
-        println!("skipped          {}: not a run folder (no manifest.txt or raw/)", child.display());
+        stdout::write(format_args!(
+            "skipped          {}: not a run folder (no manifest.txt or raw/)\n",
+            child.display()
+        ))
+        .ok()?;
         return None;
     }
     Some(candidate(child))
@@ -185,7 +202,7 @@ fn try_import(source: &Path, id: &str, runs: &Path) -> Result<Outcome> {
     if dest.symlink_metadata().is_ok() {
         return compare_existing(source, &extra, &dest);
     }
-    let temp = runs.join(format!(".import-{id}-{}", std::process::id()));
+    let (temp, _lock) = claim_temp(runs, id)?;
     let stats = copy_into_temp(source, &extra, &temp)?;
     // Another import of the same id may have finished meanwhile: the rename then fails (the
     // folder is not empty) and the outcome is that of a re-import.
@@ -264,6 +281,14 @@ fn resolve_existing_part(path: &Path) -> std::io::Result<std::path::PathBuf> {
     Ok(resolved)
 }
 
+/// A file of the source run, read like every build input (beneath the source folder, a
+/// regular file only, at most `input::MAX_FILE_BYTES`).
+fn read_source(source: &Path, rel: &str) -> Result<Vec<u8>> {
+    let root = fs::canonicalize(source).with_context(|| format!("cannot resolve {}", source.display()))?;
+    let at = Beneath::new(root.into(), rel);
+    input::read_all(&at, input::MAX_FILE_BYTES).with_context(|| format!("cannot read {}", source.join(rel).display()))
+}
+
 /// Checks the source's `manifest.txt`, or derives one when it is absent.
 fn manifest_extra(source: &Path, id: &str) -> Result<Vec<ExtraFile>> {
     let path = source.join("manifest.txt");
@@ -271,7 +296,7 @@ fn manifest_extra(source: &Path, id: &str) -> Result<Vec<ExtraFile>> {
         eprintln!("note: {} has no manifest.txt; run {id} gets a minimal derived one", source.display());
         return Ok(vec![ExtraFile { rel: "manifest.txt".into(), bytes: derived_manifest(source, id).into_bytes() }]);
     }
-    let bytes = fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = read_source(source, "manifest.txt")?;
     let manifest = parse_manifest(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     if let Some(recorded) = manifest.get("run_id").filter(|r| *r != id) {
         eprintln!(
@@ -290,8 +315,10 @@ fn derived_manifest(source: &Path, id: &str) -> String {
         ("run_id".to_string(), id.to_string()),
         ("manifest".to_string(), "derived by nccl-report import: the source had no manifest.txt".to_string()),
     ];
-    let artifacts = source.join("artifacts");
-    let read = |name: &str| fs::read_to_string(artifacts.join(name)).unwrap_or_default();
+    let read = |name: &str| {
+        let bytes = read_source(source, &format!("artifacts/{name}")).unwrap_or_default();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
     if let Some(gpu) = gpu_summary(&read("nvidia_smi_query.txt")) {
         entries.push(("gpu".to_string(), gpu));
     }
@@ -301,34 +328,84 @@ fn derived_manifest(source: &Path, id: &str) -> String {
     manifest_text(&entries, &[])
 }
 
-/// Removes `runs/.import-<id>-<pid>` folders whose process is gone.
+/// The lock file of a temporary import folder.
+fn lock_path(temp: &Path) -> PathBuf {
+    let mut name = temp.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    temp.with_file_name(name)
+}
+
+/// Takes the `flock` of `path` (created if missing) without waiting; `None` when another
+/// process holds it. The lock is on the file the path names once taken (a lock file removed
+/// and made again meanwhile is taken again), so two processes never both hold one path.
+fn try_lock(path: &Path) -> Result<Option<fs::File>> {
+    loop {
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .with_context(|| format!("cannot open the lock file {}", path.display()))?;
+        // SAFETY: flock on a descriptor this function owns; no memory is passed.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            return Ok(None);
+        }
+        let same = fs::metadata(path).is_ok_and(|now| file.metadata().is_ok_and(|held| held.ino() == now.ino()));
+        if same {
+            return Ok(Some(file));
+        }
+    }
+}
+
+/// The most temporary folders of one id and PID tried (other PID namespaces may share a PID).
+const MAX_TEMP_NAMES: usize = 100;
+
+/// A temporary folder name for importing `id` whose lock this process now holds.
+fn claim_temp(runs: &Path, id: &str) -> Result<(PathBuf, TempLock)> {
+    let pid = std::process::id();
+    for n in 0..MAX_TEMP_NAMES {
+        let name = if n == 0 { format!(".import-{id}-{pid}") } else { format!(".import-{id}-{pid}-{n}") };
+        let temp = runs.join(name);
+        if let Some(file) = try_lock(&lock_path(&temp))? {
+            return Ok((temp.clone(), TempLock { path: lock_path(&temp), _file: file }));
+        }
+    }
+    bail!("cannot claim a temporary folder for {id} in {}: all {MAX_TEMP_NAMES} names are in use", runs.display())
+}
+
+/// The lock of a temporary import folder, held while the folder exists; dropping it removes
+/// the lock file (the folder is gone by then: renamed into place or removed).
+struct TempLock {
+    path: PathBuf,
+    _file: fs::File,
+}
+
+impl Drop for TempLock {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// Removes `runs/.import-*` folders whose lock no process holds (see the module header).
 fn clean_leftovers(runs: &Path) -> Result<()> {
     let Ok(entries) = fs::read_dir(runs) else {
         return Ok(());
     };
     for entry in entries.filter_map(Result::ok) {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(pid) = leftover_pid(&name) else {
-            continue;
-        };
-        if pid != std::process::id() && process_alive(pid) {
+        if !name.starts_with(".import-") || name.ends_with(".lock") {
             continue;
         }
         let path = entry.path();
+        let lock_file = lock_path(&path);
+        let Some(lock) = try_lock(&lock_file)? else { continue };
         fs::remove_dir_all(&path).with_context(|| format!("cannot remove the leftover {}", path.display()))?;
         eprintln!("note: removed {}, left by an interrupted import", path.display());
+        let _ = fs::remove_file(&lock_file);
+        drop(lock);
     }
     Ok(())
-}
-
-fn leftover_pid(name: &str) -> Option<u32> {
-    name.strip_prefix(".import-")?.rsplit_once('-')?.1.parse().ok()
-}
-
-/// Whether `pid` runs, per `/proc`; without `/proc` every other import counts as running.
-fn process_alive(pid: u32) -> bool {
-    let proc = Path::new("/proc");
-    !proc.join("self").exists() || proc.join(pid.to_string()).exists()
 }
 
 #[cfg(test)]
@@ -336,10 +413,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn leftover_names() {
-        assert_eq!(leftover_pid(".import-2025-01-01-4242"), Some(4242));
-        assert_eq!(leftover_pid(".import-x"), None);
-        assert_eq!(leftover_pid(".collect-x-1"), None);
+    fn a_temporary_folder_whose_lock_is_held_is_not_a_leftover() {
+        let dir = tempfile::tempdir().unwrap();
+        let runs = dir.path();
+        // Another import at work (in any PID namespace, its PID unknown here): it holds its
+        // folder's lock (flock locks of two opens conflict, even in one process).
+        let busy = runs.join(".import-r1-4242");
+        fs::create_dir(&busy).unwrap();
+        let held_by_other = try_lock(&lock_path(&busy)).unwrap().unwrap();
+        let left = runs.join(".import-r2-4243");
+        fs::create_dir(&left).unwrap();
+        clean_leftovers(runs).unwrap();
+        assert!(busy.is_dir(), "a running import's folder was removed");
+        assert!(!left.exists() && !lock_path(&left).exists(), "a leftover was kept");
+        drop(held_by_other);
+        clean_leftovers(runs).unwrap();
+        assert!(!busy.exists(), "the folder of an import that is gone was kept");
+        let (temp, held) = claim_temp(runs, "r3").unwrap();
+        let (other, _) = claim_temp(runs, "r3").unwrap();
+        assert_ne!(temp, other, "one temporary name claimed twice");
+        drop(held);
+        assert!(!lock_path(&temp).exists());
+    }
+
+    #[test]
+    fn a_fifo_manifest_is_refused_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("manifest.txt");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let error = manifest_extra(dir.path(), "r1").unwrap_err();
+        assert!(format!("{error:#}").contains("not a regular file"), "{error:#}");
+        fs::remove_file(&fifo).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &fifo).unwrap();
+        assert!(manifest_extra(dir.path(), "r1").is_err());
+        fs::create_dir(dir.path().join("artifacts")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("artifacts/nvidia_smi_query.txt")).unwrap();
+        fs::remove_file(&fifo).unwrap();
+        assert!(!derived_manifest(dir.path(), "r1").contains("gpu="));
     }
 
     #[test]

@@ -24,7 +24,10 @@
 //!   `nccl_inspector=<plugin>`. At one rank NCCL launches no collective kernel: no records.
 //! - `--dry-run` creates nothing and needs neither GPU nor torchrun. It probes `nvidia-smi`
 //!   when present (read-only) and clamps as a real run would; without it the requested world
-//!   sizes are shown unclamped, and it says so.
+//!   sizes are shown unclamped, and it says so. It never runs the nccl-tests binary (not even
+//!   `-h`): its commands are shown with `-J`.
+//! - An `--nccl-tests` path with a control character (a newline would inject a manifest key)
+//!   is refused before anything is created.
 //! - The worker defaults to `suite/worker.py` beside the runs folder (`<runs>/../suite`).
 //! - An interrupted collect (Ctrl-C) leaves `runs/.collect-<id>/`: the build ignores
 //!   dot-folders, and a new collect of that id refuses until it is removed.
@@ -33,10 +36,11 @@ use crate::collect::clock::UtcTime;
 use crate::collect::plan::{self, Step, WorkerSettings, WorldSizes, SAFETY_ENV};
 use crate::collect::probe::{self, Gpus, Versions};
 use crate::collect::record::{gpu_summary, local_cpus, manifest_text, topology_summary, worker_cpus};
-use crate::collect::run_id;
 use crate::collect::steps::{filter_json_env, gzip_inspector_dumps, gzip_logs, run_step, KEPT_ENV_PREFIXES};
-use crate::collect::{finish, gather, sbatch, CollectOptions, Launcher};
+use crate::collect::{CollectOptions, Launcher};
 use crate::core::format::count;
+use crate::core::run_id;
+use crate::core::stdout::outln;
 use anyhow::{anyhow, bail, Context, Result};
 use sha2::Digest;
 use std::fs;
@@ -47,18 +51,8 @@ pub(crate) const DTYPE: &str =
     "FP32 for async/decomposition; FP16 for fragmentation/decode/numeric counterexample/nccl-tests control";
 pub(crate) const CRITICAL_PATH: &str = "max rank duration per cycle, then median/P95/CV across cycles";
 
-pub fn collect(options: &CollectOptions) -> Result<()> {
-    match &options.launcher {
-        Launcher::Local => {}
-        Launcher::Torchrun(rendezvous) => {
-            rendezvous.check()?;
-            if rendezvous.nnodes > 1 && rendezvous.rdzv_id.is_none() {
-                return gather::collect_node(options, rendezvous);
-            }
-        }
-        Launcher::Slurm { settings, submit } => return sbatch::prepare(options, settings, *submit),
-        Launcher::Finish(id) => return finish::finish(&options.runs, id),
-    }
+/// Collects a run on this machine (`collect::collect` has sent every other launcher away).
+pub(crate) fn collect_here(options: &CollectOptions) -> Result<()> {
     let started = UtcTime::now();
     let id = options.run_id.clone().unwrap_or_else(|| started.run_id());
     run_id::validate(&id).map_err(|e| anyhow!("run id {id:?}: {e}"))?;
@@ -70,7 +64,7 @@ pub fn collect(options: &CollectOptions) -> Result<()> {
     folders.check_free()?;
     let machine = Machine::probe()?;
     let worker = existing_worker(options)?;
-    let plan = Plan::new(options, &id, Some(machine.gpus.count), &machine.topology, worker)?;
+    let plan = LaunchPlan::new(options, &id, Some(machine.gpus.count), &machine.topology, worker)?;
     for note in &plan.notes {
         eprintln!("note: {note}");
     }
@@ -196,7 +190,7 @@ pub(crate) fn existing_worker(options: &CollectOptions) -> Result<PathBuf> {
 }
 
 /// Everything `collect` will run, decided before anything runs.
-struct Plan {
+struct LaunchPlan {
     requested: Vec<u32>,
     world_sizes: WorldSizes,
     settings: WorkerSettings,
@@ -210,7 +204,7 @@ struct Plan {
     launcher: Vec<(String, String)>,
 }
 
-impl Plan {
+impl LaunchPlan {
     fn new(options: &CollectOptions, id: &str, gpus: Option<u32>, topology: &str, worker: PathBuf) -> Result<Self> {
         if options.warmups < 1 {
             bail!("--warmups must be at least 1: cycle 0 would hold NCCL's lazy connection setup");
@@ -237,7 +231,7 @@ impl Plan {
         let mut steps: Vec<Step> =
             plan::cases(&world_sizes.sizes).iter().map(|case| plan::torch_step(case, &settings)).collect();
         let (control, nccl_tests, note) =
-            nccl_tests_steps(options.nccl_tests.as_deref(), &world_sizes.sizes, options.cycles);
+            nccl_tests_steps(options.nccl_tests.as_deref(), &world_sizes.sizes, options.cycles, options.dry_run);
         steps.extend(control);
         notes.extend(note);
         let nccl_inspector = options.nccl_inspector.as_deref().map(inspector_plugin).transpose()?;
@@ -250,7 +244,7 @@ impl Plan {
             steps = steps.iter().map(|step| rendezvous.apply(step, id)).collect();
             launcher = rendezvous.manifest_entries();
         }
-        Ok(Plan {
+        Ok(LaunchPlan {
             requested: options.world_sizes.clone(),
             world_sizes,
             settings,
@@ -263,9 +257,26 @@ impl Plan {
     }
 }
 
+/// Refuses an nccl-tests path holding a control character: it is recorded in the manifest
+/// (`nccl_tests=<path>`), where a newline would start a key of its own.
+pub(crate) fn check_nccl_tests_path(path: Option<&Path>) -> Result<()> {
+    match path {
+        Some(path) if path.as_os_str().to_string_lossy().chars().any(char::is_control) => bail!(
+            "--nccl-tests {path:?} holds a control character (a newline would start a manifest line); nothing was created"
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// The nccl-tests control, one step per world size (ascending, as the seed), with the
-/// manifest's `nccl_tests=` value and a note for the user.
-fn nccl_tests_steps(option: Option<&Path>, world_sizes: &[u32], cycles: u32) -> (Vec<Step>, String, Option<String>) {
+/// manifest's `nccl_tests=` value and a note for the user. A dry run runs nothing, not even
+/// `-h`: it shows the commands as with JSON support (`-J`).
+fn nccl_tests_steps(
+    option: Option<&Path>,
+    world_sizes: &[u32],
+    cycles: u32,
+    dry_run: bool,
+) -> (Vec<Step>, String, Option<String>) {
     let binary = match nccl_tests_binary(option) {
         Ok(binary) => binary,
         Err(why) => {
@@ -273,7 +284,7 @@ fn nccl_tests_steps(option: Option<&Path>, world_sizes: &[u32], cycles: u32) -> 
             return (Vec::new(), format!("not run: {why}"), Some(note));
         }
     };
-    let json = probe::nccl_tests_supports_json(&binary);
+    let json = dry_run || probe::nccl_tests_supports_json(&binary);
     let name = binary.display().to_string();
     let mut ascending = world_sizes.to_vec();
     ascending.sort_unstable();
@@ -302,34 +313,35 @@ fn inspector_plugin(path: &Path) -> Result<PathBuf> {
     fs::canonicalize(path).with_context(|| format!("cannot resolve {}", path.display()))
 }
 
-/// Prints what a real run would do; creates and runs nothing (only `nvidia-smi` and
-/// `all_reduce_perf -h` are asked, when present).
+/// Prints what a real run would do; creates and runs nothing (only `nvidia-smi` is asked,
+/// when present; the nccl-tests binary is not run at all).
 fn dry_run(options: &CollectOptions, folders: &Folders) -> Result<()> {
     let worker = worker_path(options);
     let gpus = probe::probe_gpus();
     let topology = if gpus.is_ok() { probe::capture_artifact(&probe::TOPOLOGY) } else { String::new() };
-    let plan = Plan::new(options, &folders.id, gpus.as_ref().ok().map(|g| g.count), &topology, absolute(&worker))?;
-    println!("# nccl-report collect --dry-run: nothing is run or created");
-    println!("# run folder: {} (assembled in {})", folders.landed.display(), folders.assembly.display());
+    let plan =
+        LaunchPlan::new(options, &folders.id, gpus.as_ref().ok().map(|g| g.count), &topology, absolute(&worker))?;
+    outln!("# nccl-report collect --dry-run: nothing is run or created");
+    outln!("# run folder: {} (assembled in {})", folders.landed.display(), folders.assembly.display());
     match &gpus {
-        Ok(g) => println!("# GPUs probed: {}", gpu_summary(&g.query).unwrap_or_default()),
-        Err(why) => println!(
+        Ok(g) => outln!("# GPUs probed: {}", gpu_summary(&g.query).unwrap_or_default()),
+        Err(why) => outln!(
             "# GPUs not probed ({why}): world sizes {} are used as requested, not clamped",
             plan::join(&options.world_sizes)
         ),
     }
     for warning in dry_run_warnings(folders, &worker) {
-        println!("# warning: {warning}: a real run would refuse");
+        outln!("# warning: {warning}: a real run would refuse");
     }
     for note in &plan.notes {
-        println!("# {note}");
+        outln!("# {note}");
     }
-    println!("# commands, run from inside the run folder:");
+    outln!("# commands, run from inside the run folder:");
     for (command, redirect) in artifact_commands() {
-        println!("{} {redirect}", with_safety_env(&command.join(" ")));
+        outln!("{} {redirect}", with_safety_env(&command.join(" ")));
     }
     for step in &plan.steps {
-        println!("{} > {} 2>&1", step.command_line(), step.stdout.display());
+        outln!("{} > {} 2>&1", step.command_line(), step.stdout.display());
     }
     Ok(())
 }
@@ -375,7 +387,7 @@ struct ManifestContext<'a> {
     id: &'a str,
     started: UtcTime,
     machine: &'a Machine,
-    plan: &'a Plan,
+    plan: &'a LaunchPlan,
 }
 
 fn assemble_and_land(folders: &Folders, context: &ManifestContext) -> Result<()> {
@@ -475,7 +487,7 @@ pub(crate) fn land(folders: &Folders) -> Result<()> {
     fs::rename(&folders.assembly, &folders.landed)
         .with_context(|| format!("cannot rename {} to {}", folders.assembly.display(), folders.landed.display()))?;
     eprintln!("collected {}", folders.landed.display());
-    println!("run_dir={}", folders.landed.display());
+    outln!("run_dir={}", folders.landed.display());
     Ok(())
 }
 

@@ -10,7 +10,6 @@ pub mod multinode;
 pub mod plan;
 pub mod probe;
 pub mod record;
-pub mod run_id;
 pub mod sbatch;
 pub mod slurm;
 pub mod steps;
@@ -59,4 +58,23 @@ pub enum Launcher {
     Torchrun(multinode::Rendezvous),
     /// `collect --finish <id>`: land a multi-node run its job assembled.
     Finish(String),
+}
+
+/// `nccl-report collect`: a multi-node torchrun without a rendezvous id gathers the nodes'
+/// folders (`gather`), Slurm writes a batch script (`sbatch`), `--finish` completes a
+/// multi-node run (`finish`); anything else collects on this machine (`launch`).
+pub fn collect(options: &CollectOptions) -> anyhow::Result<()> {
+    launch::check_nccl_tests_path(options.nccl_tests.as_deref())?;
+    match &options.launcher {
+        Launcher::Local => {}
+        Launcher::Torchrun(rendezvous) => {
+            rendezvous.check()?;
+            if rendezvous.nnodes > 1 && rendezvous.rdzv_id.is_none() {
+                return gather::collect_node(options, rendezvous);
+            }
+        }
+        Launcher::Slurm { settings, submit } => return sbatch::prepare(options, settings, *submit),
+        Launcher::Finish(id) => return finish::finish(&options.runs, id),
+    }
+    launch::collect_here(options)
 }

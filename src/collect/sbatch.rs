@@ -16,7 +16,9 @@ use crate::collect::launch::{absolute, existing_worker, Folders, CRITICAL_PATH, 
 use crate::collect::plan::{self, shell_quote, Step, WorkerSettings, DEBUG_ENV, SAFETY_ENV};
 use crate::collect::probe;
 use crate::collect::slurm::{self, ScriptInputs, SlurmSettings};
-use crate::collect::{run_id, CollectOptions};
+use crate::collect::CollectOptions;
+use crate::core::run_id;
+use crate::core::stdout::{out, outln};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
@@ -40,6 +42,11 @@ pub struct MultiNodePlan {
 
 /// Writes (or, with `dry_run`, prints) the batch script; submits it when `submit`.
 pub fn prepare(options: &CollectOptions, slurm: &SlurmSettings, submit: bool) -> Result<()> {
+    let expanded = match &slurm.nodelist {
+        Some(list) => Some(expand_hostlist(list).map_err(|why| anyhow!("--nodelist {list:?}: {why}"))?.join(",")),
+        None => None,
+    };
+    let slurm = &SlurmSettings { nodelist: expanded, ..slurm.clone() };
     let started = UtcTime::now();
     let id = options.run_id.clone().unwrap_or_else(|| started.run_id());
     run_id::validate(&id).map_err(|e| anyhow!("run id {id:?}: {e}"))?;
@@ -87,7 +94,7 @@ pub fn prepare(options: &CollectOptions, slurm: &SlurmSettings, submit: bool) ->
     };
     let script = slurm::script(&inputs);
     if options.dry_run {
-        print!("{script}");
+        out!("{script}");
         return Ok(());
     }
     // The control's JSON is not required: the per-node fallback of a non-MPI build writes none.
@@ -100,19 +107,99 @@ pub fn prepare(options: &CollectOptions, slurm: &SlurmSettings, submit: bool) ->
     let script_path = write_assembly(&folders.assembly, &script, &plan)?;
     if submit {
         let job = sbatch(&folders.assembly, &script_path)?;
-        println!("submitted job {job}: {}", script_path.display());
-        println!("follow it:   squeue -j {job}");
-        println!("its output:  {}", folders.assembly.join(format!("slurm-{job}.out")).display());
-        println!(
+        outln!("submitted job {job}: {}", script_path.display());
+        outln!("follow it:   squeue -j {job}");
+        outln!("its output:  {}", folders.assembly.join(format!("slurm-{job}.out")).display());
+        outln!(
             "the job lands the run itself; if it was killed: nccl-report collect --runs {} --finish {}",
             shell_quote(&runs.display().to_string()),
             shell_quote(&id)
         );
     } else {
-        println!("wrote {}", script_path.display());
-        println!("submit it with: sbatch --parsable {}", shell_quote(&script_path.display().to_string()));
+        outln!("wrote {}", script_path.display());
+        outln!("submit it with: sbatch --parsable {}", shell_quote(&script_path.display().to_string()));
     }
     Ok(())
+}
+
+/// The most hosts one `--nodelist` may name once expanded.
+const MAX_HOSTS: usize = 4096;
+
+/// A Slurm hostlist expanded to its host names: `node[1-3,7],gpu[01-02]` is `node1`, `node2`,
+/// `node3`, `node7`, `gpu01`, `gpu02` (a range keeps the width of its first bound, so `01-02`
+/// pads with zeros; several bracket groups in one name multiply). Commas inside brackets
+/// separate ranges, outside them hosts. Anything else that would need quoting is refused
+/// later by `plain_for_sbatch`.
+pub(crate) fn expand_hostlist(text: &str) -> Result<Vec<String>, String> {
+    let mut hosts = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' if depth == 0 => depth = 1,
+            '[' => return Err("nested '['".into()),
+            ']' if depth == 1 => depth = 0,
+            ']' => return Err("a ']' without its '['".into()),
+            ',' if depth == 0 => {
+                hosts.extend(expand_host(&text[start..i])?);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        if hosts.len() > MAX_HOSTS {
+            return Err(format!("more than {MAX_HOSTS} hosts"));
+        }
+    }
+    if depth != 0 {
+        return Err("a '[' without its ']'".into());
+    }
+    hosts.extend(expand_host(&text[start..])?);
+    if hosts.len() > MAX_HOSTS {
+        return Err(format!("more than {MAX_HOSTS} hosts"));
+    }
+    Ok(hosts)
+}
+
+/// One host pattern: a name with any number of `[ranges]` groups.
+fn expand_host(pattern: &str) -> Result<Vec<String>, String> {
+    if pattern.is_empty() {
+        return Err("an empty host name".into());
+    }
+    let Some(open) = pattern.find('[') else { return Ok(vec![pattern.to_string()]) };
+    let close = open + pattern[open..].find(']').ok_or("a '[' without its ']'")?;
+    let (prefix, ranges, rest) = (&pattern[..open], &pattern[open + 1..close], &pattern[close + 1..]);
+    let tails = expand_host_tail(rest)?;
+    let mut hosts = Vec::new();
+    for range in ranges.split(',') {
+        let (low, high) = range.split_once('-').unwrap_or((range, range));
+        let parse = |n: &str| {
+            (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| n.parse::<u64>().ok())
+                .flatten()
+                .ok_or(format!("{range:?} is not a number or a range of numbers"))
+        };
+        let (from, to) = (parse(low)?, parse(high)?);
+        if from > to || to - from >= MAX_HOSTS as u64 {
+            return Err(format!("the range {range:?} is empty or names more than {MAX_HOSTS} hosts"));
+        }
+        for n in from..=to {
+            for tail in &tails {
+                hosts.push(format!("{prefix}{n:0width$}{tail}", width = low.len()));
+            }
+            if hosts.len() > MAX_HOSTS {
+                return Err(format!("more than {MAX_HOSTS} hosts"));
+            }
+        }
+    }
+    Ok(hosts)
+}
+
+/// The rest of a host pattern after its first group (empty: one empty tail).
+fn expand_host_tail(rest: &str) -> Result<Vec<String>, String> {
+    if rest.is_empty() {
+        Ok(vec![String::new()])
+    } else {
+        expand_host(rest)
+    }
 }
 
 fn plain_for_sbatch(what: &str, text: &str) -> Result<()> {
@@ -148,7 +235,8 @@ fn nccl_tests_step(options: &CollectOptions, slurm: &SlurmSettings) -> Result<Op
     };
     let binary = fs::canonicalize(path)
         .with_context(|| format!("--nccl-tests {}: not found (give a path every node sees)", path.display()))?;
-    let json = probe::nccl_tests_supports_json(&binary);
+    // A dry run runs nothing, not even `-h`: it shows the command as with JSON support.
+    let json = options.dry_run || probe::nccl_tests_supports_json(&binary);
     let world = slurm.nodes * slurm.gpus_per_node;
     Ok(Some(plan::nccl_tests_step(&binary.display().to_string(), world, options.cycles, json)))
 }
@@ -221,4 +309,22 @@ fn sbatch(dir: &Path, script: &Path) -> Result<String> {
         );
     }
     Ok(job)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slurm_hostlists_are_expanded() {
+        let hosts = |text: &str| expand_hostlist(text).map(|h| h.join(","));
+        assert_eq!(hosts("node[1-2]").as_deref(), Ok("node1,node2"));
+        assert_eq!(hosts("node[1-3,7],gpu[01-02]").as_deref(), Ok("node1,node2,node3,node7,gpu01,gpu02"));
+        assert_eq!(hosts("a,b").as_deref(), Ok("a,b"));
+        assert_eq!(hosts("r[1-2]n[1-2]").as_deref(), Ok("r1n1,r1n2,r2n1,r2n2"));
+        assert_eq!(hosts("n[8-10]").as_deref(), Ok("n8,n9,n10"));
+        for bad in ["node[1-2", "node]1", "node[[1]]", "node[2-1]", "node[a-b]", "node[1-99999]", "", "a,,b", "n[]"] {
+            assert!(expand_hostlist(bad).is_err(), "{bad:?}");
+        }
+    }
 }

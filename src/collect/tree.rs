@@ -65,7 +65,7 @@ fn walk(root: &Path, dest: Option<&Path>, extra: &[ExtraFile]) -> Result<TreeSta
         let leaf = if file_type.is_dir() {
             visit_dir(&rel, target.as_deref())?
         } else if file_type.is_file() {
-            visit_file(entry.path(), &rel, target.as_deref())?
+            visit_file(&canonical_root, entry.path(), &rel, target.as_deref())?
         } else if file_type.is_symlink() {
             visit_symlink(entry.path(), &canonical_root, &rel, target.as_deref())?
         } else {
@@ -89,8 +89,12 @@ fn visit_dir(rel: &Path, target: Option<&Path>) -> Result<Leaf> {
     Ok(Leaf { rel: rel_bytes(rel), kind: b'd', len: 0, hash: 0 })
 }
 
-fn visit_file(path: &Path, rel: &Path, target: Option<&Path>) -> Result<Leaf> {
-    let mut input = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+/// Copies (or only hashes) one file, opened like every build input (`input::open_regular`,
+/// beneath the run's descriptor: a file swapped for a FIFO or a link out is refused).
+fn visit_file(root: &Path, path: &Path, rel: &Path, target: Option<&Path>) -> Result<Leaf> {
+    let at = crate::ingest::input::Beneath::new(root.into(), rel);
+    let mut input =
+        crate::ingest::input::open_regular(&at).with_context(|| format!("cannot open {}", path.display()))?;
     let mut output = match target {
         Some(target) => Some(File::create(target).with_context(|| format!("cannot create {}", target.display()))?),
         None => None,

@@ -239,6 +239,42 @@ pub(crate) fn utc_second(text: &str) -> String {
     format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", of_day / 3600, of_day / 60 % 60, of_day % 60)
 }
 
+/// Natural order of case texts: runs of digits compare as numbers, so `tokens=1` comes before
+/// `tokens=16` and `tokens=128`; other text compares as text.
+pub(crate) fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    fn pieces(s: &str) -> Vec<(bool, &str)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        let bytes = s.as_bytes();
+        for i in 1..=bytes.len() {
+            if i == bytes.len() || bytes[i].is_ascii_digit() != bytes[start].is_ascii_digit() {
+                out.push((bytes[start].is_ascii_digit(), &s[start..i]));
+                start = i;
+            }
+        }
+        out
+    }
+    let number = |d: &str| (d.trim_start_matches('0').len(), d.trim_start_matches('0').to_string());
+    for (x, y) in pieces(a).into_iter().zip(pieces(b)) {
+        let order = match (x, y) {
+            ((true, x), (true, y)) => number(x).cmp(&number(y)),
+            ((_, x), (_, y)) => x.cmp(y),
+        };
+        if order.is_ne() {
+            return order;
+        }
+    }
+    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
+}
+
+/// `text` cut to `max` characters with an ellipsis (where a page shows a long text in short).
+pub(crate) fn ellipsis(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
 pub(crate) fn yes_no(b: bool) -> &'static str {
     if b {
         "yes"
@@ -249,6 +285,12 @@ pub(crate) fn yes_no(b: bool) -> &'static str {
 
 /// A run id as one URL path segment: everything but unreserved characters percent-encoded,
 /// so an id holding `#`, `?`, `%` or spaces still links to its own folder.
+/// `text` with control characters (terminal escape sequences among them) written as Rust
+/// escapes (`\u{1b}`), so that names and messages from runs cannot drive the terminal.
+pub(crate) fn terminal_safe(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
+
 pub(crate) fn url_segment(id: &str) -> String {
     let mut out = String::with_capacity(id.len());
     for byte in id.bytes() {
@@ -263,6 +305,14 @@ pub(crate) fn url_segment(id: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn cases_sort_naturally() {
+        let mut cases = vec!["tokens=128;tp=2", "tokens=16;tp=2", "tokens=1;tp=2", "tokens=1;tp=10", "a"];
+        cases.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(cases, ["a", "tokens=1;tp=2", "tokens=1;tp=10", "tokens=16;tp=2", "tokens=128;tp=2"]);
+        assert!(natural_cmp("x007", "x7").is_ne() && natural_cmp("", "").is_eq());
+    }
     use super::*;
 
     #[test]

@@ -4,3 +4,5 @@ pub(crate) mod calendar;
 pub(crate) mod diag;
 pub(crate) mod format;
 pub mod model;
+pub mod run_id;
+pub mod stdout;

@@ -3,7 +3,7 @@
 //! by cell (numbers within 1e-9 relative, everything else exactly), `summary.md` by its table
 //! rows. Each differing file gives one warning naming the first difference.
 
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Code, Diagnostic};
 
 /// Relative tolerance for numbers, as promised for every seed statistic.
 pub(crate) const REL_TOL: f64 = 1e-9;
@@ -13,6 +13,7 @@ pub(crate) fn differences(archived: &[(String, Vec<u8>)], recomputed: &[(&str, V
     for (name, old) in archived {
         let Some((_, new)) = recomputed.iter().find(|(n, _)| n == name) else {
             out.push(Diagnostic::warning(
+                Code::ArchivedUnmatched,
                 name,
                 None,
                 "archived seed output has no recomputed counterpart (section missing or unreadable)",
@@ -21,7 +22,12 @@ pub(crate) fn differences(archived: &[(String, Vec<u8>)], recomputed: &[(&str, V
         };
         let difference = if name.ends_with(".md") { compare_md(old, new) } else { compare_csv(old, new) };
         if let Some((line, what)) = difference {
-            out.push(Diagnostic::warning(name, line, format!("differs from the recomputed value: {what}")));
+            out.push(Diagnostic::warning(
+                Code::ArchivedDiffers,
+                name,
+                line,
+                format!("differs from the recomputed value: {what}"),
+            ));
         }
     }
     out

@@ -1,17 +1,19 @@
-//! Finding runs and their files: a sorted walk of the runs folder (walkdir), never following
-//! a symlink that leads outside it. A run is a direct sub-folder holding `manifest.txt` or
+//! Finding runs and their files: a sorted walk of the runs folder (walkdir for its run
+//! folders; each run's files from descriptors, `input::open_beneath`), never following a
+//! symlink that leads outside it. A run is a direct sub-folder holding `manifest.txt` or
 //! `raw/`; dot-folders (`.failed`, temporary imports) are skipped. Each file's kind is
 //! `InputKind::of` its run-relative path with `.gz` stripped; `classify` places the kinds in
 //! the run layout (README, "Run layout").
 
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Code, Diagnostic};
 use crate::core::model::nccl_tests::NcclTestsFormat;
-use crate::core::model::sections::Section;
-use crate::ingest::input::logical_name;
+use crate::core::model::sections::WorkerSection;
+use crate::ingest::input::{self, logical_name, Beneath};
 use crate::ingest::input_kind::{Artifact, InputKind};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use walkdir::WalkDir;
 
 /// A run folder and its classified files (every path absolute; `rel` run-relative, `/`-separated).
@@ -30,6 +32,8 @@ pub struct FileRef {
     /// Run-relative path as stored (with `.gz` if compressed).
     pub rel: String,
     pub stamp: FileStamp,
+    /// Where every read opens it: beneath the runs folder (`input::open_regular`).
+    pub(crate) at: Beneath,
 }
 
 /// What the file system says of a file without reading it: size, modification and change
@@ -58,13 +62,23 @@ impl FileStamp {
         let (ctime_ns, inode) = (0, 0);
         FileStamp { len: meta.len(), mtime_ns, ctime_ns, inode }
     }
+
+    /// The same from an `fstatat` of the listing.
+    pub(crate) fn of_stat(stat: &libc::stat) -> FileStamp {
+        FileStamp {
+            len: stat.st_size as u64,
+            mtime_ns: i128::from(stat.st_mtime) * 1_000_000_000 + i128::from(stat.st_mtime_nsec),
+            ctime_ns: i128::from(stat.st_ctime) * 1_000_000_000 + i128::from(stat.st_ctime_nsec),
+            inode: stat.st_ino,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SectionFile {
     pub case: String,
     pub rank: u64,
-    pub section: Section,
+    pub section: WorkerSection,
     pub file: FileRef,
 }
 
@@ -153,6 +167,9 @@ pub struct RunFolders {
 }
 
 /// Finds the run folders under `root` (a build lists each one's files when it builds it).
+/// The folder of the runs folder that holds site-wide notes (`notes/*.md`) when it is not a run.
+pub const NOTES_FOLDER: &str = "notes";
+
 pub fn find_run_folders(root: &Path) -> std::io::Result<RunFolders> {
     let canonical_root = root.canonicalize()?;
     let mut runs = Vec::new();
@@ -177,10 +194,13 @@ pub fn find_run_folders(root: &Path) -> std::io::Result<RunFolders> {
             continue;
         }
         if !(path.join("manifest.txt").is_file() || path.join("raw").is_dir()) {
-            skipped.push(format!("{name}: neither manifest.txt nor raw/; not a run"));
+            // `notes/` holds the site-wide notes (`site::notes`), not a run.
+            if name != NOTES_FOLDER {
+                skipped.push(format!("{name}: neither manifest.txt nor raw/; not a run"));
+            }
             continue;
         }
-        if let Err(why) = crate::collect::run_id::validate(&name) {
+        if let Err(why) = crate::core::run_id::validate(&name) {
             skipped.push(format!("{name:?}: not a valid run id ({why}); skipped"));
             continue;
         }
@@ -194,51 +214,28 @@ pub fn stays_inside(path: &Path, canonical_root: &Path) -> bool {
     path.canonicalize().is_ok_and(|target| target.starts_with(canonical_root))
 }
 
-/// Walks one run folder and classifies its files.
+/// Walks one run folder and classifies its files. The walk is made from descriptors: the
+/// run folder is opened beneath the runs folder (`input::open_beneath`), each sub-folder from
+/// its parent's descriptor with `O_NOFOLLOW`, and names are read from the open folder, so a
+/// folder swapped for a symlink during the walk is never listed through it. A symlink is
+/// followed only when it resolves inside the runs folder (to a file; a linked folder is not
+/// entered).
 pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
     let mut run = RunDir { id, path: path.clone(), ..RunDir::default() };
-    for entry in WalkDir::new(&path).min_depth(1).sort_by_file_name() {
-        let entry = match entry {
-            Ok(entry) => entry,
-            Err(error) => {
-                let rel = error.path().map(|p| relative(&path, p)).unwrap_or_default();
-                run.diagnostics.push(Diagnostic::error(rel, None, format!("cannot read: {error}")));
-                continue;
-            }
-        };
-        let rel = relative(&path, entry.path());
-        if entry.path_is_symlink() && !stays_inside(entry.path(), canonical_root) {
-            run.diagnostics.push(Diagnostic::warning(rel, None, "symlink leads outside the runs folder; not followed"));
-            continue;
+    let root: Arc<Path> = canonical_root.into();
+    let folder = PathBuf::from(path.file_name().unwrap_or_default());
+    let mut listed = Vec::new();
+    match input::open_beneath(&Beneath::new(Arc::clone(&root), &folder)) {
+        Ok(dir) => {
+            let mut walk = Walk { root: &root, folder: &folder, path: &path, run: &mut run, listed: &mut listed };
+            walk.folder_entries(&dir, Path::new(""));
         }
-        let meta = match entry.path().metadata() {
-            Ok(meta) if meta.is_file() => meta,
-            Ok(meta) if meta.is_dir() => {
-                if matches!(InputKind::of(&logical_name(entry.path())), InputKind::Section { .. }) {
-                    run.diagnostics.push(Diagnostic::warning(
-                        rel,
-                        None,
-                        "a folder where a rank file should be; not read",
-                    ));
-                }
-                continue;
-            }
-            Ok(_) => {
-                run.diagnostics.push(Diagnostic::warning(
-                    rel,
-                    None,
-                    "not a regular file (FIFO, socket or device); not read",
-                ));
-                continue;
-            }
-            Err(error) => {
-                run.diagnostics.push(Diagnostic::error(rel, None, format!("cannot read: {error}")));
-                continue;
-            }
-        };
-        let stamp = FileStamp::of(&meta);
-        run.files.total_bytes += stamp.len;
-        classify(&mut run.files, FileRef { path: entry.path().to_path_buf(), rel, stamp });
+        Err(error) => {
+            run.diagnostics.push(Diagnostic::error(Code::CannotRead, "", None, format!("cannot read: {error}")))
+        }
+    }
+    for file in drop_compressed_twins(listed, &mut run.diagnostics) {
+        classify(&mut run.files, file);
     }
     run.files.sections.sort_by(|a, b| {
         (a.case.as_str(), logical_name(&a.file.path), &a.file.rel).cmp(&(
@@ -247,34 +244,116 @@ pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
             &b.file.rel,
         ))
     });
-    drop_compressed_twins(&mut run);
     run
 }
 
-/// When both `X.csv` and `X.csv.gz` hold one rank's section, only `X.csv` is read (the
-/// uncompressed file is the one a user edits), with a warning naming both. Expects the
-/// sections sorted by (case, logical name, stored name): `X.csv` comes right before `X.csv.gz`.
-fn drop_compressed_twins(run: &mut RunDir) {
-    let mut kept: Vec<SectionFile> = Vec::with_capacity(run.files.sections.len());
-    for section in std::mem::take(&mut run.files.sections) {
-        if let Some(previous) = kept.last() {
-            if previous.case == section.case && logical_name(&previous.file.path) == logical_name(&section.file.path) {
-                let message = format!(
-                    "both {} and {} present; only {} read",
-                    previous.file.rel, section.file.rel, previous.file.rel
-                );
-                run.diagnostics.push(Diagnostic::warning(&section.file.rel, None, message));
-                continue;
-            }
-        }
-        kept.push(section);
-    }
-    run.files.sections = kept;
+/// One run's walk in progress (`list_run`).
+struct Walk<'a> {
+    root: &'a Arc<Path>,
+    /// The run folder's name under the root.
+    folder: &'a Path,
+    /// The run folder's path as given (for `FileRef::path`).
+    path: &'a Path,
+    run: &'a mut RunDir,
+    listed: &'a mut Vec<FileRef>,
 }
 
-fn relative(base: &Path, path: &Path) -> String {
-    let rel = path.strip_prefix(base).unwrap_or(path);
+impl Walk<'_> {
+    /// Lists the open folder `dir` (`rel` under the run), depth first in name order.
+    fn folder_entries(&mut self, dir: &std::fs::File, rel: &Path) {
+        let names = match input::read_dir_names(dir) {
+            Ok(names) => names,
+            Err(error) => {
+                self.run.diagnostics.push(Diagnostic::error(
+                    Code::CannotRead,
+                    slashed(rel),
+                    None,
+                    format!("cannot read: {error}"),
+                ));
+                return;
+            }
+        };
+        for name in names {
+            let rel = rel.join(&name);
+            let shown = slashed(&rel);
+            match input::entry_at(dir, &name) {
+                Ok(input::Entry::Folder(sub)) => {
+                    self.folder_warning(&rel, &shown);
+                    self.folder_entries(&sub, &rel);
+                }
+                Ok(input::Entry::File(stat)) => self.list(&rel, shown, FileStamp::of_stat(&stat)),
+                Ok(input::Entry::Symlink) => self.symlink(&rel, shown),
+                Ok(input::Entry::Special) => self.special(shown),
+                Err(error) => self.run.diagnostics.push(Diagnostic::error(
+                    Code::CannotRead,
+                    shown,
+                    None,
+                    format!("cannot read: {error}"),
+                )),
+            }
+        }
+    }
+
+    /// A symlink: listed as its target when that resolves inside the runs folder to a file.
+    fn symlink(&mut self, rel: &Path, shown: String) {
+        let at = Beneath::new(Arc::clone(self.root), self.folder.join(rel));
+        let Ok(meta) = input::open_beneath(&at).and_then(|file| file.metadata()) else {
+            let message = "symlink leads outside the runs folder; not followed";
+            self.run.diagnostics.push(Diagnostic::warning(Code::SymlinkOutside, shown, None, message));
+            return;
+        };
+        if meta.is_file() {
+            self.list(rel, shown, FileStamp::of(&meta));
+        } else if meta.is_dir() {
+            self.folder_warning(rel, &shown);
+        } else {
+            self.special(shown);
+        }
+    }
+
+    fn list(&mut self, rel: &Path, shown: String, stamp: FileStamp) {
+        let at = Beneath::new(Arc::clone(self.root), self.folder.join(rel));
+        self.run.files.total_bytes += stamp.len;
+        self.listed.push(FileRef { path: self.path.join(rel), rel: shown, stamp, at });
+    }
+
+    fn folder_warning(&mut self, rel: &Path, shown: &str) {
+        if matches!(InputKind::of(&logical_name(rel)), InputKind::WorkerSection { .. }) {
+            let message = "a folder where a rank file should be; not read";
+            self.run.diagnostics.push(Diagnostic::warning(Code::FolderForFile, shown, None, message));
+        }
+    }
+
+    fn special(&mut self, shown: String) {
+        let message = "not a regular file (FIFO, socket or device); not read";
+        self.run.diagnostics.push(Diagnostic::warning(Code::NotRegularFile, shown, None, message));
+    }
+}
+
+/// A run-relative path, `/`-separated.
+fn slashed(rel: &Path) -> String {
     rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
+/// One rule for every `X` / `X.gz` pair, whatever the kind (rank CSVs, nccl-tests outputs,
+/// NCCL logs, manifests, notes, artifacts): only `X` is read (the uncompressed file is the one
+/// a user edits), with a warning on `X.gz` naming both. The warning is a listing diagnostic,
+/// so it is part of the run's cache key like every other.
+fn drop_compressed_twins(listed: Vec<FileRef>, diagnostics: &mut Vec<Diagnostic>) -> Vec<FileRef> {
+    let plain: std::collections::HashSet<&str> = listed.iter().map(|f| f.rel.as_str()).collect();
+    let twins: Vec<bool> =
+        listed.iter().map(|f| f.rel.strip_suffix(".gz").is_some_and(|stem| plain.contains(stem))).collect();
+    let mut kept = Vec::with_capacity(listed.len());
+    for (file, twin) in listed.into_iter().zip(twins) {
+        if twin {
+            let stem = &file.rel[..file.rel.len() - 3];
+            let message = format!("both {stem} and {} present; only {stem} read", file.rel);
+            diagnostics.push(Diagnostic::warning(Code::CompressedTwin, &file.rel, None, message));
+        } else {
+            kept.push(file);
+        }
+    }
+    kept
 }
 
 /// Puts a file where the run layout uses its kind (`InputKind::of` its run-relative logical
@@ -294,7 +373,7 @@ fn classify(files: &mut RunFiles, file: FileRef) {
             files.host_artifacts.push(HostArtifact { host: host.to_string(), artifact, file })
         }
         (["artifacts"] | ["artifacts", _], _) => files.other_artifacts.push(file),
-        (["raw", "results", case], InputKind::Section { rank, section }) => {
+        (["raw", "results", case], InputKind::WorkerSection { rank, section }) => {
             files.sections.push(SectionFile { case: case.to_string(), rank, section, file })
         }
         (["raw", "nccl"], InputKind::NcclLog) => files.nccl_logs.push(file),
@@ -309,7 +388,7 @@ fn classify(files: &mut RunFiles, file: FileRef) {
             | InputKind::Notes
             | InputKind::SeedOutput(_)
             | InputKind::Artifact(_)
-            | InputKind::Section { .. }
+            | InputKind::WorkerSection { .. }
             | InputKind::NcclTests { .. }
             | InputKind::Json
             | InputKind::Stdout
@@ -331,7 +410,8 @@ mod tests {
     fn listed(rels: &[&str]) -> RunFiles {
         let mut files = RunFiles::default();
         for rel in rels {
-            classify(&mut files, FileRef { path: PathBuf::from(rel), rel: rel.to_string(), stamp: stamp() });
+            let at = Beneath::new(Path::new("").into(), rel);
+            classify(&mut files, FileRef { path: PathBuf::from(rel), rel: rel.to_string(), stamp: stamp(), at });
         }
         files
     }
@@ -372,7 +452,7 @@ mod tests {
         assert_eq!(hosts, [("node1", Artifact::GpuQuery), ("node1", Artifact::IbDevices)]);
         assert_eq!(rels(&files.other_artifacts), ["artifacts/ibv_devinfo.txt", "artifacts/node1/env.txt"]);
         let section = &files.sections[0];
-        assert_eq!((section.case.as_str(), section.rank, section.section), ("world2_full", 1, Section::Async));
+        assert_eq!((section.case.as_str(), section.rank, section.section), ("world2_full", 1, WorkerSection::Async));
         let tests: Vec<_> = files.nccl_tests.iter().map(|t| (t.test.as_str(), t.format, t.file.rel.as_str())).collect();
         assert_eq!(
             tests,

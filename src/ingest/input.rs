@@ -6,10 +6,14 @@
 //! Uses only std, libc (the open flags) and flate2.
 
 use flate2::read::MultiGzDecoder;
-use std::fs::{File, OpenOptions};
+use std::collections::VecDeque;
+use std::ffi::{CString, OsStr, OsString};
+use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 /// The most bytes (decompressed) read from a file read whole: section CSVs, manifests,
 /// artifacts, nccl-tests outputs, archived seed outputs.
@@ -19,10 +23,12 @@ pub(crate) const MAX_NOTES_BYTES: u64 = 1 << 20;
 /// The most bytes (decompressed) streamed from one NCCL log.
 pub(crate) const MAX_LOG_BYTES: u64 = 2 << 30;
 
-/// Size limits per kind of input, in decompressed bytes (`build --max-file-bytes`,
-/// `--max-notes-bytes`, `--max-log-bytes`; the defaults are the constants above).
+/// Size limits per kind of input, in decompressed bytes (`--max-file-bytes`,
+/// `--max-notes-bytes`, `--max-log-bytes` of `build`, `serve --watch`, `compare` and
+/// `inspect`; the defaults are the constants above). A value passed to every reader, never
+/// a process-wide setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Limits {
+pub struct Limits {
     /// A file read whole: section CSVs, manifests, artifacts, nccl-tests outputs.
     pub file: u64,
     /// A `NOTES.md`.
@@ -32,34 +38,272 @@ pub(crate) struct Limits {
 }
 
 impl Limits {
-    pub(crate) const DEFAULT: Limits = Limits { file: MAX_FILE_BYTES, notes: MAX_NOTES_BYTES, log: MAX_LOG_BYTES };
+    pub const DEFAULT: Limits = Limits { file: MAX_FILE_BYTES, notes: MAX_NOTES_BYTES, log: MAX_LOG_BYTES };
 }
 
-/// The limits in force. Process-wide: a build sets them from its options before reading
-/// anything (one build at a time per output folder, see `out_dir`), and the cache keys every
-/// run with them, so raising a limit re-reads the runs it had stopped.
-static LIMITS: std::sync::RwLock<Limits> = std::sync::RwLock::new(Limits::DEFAULT);
-
-/// The limits in force.
+/// The default limits, for the one reader that is not handed a command's limits yet:
+/// `comparison::baseline::read_pinned` (`baselines.json`, read with the notes limit), which
+/// the comparison rebuild (issue 23) is to give a `Limits` parameter.
 pub(crate) fn limits() -> Limits {
-    *LIMITS.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+    Limits::DEFAULT
 }
 
-/// Sets the limits for every read that follows.
-pub(crate) fn set_limits(limits: Limits) {
-    *LIMITS.write().unwrap_or_else(std::sync::PoisonError::into_inner) = limits;
+/// A file to read, named beneath a folder that is opened first (the runs folder, resolved:
+/// the user named it) by a path that is walked from that folder's descriptor one component
+/// at a time, so nothing swapped into the path after listing can lead outside the folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Beneath {
+    /// The folder, canonical.
+    pub root: Arc<Path>,
+    /// The path under it, relative.
+    pub rel: PathBuf,
 }
 
-/// Opens `path` for reading only if it is a regular file: the path is resolved first, the
-/// open does not follow a (swapped-in) symlink nor block on a FIFO, and `fstat` on the open
-/// file decides (so no race can make a FIFO or device be read).
-pub(crate) fn open_regular(path: &Path) -> io::Result<File> {
-    let real = path.canonicalize()?;
-    let file = OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(real)?;
+impl Beneath {
+    pub(crate) fn new(root: Arc<Path>, rel: impl Into<PathBuf>) -> Beneath {
+        Beneath { root, rel: rel.into() }
+    }
+
+    /// A file the user named directly (`inspect FILE`): the path is resolved first (the user's
+    /// own symlinks are followed, as they named it), then opened beneath its folder, so only
+    /// its own name is walked.
+    pub(crate) fn file(path: &Path) -> io::Result<Beneath> {
+        let real = path.canonicalize()?;
+        let not_a_file = || io::Error::new(io::ErrorKind::InvalidInput, "not a regular file; not read");
+        let name = real.file_name().ok_or_else(not_a_file)?;
+        let parent = real.parent().ok_or_else(not_a_file)?;
+        Ok(Beneath { root: parent.into(), rel: PathBuf::from(name) })
+    }
+}
+
+fn outside() -> io::Error {
+    io::Error::new(io::ErrorKind::PermissionDenied, "a symlink on its path leads outside the runs folder; not read")
+}
+
+fn not_regular() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, "not a regular file; not read")
+}
+
+fn c_name(name: &OsStr) -> io::Result<CString> {
+    CString::new(name.as_bytes()).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in a file name"))
+}
+
+/// `openat(dir, name, flags)` as an owned descriptor.
+fn open_at(dir: BorrowedFd<'_>, name: &OsStr, flags: libc::c_int) -> io::Result<OwnedFd> {
+    let name = c_name(name)?;
+    // SAFETY: a valid descriptor and a NUL-terminated name that outlives the call.
+    let fd = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned by openat and is owned by no one else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Where the symlink `name` in `dir` points.
+fn read_link_at(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<PathBuf> {
+    let name = c_name(name)?;
+    let mut buffer = vec![0u8; libc::PATH_MAX as usize];
+    // SAFETY: a valid descriptor, a NUL-terminated name and a buffer of the length passed.
+    let n = unsafe { libc::readlinkat(dir.as_raw_fd(), name.as_ptr(), buffer.as_mut_ptr().cast(), buffer.len()) };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    buffer.truncate(n as usize);
+    Ok(PathBuf::from(OsString::from_vec(buffer)))
+}
+
+/// The arguments of `openat2` (`struct open_how`, linux/openat2.h).
+#[cfg(target_os = "linux")]
+#[repr(C)]
+struct OpenHow {
+    flags: u64,
+    mode: u64,
+    resolve: u64,
+}
+
+/// `openat2(dir, rel, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`: the kernel walks `rel` from
+/// `dir` and fails (`ELOOP`) on any symlink, (`EXDEV`) on any way out.
+#[cfg(target_os = "linux")]
+fn open_beneath_no_links(dir: BorrowedFd<'_>, rel: &Path, flags: libc::c_int) -> io::Result<OwnedFd> {
+    let path = c_name(rel.as_os_str())?;
+    let how = OpenHow {
+        flags: (flags | libc::O_CLOEXEC) as u64,
+        mode: 0,
+        resolve: libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_NO_MAGICLINKS,
+    };
+    // SAFETY: a valid descriptor, a NUL-terminated path and an `open_how` of the size passed,
+    // all outliving the call.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_openat2,
+            dir.as_raw_fd(),
+            path.as_ptr(),
+            &how as *const OpenHow,
+            std::mem::size_of::<OpenHow>(),
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned by openat2 and is owned by no one else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_beneath_no_links(_: BorrowedFd<'_>, _: &Path, _: libc::c_int) -> io::Result<OwnedFd> {
+    Err(io::Error::from_raw_os_error(libc::ENOSYS))
+}
+
+/// The most symlinks one open follows (as the kernel's own limit).
+const MAX_LINKS: usize = 40;
+
+/// Opens `rel` beneath the folder `root` (open as `root_fd`) one component at a time, each
+/// with `O_NOFOLLOW` from the descriptor of the folder before it; a symlink met on the way is
+/// read and followed by hand: a relative target continues from its folder, an absolute one
+/// from the root when it lies inside it, and `..` never climbs above the root. Any way out
+/// fails.
+fn walk_beneath(root_fd: BorrowedFd<'_>, root: &Path, rel: &Path) -> io::Result<OwnedFd> {
+    let mut folders: Vec<OwnedFd> = Vec::new();
+    let mut queue: VecDeque<OsString> = components(rel)?;
+    let mut links = 0;
+    while let Some(name) = queue.pop_front() {
+        if name == ".." {
+            folders.pop().ok_or_else(outside)?;
+            continue;
+        }
+        let dir = folders.last().map_or(root_fd, AsFd::as_fd);
+        let last = queue.is_empty();
+        let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | if last { 0 } else { libc::O_DIRECTORY };
+        match open_at(dir, &name, flags) {
+            Ok(fd) if last => return Ok(fd),
+            Ok(fd) => folders.push(fd),
+            Err(error) if matches!(error.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)) => {
+                let Ok(target) = read_link_at(dir, &name) else { return Err(error) };
+                links += 1;
+                if links > MAX_LINKS {
+                    return Err(io::Error::from_raw_os_error(libc::ELOOP));
+                }
+                let target = if target.is_absolute() {
+                    folders.clear();
+                    target.strip_prefix(root).map_err(|_| outside())?.to_path_buf()
+                } else {
+                    target
+                };
+                for component in components(&target)?.into_iter().rev() {
+                    queue.push_front(component);
+                }
+            }
+            Err(error) => return Err(error),
+        }
+    }
+    Err(not_regular())
+}
+
+/// The names along a relative path (`.` dropped, `..` kept).
+fn components(path: &Path) -> io::Result<VecDeque<OsString>> {
+    path.components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .map(|c| match c {
+            Component::Normal(name) => Ok(name.to_os_string()),
+            Component::ParentDir => Ok(OsString::from("..")),
+            _ => Err(outside()),
+        })
+        .collect()
+}
+
+/// Opens `at` for reading only if it is a regular file beneath its root: the root is opened
+/// first, then the path is walked from its descriptor (by the kernel with `openat2`
+/// `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`; where a symlink is met or the kernel lacks
+/// `openat2`, by `walk_beneath`), never blocking on a FIFO; `fstat` on the open file decides.
+pub(crate) fn open_regular(at: &Beneath) -> io::Result<File> {
+    let file = open_beneath(at)?;
     if !file.metadata()?.is_file() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file; not read"));
+        return Err(not_regular());
     }
     Ok(file)
+}
+
+/// Opens `at` beneath its root as `open_regular` does, whatever it is (a folder, a FIFO: the
+/// caller asks `fstat`), for the listing of a run.
+pub(crate) fn open_beneath(at: &Beneath) -> io::Result<File> {
+    let root = File::open(&at.root)?;
+    let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK;
+    let fd = match open_beneath_no_links(root.as_fd(), &at.rel, flags) {
+        Ok(fd) => fd,
+        Err(error)
+            if matches!(
+                error.raw_os_error(),
+                Some(libc::ELOOP | libc::EXDEV | libc::ENOSYS | libc::EPERM | libc::EAGAIN)
+            ) =>
+        {
+            walk_beneath(root.as_fd(), &at.root, &at.rel)?
+        }
+        Err(error) => return Err(error),
+    };
+    Ok(File::from(fd))
+}
+
+/// What one entry of a folder listed from its descriptor is (`fstatat` without following).
+pub(crate) enum Entry {
+    Folder(File),
+    File(libc::stat),
+    Symlink,
+    /// A FIFO, socket or device.
+    Special,
+}
+
+/// The names in the folder open as `dir`, sorted (`fdopendir` on a duplicate: the listing is
+/// of the folder that was opened, whatever its path names now).
+pub(crate) fn read_dir_names(dir: &File) -> io::Result<Vec<OsString>> {
+    let copy = dir.as_fd().try_clone_to_owned()?;
+    // SAFETY: `copy` is an owned directory descriptor; on success `fdopendir` owns it (closed
+    // by `closedir`), so it is released from `copy` first.
+    let stream = unsafe { libc::fdopendir(copy.as_raw_fd()) };
+    if stream.is_null() {
+        return Err(io::Error::last_os_error());
+    }
+    std::mem::forget(copy);
+    let mut names = Vec::new();
+    loop {
+        // SAFETY: a valid stream from fdopendir, read by this thread only.
+        let entry = unsafe { libc::readdir(stream) };
+        if entry.is_null() {
+            break;
+        }
+        // SAFETY: readdir returned an entry whose `d_name` is NUL-terminated.
+        let name = unsafe { std::ffi::CStr::from_ptr((*entry).d_name.as_ptr()) };
+        let name = OsStr::from_bytes(name.to_bytes());
+        if name != "." && name != ".." {
+            names.push(name.to_os_string());
+        }
+    }
+    // SAFETY: the stream from fdopendir, closed once.
+    unsafe { libc::closedir(stream) };
+    names.sort();
+    Ok(names)
+}
+
+/// The entry `name` of the folder open as `dir`, not following a symlink; a folder is opened
+/// (`O_NOFOLLOW | O_DIRECTORY`: one swapped for a symlink since is not entered).
+pub(crate) fn entry_at(dir: &File, name: &OsStr) -> io::Result<Entry> {
+    let c = c_name(name)?;
+    // SAFETY: `stat` is plain data; zeroed is a valid value to be overwritten.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid descriptor, a NUL-terminated name and a `stat` to fill, all outliving it.
+    if unsafe { libc::fstatat(dir.as_raw_fd(), c.as_ptr(), &mut stat, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(match stat.st_mode & libc::S_IFMT {
+        libc::S_IFDIR => Entry::Folder(File::from(open_at(
+            dir.as_fd(),
+            name,
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW,
+        )?)),
+        libc::S_IFREG => Entry::File(stat),
+        libc::S_IFLNK => Entry::Symlink,
+        _ => Entry::Special,
+    })
 }
 
 /// A reader that fails once more than `left` bytes would be read.
@@ -85,10 +329,22 @@ fn too_large(limit: u64) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, format!("larger than the limit of {limit} bytes; not read"))
 }
 
-/// The file's contents (decompressed for `*.gz`), failing past `limit` bytes.
-fn limited_reader(path: &Path, limit: u64) -> io::Result<Limited<Box<dyn Read + Send>>> {
-    let file = open_regular(path)?;
-    let inner: Box<dyn Read + Send> = if is_gzip(path) { Box::new(MultiGzDecoder::new(file)) } else { Box::new(file) };
+/// The file's contents (decompressed for `*.gz`), failing past `limit` bytes; a stored file
+/// larger than the limit is refused from its size (`fstat`) before anything is read.
+fn limited_reader(at: &Beneath, limit: u64) -> io::Result<Limited<Box<dyn Read + Send>>> {
+    let file = open_regular(at)?;
+    let inner: Box<dyn Read + Send> = if is_gzip(&at.rel) {
+        Box::new(MultiGzDecoder::new(file))
+    } else {
+        let len = file.metadata()?.len();
+        if len > limit {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{len} bytes, larger than the limit of {limit} bytes; not read"),
+            ));
+        }
+        Box::new(file)
+    };
     Ok(Limited { inner, left: limit, limit })
 }
 
@@ -108,8 +364,8 @@ pub(crate) fn logical_name(path: &Path) -> String {
 
 /// Opens a file for streaming, decompressing `*.gz` on the fly; reading past `limit`
 /// (decompressed) bytes fails.
-pub(crate) fn open(path: &Path, limit: u64) -> io::Result<Box<dyn BufRead + Send>> {
-    Ok(Box::new(BufReader::with_capacity(1 << 16, limited_reader(path, limit)?)))
+pub(crate) fn open(at: &Beneath, limit: u64) -> io::Result<Box<dyn BufRead + Send>> {
+    Ok(Box::new(BufReader::with_capacity(1 << 16, limited_reader(at, limit)?)))
 }
 
 /// The most `with_contents` reads at once (larger files are read on in chunks).
@@ -128,15 +384,15 @@ thread_local! {
 /// run's many small files costs no allocation, no size lookup and, usually, one `read`.
 /// More than `limit` (decompressed) bytes is an error.
 pub(crate) fn with_contents<T>(
-    path: &Path,
+    at: &Beneath,
     size_hint: u64,
     limit: u64,
     use_bytes: impl FnOnce(&[u8]) -> T,
 ) -> io::Result<T> {
     let mut buffer = BUFFER.take();
     buffer.clear();
-    let read = limited_reader(path, limit).and_then(|mut file| {
-        if is_gzip(path) {
+    let read = limited_reader(at, limit).and_then(|mut file| {
+        if is_gzip(&at.rel) {
             file.read_to_end(&mut buffer)
         } else {
             // One read of the listed size plus one byte: when exactly the listed size comes
@@ -167,9 +423,17 @@ pub(crate) fn with_contents<T>(
 }
 
 /// Reads a whole (small) file, decompressing `*.gz`; more than `limit` bytes is an error.
-pub(crate) fn read_all(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+pub(crate) fn read_all(at: &Beneath, limit: u64) -> io::Result<Vec<u8>> {
     let mut out = Vec::new();
-    limited_reader(path, limit)?.read_to_end(&mut out)?;
+    limited_reader(at, limit)?.read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// Reads a file's bytes as stored (a `*.gz` stays compressed), through the same safe open;
+/// a file of more than `limit` stored bytes is an error.
+pub(crate) fn read_stored(at: &Beneath, limit: u64) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    Limited { inner: open_regular(at)?, left: limit, limit }.read_to_end(&mut out)?;
     Ok(out)
 }
 
@@ -177,23 +441,27 @@ pub(crate) fn read_all(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
 mod tests {
     use super::*;
 
+    fn at(path: &Path) -> Beneath {
+        Beneath::file(path).unwrap()
+    }
+
     #[test]
     fn whole_files_whatever_the_listed_size() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.csv");
         std::fs::write(&path, b"0123456789").unwrap();
         for listed in [0, 3, 9, 10, 11, 1 << 40] {
-            let bytes = with_contents(&path, listed, MAX_FILE_BYTES, |b| b.to_vec()).unwrap();
+            let bytes = with_contents(&at(&path), listed, MAX_FILE_BYTES, |b| b.to_vec()).unwrap();
             assert_eq!(bytes, b"0123456789", "listed {listed}");
         }
         std::fs::write(&path, b"").unwrap();
-        assert!(with_contents(&path, 0, MAX_FILE_BYTES, |b| b.is_empty()).unwrap());
+        assert!(with_contents(&at(&path), 0, MAX_FILE_BYTES, |b| b.is_empty()).unwrap());
         let gz = dir.path().join("b.csv.gz");
         let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut encoder, b"x,y\n1,2\n").unwrap();
         std::fs::write(&gz, encoder.finish().unwrap()).unwrap();
-        assert_eq!(with_contents(&gz, 5, MAX_FILE_BYTES, |b| b.to_vec()).unwrap(), b"x,y\n1,2\n");
-        assert!(with_contents(&dir.path().join("missing"), 1, MAX_FILE_BYTES, |_| ()).is_err());
+        assert_eq!(with_contents(&at(&gz), 5, MAX_FILE_BYTES, |b| b.to_vec()).unwrap(), b"x,y\n1,2\n");
+        assert!(with_contents(&Beneath::new(dir.path().into(), "missing"), 1, MAX_FILE_BYTES, |_| ()).is_err());
     }
 
     #[test]
@@ -202,10 +470,10 @@ mod tests {
         let fifo = dir.path().join("rank0_async.csv");
         let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
         assert!(status.success());
-        let error = read_all(&fifo, MAX_FILE_BYTES).unwrap_err();
+        let error = read_all(&at(&fifo), MAX_FILE_BYTES).unwrap_err();
         assert!(error.to_string().contains("not a regular file"), "{error}");
-        assert!(read_all(dir.path(), MAX_FILE_BYTES).is_err());
-        assert!(read_all(Path::new("/dev/zero"), MAX_FILE_BYTES)
+        assert!(read_all(&Beneath::new(dir.path().into(), "."), MAX_FILE_BYTES).is_err());
+        assert!(read_all(&at(Path::new("/dev/zero")), MAX_FILE_BYTES)
             .unwrap_err()
             .to_string()
             .contains("not a regular file"));
@@ -216,19 +484,72 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let sparse = dir.path().join("NOTES.md");
         File::create(&sparse).unwrap().set_len(2 << 30).unwrap();
-        let error = read_all(&sparse, 1000).unwrap_err();
+        let error = read_all(&at(&sparse), 1000).unwrap_err();
         assert!(error.to_string().contains("limit of 1000 bytes"), "{error}");
-        assert!(with_contents(&sparse, 2 << 30, 1000, |_| ()).is_err());
+        assert!(with_contents(&at(&sparse), 2 << 30, 1000, |_| ()).is_err());
         File::create(&sparse).unwrap().set_len(1000).unwrap();
-        assert_eq!(read_all(&sparse, 1000).unwrap().len(), 1000);
-        assert_eq!(with_contents(&sparse, 0, 1000, <[u8]>::len).unwrap(), 1000);
+        assert_eq!(read_all(&at(&sparse), 1000).unwrap().len(), 1000);
+        assert_eq!(with_contents(&at(&sparse), 0, 1000, <[u8]>::len).unwrap(), 1000);
         let gz = dir.path().join("NOTES.md.gz");
         let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut encoder, &vec![0u8; 1 << 20]).unwrap();
         std::fs::write(&gz, encoder.finish().unwrap()).unwrap();
-        assert!(read_all(&gz, 4096).is_err());
+        assert!(read_all(&at(&gz), 4096).is_err());
         let mut lines = String::new();
-        assert!(open(&gz, 4096).unwrap().read_to_string(&mut lines).is_err());
-        assert_eq!(read_all(&gz, 1 << 20).unwrap().len(), 1 << 20);
+        assert!(open(&at(&gz), 4096).unwrap().read_to_string(&mut lines).is_err());
+        assert_eq!(read_all(&at(&gz), 1 << 20).unwrap().len(), 1 << 20);
+    }
+
+    #[test]
+    fn an_over_limit_file_is_refused_from_its_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.stdout");
+        File::create(&path).unwrap().set_len(1 << 40).unwrap();
+        // The message names the stored size: it came from fstat, before any read.
+        let error = read_all(&at(&path), 4096).unwrap_err();
+        assert!(error.to_string().contains("1099511627776 bytes, larger than the limit of 4096 bytes"), "{error}");
+        let error = with_contents(&at(&path), 0, 4096, |_| ()).unwrap_err();
+        assert!(error.to_string().contains("1099511627776 bytes"), "{error}");
+    }
+
+    #[test]
+    fn paths_are_walked_beneath_the_root_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("runs");
+        let outside = dir.path().join("outside");
+        std::fs::create_dir_all(root.join("r1/artifacts")).unwrap();
+        std::fs::create_dir_all(root.join("r2")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(root.join("r1/artifacts/a.txt"), "inside").unwrap();
+        std::fs::write(outside.join("a.txt"), "MARKER").unwrap();
+        let root: Arc<Path> = root.canonicalize().unwrap().into();
+        let read = |rel: &str| read_all(&Beneath::new(Arc::clone(&root), rel), 1 << 20);
+        assert_eq!(read("r1/artifacts/a.txt").unwrap(), b"inside");
+        // Symlinks that stay inside the runs folder are followed, relative or absolute.
+        std::os::unix::fs::symlink("../r1/artifacts", root.join("r2/artifacts")).unwrap();
+        assert_eq!(read("r2/artifacts/a.txt").unwrap(), b"inside");
+        std::os::unix::fs::symlink(root.join("r1"), root.join("r3")).unwrap();
+        assert_eq!(read("r3/artifacts/a.txt").unwrap(), b"inside");
+        // Any way out is refused: an absolute link, a relative one climbing above the root,
+        // a link as the last component, a loop.
+        std::fs::create_dir_all(root.join("r4")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("r4/artifacts")).unwrap();
+        std::os::unix::fs::symlink("../../outside/a.txt", root.join("r4/a.txt")).unwrap();
+        std::os::unix::fs::symlink("loop", root.join("r4/loop")).unwrap();
+        for rel in ["r4/artifacts/a.txt", "r4/a.txt", "r4/loop", "../outside/a.txt", "/etc/passwd"] {
+            let error = read(rel).unwrap_err();
+            assert!(!error.to_string().contains("MARKER"), "{rel}: {error}");
+        }
+        assert!(read("r4/artifacts/a.txt").unwrap_err().to_string().contains("outside the runs folder"));
+        // A file the user names is read through their own symlinks (`inspect LINK`).
+        std::os::unix::fs::symlink(outside.join("a.txt"), dir.path().join("named.txt")).unwrap();
+        assert_eq!(read_all(&at(&dir.path().join("named.txt")), 1 << 20).unwrap(), b"MARKER");
+        // The fallback walk alone (a kernel without openat2) gives the same answers.
+        let root_fd = File::open(&*root).unwrap();
+        let walk = |rel: &str| walk_beneath(root_fd.as_fd(), &root, Path::new(rel)).map(File::from);
+        assert!(walk("r2/artifacts/a.txt").is_ok() && walk("r3/artifacts/a.txt").is_ok());
+        for rel in ["r4/artifacts/a.txt", "r4/a.txt", "r4/loop", "../outside/a.txt"] {
+            assert!(walk(rel).is_err(), "{rel}");
+        }
     }
 }

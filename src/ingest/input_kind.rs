@@ -6,7 +6,7 @@
 //! layout; `load` and `inspect` read each kind with its parser. Uses `model` only.
 
 use crate::core::model::nccl_tests::NcclTestsFormat;
-use crate::core::model::sections::Section;
+use crate::core::model::sections::WorkerSection;
 use crate::core::model::seed_outputs::SEED_OUTPUTS;
 
 /// The kind of one input file.
@@ -21,7 +21,7 @@ pub enum InputKind {
     /// A machine artifact that nccl-report parses.
     Artifact(Artifact),
     /// `rank<N>_<section>.csv`: one rank's rows of a known section.
-    Section { rank: u64, section: Section },
+    WorkerSection { rank: u64, section: WorkerSection },
     /// `nccl_tests_<test>.stdout` / `.json`: nccl-tests output, with `<test>` (never empty).
     NcclTests { test: String, format: NcclTestsFormat },
     /// Another `*.json`: read as nccl-tests `-J` output by `inspect`; no place in a run.
@@ -72,7 +72,7 @@ impl InputKind {
             return InputKind::SeedOutput(seed_output);
         }
         if let Some((rank, section)) = section_file(name) {
-            return InputKind::Section { rank, section };
+            return InputKind::WorkerSection { rank, section };
         }
         if let Some((test, format)) = nccl_tests_file(name) {
             return InputKind::NcclTests { test: test.to_string(), format };
@@ -95,10 +95,10 @@ impl InputKind {
 }
 
 /// `rank<N>_<section>.csv` -> (N, section), for the known sections.
-fn section_file(name: &str) -> Option<(u64, Section)> {
+fn section_file(name: &str) -> Option<(u64, WorkerSection)> {
     let stem = name.strip_prefix("rank")?.strip_suffix(".csv")?;
     let (rank, section) = stem.split_once('_')?;
-    Some((rank.parse().ok()?, Section::from_name(section)?))
+    Some((rank.parse().ok()?, WorkerSection::from_name(section)?))
 }
 
 /// `nccl_tests_<test>.stdout` / `.json` -> (`<test>`, format); `<test>` is never empty.
@@ -120,14 +120,14 @@ fn is_plugin_dump_name(stem: &str) -> bool {
 mod tests {
     use super::{Artifact, InputKind as Kind};
     use crate::core::model::nccl_tests::NcclTestsFormat;
-    use crate::core::model::sections::Section;
+    use crate::core::model::sections::WorkerSection;
 
     fn nccl_tests(test: &str, format: NcclTestsFormat) -> Kind {
         Kind::NcclTests { test: test.to_string(), format }
     }
 
-    fn section(rank: u64, section: Section) -> Kind {
-        Kind::Section { rank, section }
+    fn section(rank: u64, section: WorkerSection) -> Kind {
+        Kind::WorkerSection { rank, section }
     }
 
     #[test]
@@ -142,12 +142,12 @@ mod tests {
             ("artifacts/node1/nvidia_smi_topo.txt", Kind::Artifact(Artifact::GpuTopology)),
             ("artifacts/node1/ibv_devinfo.txt", Kind::Artifact(Artifact::IbDevices)),
             ("artifacts/versions.txt", Kind::Other),
-            ("raw/results/world4_full/rank0_contracts.csv", section(0, Section::Contracts)),
-            ("raw/results/world4_full/rank10_async.csv", section(10, Section::Async)),
-            ("rank3_decomposition.csv", section(3, Section::Decomposition)),
-            ("rank1_fragmentation.csv", section(1, Section::Fragmentation)),
-            ("rank2_decode.csv", section(2, Section::Decode)),
-            ("rank7_numerics.csv", section(7, Section::Numerics)),
+            ("raw/results/world4_full/rank0_contracts.csv", section(0, WorkerSection::Contracts)),
+            ("raw/results/world4_full/rank10_async.csv", section(10, WorkerSection::Async)),
+            ("rank3_decomposition.csv", section(3, WorkerSection::Decomposition)),
+            ("rank1_fragmentation.csv", section(1, WorkerSection::Fragmentation)),
+            ("rank2_decode.csv", section(2, WorkerSection::Decode)),
+            ("rank7_numerics.csv", section(7, WorkerSection::Numerics)),
             ("raw/nccl_tests_g4.stdout", nccl_tests("g4", NcclTestsFormat::Text)),
             ("raw/nccl_tests_g4.json", nccl_tests("g4", NcclTestsFormat::Json)),
             ("raw/nccl_tests_.stdout", Kind::Stdout),
@@ -164,7 +164,7 @@ mod tests {
             ("node-pid12.log", Kind::InspectorDump),
             ("node-pid.log", Kind::NcclLog),
             ("node-pidx.log", Kind::NcclLog),
-            ("raw/results/inspector/rank0_async.csv", section(0, Section::Async)),
+            ("raw/results/inspector/rank0_async.csv", section(0, WorkerSection::Async)),
             ("inspector/notes.txt", Kind::Other),
             ("raw/inspector/world4_full/manifest.txt", Kind::InspectorDump),
         ];
@@ -220,7 +220,7 @@ mod tests {
         assert_eq!(Kind::of(strip("manifest.txt.gz")), Kind::Manifest);
         assert_eq!(Kind::of(strip("raw/nccl/case_host_1.log.gz")), Kind::NcclLog);
         assert_eq!(Kind::of(strip("raw/nccl_tests_g2.json.gz")), nccl_tests("g2", NcclTestsFormat::Json));
-        assert_eq!(Kind::of(strip("rank0_numerics.csv.gz")), section(0, Section::Numerics));
+        assert_eq!(Kind::of(strip("rank0_numerics.csv.gz")), section(0, WorkerSection::Numerics));
         assert_eq!(Kind::of(strip("raw/inspector/c/h-pid9.log.gz")), Kind::InspectorDump);
         assert_eq!(Kind::of(strip("summary.md.gz")), Kind::SeedOutput("summary.md"));
         assert_eq!(Kind::of(strip("rank0_async.csv.gz.gz")), Kind::Other, "only one .gz is stripped");

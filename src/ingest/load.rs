@@ -4,26 +4,26 @@
 //! the run is still read. Files of one run are read one after another: the build runs many
 //! runs in parallel, and per-stage timings stay per run.
 
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Code, Diagnostic};
 use crate::core::model::hosts::HostFacts;
 use crate::core::model::inspector::InspectorCase;
 use crate::core::model::nccl_log::NcclLogFacts;
 use crate::core::model::nccl_tests::NcclTestsFormat;
 use crate::core::model::run::{NcclTestsFile, RawRun, SectionData};
 use crate::ingest::find::{FileRef, HostArtifact, NcclTestsInput, RunDir};
-use crate::ingest::input;
+use crate::ingest::input::{self, Limits};
 use crate::ingest::input_kind::Artifact;
 use crate::ingest::parse::{self, ParseError};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Reads and parses everything but the NCCL logs.
-pub fn load_tables(run: &RunDir) -> RawRun {
+/// Reads and parses everything but the NCCL logs, each file within `limits`.
+pub fn load_tables(run: &RunDir, limits: Limits) -> RawRun {
     let files = &run.files;
     let mut raw = RawRun { id: run.id.clone(), diagnostics: run.diagnostics.clone(), ..RawRun::default() };
     raw.total_bytes = files.total_bytes;
 
     if let Some(file) = &files.manifest {
-        if let Some(bytes) = read(file, &mut raw.diagnostics, <[u8]>::to_vec) {
+        if let Some(bytes) = read(file, limits, &mut raw.diagnostics, <[u8]>::to_vec) {
             match parse::manifest::parse_manifest(&bytes) {
                 Ok(manifest) => raw.manifest = Some(manifest),
                 Err(e) => raw.diagnostics.push(parse_diag(file, e)),
@@ -31,46 +31,46 @@ pub fn load_tables(run: &RunDir) -> RawRun {
         }
     }
     if let Some(file) = &files.gpu_query {
-        if let Some(text) = read_text(file, &mut raw.diagnostics) {
+        if let Some(text) = read_text(file, limits, &mut raw.diagnostics) {
             raw.gpus = parse::artifacts::parse_gpu_query(&text);
         }
     }
     if let Some(file) = &files.topology {
-        if let Some(text) = read_text(file, &mut raw.diagnostics) {
+        if let Some(text) = read_text(file, limits, &mut raw.diagnostics) {
             let topology = parse::artifacts::parse_topology(&text);
             raw.topology = (!topology.header.is_empty()).then_some(topology);
         }
     }
-    raw.hosts = load_hosts(run, &mut raw.diagnostics);
+    raw.hosts = load_hosts(run, limits, &mut raw.diagnostics);
     for file in &files.other_artifacts {
-        if let Some(text) = read_text(file, &mut raw.diagnostics) {
+        if let Some(text) = read_text(file, limits, &mut raw.diagnostics) {
             raw.other_artifacts.push((file.rel.clone(), text));
         }
     }
     if let Some(file) = &files.notes {
-        raw.notes = contents_within(file, input::limits().notes, |b| String::from_utf8_lossy(b).into_owned())
+        raw.notes = contents_within(file, limits.notes, |b| String::from_utf8_lossy(b).into_owned())
             .map_err(|d| raw.diagnostics.push(d))
             .ok();
     }
     for (name, file) in &files.archived_outputs {
-        if let Some(bytes) = read(file, &mut raw.diagnostics, <[u8]>::to_vec) {
+        if let Some(bytes) = read(file, limits, &mut raw.diagnostics, <[u8]>::to_vec) {
             raw.archived_outputs.push((name.clone(), bytes));
         }
     }
 
-    load_sections(run, &mut raw);
-    load_nccl_tests(run, &mut raw);
-    load_inspector(run, &mut raw);
+    load_sections(run, limits, &mut raw);
+    load_nccl_tests(run, limits, &mut raw);
+    load_inspector(run, limits, &mut raw);
 
     raw.files = all_files(files);
     raw
 }
 
 /// Each host's GPUs and topology from `artifacts/<host>/`, sorted by host name.
-fn load_hosts(run: &RunDir, diagnostics: &mut Vec<Diagnostic>) -> Vec<HostFacts> {
+fn load_hosts(run: &RunDir, limits: Limits, diagnostics: &mut Vec<Diagnostic>) -> Vec<HostFacts> {
     let mut hosts: BTreeMap<String, HostFacts> = BTreeMap::new();
     for HostArtifact { host, artifact, file } in &run.files.host_artifacts {
-        let Some(text) = read_text(file, diagnostics) else { continue };
+        let Some(text) = read_text(file, limits, diagnostics) else { continue };
         let facts =
             hosts.entry(host.clone()).or_insert_with(|| HostFacts { host: host.clone(), ..HostFacts::default() });
         match artifact {
@@ -85,13 +85,13 @@ fn load_hosts(run: &RunDir, diagnostics: &mut Vec<Diagnostic>) -> Vec<HostFacts>
     hosts.into_values().collect()
 }
 
-fn load_sections(run: &RunDir, raw: &mut RawRun) {
+fn load_sections(run: &RunDir, limits: Limits, raw: &mut RawRun) {
     let parsed: Vec<_> = run
         .files
         .sections
         .iter()
         .map(|sf| {
-            contents(&sf.file, |bytes| {
+            contents(&sf.file, limits, |bytes| {
                 parse::section_csv::parse_section(sf.section, bytes).map_err(|e| parse_diag(&sf.file, e))
             })?
         })
@@ -102,6 +102,7 @@ fn load_sections(run: &RunDir, raw: &mut RawRun) {
             Ok(rows) => {
                 if rows.is_empty() {
                     raw.diagnostics.push(Diagnostic::warning(
+                        Code::NoDataRows,
                         &sf.file.rel,
                         None,
                         "no data rows (header only): this rank adds nothing to its section",
@@ -119,13 +120,13 @@ fn load_sections(run: &RunDir, raw: &mut RawRun) {
     raw.broken_sections = broken.into_iter().collect();
 }
 
-fn load_nccl_tests(run: &RunDir, raw: &mut RawRun) {
+fn load_nccl_tests(run: &RunDir, limits: Limits, raw: &mut RawRun) {
     let parsed: Vec<_> = run
         .files
         .nccl_tests
         .iter()
         .map(|NcclTestsInput { test, format, file }| {
-            let output = contents(file, |bytes| match format {
+            let output = contents(file, limits, |bytes| match format {
                 NcclTestsFormat::Json => parse::nccl_tests_json::parse_json(bytes).map_err(|e| parse_diag(file, e)),
                 NcclTestsFormat::Text => Ok(parse::nccl_tests::parse_text(bytes)),
             })??;
@@ -137,7 +138,7 @@ fn load_nccl_tests(run: &RunDir, raw: &mut RawRun) {
             Ok((name, file, output)) => {
                 for warning in &output.warnings {
                     let line = (warning.line > 0).then_some(warning.line);
-                    raw.diagnostics.push(Diagnostic::warning(&file, line, &warning.message));
+                    raw.diagnostics.push(Diagnostic::warning(Code::NcclTestsLine, &file, line, &warning.message));
                 }
                 let world_size = name.strip_prefix('g').and_then(|n| n.parse().ok()).or_else(|| output.ranks());
                 raw.nccl_tests.push(NcclTestsFile { name, file, world_size, output });
@@ -148,15 +149,21 @@ fn load_nccl_tests(run: &RunDir, raw: &mut RawRun) {
 }
 
 /// The Inspector dumps, grouped by case folder (in the walk's sorted order). A malformed
-/// object is a warning naming its file and line; the records before it are kept.
-fn load_inspector(run: &RunDir, raw: &mut RawRun) {
+/// object is a warning naming its file and line; the records before it are kept. A record
+/// whose time or bandwidth is out of range is left out with a warning naming its line.
+fn load_inspector(run: &RunDir, limits: Limits, raw: &mut RawRun) {
     for (case, file) in &run.files.inspector {
-        let Some((records, error)) = read(file, &mut raw.diagnostics, parse::inspector::parse_inspector) else {
+        let Some(dump) = read(file, limits, &mut raw.diagnostics, parse::inspector::parse_inspector) else {
             continue;
         };
-        if let Some(error) = error {
+        for warning in &dump.left_out {
+            let message = format!("NCCL Inspector dump: {}", warning.message);
+            raw.diagnostics.push(Diagnostic::warning(Code::InspectorValue, &file.rel, warning.line, message));
+        }
+        let records = dump.records;
+        if let Some(error) = dump.error {
             let message = format!("NCCL Inspector dump: {}; the records before it are kept", error.message);
-            raw.diagnostics.push(Diagnostic::warning(&file.rel, error.line, message));
+            raw.diagnostics.push(Diagnostic::warning(Code::InspectorObject, &file.rel, error.line, message));
         }
         if raw.inspector.last().is_none_or(|last| &last.case != case) {
             raw.inspector.push(InspectorCase { case: case.clone(), ..InspectorCase::default() });
@@ -186,14 +193,14 @@ impl LogScan {
 
 /// Scans the run's NCCL_DEBUG logs (streamed). A build scans them before it reads the tables,
 /// so that the rows are still in the processor's cache when they are summarized.
-pub fn load_logs(run: &RunDir) -> LogScan {
+pub fn load_logs(run: &RunDir, limits: Limits) -> LogScan {
     let mut scan = LogScan { facts: None, files: Vec::new(), diagnostics: Vec::new() };
     if run.files.nccl_logs.is_empty() {
         return scan;
     }
     let mut facts = NcclLogFacts::default();
     for file in &run.files.nccl_logs {
-        let result = input::open(&file.path, input::limits().log)
+        let result = input::open(&file.at, limits.log)
             .and_then(|reader| parse::nccl_log::scan_log(reader, &file.rel))
             .map_err(|e| cannot_read(file, e));
         match result {
@@ -214,30 +221,36 @@ fn all_files(files: &crate::ingest::find::RunFiles) -> Vec<(String, u64)> {
     all
 }
 
-/// A whole file through `input::with_contents`; a failure to read names the file.
-fn contents<T>(file: &FileRef, use_bytes: impl FnOnce(&[u8]) -> T) -> Result<T, Diagnostic> {
-    contents_within(file, input::limits().file, use_bytes)
+/// A whole file through `input::with_contents`, within the file limit; a failure to read
+/// names the file.
+fn contents<T>(file: &FileRef, limits: Limits, use_bytes: impl FnOnce(&[u8]) -> T) -> Result<T, Diagnostic> {
+    contents_within(file, limits.file, use_bytes)
 }
 
 /// `contents` with a size limit of its own.
 fn contents_within<T>(file: &FileRef, limit: u64, use_bytes: impl FnOnce(&[u8]) -> T) -> Result<T, Diagnostic> {
-    input::with_contents(&file.path, file.stamp.len, limit, use_bytes).map_err(|e| cannot_read(file, e))
+    input::with_contents(&file.at, file.stamp.len, limit, use_bytes).map_err(|e| cannot_read(file, e))
 }
 
 fn cannot_read(file: &FileRef, error: std::io::Error) -> Diagnostic {
-    Diagnostic::error(&file.rel, None, format!("cannot read: {error}"))
+    Diagnostic::error(Code::CannotRead, &file.rel, None, format!("cannot read: {error}"))
 }
 
 /// A whole file, converted; a failure to read becomes a diagnostic.
-fn read<T>(file: &FileRef, diagnostics: &mut Vec<Diagnostic>, convert: impl FnOnce(&[u8]) -> T) -> Option<T> {
-    contents(file, convert).map_err(|d| diagnostics.push(d)).ok()
+fn read<T>(
+    file: &FileRef,
+    limits: Limits,
+    diagnostics: &mut Vec<Diagnostic>,
+    convert: impl FnOnce(&[u8]) -> T,
+) -> Option<T> {
+    contents(file, limits, convert).map_err(|d| diagnostics.push(d)).ok()
 }
 
 /// Reads a text file; invalid UTF-8 is replaced (artifacts and notes are shown, not computed on).
-fn read_text(file: &FileRef, diagnostics: &mut Vec<Diagnostic>) -> Option<String> {
-    read(file, diagnostics, |bytes| String::from_utf8_lossy(bytes).into_owned())
+fn read_text(file: &FileRef, limits: Limits, diagnostics: &mut Vec<Diagnostic>) -> Option<String> {
+    read(file, limits, diagnostics, |bytes| String::from_utf8_lossy(bytes).into_owned())
 }
 
 fn parse_diag(file: &FileRef, error: ParseError) -> Diagnostic {
-    Diagnostic::error(&file.rel, error.line, error.message)
+    Diagnostic::error(Code::CannotParse, &file.rel, error.line, error.message)
 }

@@ -1,9 +1,10 @@
 //! Reading runs: finding run folders, opening untrusted files safely, telling file kinds, parsing bytes into `core::model`, loading a run, and `inspect`.
 
 pub(crate) mod archived;
+pub(crate) mod evidence;
 pub mod find;
-pub(crate) mod input;
+pub mod input;
 pub mod input_kind;
-pub(crate) mod inspect;
+pub mod inspect;
 pub mod load;
 pub(crate) mod parse;

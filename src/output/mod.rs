@@ -1,6 +1,5 @@
-//! Everything that leaves the process: the one module that writes the site (`write`), the output folder lock, `publish` and `serve`.
+//! What is done with a built site: `publish` (to a git branch) and `serve` (over HTTP, rebuilding
+//! on change with `--watch`). Writing the site is the pipeline's (`pipeline::write`).
 
-pub(crate) mod out_dir;
 pub(crate) mod publish;
 pub(crate) mod serve;
-pub(crate) mod write;

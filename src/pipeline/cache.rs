@@ -19,10 +19,13 @@
 //! to the file changes its ctime (which `touch` cannot restore), so a file edited by hand is
 //! copied from the cache instead. Cache files are never linked.
 
+use crate::analysis::overview::RunOverview;
 use crate::ingest::find::{FileRef, FileStamp, RunDir};
-use crate::output::out_dir;
-use crate::output::write::{OutputFile, Staging};
-use crate::site::digest::{RunCard, RunDigest};
+use crate::ingest::input::Beneath;
+use crate::pipeline::out_dir;
+use crate::pipeline::write::Staging;
+use crate::render::OutputFile;
+use crate::site::card::RunCard;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -32,7 +35,9 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped whenever the cache layout changes.
-const FORMAT: &str = "nccl-report-cache-6";
+const FORMAT: &str = "nccl-report-cache-7";
+/// Beside an entry: the case verdicts of its last comparison.
+const VERDICTS: &str = "verdicts.json";
 /// Beside an entry: the stamps of its files in the live site as last committed.
 const SITE_STAMPS: &str = "site.json";
 
@@ -48,7 +53,7 @@ pub(crate) struct Stamp {
 /// (stored under `files/`). Its digest is kept apart (`digest.json`), read only when the
 /// cross-run pages must be rendered again.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct Entry {
+pub(crate) struct CacheEntry {
     pub key: String,
     pub stamps: Vec<Stamp>,
     pub card: RunCard,
@@ -101,13 +106,13 @@ impl Cache {
     }
 
     /// The last entry for a run, if readable.
-    pub(crate) fn lookup(&self, run_id: &str) -> Option<Entry> {
+    pub(crate) fn lookup(&self, run_id: &str) -> Option<CacheEntry> {
         read_json(&self.entry_dir(run_id).join("entry.json"))
     }
 
-    /// The digest stored with a run's entry.
-    pub(crate) fn digest(&self, run_id: &str) -> Option<RunDigest> {
-        read_json(&self.digest_path(run_id))
+    /// The digest stored with a run's entry, if its content hash still matches.
+    pub(crate) fn digest(&self, run_id: &str) -> Option<RunOverview> {
+        read_checked(&self.digest_path(run_id))
     }
 
     fn digest_path(&self, run_id: &str) -> PathBuf {
@@ -119,19 +124,29 @@ impl Cache {
     pub(crate) fn key(
         &self,
         run: &RunDir,
-        previous: Option<&Entry>,
+        previous: Option<&CacheEntry>,
     ) -> Result<(String, Vec<Stamp>), (String, io::Error)> {
         let mut files: Vec<&FileRef> = run.files.all().collect();
         files.sort_by(|a, b| a.rel.cmp(&b.rel));
         let mut hasher = Xxh3::new();
         hasher.update(self.context.as_bytes());
         hasher.update(run.id.as_bytes());
+        // Listing diagnostics (symlinks not followed, FIFOs, `.gz` twins) change a run's page
+        // without changing any of its files.
+        for diagnostic in &run.diagnostics {
+            hasher.update(diagnostic.to_string().as_bytes());
+            hasher.update(&[0]);
+        }
+        let logs: std::collections::HashSet<&str> = run.files.nccl_logs.iter().map(|f| f.rel.as_str()).collect();
+        let limits = crate::ingest::input::limits();
         let mut stamps = Vec::with_capacity(files.len());
         for file in files {
             let known = previous.and_then(|e| e.stamps.iter().find(|s| s.rel == file.rel));
+            let limit = if logs.contains(file.rel.as_str()) { limits.log } else { limits.file };
             let hash = match known {
                 Some(old) if old.stamp == file.stamp => old.hash.clone(),
-                _ => hash_input(&file.path).map_err(|error| (file.rel.clone(), error))?,
+                _ if beyond_reading(file.stamp.len, limit) => stamp_hash(&file.stamp),
+                _ => hash_input(&file.at).map_err(|error| (file.rel.clone(), error))?,
             };
             hasher.update(file.rel.as_bytes());
             hasher.update(&[0]);
@@ -145,11 +160,11 @@ impl Cache {
     /// where the file there still has the stamp recorded at the last commit, else copied from
     /// the cache after its hash is checked; false when any file is missing, altered or cannot
     /// be written (the run is rebuilt).
-    pub(crate) fn restore(&self, entry: &Entry, run_id: &str, staging: &Staging, live: &Path) -> bool {
+    pub(crate) fn restore(&self, entry: &CacheEntry, run_id: &str, staging: &Staging, live: &Path) -> bool {
         let dir = self.entry_dir(run_id);
         let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
         entry.files.iter().all(|file| {
-            crate::output::write::is_safe_relative(&file.rel)
+            crate::pipeline::write::is_safe_relative(&file.rel)
                 && (carry_live(file, &committed, live, staging)
                     || fs::read(dir.join("files").join(&file.rel)).is_ok_and(|bytes| {
                         hash_bytes(&bytes) == file.hash
@@ -162,12 +177,18 @@ impl Cache {
     /// every file of a cached run whose stamp in the live site `live` is not the one recorded
     /// at the last commit (a file edited by hand, or missing). Returns how many files were put
     /// back, or `None` when one cannot be (the run is then built again).
-    pub(crate) fn repair_live(&self, entry: &Entry, run_id: &str, staging: &Staging, live: &Path) -> Option<usize> {
+    pub(crate) fn repair_live(
+        &self,
+        entry: &CacheEntry,
+        run_id: &str,
+        staging: &Staging,
+        live: &Path,
+    ) -> Option<usize> {
         let dir = self.entry_dir(run_id);
         let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
         let mut repaired = 0;
         for file in &entry.files {
-            if !crate::output::write::is_safe_relative(&file.rel) {
+            if !crate::pipeline::write::is_safe_relative(&file.rel) {
                 return None;
             }
             let recorded = committed.iter().find(|s| s.rel == file.rel && s.hash == file.hash);
@@ -208,7 +229,7 @@ impl Cache {
         card: RunCard,
         problem: Option<String>,
         files: &[OutputFile],
-    ) -> io::Result<Entry> {
+    ) -> io::Result<CacheEntry> {
         let dir = self.entry_dir(run_id);
         if dir.exists() {
             fs::remove_dir_all(&dir)?;
@@ -218,14 +239,15 @@ impl Cache {
             cached.push(store_file(&dir, file)?);
         }
         fs::create_dir_all(&dir)?;
-        let entry = Entry { key, stamps, card, problem, files: cached, comparison: None };
+        let entry = CacheEntry { key, stamps, card, problem, files: cached, comparison: None };
         write_json(&dir.join("entry.json"), &entry)?;
         Ok(entry)
     }
 
     /// Updates a stored run after its comparison with its baseline: `files` replace (or join)
-    /// the cached files of the same path, `removed` leave the run, and the card and the
-    /// comparison stamp are recorded. Returns the entry as stored.
+    /// the cached files of the same path, `removed` leave the run, and the card, the
+    /// comparison stamp and the case verdicts (`verdicts.json`, read only when the run's
+    /// digest must be recomputed: `case_verdicts`) are recorded. Returns the entry as stored.
     pub(crate) fn update_compared(
         &self,
         run_id: &str,
@@ -233,15 +255,17 @@ impl Cache {
         removed: &[String],
         card: RunCard,
         comparison: String,
-    ) -> io::Result<Entry> {
+        verdicts: &BTreeMap<String, String>,
+    ) -> io::Result<CacheEntry> {
         let dir = self.entry_dir(run_id);
-        let mut entry: Entry = read_json(&dir.join("entry.json"))
+        write_json(&dir.join(VERDICTS), verdicts)?;
+        let mut entry: CacheEntry = read_json(&dir.join("entry.json"))
             .ok_or_else(|| io::Error::other(format!("no cache entry for {run_id}")))?;
         entry.files.retain(|f| !removed.contains(&f.rel) && !files.iter().any(|n| n.path == f.rel));
         for file in files {
             entry.files.push(store_file(&dir, file)?);
         }
-        for rel in removed.iter().filter(|rel| crate::output::write::is_safe_relative(rel)) {
+        for rel in removed.iter().filter(|rel| crate::pipeline::write::is_safe_relative(rel)) {
             let _ = fs::remove_file(dir.join("files").join(rel));
         }
         (entry.card, entry.comparison) = (card, Some(comparison));
@@ -249,8 +273,14 @@ impl Cache {
         Ok(entry)
     }
 
+    /// The case verdicts of a run's last comparison, for a digest recomputed from the run's
+    /// inputs (`None`: not compared, or not readable).
+    pub(crate) fn case_verdicts(&self, run_id: &str) -> Option<BTreeMap<String, String>> {
+        read_json(&self.entry_dir(run_id).join(VERDICTS))
+    }
+
     /// Updates only the stamps of an entry whose inputs were touched but not changed.
-    pub(crate) fn restamp(&self, run_id: &str, entry: &Entry) -> io::Result<()> {
+    pub(crate) fn restamp(&self, run_id: &str, entry: &CacheEntry) -> io::Result<()> {
         write_json(&self.entry_dir(run_id).join("entry.json"), entry)
     }
 
@@ -318,6 +348,24 @@ fn read_json<T: DeserializeOwned>(path: &Path) -> Option<T> {
     serde_json::from_slice(&fs::read(path).ok()?).ok()
 }
 
+/// A JSON file written by `write_checked`: `None` when missing, unreadable, or when its bytes
+/// no longer have the content hash written before them (an edited digit is not trusted).
+fn read_checked<T: DeserializeOwned>(path: &Path) -> Option<T> {
+    let bytes = fs::read(path).ok()?;
+    let newline = bytes.iter().position(|&b| b == b'\n')?;
+    let (hash, json) = (&bytes[..newline], &bytes[newline + 1..]);
+    (hash == hash_bytes(json).as_bytes()).then(|| serde_json::from_slice(json).ok()).flatten()
+}
+
+/// Writes `value` as JSON after a line holding the content hash of that JSON.
+fn write_checked(path: &Path, value: &impl Serialize) -> io::Result<()> {
+    let json = serde_json::to_vec(value).map_err(io::Error::other)?;
+    let mut bytes = hash_bytes(&json).into_bytes();
+    bytes.push(b'\n');
+    bytes.extend_from_slice(&json);
+    fs::write(path, bytes)
+}
+
 fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
     fs::write(path, serde_json::to_vec(value).map_err(io::Error::other)?)
 }
@@ -326,7 +374,7 @@ fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
 /// written through: the site may hold a link to it) and returns its record. A path that could
 /// leave the folder is refused.
 fn store_file(dir: &Path, file: &OutputFile) -> io::Result<CachedFile> {
-    if !crate::output::write::is_safe_relative(&file.path) {
+    if !crate::pipeline::write::is_safe_relative(&file.path) {
         return Err(io::Error::other(format!("refusing to cache {:?}", file.path)));
     }
     let target = dir.join("files").join(&file.path);
@@ -343,16 +391,30 @@ fn hash_bytes(bytes: &[u8]) -> String {
     format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
 }
 
+/// Whether a stored file of `len` bytes is too large to be read whole under `limit`: a plain
+/// file over the limit is refused from its size, and deflate never grows data by a 16th, so a
+/// `.gz` that large holds more than the limit. Such a file's content cannot reach the site.
+fn beyond_reading(len: u64, limit: u64) -> bool {
+    len > limit.saturating_add(limit / 16).saturating_add(4096)
+}
+
+/// The key part of a file too large to be read (`beyond_reading`): its stamp (size,
+/// modification and change times, inode), not its content, so a 20 GB artifact costs no read.
+fn stamp_hash(stamp: &FileStamp) -> String {
+    let text = format!("stamp {} {} {} {}", stamp.len, stamp.mtime_ns, stamp.ctime_ns, stamp.inode);
+    format!("stamp-{}", hash_bytes(text.as_bytes()))
+}
+
 /// The content hash of a run's input file, opened like every other input read
 /// (`input::open_regular`: a regular file only, never a FIFO or device). For tests of a build meeting an unreadable file
 /// when run as root (who can read a `chmod 000` file), `NCCL_REPORT_TEST_UNREADABLE` names a
 /// file name that this step then fails to read, as `chmod 000` would make it fail.
-fn hash_input(path: &Path) -> io::Result<String> {
+fn hash_input(at: &Beneath) -> io::Result<String> {
     let refused = std::env::var_os("NCCL_REPORT_TEST_UNREADABLE");
-    if refused.is_some_and(|name| path.file_name() == Some(name.as_os_str())) {
+    if refused.is_some_and(|name| at.rel.file_name() == Some(name.as_os_str())) {
         return Err(io::Error::from(io::ErrorKind::PermissionDenied));
     }
-    hash_reader(crate::ingest::input::open_regular(path)?)
+    hash_reader(crate::ingest::input::open_regular(at)?)
 }
 
 /// xxh3-128 of a file's stored bytes (the tool binary, the cache's own files).
@@ -389,7 +451,7 @@ impl DigestStore<'_> {
     }
 
     /// Keeps a run's digest (in the cache: beside its entry, written first).
-    pub(crate) fn put(&self, digest: &RunDigest) -> io::Result<()> {
+    pub(crate) fn put(&self, digest: &RunOverview) -> io::Result<()> {
         let path = match self {
             DigestStore::Cache(cache) => {
                 fs::create_dir_all(cache.entry_dir(&digest.id))?;
@@ -397,14 +459,14 @@ impl DigestStore<'_> {
             }
             DigestStore::Temporary(dir) => dir.path().join(format!("{}.json", digest.id)),
         };
-        write_json(&path, digest)
+        write_checked(&path, digest)
     }
 
     /// A run's digest; `None` when it is missing or unreadable (the caller recomputes it).
-    pub(crate) fn get(&self, run_id: &str) -> Option<RunDigest> {
+    pub(crate) fn get(&self, run_id: &str) -> Option<RunOverview> {
         match self {
             DigestStore::Cache(cache) => cache.digest(run_id),
-            DigestStore::Temporary(dir) => read_json(&dir.path().join(format!("{run_id}.json"))),
+            DigestStore::Temporary(dir) => read_checked(&dir.path().join(format!("{run_id}.json"))),
         }
     }
 }

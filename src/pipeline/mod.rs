@@ -1,5 +1,947 @@
-//! The build: one named stage per step (find, load, summarize, compare, site model, render, write), the per-run cache and the cross-run pages.
+//! `nccl-report build`: the pipeline (`build`). Runs are found (sorted), then each run is read,
+//! parsed, summarized, exported and rendered on its own (in parallel, rayon), its files
+//! written straight into the staging folder, its digest put in the digest store and only a
+//! small card kept; then the cross-run pages are rendered a page of runs at a time
+//! (`cross_run`) and the staging folder is swapped in.
+//! Unchanged runs come from the cache. The output depends only on the runs, never on the
+//! thread count, the clock or the machine.
+//!
+//! Incremental builds are O(new runs): when the live site is the one the last build
+//! committed (its marker has the stamp the cache recorded) and every cached run is in it as
+//! cached, the runs built anew are moved from the staging folder into the live site, the
+//! files of changed and removed runs that are gone are removed, and only the cross-run units
+//! whose key changed are rendered (`cross_run`); the unchanged runs are not touched. Any other
+//! site (no cache, edited or half-updated, another page size) is built whole in a staging
+//! folder and swapped in.
+//! Modules: `cache` (unchanged runs), `comparisons` (each run against its baseline),
+//! `cross_run` (the pages of many runs), `write` (the only code that writes the site: a
+//! staging folder swapped in whole) and `out_dir` (the output folder, its lock and the swap).
 
-pub(crate) mod build;
 pub(crate) mod cache;
+mod comparisons;
 pub(crate) mod cross_run;
+mod histories;
+pub(crate) mod out_dir;
+pub(crate) mod write;
+
+use crate::analysis::overview::RunOverview;
+use crate::analysis::summarize::{RunStatus, RunSummary};
+use crate::core::diag::{Code, Diagnostic};
+use crate::ingest::find::{FileStamp, RunDir};
+use crate::pipeline::cache::{Cache, CacheEntry, CachedFile, DigestStore, Published, Stamp};
+use crate::pipeline::out_dir::{OutputLock, MARKER};
+use crate::pipeline::write::{count_site, SiteCount, Staging, WriteCounts};
+use crate::render::OutputFile;
+use crate::site::card::RunCard;
+use crate::site::notes::{Note, SiteNotes};
+use crate::site::paths;
+use crate::{
+    analysis::comparison, analysis::summarize, export, ingest::archived, ingest::evidence, ingest::find, ingest::input,
+    ingest::load, render, site,
+};
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone)]
+pub(crate) struct BuildOptions {
+    /// Size limits per kind of input (in force for the whole build, and part of every cache key).
+    pub limits: input::Limits,
+    pub runs: PathBuf,
+    pub out: PathBuf,
+    pub jobs: Option<usize>,
+    /// Use and update the build cache beside the output.
+    pub cache: bool,
+    /// Runs per page of the cross-run pages.
+    pub page_size: usize,
+    /// The URL path the site is served under (normalized `/.../`): 404.html's links start
+    /// with it.
+    pub site_url: String,
+    /// Publish every run's archived inputs beside its page (`runs/<id>/evidence/`).
+    pub evidence: bool,
+}
+
+/// What a build did, for the one-line summary and the benchmark.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BuildReport {
+    pub ok: usize,
+    pub failed: usize,
+    pub invalid: usize,
+    pub pages: usize,
+    pub files: usize,
+    pub input_bytes: u64,
+    pub cached_runs: usize,
+    /// What the build wrote into the site (written, linked, removed, left alone).
+    pub written: WriteCounts,
+    /// Whether the live site was updated in place (an incremental build).
+    pub in_place: bool,
+    /// Folders under the runs folder that are not runs, with why.
+    pub skipped: Vec<String>,
+    /// One line per run that is not ok: id, status, worst diagnostic.
+    pub problems: Vec<String>,
+    /// Wall time of the sequential steps, and thread time of the per-run stages.
+    pub stages: Vec<(&'static str, Duration)>,
+    pub total: Duration,
+}
+
+/// Thread time spent in each per-run stage, summed over runs.
+#[derive(Default)]
+struct StageClock {
+    list: AtomicU64,
+    parse: AtomicU64,
+    logs: AtomicU64,
+    summarize: AtomicU64,
+    export: AtomicU64,
+    render: AtomicU64,
+    evidence: AtomicU64,
+    write: AtomicU64,
+}
+
+impl StageClock {
+    fn add(counter: &AtomicU64, since: Instant) -> Instant {
+        counter.fetch_add(since.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        Instant::now()
+    }
+
+    /// Runs one stage, adding its thread time to `counter`.
+    fn time<T>(counter: &AtomicU64, stage: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let out = stage();
+        StageClock::add(counter, start);
+        out
+    }
+}
+
+pub(crate) fn build(options: &BuildOptions) -> anyhow::Result<BuildReport> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.jobs.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")?;
+    pool.install(|| run_pipeline(options))
+}
+
+/// The build, one named stage a line (as zola's `Site::build`): each stage is a function of
+/// its own, and `Stages::time` wraps it to record its wall time.
+fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
+    let mut stages = Stages::start();
+    stages.time("validate", || validate(options))?;
+    let folders = stages.time("find", || find_runs(options))?;
+    if folders.runs.is_empty() {
+        anyhow::bail!(
+            "no runs in {} (a run is a folder holding manifest.txt or raw/; {} other entries skipped); nothing to build",
+            options.runs.display(),
+            folders.skipped.len()
+        );
+    }
+    let (site_notes, notes_problems) = stages.time("read site notes", || read_site_notes(options));
+    stages.report.problems.extend(notes_problems);
+    let lock = stages.time("lock", || OutputLock::acquire(&options.out))?;
+    let cache = stages.time("open cache", || open_cache(options, &lock, &site_notes))?;
+    let staging = stages.time("begin staging", || begin_staging(options, &lock))?;
+    let store = stages.time("open digest store", || digest_store(cache.as_ref()))?;
+    let clock = StageClock::default();
+    let context = RunContext {
+        cache: cache.as_ref(),
+        store: &store,
+        staging: &staging,
+        site_notes: &site_notes,
+        limits: options.limits,
+        evidence: options.evidence,
+        clock: &clock,
+        live: None,
+    };
+    let results = stages.time("runs (wall)", || build_runs(&folders, &context))?;
+    stages.add_thread_times(&clock);
+    let pinned = stages.time("read baselines", || comparison::baseline::read_pinned(&options.runs));
+    if let Err(error) = &pinned {
+        stages.report.problems.push(format!("{error}; baselines are the newest earlier ok runs"));
+    }
+    let plan = stages.time("choose baselines", || comparisons::plan(&results, pinned));
+    let cross_key = cross_key(&results, &plan.stamps, options);
+    if stages.time("check unchanged", || site_unchanged_now(cache.as_ref(), &results, cross_key.as_ref(), &lock)) {
+        stages.report.written = staging.counts();
+        drop(staging);
+        let count = stages.time("count", || count_site(lock.out()))?;
+        return Ok(stages.finish(&folders, &results, count));
+    }
+    let published = cache.as_ref().map(Cache::published).unwrap_or_default();
+    let live_units = cache.as_ref().and_then(|c| c.units()).filter(|_| in_place_ok(&published, &results, &lock));
+    let live = live_units.is_some().then(|| Staging::in_place(&lock));
+    let mut results = match &live {
+        Some(live) => {
+            stages.time("check live runs", || check_in_place(results, &published, &folders, &context, live))?
+        }
+        None => stages.time("carry cached runs", || restore_cached(results, &folders, &context, lock.out()))?,
+    };
+    let digests = Digests { folders: &folders, store: &store, cache: cache.as_ref(), limits: options.limits };
+    let compare_context = RunContext { live: live.as_ref(), ..context };
+    stages.time("compare with baselines", || {
+        comparisons::compare_runs(&mut results, &plan, &compare_context, &|id| digests.get(id))
+    })?;
+    if let Some(live) = &live {
+        stages.time("move new runs in place", || move_in_place(&results, &staging, live))?;
+    }
+    let writer = live.as_ref().unwrap_or(&staging);
+    let site_context = RunContext { staging: writer, ..context };
+    let history = stages.time("history pages", || histories::write(&results, &|id| digests.get(id), writer))?;
+    let mut cross_units = live_units.clone();
+    let live_history = cross_units.as_mut().and_then(|units| units.remove(HISTORY_UNIT));
+    let mut written = stages.time("cross-run pages", || {
+        write_cross_run(&results, &digests, &site_context, options, cross_key.as_deref(), cross_units.as_ref())
+    })?;
+    stages.time("remove stale history pages", || remove_stale_history(&history, live_history.as_ref(), writer))?;
+    written.units.insert(HISTORY_UNIT.to_string(), cross_run::UnitRecord { key: String::new(), files: history });
+    let count = stages.time("count", || writer.count())?;
+    stages.report.in_place = live.is_some();
+    stages.report.written = match &live {
+        Some(live) => WriteCounts { bytes: live.counts().bytes + staging.counts().bytes, ..live.counts() },
+        None => staging.counts(),
+    };
+    stages.time("commit", || commit(live.unwrap_or(staging), options))?;
+    stages.time("update cache", || update_cache(cache.as_ref(), &results, cross_key, &written.units, &lock))?;
+    Ok(stages.finish(&folders, &results, count))
+}
+
+/// The unit of the history pages (rendered on every build that writes: they list every run
+/// of a configuration).
+const HISTORY_UNIT: &str = "history";
+
+/// In place: removes the history pages of the live site that this build did not write (a
+/// configuration without ok runs any more).
+fn remove_stale_history(
+    written: &[String],
+    live: Option<&cross_run::UnitRecord>,
+    writer: &Staging,
+) -> anyhow::Result<()> {
+    let Some(old) = live else { return Ok(()) };
+    for rel in old.files.iter().filter(|rel| !written.contains(rel)) {
+        writer.remove(rel)?;
+    }
+    Ok(())
+}
+
+/// Whether the live site can be updated in place: it is the site the last build committed
+/// (its marker has the recorded stamp) and every run taken from the cache is in it as cached.
+fn in_place_ok(published: &Published, results: &[RunResult], lock: &OutputLock) -> bool {
+    let marker = std::fs::metadata(lock.out().join(MARKER)).ok().map(|m| FileStamp::of(&m));
+    published.site.is_some()
+        && published.site == marker
+        && results.iter().filter(|r| r.restore.is_some()).all(|r| {
+            published.runs.get(&r.id) == r.key.as_ref()
+                && lock.out().join(paths::run_file(&r.id, "index.html")).is_file()
+        })
+}
+
+/// Before a site is updated in place: removes the runs that are gone from it, and checks the
+/// cached runs in it, which stay as they are (their files listed for the comparison stage,
+/// which may update their pages in place) but for a file whose stamp is not the one recorded
+/// at the last commit (edited by hand), put back from the cache; a run whose cached files
+/// cannot be put back is built again, in place. The runs built anew wait in the staging
+/// folder until they are compared (`move_in_place`).
+fn check_in_place(
+    results: Vec<RunResult>,
+    published: &Published,
+    folders: &find::RunFolders,
+    context: &RunContext,
+    live: &Staging,
+) -> anyhow::Result<Vec<RunResult>> {
+    let ids: std::collections::HashSet<&str> = results.iter().map(|r| r.id.as_str()).collect();
+    if let Some(cache) = context.cache {
+        for gone in published.runs.keys().filter(|id| !ids.contains(id.as_str())) {
+            for file in cache.lookup(gone).map(|e| e.files).unwrap_or_default() {
+                live.remove(&file.rel)?;
+            }
+            live.remove_dir(&paths::run_file(gone, ""))?;
+        }
+    }
+    let in_live = RunContext { staging: live, ..*context };
+    results
+        .into_par_iter()
+        .map(|mut result| {
+            let Some(entry) = result.restore.take() else { return Ok(result) };
+            let Some(cache) = context.cache else { return Ok(result) };
+            match cache.repair_live(&entry, &result.id, live, live.dir()) {
+                Some(repaired) => {
+                    result.cached_files = entry.files;
+                    result.in_live = repaired == 0;
+                    result.live_site = true;
+                    Ok(result)
+                }
+                None => {
+                    let (id, path) = folders
+                        .runs
+                        .iter()
+                        .find(|(id, _)| *id == result.id)
+                        .with_context(|| format!("no run {}", result.id))?;
+                    let run = find::list_run(id.clone(), path.clone(), &folders.canonical_root);
+                    let previous = entry.files.iter().map(|f| f.rel.clone()).collect();
+                    let plan = CachePlan { key: Some((entry.key, entry.stamps)), hit: None, previous };
+                    let rebuilt = build_run(&run, plan, &in_live)?;
+                    Ok(RunResult { live_site: true, ..rebuilt })
+                }
+            }
+        })
+        .collect()
+}
+
+/// Moves the runs built anew (and compared) from the staging folder into the live site, each
+/// file renamed over its old version, and removes the files those runs had before and no
+/// longer have.
+fn move_in_place(results: &[RunResult], staging: &Staging, live: &Staging) -> anyhow::Result<()> {
+    live.take_from(staging)?;
+    for result in results {
+        for rel in result.replaced.iter().filter(|rel| !result.cached_files.iter().any(|f| &&f.rel == rel)) {
+            live.remove(rel)?;
+        }
+    }
+    Ok(())
+}
+
+/// The wall time of each stage of a build, in order, and of the whole build.
+struct Stages {
+    start: Instant,
+    report: BuildReport,
+}
+
+impl Stages {
+    fn start() -> Stages {
+        Stages { start: Instant::now(), report: BuildReport::default() }
+    }
+
+    /// Runs one stage, recording its wall time under `name`.
+    fn time<T>(&mut self, name: &'static str, stage: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let out = stage();
+        self.report.stages.push((name, start.elapsed()));
+        out
+    }
+
+    /// The thread time of each per-run stage, summed over runs.
+    fn add_thread_times(&mut self, clock: &StageClock) {
+        for (name, counter) in [
+            ("list run files (thread time)", &clock.list),
+            ("parse tables (thread time)", &clock.parse),
+            ("scan NCCL logs (thread time)", &clock.logs),
+            ("summarize (thread time)", &clock.summarize),
+            ("export seed files (thread time)", &clock.export),
+            ("render (thread time)", &clock.render),
+            ("read evidence (thread time)", &clock.evidence),
+            ("write (thread time)", &clock.write),
+        ] {
+            self.report.stages.push((name, Duration::from_nanos(counter.load(Ordering::Relaxed))));
+        }
+    }
+
+    /// Counts what the build did into the report; `count` is what the site holds.
+    fn finish(self, folders: &find::RunFolders, results: &[RunResult], count: SiteCount) -> BuildReport {
+        let mut report = self.report;
+        report.skipped = folders.skipped.clone();
+        report.input_bytes = results.iter().map(|r| r.bytes).sum();
+        for r in results {
+            match r.card.status {
+                RunStatus::Ok => report.ok += 1,
+                RunStatus::Failed => report.failed += 1,
+                RunStatus::Invalid => report.invalid += 1,
+            }
+            report.problems.extend(r.problem.clone());
+            report.cached_runs += usize::from(r.cached);
+        }
+        report.files = count.files;
+        report.pages = count.pages;
+        report.total = self.start.elapsed();
+        report
+    }
+}
+
+/// The output folder must not be inside the runs folder (nor the other way round), and the
+/// runs folder must exist.
+fn validate(options: &BuildOptions) -> anyhow::Result<()> {
+    out_dir::check_apart(&options.out, &options.runs)?;
+    if !options.runs.is_dir() {
+        anyhow::bail!("runs folder {} does not exist or is not a folder", options.runs.display());
+    }
+    Ok(())
+}
+
+/// The run folders, sorted, and the folders that are not runs.
+fn find_runs(options: &BuildOptions) -> anyhow::Result<find::RunFolders> {
+    find::find_run_folders(&options.runs).with_context(|| format!("cannot list {}", options.runs.display()))
+}
+
+/// The build cache beside the output, when the build uses one.
+fn open_cache(options: &BuildOptions, lock: &OutputLock, site_notes: &SiteNotes) -> anyhow::Result<Option<Cache>> {
+    if !options.cache {
+        return Ok(None);
+    }
+    let limits = options.limits;
+    let context = format!(
+        "{}\0limits {} {} {}\0evidence {}",
+        site_notes.key_text(),
+        limits.file,
+        limits.notes,
+        limits.log,
+        options.evidence
+    );
+    Cache::open(lock.out(), context.as_bytes()).context("cannot open the build cache").map(Some)
+}
+
+/// The folder the new site is written into before it is swapped in.
+fn begin_staging<'a>(options: &BuildOptions, lock: &'a OutputLock) -> anyhow::Result<Staging<'a>> {
+    Staging::begin(lock).with_context(|| format!("cannot write the site to {}", options.out.display()))
+}
+
+/// Where every run's digest waits for the cross-run pages: the cache, or a temporary folder.
+fn digest_store(cache: Option<&Cache>) -> anyhow::Result<DigestStore<'_>> {
+    match cache {
+        Some(cache) => Ok(DigestStore::Cache(cache)),
+        None => DigestStore::temporary().context("cannot create a temporary folder for run digests"),
+    }
+}
+
+/// Every run, in parallel: its files are listed, keyed and built in one go and only its
+/// result kept, so memory does not hold every run's file list.
+fn build_runs(folders: &find::RunFolders, context: &RunContext) -> anyhow::Result<Vec<RunResult>> {
+    let progress = Progress::new(folders.runs.len());
+    let results = folders
+        .runs
+        .par_iter()
+        .map(|(id, path)| {
+            let mut run = StageClock::time(&context.clock.list, || {
+                find::list_run(id.clone(), path.clone(), &folders.canonical_root)
+            });
+            let plan = plan(&mut run, context.cache);
+            let result = build_run(&run, plan, context);
+            progress.inc();
+            result
+        })
+        .collect::<anyhow::Result<_>>()?;
+    progress.finish();
+    Ok(results)
+}
+
+/// With a cache, whether the live site is already what this build would write.
+fn site_unchanged_now(
+    cache: Option<&Cache>,
+    results: &[RunResult],
+    cross_key: Option<&String>,
+    lock: &OutputLock,
+) -> bool {
+    cache.is_some_and(|cache| site_unchanged(&cache.published(), results, cross_key, lock.out()))
+}
+
+/// The static files and the cross-run pages (index, section pages, runs.json); `cross_key`
+/// keys the first page (with a cache), `live` the units of the live site updated in place.
+fn write_cross_run(
+    results: &[RunResult],
+    digests: &Digests,
+    context: &RunContext,
+    options: &BuildOptions,
+    cross_key: Option<&str>,
+    live: Option<&cross_run::Units>,
+) -> anyhow::Result<cross_run::Written> {
+    let static_files = render::static_files(&options.site_url);
+    static_files.par_iter().try_for_each(|f| context.staging.put(f))?;
+    // A shard's key covers its runs' input keys and comparison stamps (the case verdicts).
+    let keys: std::collections::HashMap<&str, String> = results
+        .iter()
+        .filter_map(|r| {
+            Some((r.id.as_str(), format!("{} {}", r.key.as_deref()?, r.comparison.as_deref().unwrap_or("-"))))
+        })
+        .collect();
+    let sources = cross_run::Sources {
+        load: &|id| digests.get(id),
+        site_notes: context.site_notes,
+        keys: cross_key.map(|first| (&keys, first)),
+        live,
+    };
+    let cards = results.iter().map(|r| r.card.clone()).collect();
+    cross_run::write(cards, options.page_size, &sources, context.staging)
+}
+
+/// Every run's digest, for the stages after the per-run one: read back from the digest
+/// store, or recomputed from the run's inputs when it cannot be (and stored again: a failure
+/// to store only costs recomputing it next time).
+struct Digests<'a> {
+    folders: &'a find::RunFolders,
+    store: &'a DigestStore<'a>,
+    cache: Option<&'a Cache>,
+    limits: input::Limits,
+}
+
+impl Digests<'_> {
+    fn get(&self, id: &str) -> anyhow::Result<RunOverview> {
+        if let Some(digest) = self.store.get(id) {
+            return Ok(digest);
+        }
+        let (id, path) = self.folders.runs.iter().find(|(run, _)| run == id).with_context(|| format!("no run {id}"))?;
+        let run = find::list_run(id.clone(), path.clone(), &self.folders.canonical_root);
+        let mut digest = process_run(&run, self.limits, &StageClock::default()).digest;
+        // The case verdicts come from the run's last comparison, which a cached run keeps.
+        digest.case_verdicts = self.cache.and_then(|c| c.case_verdicts(id)).unwrap_or_default();
+        let _ = self.store.put(&digest);
+        Ok(digest)
+    }
+}
+
+/// Swaps the staging folder in as the live site.
+fn commit(staging: Staging, options: &BuildOptions) -> anyhow::Result<()> {
+    staging.commit().with_context(|| format!("cannot write the site to {}", options.out.display()))
+}
+
+/// Records in the cache which runs the committed site was built from, and drops the others.
+fn update_cache(
+    cache: Option<&Cache>,
+    results: &[RunResult],
+    cross_key: Option<String>,
+    units: &cross_run::Units,
+    lock: &OutputLock,
+) -> anyhow::Result<()> {
+    let Some(cache) = cache else { return Ok(()) };
+    let ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
+    cache.retain(&ids);
+    cache.set_units(units).context("cannot update the build cache")?;
+    results.par_iter().filter(|r| !r.cached_files.is_empty() && !r.in_live).for_each(|r| {
+        // A stamp not recorded only makes the next build copy that run from the cache.
+        let _ = cache.record_site(&r.id, &r.cached_files, lock.out());
+    });
+    let runs = results.iter().filter_map(|r| Some((r.id.clone(), r.key.clone()?))).collect();
+    let site = std::fs::metadata(lock.out().join(MARKER)).ok().map(|m| FileStamp::of(&m));
+    cache.set_published(&Published { runs, cross: cross_key, site }).context("cannot update the build cache")
+}
+
+/// Whether the live site is exactly what this build would write, so that nothing needs
+/// writing: every run is cached under the key the site was built from, the run set and the
+/// cross-run key are the same, and the site is the one committed then (its marker file has
+/// the recorded stamp) with every run folder present. A file edited by hand inside the site
+/// is not looked for; `--no-cache` or deleting the site rebuilds it.
+fn site_unchanged(published: &Published, results: &[RunResult], cross_key: Option<&String>, out: &Path) -> bool {
+    let marker = std::fs::metadata(out.join(MARKER)).ok().map(|m| FileStamp::of(&m));
+    published.site.is_some()
+        && published.site == marker
+        && published.cross.as_ref() == cross_key
+        && published.runs.len() == results.len()
+        && results.iter().all(|r| {
+            r.restore.is_some()
+                && published.runs.get(&r.id) == r.key.as_ref()
+                && out.join(paths::run_file(&r.id, "index.html")).is_file()
+        })
+}
+
+/// Puts the cached runs' files into the staging folder (linked from the live site `live` when
+/// unchanged there since the last commit, else copied from the cache and checked against their
+/// hashes); a run whose cached files are missing or altered is built again from its inputs.
+fn restore_cached(
+    results: Vec<RunResult>,
+    folders: &find::RunFolders,
+    context: &RunContext,
+    live: &Path,
+) -> anyhow::Result<Vec<RunResult>> {
+    let (Some(cache), true) = (context.cache, results.iter().any(|r| r.restore.is_some())) else { return Ok(results) };
+    let paths: std::collections::HashMap<&str, &PathBuf> =
+        folders.runs.iter().map(|(id, p)| (id.as_str(), p)).collect();
+    results
+        .into_par_iter()
+        .map(|mut result| {
+            let Some(entry) = result.restore.take() else { return Ok(result) };
+            if cache.restore(&entry, &result.id, context.staging, live) {
+                result.cached_files = entry.files;
+                return Ok(result);
+            }
+            let path = paths.get(result.id.as_str()).with_context(|| format!("no run {}", result.id))?;
+            let run = find::list_run(result.id.clone(), path.to_path_buf(), &folders.canonical_root);
+            build_run(
+                &run,
+                CachePlan { key: Some((entry.key, entry.stamps)), hit: None, previous: Vec::new() },
+                context,
+            )
+        })
+        .collect()
+}
+
+/// What the cache says of a run before anything is written.
+struct CachePlan {
+    /// The key of the run's current inputs and their stamps (with a cache).
+    key: Option<(String, Vec<Stamp>)>,
+    /// The cache entry, when it was built from exactly these inputs.
+    hit: Option<CacheEntry>,
+    /// The site files of the run's previous build, when it is built again.
+    previous: Vec<String>,
+}
+
+/// A run with a file that cannot be read gets no key: it is built from its inputs, not
+/// cached, and marked invalid with an error naming the file (the other runs build as usual).
+fn plan(run: &mut RunDir, cache: Option<&Cache>) -> CachePlan {
+    let Some(cache) = cache else { return CachePlan { key: None, hit: None, previous: Vec::new() } };
+    let previous = cache.lookup(&run.id);
+    let files =
+        |entry: Option<CacheEntry>| entry.map(|e| e.files.into_iter().map(|f| f.rel).collect()).unwrap_or_default();
+    match cache.key(run, previous.as_ref()) {
+        Ok((key, stamps)) => match previous {
+            Some(entry) if entry.key == key => {
+                CachePlan { key: Some((key, stamps)), hit: Some(entry), previous: Vec::new() }
+            }
+            other => CachePlan { key: Some((key, stamps)), hit: None, previous: files(other) },
+        },
+        Err((rel, error)) => {
+            run.diagnostics.push(Diagnostic::error(Code::CannotRead, rel, None, format!("cannot read: {error}")));
+            CachePlan { key: None, hit: None, previous: files(previous) }
+        }
+    }
+}
+
+/// The key of the cross-run pages and the static files: every run's id, key (each key
+/// already covers the tool and the site-wide notes) and comparison stamp, the page size and
+/// the site URL (404.html's links). `None` without a cache.
+fn cross_key(results: &[RunResult], comparisons: &[String], options: &BuildOptions) -> Option<String> {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(&options.page_size.to_le_bytes());
+    hasher.update(options.site_url.as_bytes());
+    hasher.update(&[0]);
+    for (result, comparison) in results.iter().zip(comparisons) {
+        hasher.update(result.id.as_bytes());
+        hasher.update(&[0]);
+        hasher.update(result.key.as_ref()?.as_bytes());
+        hasher.update(&[0]);
+        hasher.update(comparison.as_bytes());
+        hasher.update(&[0]);
+    }
+    Some(format!("{:032x}", hasher.digest128()))
+}
+
+/// What every run's build shares.
+#[derive(Clone, Copy)]
+struct RunContext<'a> {
+    cache: Option<&'a Cache>,
+    store: &'a DigestStore<'a>,
+    staging: &'a Staging<'a>,
+    site_notes: &'a SiteNotes,
+    limits: input::Limits,
+    /// Publish the run's archived inputs (`ingest::evidence`).
+    evidence: bool,
+    clock: &'a StageClock,
+    /// The live site, when it is updated in place (the runs in it are compared there).
+    live: Option<&'a Staging<'a>>,
+}
+
+/// What one run contributed.
+struct RunResult {
+    id: String,
+    key: Option<String>,
+    card: RunCard,
+    problem: Option<String>,
+    cached: bool,
+    /// The cache entry whose files are still to be put into the new site.
+    restore: Option<CacheEntry>,
+    /// The run's files as the cache holds them (empty without a cache), whose stamps in the
+    /// live site are recorded after the commit.
+    cached_files: Vec<CachedFile>,
+    /// The comparison stamp the run's page holds (`None`: not compared yet).
+    comparison: Option<String>,
+    /// The site files of the run's previous build (built again: those it no longer has are
+    /// removed from a site updated in place).
+    replaced: Vec<String>,
+    /// A cached run left as it is in a site updated in place (its stamps need no recording).
+    in_live: bool,
+    /// Its files are in the live site being updated in place (not in the staging folder).
+    live_site: bool,
+    /// Input bytes of the run.
+    bytes: u64,
+}
+
+/// One run: from the cache when its inputs are unchanged (its files copied into the new
+/// site later, by `restore_cached`, and only if the site changes), else read, summarized and
+/// rendered.
+fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Result<RunResult> {
+    let CachePlan { key, hit, previous } = plan;
+    if let (Some(cache), Some((key, stamps)), Some(mut entry)) = (context.cache, &key, hit) {
+        if &entry.stamps != stamps {
+            entry.stamps = stamps.clone();
+            let _ = cache.restamp(&run.id, &entry);
+        }
+        return Ok(RunResult {
+            id: run.id.clone(),
+            key: Some(key.clone()),
+            card: entry.card.clone(),
+            problem: entry.problem.clone(),
+            cached: true,
+            bytes: run.files.total_bytes,
+            cached_files: Vec::new(),
+            comparison: entry.comparison.clone(),
+            restore: Some(entry),
+            replaced: Vec::new(),
+            in_live: false,
+            live_site: false,
+        });
+    }
+    let clock = context.clock;
+    let RunOutput { summary, seed_files, digest: run_digest } = process_run(run, context.limits, clock);
+    let evidence =
+        context.evidence.then(|| StageClock::time(&clock.evidence, || evidence::collect(&run.files, context.limits)));
+    let mut files = StageClock::time(&clock.render, || {
+        let page = site::run_page::build(&summary, &run_digest, context.site_notes, evidence.as_deref());
+        let mut files = render::run_files(&page);
+        files
+            .extend(seed_files.into_iter().map(|(name, bytes)| OutputFile::new(paths::run_file(&run.id, name), bytes)));
+        files
+    });
+    for file in evidence.into_iter().flatten() {
+        if let Ok(bytes) = file.bytes {
+            files.push(OutputFile::new(paths::evidence_file(&run.id, &file.rel), bytes));
+        }
+    }
+    let t = Instant::now();
+    for file in &files {
+        context.staging.put(file)?;
+    }
+    let problem = problem_line(&run_digest);
+    let card = RunCard::of(&run_digest);
+    let mut stored_key = None;
+    let mut cached_files = Vec::new();
+    if let (Some(cache), Some((new_key, stamps))) = (context.cache, key) {
+        let entry = cache
+            .store(&run.id, new_key.clone(), stamps, card.clone(), problem.clone(), &files)
+            .with_context(|| format!("cannot update the build cache for {}", run.id))?;
+        stored_key = Some(new_key);
+        cached_files = entry.files;
+    }
+    context.store.put(&run_digest).with_context(|| format!("cannot keep the digest of {}", run.id))?;
+    StageClock::add(&clock.write, t);
+    Ok(RunResult {
+        id: run.id.clone(),
+        key: stored_key,
+        card,
+        problem,
+        cached: false,
+        restore: None,
+        cached_files,
+        comparison: None,
+        bytes: run.files.total_bytes,
+        replaced: previous,
+        in_live: false,
+        live_site: false,
+    })
+}
+
+/// What the per-run pipeline makes of one run folder.
+struct RunOutput {
+    summary: RunSummary,
+    seed_files: Vec<(&'static str, Vec<u8>)>,
+    digest: RunOverview,
+}
+
+/// The per-run pipeline, one named stage a line: run folder -> summary, seed files and digest.
+/// Reads only the run's files (each within `limits`) and writes nothing; `clock` sums each
+/// stage's time. `build` and `compare` (`compared_runs`) read every run through it.
+fn process_run(run: &RunDir, limits: input::Limits, clock: &StageClock) -> RunOutput {
+    let logs = StageClock::time(&clock.logs, || load::load_logs(run, limits));
+    let raw = StageClock::time(&clock.parse, || {
+        let mut raw = load::load_tables(run, limits);
+        logs.attach(&mut raw);
+        raw
+    });
+    let summary = StageClock::time(&clock.summarize, || summarize::summarize(raw));
+    let (summary, seed_files) = StageClock::time(&clock.export, || export_run(summary));
+    let names: Vec<&str> = seed_files.iter().map(|(n, _)| *n).collect();
+    let digest = RunOverview::of(&summary, &names);
+    RunOutput { summary, seed_files, digest }
+}
+
+/// Every run under `runs` (ids sorted) as `compare` reads them: each through the build's
+/// per-run function (`process_run`: read within `limits`, parse, summarize, export with the
+/// archived-output check), in parallel. Without the cache: it belongs to a site (`build
+/// --out`), and `compare` names none.
+pub(crate) fn compared_runs(runs: &Path, limits: input::Limits) -> anyhow::Result<Vec<comparison::LoadedRun>> {
+    let found =
+        find::find_run_folders(runs).with_context(|| format!("cannot read the runs folder {}", runs.display()))?;
+    Ok(found
+        .runs
+        .into_par_iter()
+        .map(|(id, path)| {
+            let run = find::list_run(id, path, &found.canonical_root);
+            comparison::LoadedRun::of(process_run(&run, limits, &StageClock::default()).summary)
+        })
+        .collect())
+}
+
+/// Exports the seed's files of a summarized run and compares them with any archived copies.
+pub(crate) fn export_run(mut summary: RunSummary) -> (RunSummary, Vec<(&'static str, Vec<u8>)>) {
+    let seed_files = export::seed_files(&summary);
+    let differences = archived::differences(&summary.raw.archived_outputs, &seed_files);
+    if !differences.is_empty() {
+        // summarize sorted the diagnostics (`Diagnostic`'s one order): each difference goes in its place.
+        let diagnostics = &mut summary.raw.diagnostics;
+        for difference in differences {
+            let at = diagnostics.partition_point(|d| *d <= difference);
+            diagnostics.insert(at, difference);
+        }
+        summary.status = RunStatus::from_diagnostics(&summary.raw.diagnostics);
+    }
+    (summary, seed_files)
+}
+
+/// The site-wide notes: `runs/NOTES.md`, then `runs/notes/*.md` by name (`site::notes`: each
+/// may say which runs it is about). Each is read beneath the runs folder like every run input
+/// (a symlink leading outside it is not read); `X.md.gz` is the compressed twin of `X.md`,
+/// read when there is no plain file (both: the plain one, with a warning naming both). The
+/// `notes` folder is read only when it is not a run. Anything that keeps a notes file off the
+/// site (a FIFO, over the notes limit, unreadable) is a line of the build summary naming the
+/// file and why.
+fn read_site_notes(options: &BuildOptions) -> (SiteNotes, Vec<String>) {
+    let mut problems = Vec::new();
+    let Ok(root) = options.runs.canonicalize() else { return (SiteNotes::default(), problems) };
+    let root: std::sync::Arc<Path> = root.into();
+    let mut notes: Vec<Note> = read_notes_file(&root, "NOTES.md", options.limits.notes, &mut problems)
+        .map(|t| Note::parse("runs/NOTES.md", &t))
+        .into_iter()
+        .collect();
+    let folder = root.join(find::NOTES_FOLDER);
+    let is_run = folder.join("manifest.txt").exists() || folder.join("raw").exists();
+    if !is_run && find::stays_inside(&folder, &root) {
+        let mut names: Vec<String> = std::fs::read_dir(&folder)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter_map(|n| n.strip_suffix(".gz").map_or(Some(n.clone()), |plain| Some(plain.to_string())))
+            .filter(|n| n.ends_with(".md") && !n.starts_with('.'))
+            .collect();
+        names.sort();
+        names.dedup();
+        for name in names {
+            let rel = format!("{}/{name}", find::NOTES_FOLDER);
+            if let Some(text) = read_notes_file(&root, &rel, options.limits.notes, &mut problems) {
+                notes.push(Note::parse(&format!("runs/{rel}"), &text));
+            }
+        }
+    }
+    (SiteNotes { notes }, problems)
+}
+
+/// One notes file `rel` (`NOTES.md`, `notes/x.md`) beneath the runs folder `root`, or its
+/// `.gz` twin; `None` (and a line in `problems` when it is there but not read) without it.
+fn read_notes_file(root: &std::sync::Arc<Path>, rel: &str, limit: u64, problems: &mut Vec<String>) -> Option<String> {
+    let present = |name: &str| std::fs::symlink_metadata(root.join(name)).is_ok();
+    let gz = format!("{rel}.gz");
+    let name = match (present(rel), present(&gz)) {
+        (false, false) => return None,
+        (true, true) => {
+            problems.push(format!("warning: runs/{rel}: both {rel} and {gz} present; only {rel} read"));
+            rel.to_string()
+        }
+        (true, false) => rel.to_string(),
+        (false, true) => gz,
+    };
+    match input::read_all(&input::Beneath::new(root.clone(), &name), limit) {
+        Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(error) => {
+            problems.push(format!("warning: runs/{name}: cannot read: {error}; the site does not show these notes"));
+            None
+        }
+    }
+}
+
+/// One line for a run that is not ok: id, status and its worst diagnostic.
+fn problem_line(run: &RunOverview) -> Option<String> {
+    if run.status == RunStatus::Ok {
+        return None;
+    }
+    Some(match run.diagnostics.iter().max_by_key(|d| d.severity) {
+        Some(d) => format!("{}: {} ({d})", run.id, run.status.as_str()),
+        None => format!("{}: {}", run.id, run.status.as_str()),
+    })
+}
+
+/// Progress of the per-run stage: a bar on a terminal, otherwise a plain line at every tenth
+/// of the runs (only for builds of 100 runs or more; the summary line is printed either way).
+enum Progress {
+    Bar(ProgressBar),
+    Lines { total: usize, done: AtomicUsize },
+}
+
+impl Progress {
+    fn new(total: usize) -> Progress {
+        if !std::io::stderr().is_terminal() {
+            return Progress::Lines { total, done: AtomicUsize::new(0) };
+        }
+        let bar = ProgressBar::new(total as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} building runs {pos}/{len} {wide_bar} {elapsed}")
+                .expect("valid template"),
+        );
+        Progress::Bar(bar)
+    }
+
+    fn inc(&self) {
+        match self {
+            Progress::Bar(bar) => bar.inc(1),
+            Progress::Lines { total, done } => {
+                let done = done.fetch_add(1, Ordering::Relaxed) + 1;
+                let step = (total / 10).max(1);
+                if *total >= 100 && done % step == 0 {
+                    eprintln!("built {done}/{total} runs");
+                }
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Progress::Bar(bar) = self {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl BuildReport {
+    /// Stage times (seconds), totals and the peak resident memory, for the benchmark.
+    pub(crate) fn timings_json(&self) -> String {
+        let stages: serde_json::Map<String, serde_json::Value> =
+            self.stages.iter().map(|(name, d)| (name.to_string(), d.as_secs_f64().into())).collect();
+        serde_json::json!({
+            "runs": self.ok + self.failed + self.invalid,
+            "cached_runs": self.cached_runs,
+            "files": self.files,
+            "files_written": self.written.written,
+            "bytes_written": self.written.bytes,
+            "files_linked": self.written.linked,
+            "files_removed": self.written.removed,
+            "files_unchanged": self.written.unchanged,
+            "in_place": self.in_place,
+            "input_bytes": self.input_bytes,
+            "total_seconds": self.total.as_secs_f64(),
+            "stages": stages,
+            "peak_rss_kib": peak_rss_kib(),
+        })
+        .to_string()
+    }
+
+    pub(crate) fn summary_line(&self, out: &std::path::Path) -> String {
+        format!(
+            "built {}: {} runs ({} ok, {} failed, {} invalid; {} from cache), {} pages, {} files, {} written{}, {} linked, {} removed, {:.1} MB of runs, in {:.2} s",
+            out.display(),
+            self.ok + self.failed + self.invalid,
+            self.ok,
+            self.failed,
+            self.invalid,
+            self.cached_runs,
+            self.pages,
+            self.files,
+            self.written.written,
+            if self.in_place { " in place" } else { "" },
+            self.written.linked,
+            self.written.removed,
+            self.input_bytes as f64 / 1e6,
+            self.total.as_secs_f64()
+        )
+    }
+}
+
+/// Peak resident set size of this process (Linux `VmHWM`), when the system says.
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}

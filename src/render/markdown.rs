@@ -1,6 +1,7 @@
 //! Untrusted markdown (NOTES.md) -> safe HTML with pulldown-cmark: raw HTML is shown as
 //! text, never passed through; links and images keep only `http`, `https`, `mailto` and
-//! relative targets (others are dropped, their text kept). Tables are wrapped in the site's
+//! relative targets (others are dropped, their text kept); an image from another host is never
+//! embedded (it would be fetched by every reader: a tracking pixel), it is shown as a link. Tables are wrapped in the site's
 //! horizontal scroll box, as every other table of the site.
 
 use pulldown_cmark::{html, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
@@ -11,6 +12,9 @@ pub(crate) fn to_html(markdown: &str, shift: usize) -> String {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     let mut dropped_links = 0usize;
     let mut in_dropped_image = 0usize;
+    let mut links = 0usize;
+    // For each open image: whether it became a link (a remote image outside any link).
+    let mut remote_images: Vec<bool> = Vec::new();
     let events = Parser::new_ext(markdown, options).filter_map(|event| match event {
         Event::Html(raw) | Event::InlineHtml(raw) => Some(Event::Text(raw)),
         Event::Start(Tag::Heading { level, id, classes, attrs }) => {
@@ -25,6 +29,14 @@ pub(crate) fn to_html(markdown: &str, shift: usize) -> String {
             dropped_links -= 1;
             None
         }
+        Event::Start(Tag::Link { .. }) => {
+            links += 1;
+            Some(event)
+        }
+        Event::End(TagEnd::Link) => {
+            links = links.saturating_sub(1);
+            Some(event)
+        }
         Event::Start(Tag::Image { dest_url, .. }) if !safe_url(&dest_url) => {
             in_dropped_image += 1;
             None
@@ -32,6 +44,15 @@ pub(crate) fn to_html(markdown: &str, shift: usize) -> String {
         Event::End(TagEnd::Image) if in_dropped_image > 0 => {
             in_dropped_image -= 1;
             None
+        }
+        // A remote image would be fetched by every reader's browser (a tracking pixel): it is
+        // shown as a link to it, or as its text inside a link.
+        Event::Start(Tag::Image { link_type, dest_url, title, id }) if remote(&dest_url) => {
+            remote_images.push(links == 0);
+            (links == 0).then_some(Event::Start(Tag::Link { link_type, dest_url, title, id }))
+        }
+        Event::End(TagEnd::Image) if remote_images.last().is_some() => {
+            remote_images.pop().unwrap_or(false).then_some(Event::End(TagEnd::Link))
         }
         other => Some(other),
     });
@@ -50,6 +71,14 @@ fn lower(level: HeadingLevel, shift: usize) -> HeadingLevel {
         [HeadingLevel::H1, HeadingLevel::H2, HeadingLevel::H3, HeadingLevel::H4, HeadingLevel::H5, HeadingLevel::H6];
     let index = LEVELS.iter().position(|l| *l == level).unwrap_or(0);
     LEVELS[(index + shift).min(5)]
+}
+
+/// Whether a URL leads off the site: a scheme, or a network path (`//host`, and `\\host` or
+/// `/\\host`, which browsers read alike).
+fn remote(url: &CowStr) -> bool {
+    let url = url.trim();
+    let normalized = url.replace('\\', "/");
+    normalized.starts_with("//") || url.find([':', '/', '?', '#']).is_some_and(|i| url[i..].starts_with(':'))
 }
 
 /// `http:`, `https:`, `mailto:` or a relative reference (no scheme at all).
@@ -97,6 +126,18 @@ mod tests {
         assert!(html.contains("click"));
         assert!(html.contains("href=\"https://example.org\""));
         assert!(html.contains("href=\"../x.html\""));
+    }
+
+    #[test]
+    fn remote_images_are_links_never_embedded() {
+        let notes = "![pixel](http://t.example/p.gif) ![p2](//t.example/p.gif) ![p3](/\\\\t.example/p.gif) \
+                     ![p4](HTTPS://t.example/p.gif) [![inner](https://t.example/i.png)](https://example.org) ![ok](local.png)";
+        let html = to_html(notes, 0);
+        assert_eq!(html.matches("<img").count(), 1, "{html}");
+        assert!(html.contains("src=\"local.png\""), "{html}");
+        assert!(html.contains("<a href=\"http://t.example/p.gif\">pixel</a>"), "{html}");
+        assert!(html.contains("<a href=\"//t.example/p.gif\">p2</a>"), "{html}");
+        assert!(html.contains("<a href=\"https://example.org\">inner</a>"), "{html}");
     }
 
     #[test]

@@ -4,13 +4,27 @@ pub(crate) mod charts;
 pub(crate) mod markdown;
 pub(crate) mod pages;
 
-use crate::output::write::OutputFile;
 use crate::site::paths;
 use crate::site::view::{Block, CrossRunModel, RunPage};
 use rayon::prelude::*;
 
+/// One file of the site: a `/`-separated path relative to the site root, and its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OutputFile {
+    pub path: String,
+    pub bytes: Vec<u8>,
+}
+
+impl OutputFile {
+    pub(crate) fn new(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
+        OutputFile { path: path.into(), bytes: bytes.into() }
+    }
+}
+
 /// The stylesheet, embedded in the binary.
 pub(crate) const STYLE_CSS: &str = include_str!("../../static/style.css");
+/// The optional table sorting and filtering script (pages are complete without it).
+pub(crate) const TABLE_JS: &str = include_str!("../../static/table.js");
 
 /// Files that do not depend on the runs; 404.html links absolutely under `site_url`.
 pub(crate) fn static_files(site_url: &str) -> Vec<OutputFile> {
@@ -18,6 +32,7 @@ pub(crate) fn static_files(site_url: &str) -> Vec<OutputFile> {
         OutputFile::new("404.html", pages::not_found(site_url)),
         OutputFile::new(".nojekyll", Vec::new()),
         OutputFile::new("static/style.css", STYLE_CSS),
+        OutputFile::new("static/table.js", TABLE_JS),
     ]
 }
 
@@ -60,7 +75,6 @@ fn figure_files(blocks: &[Block]) -> Vec<OutputFile> {
             let stem = format!("{}/{}", figure.dir, figure.spec.id);
             [
                 OutputFile::new(format!("{stem}.svg"), charts::render_svg(&figure.spec)),
-                OutputFile::new(paths::phone_chart(&format!("{stem}.svg")), charts::render_phone_svg(&figure.spec)),
                 OutputFile::new(format!("{stem}.csv"), charts::render_csv(&figure.spec)),
             ]
         })

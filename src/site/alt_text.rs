@@ -37,7 +37,9 @@ fn series_trend(spec: &ChartSpec, name: &str, points: &[Point]) -> String {
         return format!("{name}: no values.");
     };
     let y = |v: f64| y_value(&spec.y_label, v);
-    let x = |v: f64| x_value(&spec.x_label, v);
+    // A named x place (a history's run) by its name.
+    let named = |v: f64| (v >= 0.0 && v.fract() == 0.0).then(|| spec.x_names.get(v as usize).cloned()).flatten();
+    let x = |v: f64| named(v).unwrap_or_else(|| x_value(&spec.x_label, v));
     if finite.len() == 1 {
         return format!("{name}: {} at {}.", y(first.y), x(first.x));
     }
@@ -127,6 +129,7 @@ mod tests {
                 })
                 .collect(),
             description: "Lines join the medians.".into(),
+            x_names: Vec::new(),
         }
     }
 

@@ -5,9 +5,10 @@
 
 use crate::analysis::comparison::engine::{CaseResult, Verdict};
 use crate::analysis::comparison::Report;
-use crate::core::format::pct2;
-use crate::site::digest::{BaselineVerdict, VerdictCounts};
+use crate::core::format::{count, natural_cmp, pct2};
+use crate::site::card::{BaselineVerdict, VerdictCounts};
 use crate::site::paths;
+use crate::site::verdict_look::{look, run_look};
 use crate::site::view::{Block, Cell, Column, ComparePage, Link, Table};
 
 /// Id of the run page's comparison block (its anchor).
@@ -26,14 +27,12 @@ pub(crate) struct RunComparison<'a> {
 pub(crate) fn verdict(outcome: &Result<&Report, String>) -> BaselineVerdict {
     match outcome {
         Ok(report) => {
-            let count = |v: Verdict| report.counts.get(v.as_str()).copied().unwrap_or(0);
+            let mut counts: Vec<(String, usize)> =
+                report.counts.iter().filter(|(_, n)| **n > 0).map(|(v, n)| (v.to_string(), *n)).collect();
+            counts.sort_by_key(|(v, _)| look(v).rank);
             BaselineVerdict::Compared(VerdictCounts {
                 baseline: report.base.id.clone(),
-                slower: count(Verdict::Slower),
-                faster: count(Verdict::Faster),
-                no_change: count(Verdict::NoChange),
-                not_comparable: count(Verdict::NotComparable),
-                insufficient_history: count(Verdict::InsufficientHistory),
+                counts,
                 shifts: report
                     .shifts
                     .iter()
@@ -53,17 +52,14 @@ pub(crate) fn verdict(outcome: &Result<&Report, String>) -> BaselineVerdict {
     }
 }
 
-/// The counts in words, e.g. `1 slower · 37 no evidence of change`.
+/// The run-wide shifts, then the counts in words, worst first, e.g. `host-side 1.9x slower
+/// overall · ▲ 1 slower · = 37 no change`.
 pub(crate) fn counts_text(v: &VerdictCounts) -> String {
-    let parts = [
-        (v.slower, "slower"),
-        (v.faster, "faster"),
-        (v.no_change, "no evidence of change"),
-        (v.not_comparable, "not comparable"),
-        (v.insufficient_history, "too little history"),
-    ];
     let mut shown: Vec<String> = v.shifts.clone();
-    shown.extend(parts.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")));
+    shown.extend(v.counts.iter().map(|(verdict, n)| {
+        let l = look(verdict);
+        format!("{} {n} {}", l.marker, l.words)
+    }));
     if shown.is_empty() {
         "no cases".to_string()
     } else {
@@ -105,11 +101,11 @@ pub(crate) fn block(c: &RunComparison) -> Block {
             ]);
             tables.push(links);
             let flagged: Vec<&CaseResult> =
-                report.cases.iter().filter(|r| matches!(r.verdict, Verdict::Slower | Verdict::Faster)).collect();
+                worst_first(&report.cases).into_iter().filter(|r| look(r.verdict.as_str()).rank <= 1).collect();
             if flagged.is_empty() {
                 intro.push("No case is flagged slower or faster.".to_string());
             } else {
-                let mut table = cases_table("Flagged cases (slower or faster than the baseline)");
+                let mut table = cases_table("Flagged cases, worst first (slower or faster than the baseline)");
                 for case in flagged {
                     table.push(case_row(case));
                 }
@@ -159,9 +155,9 @@ pub(crate) fn compare_page(report: &Report) -> ComparePage {
         }
         tables.push(table);
     }
-    let mut cases = cases_table("Every case (ratio = median candidate / median base, as measured)");
+    let mut cases = cases_table("Every case, worst first (ratio = median candidate / median base, as measured)");
     cases.columns.push(Column { label: "why".into(), numeric: false });
-    for case in &report.cases {
+    for case in worst_first(&report.cases) {
         let mut row = case_row(case);
         row.push(Cell::text(case.reason.clone().unwrap_or_default()));
         cases.push(row);
@@ -218,52 +214,74 @@ fn rule_line() -> String {
     )
 }
 
+/// The cases worst first: by verdict (`verdict_look`); slower and faster cases by the size of
+/// the change (the cost against the history, else against the base: its distance from 1), the
+/// others in the natural order of their case (`tokens=1` before `tokens=128`).
+pub(crate) fn worst_first(cases: &[CaseResult]) -> Vec<&CaseResult> {
+    let mut sorted: Vec<&CaseResult> = cases.iter().collect();
+    let size = |c: &CaseResult| {
+        let rank = look(c.verdict.as_str()).rank;
+        let ratio = c.history_ratio.or(c.cost_ratio).filter(|r| *r > 0.0 && rank <= 1);
+        ratio.map_or(0.0, |r| r.ln().abs())
+    };
+    sorted.sort_by(|a, b| {
+        look(a.verdict.as_str())
+            .rank
+            .cmp(&look(b.verdict.as_str()).rank)
+            .then(size(b).total_cmp(&size(a)))
+            .then_with(|| natural_cmp(&a.key(), &b.key()))
+    });
+    sorted
+}
+
+/// Verdict first, then the case, its ratio with the interval and the noise floor; details
+/// after. One card per case on a phone (the verdict on top).
 fn cases_table(caption: &str) -> Table {
     Table::new(
         caption,
         &[
-            ("section", false),
-            ("ranks", true),
-            ("case", false),
-            ("metric", false),
-            ("cycles (base / candidate)", true),
-            ("ratio", true),
-            ("95 % interval", true),
-            ("vs history", true),
-            ("noise floor", true),
             ("verdict", false),
+            ("case", false),
+            ("ratio (95 % interval)", true),
+            ("noise floor", true),
+            ("vs history", true),
+            ("cycles base / cand.", true),
         ],
     )
+    .with_cards()
 }
 
 fn case_row(c: &CaseResult) -> Vec<Cell> {
-    let opt = |v: Option<f64>| v.map_or_else(|| "n/a".to_string(), |v| format!("{v:.4}"));
-    let verdict = match c.verdict {
-        Verdict::Slower => Cell { text: "slower".into(), href: None, class: "failed" },
-        Verdict::Faster => Cell { text: "faster".into(), href: None, class: "ok" },
-        Verdict::NoChange => Cell::text("no evidence of change"),
-        Verdict::NotComparable => Cell { text: "not comparable".into(), href: None, class: "na" },
-        Verdict::InsufficientHistory => Cell { text: "too little history".into(), href: None, class: "na" },
+    let history = match c.history_ratio {
+        Some(r) => format!("{r:.3} ({})", count(c.history_runs, "run")),
+        None => "n/a".to_string(),
     };
-    let interval = match (c.ci_low, c.ci_high) {
-        (Some(low), Some(high)) => format!("{low:.4} to {high:.4}"),
+    let ratio = match (c.ratio, c.ci_low, c.ci_high) {
+        (Some(r), Some(low), Some(high)) => format!("{r:.3} ({low:.3}–{high:.3})"),
+        (Some(r), _, _) => format!("{r:.3}"),
         _ => "n/a".into(),
     };
     vec![
-        Cell::text(c.section),
-        Cell::text(c.world_size.to_string()),
-        Cell::text(c.case_label()),
-        Cell::text(c.metric),
+        look(c.verdict.as_str()).cell(),
+        Cell {
+            class: "case",
+            ..Cell::text(format!(
+                "{} · {} · {} · {}",
+                c.section,
+                count(c.world_size.max(0) as usize, "rank"),
+                c.case_label(),
+                c.metric
+            ))
+        },
+        Cell::text(ratio),
+        Cell::text(pct2(c.effect_floor * 100.0)),
+        Cell::text(history),
         Cell::text(format!("{} / {}", c.base_cycles, c.candidate_cycles)),
-        Cell::text(opt(c.ratio)),
-        Cell::text(interval),
-        Cell::text(opt(c.history_ratio)),
-        Cell::text(format!("±{}", pct2(c.effect_floor * 100.0))),
-        verdict,
     ]
 }
 
-/// The index's cell for a run (links relative to the index page's `root`).
+/// The index's cell for a run (links relative to the index page's `root`): the counts with
+/// the regression colour and marker when a case is slower.
 pub(crate) fn index_cell(root: &str, id: &str, verdict: &BaselineVerdict) -> Cell {
     match verdict {
         BaselineVerdict::Compared(v) => {
@@ -271,8 +289,9 @@ pub(crate) fn index_cell(root: &str, id: &str, verdict: &BaselineVerdict) -> Cel
                 format!("vs {}: {}", v.baseline, counts_text(v)),
                 paths::compare_link(root, &v.baseline, id),
             );
-            if v.regression {
-                cell.class = "failed";
+            // A slower family counts as a regression as a slower case does (`has_regression`).
+            if let Some(l) = run_look(v.of("slower") + usize::from(v.regression), v.of("faster")) {
+                cell.class = l.class;
             }
             cell
         }

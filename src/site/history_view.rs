@@ -90,10 +90,10 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
         let anchor = paths::case_anchor(key);
         let href = format!("{path}#{anchor}");
         let mut intro = vec![format!(
-            "{} in {} of {} runs; {}.",
+            "{} in {} of {}; {}.",
             info.metric,
             present.len(),
-            history.runs.len(),
+            crate::core::format::count(history.runs.len(), "run"),
             match found.len() {
                 0 => "no change point".to_string(),
                 n => crate::core::format::count(n, "change point"),
@@ -155,6 +155,12 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
     }
     let mut blocks = chart_blocks(&slug, &by_section, history.runs.len());
     blocks.extend(case_blocks);
+    blocks.push(Block {
+        id: "key".into(),
+        title: "The configuration".into(),
+        pre: vec![("Full key".into(), history.key_text.replace(';', ";\n"))],
+        ..Block::default()
+    });
     let first = history.runs.first().map_or("", |r| r.id.as_str());
     let last = history.runs.last().map_or("", |r| r.id.as_str());
     let page = HistoryPage {
@@ -162,9 +168,8 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
         title: format!("History of {}", history.label),
         intro: vec![
             format!(
-                "{} ok runs of this configuration, oldest first ({first} to {last}). Full key: {}.",
-                history.runs.len(),
-                history.key_text
+                "{} of this configuration, oldest first ({first} to {last}); its full key is at the end of the page.",
+                crate::core::format::count(history.runs.len(), "ok run")
             ),
             format!(
                 "A change point is a step in a case's run-level values (median over cycles) that the runs on both sides confirm: binary segmentation with Welch's t ≥ {} and a step beyond the noise floor of the runs before it (at least {} %), at least {} runs on each side. What differs lists the soft facts (host, machine, cycles...) of the runs on both sides.",
@@ -207,7 +212,7 @@ fn chart_blocks(slug: &str, by_section: &SectionSeries, runs: usize) -> Vec<Bloc
                 .chunks(SERIES_PER_CHART)
                 .enumerate()
                 .map(|(part, chunk)| {
-                    let series = chunk
+                    let series: Vec<Series> = chunk
                         .iter()
                         .map(|(label, values)| {
                             let present: Vec<f64> = values.iter().flatten().copied().collect();
@@ -230,6 +235,10 @@ fn chart_blocks(slug: &str, by_section: &SectionSeries, runs: usize) -> Vec<Bloc
                             }
                         })
                         .collect();
+                    let ys = series.iter().flat_map(|s: &Series| s.points.iter().map(|p| p.y));
+                    let (low, high) = ys.fold((f64::INFINITY, 0.0f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
+                    // Log where the runs span a decade (a planted 40x regression beside 1x).
+                    let y_scale = if low > 0.0 && high / low >= 10.0 { Scale::Log10 } else { Scale::Linear };
                     let id = format!("{section}-{metric}-{}", part + 1);
                     let (svg, csv) = paths::chart_files(&id);
                     Figure {
@@ -239,9 +248,10 @@ fn chart_blocks(slug: &str, by_section: &SectionSeries, runs: usize) -> Vec<Bloc
                             x_label: format!("run, oldest first (1 to {runs})"),
                             y_label: "run-level value / the case's median".into(),
                             x_scale: Scale::Linear,
-                            y_scale: Scale::Linear,
+                            y_scale,
                             series,
                             description: "One line per case: its run-level value (median over cycles) in each ok run, divided by the case's median over the configuration's runs; a step that stays is a change, a lone point is a run's own level.".into(),
+                            x_names: Vec::new(),
                         },
                         dir: format!("history/{slug}/charts"),
                         svg_href: format!("{slug}/{svg}"),
@@ -268,7 +278,11 @@ pub(crate) fn regressions_page(mut entries: Vec<Regression>, configurations: &[(
     );
     for e in &entries {
         table.push(vec![
-            Cell { text: format!("{:.2}x", e.ratio), href: None, class: "failed" },
+            Cell {
+                text: format!("{} {:.2}x", crate::site::verdict_look::look("slower").marker, e.ratio),
+                href: None,
+                class: crate::site::verdict_look::look("slower").class,
+            },
             Cell::link(e.case.clone(), e.href.clone()),
             Cell::text(e.configuration.clone()),
             Cell::text(e.what.clone()),

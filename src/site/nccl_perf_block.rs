@@ -4,7 +4,8 @@
 //! binary, with its own busbw factor) a log-log busbw chart with one labelled series per
 //! algorithm/protocol segment and a line at the expected peak, the sizes reaching 50 % and
 //! 90 % of the best busbw, % of expected per size, and the alpha-beta fit per segment with
-//! its residual. Formats `nccl_perf::run` only; computes nothing.
+//! its residual; a one-rank table gets its times and a sentence on what one rank cannot show,
+//! never a chart of zeros or a fit. Formats `nccl_perf::run` only; computes nothing.
 
 use crate::analysis::nccl_perf::run::{RunNcclPerf, TablePerf};
 use crate::core::format::{bytes, count, gbs, measured, percent, trimmed};
@@ -29,6 +30,11 @@ pub(crate) fn block(perf: &RunNcclPerf, run_id: &str) -> Block {
     }
     let mut figures = Vec::new();
     for (index, table) in perf.tables.iter().enumerate() {
+        if table.ranks <= 1 {
+            intro.push(one_rank_line(table));
+            tables.push(sizes_table(table));
+            continue;
+        }
         intro.push(table_line(table));
         let spec = chart(table, expected.gbs, &format!("nccl-perf-{}", index + 1));
         let (svg_href, csv_href) = paths::chart_files(&spec.id);
@@ -65,6 +71,15 @@ fn table_line(table: &TablePerf) -> String {
             " NVLS ran: busbw is NVLS-equivalent (the NVLink bandwidth needed without NVLS), not a share of the wire.";
     }
     line
+}
+
+/// A one-rank table: what it can show (launch and synchronization time per size) and what it
+/// cannot (bandwidth, a peak, a latency-bandwidth fit); no chart of zeros, no fit.
+fn one_rank_line(table: &TablePerf) -> String {
+    format!(
+        "{} at 1 rank ({}): one rank moves no data between GPUs, so busbw is 0 by definition and there is no bandwidth to chart, compare with a peak or fit (alpha-beta); the times per size below are launch and synchronization cost only.",
+        table.binary, table.file
+    )
 }
 
 fn choices_table(perf: &RunNcclPerf) -> Table {
@@ -193,5 +208,6 @@ fn chart(table: &TablePerf, expected_gbs: Option<f64>, id: &str) -> ChartSpec {
         description: format!(
             "Median out-of-place busbw per size on log axes, one series per algorithm/protocol NCCL logged (\"not logged\" without TUNING lines); a busbw of 0 (one rank) is not drawn on a log axis. {peak_note}"
         ),
+        x_names: Vec::new(),
     }
 }

@@ -8,7 +8,7 @@
 //! exist once the runs outnumber one page; `data/runs.json` always lists its shards
 //! (`data/runs/<month>-<part>.json`). Knows paths, not content.
 
-use crate::site::digest::RunCard;
+use crate::site::card::RunCard;
 use crate::site::view::{Link, Pager};
 use std::ops::Range;
 
@@ -60,7 +60,7 @@ pub(crate) fn month_of(timestamp_utc: Option<&str>) -> String {
 }
 
 impl Paging {
-    /// The paging of `cards`, in the newest-first order of `digest::order` (months are then
+    /// The paging of `cards`, in the newest-first order of `card::order` (months are then
     /// contiguous).
     pub(crate) fn new(cards: &[RunCard], size: usize) -> Paging {
         let size = size.max(1);
@@ -86,10 +86,21 @@ impl Paging {
         self.runs > self.size
     }
 
-    /// Every page: the first, then the shard pages.
-    pub(crate) fn pages(&self) -> Vec<Page> {
-        let shards = if self.has_shard_pages() { self.shards.len() } else { 0 };
-        std::iter::once(Page::First).chain((0..shards).map(Page::Shard)).collect()
+    /// The page that lists the run at `position` (newest first) and draws what is drawn for
+    /// it: the first page for the newest runs, else its shard's page.
+    pub(crate) fn page_of(&self, position: usize) -> Page {
+        if position < self.size || !self.has_shard_pages() {
+            return Page::First;
+        }
+        Page::Shard(self.shards.partition_point(|s| s.window.end <= position))
+    }
+
+    /// How a page is named in a sentence: `the first page`, `2026-04 part 2`.
+    pub(crate) fn page_label(&self, page: Page) -> String {
+        match page {
+            Page::First => "the first page".to_string(),
+            Page::Shard(i) => format!("{} part {}", self.shards[i].month, self.shards[i].part),
+        }
     }
 
     /// The positions (in newest-first order) of the runs on `page`.
@@ -174,7 +185,7 @@ impl Paging {
 mod tests {
     use super::*;
     use crate::analysis::summarize::RunStatus;
-    use crate::site::digest::BaselineVerdict;
+    use crate::site::card::BaselineVerdict;
 
     fn cards(timestamps: &[Option<&str>]) -> Vec<RunCard> {
         timestamps
@@ -188,6 +199,8 @@ mod tests {
                 configuration_key: String::new(),
                 configuration: String::new(),
                 baseline: BaselineVerdict::Pending,
+                warnings: 0,
+                reason: None,
             })
             .collect()
     }
@@ -216,8 +229,13 @@ mod tests {
                 ("undated-1".to_string(), 1, 5..6),
             ]
         );
-        assert_eq!(paging.pages().len(), 5);
+        assert!(paging.has_shard_pages());
         assert_eq!(paging.window(Page::First), 0..2);
+        // The newest runs are drawn on the first page, the others on their shard's.
+        let pages: Vec<Page> = (0..6).map(|p| paging.page_of(p)).collect();
+        assert_eq!(pages, [Page::First, Page::First, Page::Shard(1), Page::Shard(2), Page::Shard(2), Page::Shard(3)]);
+        assert_eq!(paging.page_label(Page::Shard(1)), "2026-05 part 1");
+        assert_eq!(paging.page_label(Page::First), "the first page");
         assert_eq!(paging.index_path(Page::Shard(1)), "pages/2026-05-1.html");
         assert_eq!(paging.section_path("nccl-tests", Page::Shard(3)), "sections/nccl-tests-undated-1.html");
         // A newer run of May joins the newest part; the older parts keep their runs.
@@ -233,10 +251,10 @@ mod tests {
     #[test]
     fn one_page_has_no_shard_pages_and_no_pager() {
         let paging = Paging::new(&cards(&[Some("2026-05-20T10:00:00Z"); 3]), 3);
-        assert_eq!(paging.pages(), [Page::First]);
+        assert!(!paging.has_shard_pages());
+        assert_eq!(paging.page_of(2), Page::First);
         assert_eq!(paging.shards.len(), 1, "runs.json still has its shard");
         assert_eq!(paging.index_pager(Page::First), None);
-        assert_eq!(Paging::new(&[], 3).pages(), [Page::First]);
         assert_eq!(Paging::new(&[], 3).window(Page::First), 0..0);
     }
 

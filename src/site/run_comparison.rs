@@ -1,16 +1,16 @@
 //! The run page's comparison blocks, kept apart from the rest of the run page: the run's
 //! configuration (`comparison::key`: short label and every key part) and the per-rank view
 //! (`comparison::ranks`: which rank was critical how often, the median skew, stragglers).
-//! Uses the digest, the raw run and the site's view types.
+//! Uses the run overview (`analysis::overview`), the raw run and the site's view types.
 
 use crate::analysis::comparison::ranks::{self, RankView};
+use crate::analysis::overview::RunOverview;
 use crate::core::format::{agree, count, measured};
 use crate::core::model::run::RawRun;
-use crate::site::digest::RunDigest;
 use crate::site::view::{Block, Cell, Table};
 
 /// The configuration the run belongs to: runs compare only within one.
-pub(crate) fn configuration_block(digest: &RunDigest) -> Block {
+pub(crate) fn configuration_block(digest: &RunOverview) -> Block {
     let mut table = Table::new(
         "Comparison key (every part must agree for two runs to be compared)",
         &[("part", false), ("value", false)],

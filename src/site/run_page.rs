@@ -2,22 +2,33 @@
 //! the manifest, the artifacts, the file list and links to the seed-format files.
 
 use crate::analysis::nccl_perf::log_facts;
+use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::RunSummary;
 use crate::core::diag::Severity;
 use crate::core::format::{agree, bytes_about, count, gbs, grouped, utc_second};
 use crate::core::model::nccl_log::NcclLogFacts;
-use crate::site::digest::RunDigest;
+use crate::ingest::evidence::EvidenceFile;
+use crate::site::budget::{self, Budget};
 use crate::site::evidence::run_statements;
 use crate::site::hosts_block;
 use crate::site::inspector_block::inspector_block;
+use crate::site::notes::SiteNotes;
 use crate::site::paths;
 use crate::site::run_comparison;
 use crate::site::sections::{Section, Source};
 use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
 
-pub(crate) fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&str>) -> RunPage {
-    let mut blocks = vec![diagnostics_block(run), run_comparison::configuration_block(digest)];
+/// The run's page; `evidence` is its archived inputs as published (`None`: the build leaves
+/// them out).
+pub(crate) fn build(
+    run: &RunSummary,
+    digest: &RunOverview,
+    site_notes: &SiteNotes,
+    evidence: Option<&[EvidenceFile]>,
+) -> RunPage {
+    let mut blocks = vec![run_comparison::configuration_block(digest)];
     let one = [(digest, String::new())];
+    let mut perf_shown = false;
     for &section in Section::ALL {
         if !section.has(digest) {
             continue;
@@ -44,7 +55,15 @@ pub(crate) fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&st
         blocks.push(block);
         if let (Section::NcclTests, Some(perf)) = (section, &run.nccl_perf) {
             blocks.push(crate::site::nccl_perf_block::block(perf, &run.raw.id));
+            perf_shown = true;
         }
+    }
+    // Without an all_reduce control table the block still shows every other nccl-tests
+    // binary's tables and what NCCL chose per collective from its TUNING lines.
+    if let Some(perf) =
+        run.nccl_perf.as_ref().filter(|p| !perf_shown && (!p.tables.is_empty() || !p.choices.is_empty()))
+    {
+        blocks.push(crate::site::nccl_perf_block::block(perf, &run.raw.id));
     }
     blocks.extend(hosts_block::build(run));
     blocks.extend(run_comparison::ranks_block(&run.raw));
@@ -54,21 +73,26 @@ pub(crate) fn build(run: &RunSummary, digest: &RunDigest, site_notes: Option<&st
     blocks.extend(inspector_block(run));
     blocks.push(manifest_block(run));
     blocks.push(artifacts_block(run));
-    blocks.push(files_block(run, &digest.outputs, &blocks));
+    // The budget is applied before the file list is made, which links only the charts drawn;
+    // the file list has its own (every table count is within it).
+    let mut facts = facts(run);
+    let mut cuts = budget::apply(&mut blocks, &mut facts, &Budget::DEFAULT);
+    let mut files = [files_block(run, &digest.outputs, &blocks, evidence)];
+    cuts.extend(budget::apply(&mut files, &mut Vec::new(), &Budget { tables: usize::MAX, ..Budget::DEFAULT }));
+    blocks.extend(files);
+    blocks.insert(0, diagnostics_block(run, &cuts));
 
     let mut notes = Vec::new();
     if let Some(text) = &run.raw.notes {
         notes.push(("This run's NOTES.md".to_string(), text.clone()));
     }
-    if let Some(text) = site_notes {
-        notes.push(("All runs (runs/NOTES.md)".to_string(), text.to_string()));
-    }
+    notes.extend(site_notes.for_run(&digest.id, &digest.configuration));
     RunPage {
         id: run.raw.id.clone(),
         status: run.status.as_str(),
-        facts: facts(run),
+        facts,
         blocks,
-        evidence: Evidence { statements: run_statements(digest), notes },
+        evidence: Evidence { statements: run_statements(&digest.facts), notes },
         downloads: digest.outputs.iter().map(|name| Link { text: name.clone(), href: name.clone() }).collect(),
     }
 }
@@ -90,6 +114,8 @@ fn facts(run: &RunSummary) -> Facts {
     push("NCCL", f.nccl_version.clone());
     push("PyTorch", f.torch_version.clone());
     push("CUDA", f.cuda_version.clone());
+    push("CUDA driver", f.cuda_driver.clone());
+    push("nodes", f.nodes.map(|n| n.to_string()));
     push("nccl-tests", f.nccl_tests_version.clone());
     let join = |v: Vec<String>| (!v.is_empty()).then(|| v.join(", "));
     push("world sizes", join(f.world_sizes.iter().map(|w| w.to_string()).collect()));
@@ -100,10 +126,11 @@ fn facts(run: &RunSummary) -> Facts {
     facts
 }
 
-fn diagnostics_block(run: &RunSummary) -> Block {
+/// The run's diagnostics, then a warning for each output budget the page hit (`budget`).
+fn diagnostics_block(run: &RunSummary, cuts: &[String]) -> Block {
     let mut table = Table::new(
         "Diagnostics: failures make a run failed, unreadable inputs make it invalid",
-        &[("severity", false), ("file", false), ("line", true), ("message", false)],
+        &[("severity", false), ("code", false), ("file", false), ("line", true), ("message", false)],
     );
     for d in &run.raw.diagnostics {
         let (text, class) = match d.severity {
@@ -113,9 +140,19 @@ fn diagnostics_block(run: &RunSummary) -> Block {
         };
         table.push(vec![
             Cell { text: text.into(), href: None, class },
+            Cell::text(d.code.to_string()),
             Cell::text(d.file.clone()),
             Cell::text(d.line.map(|l| l.to_string()).unwrap_or_default()),
             Cell::text(d.message.clone()),
+        ]);
+    }
+    for cut in cuts {
+        table.push(vec![
+            Cell { text: "warning".into(), href: None, class: "warning" },
+            Cell::text(crate::core::diag::Code::OutputBudget.to_string()),
+            Cell::text("(this page)"),
+            Cell::text(""),
+            Cell::text(format!("output budget: {cut}")),
         ]);
     }
     let mut intro = Vec::new();
@@ -198,6 +235,26 @@ fn nccl_log_block(facts: &NcclLogFacts, files: &[String]) -> Block {
     let drivers: Vec<String> = facts.cuda_driver_versions.iter().map(|v| log_facts::cuda_driver(v)).collect();
     intro.extend(list("CUDA driver", &drivers));
     intro.extend(list("Network", &facts.networks));
+    intro.extend(list("Net plugin", &facts.net_plugins));
+    let numbers = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>();
+    intro.extend(list("World sizes logged", &numbers(&facts.nranks)));
+    intro.extend(list("Nodes (nNodes)", &numbers(&facts.nnodes)));
+    intro.extend(list("Ranks per node (localRanks)", &numbers(&facts.local_ranks)));
+    let said = |label: &str, value: Option<bool>, yes: &str, no: &str| {
+        value.map(|v| format!("{label}: {}.", if v { yes } else { no }))
+    };
+    intro.extend(said("NVLS", facts.nvls, "available or used", "not available"));
+    intro.extend(said("CollNet", facts.collnet, "used (connections via COLLNET)", "not used"));
+    intro.extend(said("PXN", facts.pxn, "used (sends through another GPU's NIC)", "disabled"));
+    if facts.partial_line_count > 0 {
+        let first =
+            facts.partial_lines.first().map(|l| format!(" (first: {} line {})", l.file, l.line)).unwrap_or_default();
+        intro.push(format!(
+            "{} that {} a fact only partly (cut mid-line), not read as facts{first}.",
+            count(facts.partial_line_count, "line"),
+            agree(facts.partial_line_count as usize, "states", "state")
+        ));
+    }
     intro.extend(log_facts::channels(facts).map(|c| format!("Channels: {c}.")));
     intro.extend(list("Channel setup", &facts.channel_summaries));
     let mut tables = Vec::new();
@@ -341,8 +398,9 @@ fn artifacts_block(run: &RunSummary) -> Block {
 }
 
 /// The run's files: what the site publishes for it (the seed-format files, each chart's data),
-/// linked; the archived inputs, named without a link (the site does not copy them).
-fn files_block(run: &RunSummary, outputs: &[String], blocks: &[Block]) -> Block {
+/// linked; the archived inputs, linked to their copies as stored with their size (or why one is
+/// withheld), or named without a link when the build leaves them out.
+fn files_block(run: &RunSummary, outputs: &[String], blocks: &[Block], evidence: Option<&[EvidenceFile]>) -> Block {
     let mut published = Table::new("Published on this site", &[("file", false), ("what", false)]).with_row_headers();
     for name in outputs {
         published.push(vec![Cell::link(name.clone(), name.clone()), Cell::text("seed-format file, recomputed")]);
@@ -353,20 +411,50 @@ fn files_block(run: &RunSummary, outputs: &[String], blocks: &[Block]) -> Block 
             Cell::text(format!("data of the chart “{}”", figure.spec.title)),
         ]);
     }
-    let mut archived = Table::new(
-        "In the archive only: the run's input files, not copied into the site",
-        &[("file", false), ("size", true)],
-    )
-    .with_row_headers();
-    for (name, len) in &run.raw.files {
-        archived.push(vec![Cell::text(name.clone()), Cell::text(format!("{} B", grouped(*len)))]);
-    }
-    let intro = vec![format!(
-        "The site publishes {} for this run, linked below; its {} {} in the archive only (the run's folder under runs/), not on this site.",
-        count(published.rows.len(), "file"),
-        count(archived.rows.len(), "input file"),
-        agree(archived.rows.len(), "is", "are")
-    )];
+    let (archived, intro) = match evidence {
+        Some(files) => {
+            let mut table = Table::new(
+                "Evidence: the run's archived inputs, as stored (a .gz file stays gzipped)",
+                &[("file", false), ("size", true), ("published", false)],
+            )
+            .with_row_headers();
+            for file in files {
+                let size = Cell::text(bytes_about(file.len));
+                table.push(match &file.bytes {
+                    Ok(_) => {
+                        vec![Cell::link(file.rel.clone(), paths::evidence_link(&file.rel)), size, Cell::text("yes")]
+                    }
+                    Err(why) => {
+                        vec![Cell::text(file.rel.clone()), size, Cell { class: "warning", ..Cell::text(why.clone()) }]
+                    }
+                });
+            }
+            let shown = files.iter().filter(|f| f.bytes.is_ok()).count();
+            let intro = format!(
+                "The site publishes {} for this run, and {shown} of its {} as evidence, linked below as stored (files that hold the process environment or a secret-named setting, or are over the size limit, are withheld and say why).",
+                count(published.rows.len(), "file"),
+                count(files.len(), "archived input file"),
+            );
+            (table, intro)
+        }
+        None => {
+            let mut table = Table::new(
+                "In the archive only: the run's input files, not copied into the site",
+                &[("file", false), ("size", true)],
+            )
+            .with_row_headers();
+            for (name, len) in &run.raw.files {
+                table.push(vec![Cell::text(name.clone()), Cell::text(format!("{} B", grouped(*len)))]);
+            }
+            let intro = format!(
+                "The site publishes {} for this run, linked below; its {} {} in the archive only (the run's folder under runs/; this site was built with --no-evidence).",
+                count(published.rows.len(), "file"),
+                count(table.rows.len(), "input file"),
+                agree(table.rows.len(), "is", "are")
+            );
+            (table, intro)
+        }
+    };
     let tables = [published, archived].into_iter().filter(|t| !t.rows.is_empty()).collect();
-    Block { id: "files".into(), title: "Files of the run".into(), intro, tables, ..Block::default() }
+    Block { id: "files".into(), title: "Files of the run".into(), intro: vec![intro], tables, ..Block::default() }
 }

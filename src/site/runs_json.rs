@@ -1,21 +1,22 @@
 //! `runs.json`, in shards: `data/runs.json` is a small index of the shards
-//! (`{"schema_version": 2, "shards": [{"path", "month", "part", "runs", "newest", "oldest"}]}`,
+//! (`{"schema_version": 3, "shards": [{"path", "month", "part", "runs", "newest", "oldest"}]}`,
 //! newest first), and each shard `data/runs/<month>-<part>.json` holds its runs
-//! (`{"schema_version": 2, "month", "part", "runs": [...]}`, newest first), one entry per run
+//! (`{"schema_version": 3, "month", "part", "runs": [...]}`, newest first), one entry per run
 //! with its status, diagnostics and facts. Shards are the parts of months of `paging`, so no
 //! file grows with the history. Its JSON Schema is `docs/runs.schema.json` (both shapes); a
-//! change of shape changes `SCHEMA_VERSION` and the schema. Version 1 was one file
-//! `{"schema_version": 1, "runs": [...]}`.
+//! change of shape changes `SCHEMA_VERSION` and the schema. Versions 1 and 2 were one file
+//! `{"schema_version": 2, "runs": [...]}` (2: diagnostics carry a `code`).
 
+use crate::analysis::overview::RunOverview;
 use crate::core::diag::Diagnostic;
 use crate::core::model::facts::RunFacts;
-use crate::site::digest::{RunCard, RunDigest};
+use crate::site::card::RunCard;
 use crate::site::paging::{Paging, Shard};
 use crate::site::paths;
 use serde::Serialize;
 
 #[derive(Serialize)]
-struct Entry<'a> {
+struct RunEntry<'a> {
     run_id: &'a str,
     status: &'static str,
     facts: &'a RunFacts,
@@ -25,9 +26,9 @@ struct Entry<'a> {
     diagnostics: &'a [Diagnostic],
 }
 
-impl<'a> Entry<'a> {
-    fn of(run: &'a RunDigest) -> Entry<'a> {
-        Entry {
+impl<'a> RunEntry<'a> {
+    fn of(run: &'a RunOverview) -> RunEntry<'a> {
+        RunEntry {
             run_id: &run.id,
             status: run.status.as_str(),
             facts: &run.facts,
@@ -40,22 +41,22 @@ impl<'a> Entry<'a> {
 }
 
 /// The version of both shapes.
-pub(crate) const SCHEMA_VERSION: u32 = 2;
+pub(crate) const SCHEMA_VERSION: u32 = 3;
 
 /// A shard file: its runs (`runs`, newest first, the shard's window).
-pub(crate) fn shard_file(shard: &Shard, runs: &[&RunDigest]) -> Vec<u8> {
+pub(crate) fn shard_file(shard: &Shard, runs: &[&RunOverview]) -> Vec<u8> {
     #[derive(Serialize)]
     struct File<'a> {
         schema_version: u32,
         month: &'a str,
         part: usize,
-        runs: Vec<Entry<'a>>,
+        runs: Vec<RunEntry<'a>>,
     }
     let file = File {
         schema_version: SCHEMA_VERSION,
         month: &shard.month,
         part: shard.part,
-        runs: runs.iter().map(|r| Entry::of(r)).collect(),
+        runs: runs.iter().map(|r| RunEntry::of(r)).collect(),
     };
     pretty(&file)
 }
@@ -103,8 +104,8 @@ mod tests {
     use crate::analysis::summarize::RunStatus;
     use crate::core::model::summary::SectionSummaries;
 
-    fn digest(id: &str, diagnostics: Vec<Diagnostic>) -> RunDigest {
-        RunDigest {
+    fn digest(id: &str, diagnostics: Vec<Diagnostic>) -> RunOverview {
+        RunOverview {
             id: id.to_string(),
             status: RunStatus::Ok,
             facts: RunFacts { gpu: Some("H200 \"SXM\"\n".into()), world_sizes: vec![2, 4], ..RunFacts::default() },
@@ -124,19 +125,19 @@ mod tests {
 
     #[test]
     fn the_index_lists_shards_and_a_shard_its_runs() {
-        let warning = Diagnostic::warning("raw/x.csv", Some(3), "odd");
+        let warning = Diagnostic::warning(crate::core::diag::Code::NoDataRows, "raw/x.csv", Some(3), "odd");
         let runs = [digest("a", vec![warning]), digest("b", Vec::new()), digest("c", Vec::new())];
         let cards: Vec<RunCard> = runs.iter().map(RunCard::of).collect();
         let paging = Paging::new(&cards, 2);
         let index: serde_json::Value = serde_json::from_slice(&index_file(&paging, &cards)).unwrap();
         assert_eq!(
             index,
-            serde_json::json!({"schema_version": 2, "shards": [
+            serde_json::json!({"schema_version": 3, "shards": [
                 {"path": "data/runs/undated-2.json", "month": "undated", "part": 2, "runs": 1, "newest": "a", "oldest": "a"},
                 {"path": "data/runs/undated-1.json", "month": "undated", "part": 1, "runs": 2, "newest": "b", "oldest": "c"},
             ]})
         );
-        let refs: Vec<&RunDigest> = runs[1..].iter().collect();
+        let refs: Vec<&RunOverview> = runs[1..].iter().collect();
         let shard: serde_json::Value = serde_json::from_slice(&shard_file(&paging.shards[1], &refs)).unwrap();
         assert_eq!(shard["runs"][0]["run_id"], "b");
         assert_eq!(shard["runs"].as_array().unwrap().len(), 2);

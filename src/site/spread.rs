@@ -7,10 +7,9 @@ use crate::site::chart::Point;
 /// A point summarizing `cycles` (scaled by `scale`, e.g. 1/collectives for per-call values).
 pub(crate) fn point(x: f64, cycles: &[f64], scale: f64) -> Point {
     let samples: Vec<f64> = cycles.iter().map(|v| v * scale).collect();
-    if samples.is_empty() {
+    let Some(spread) = Spread::of(&samples) else {
         return Point { x, y: f64::NAN, low: None, high: None, samples };
-    }
-    let spread = Spread::of(&samples);
+    };
     if samples.len() < MIN_SPREAD_CYCLES {
         return Point { x, y: spread.median, low: None, high: None, samples };
     }

@@ -10,6 +10,10 @@ pub(crate) struct Table {
     pub rows: Vec<Vec<Cell>>,
     /// The first cell of each row names the row (a run, a key, a file): `<th scope="row">`.
     pub row_headers: bool,
+    /// On a phone, one card per row (cells labelled from their column), first cell on top.
+    pub cards: bool,
+    /// An extra class of the table's wrapper (`runs`: the run list's wrapping rules), or empty.
+    pub class: &'static str,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -23,7 +27,8 @@ pub(crate) struct Column {
 pub(crate) struct Cell {
     pub text: String,
     pub href: Option<String>,
-    /// Extra CSS class: `ok`, `failed`, `invalid`, `warning`, or empty.
+    /// Extra CSS class: `ok`, `failed`, `invalid`, `warning`, a verdict's (`verdict_look`), or
+    /// empty.
     pub class: &'static str,
 }
 
@@ -37,7 +42,19 @@ impl Table {
                 .collect(),
             rows: Vec::new(),
             row_headers: false,
+            cards: false,
+            class: "",
         }
+    }
+
+    /// The table shown as one card per row on a phone.
+    pub(crate) fn with_cards(self) -> Self {
+        Table { cards: true, ..self }
+    }
+
+    /// The table with an extra wrapper class.
+    pub(crate) fn with_class(self, class: &'static str) -> Self {
+        Table { class, ..self }
     }
 
     /// The table with its first column as the rows' headers.
@@ -89,11 +106,6 @@ pub(crate) struct Figure {
 }
 
 impl Figure {
-    /// The phone-sized SVG, relative to the page (the `<picture>`'s narrow-screen source).
-    pub(crate) fn phone_svg_href(&self) -> String {
-        crate::site::paths::phone_chart(&self.svg_href)
-    }
-
     /// The image's text alternative: the chart's trend from its data (the caption beside it
     /// says how to read it).
     pub(crate) fn alt(&self) -> String {
@@ -140,6 +152,17 @@ pub(crate) struct Pager {
     pub pages: Vec<(Link, bool)>,
 }
 
+/// One line of the index's "needs attention" list: `2 runs with slower cases: a, b`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Attention {
+    /// The verdict's or status's CSS class (`verdict_look`).
+    pub class: &'static str,
+    pub text: String,
+    /// The first runs concerned, newest first, and how many more there are.
+    pub runs: Vec<Link>,
+    pub more: usize,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct IndexPage {
     /// `""` on `index.html`, `"../"` on `pages/<shard>.html`.
@@ -148,6 +171,9 @@ pub(crate) struct IndexPage {
     pub runs: Table,
     pub sections: Vec<Link>,
     pub counts: String,
+    /// What needs attention (slower runs, failed runs, warnings), worst first; empty when
+    /// nothing does.
+    pub attention: Vec<Attention>,
     /// Site-wide `runs/NOTES.md` (markdown).
     pub notes: Option<String>,
 }

@@ -2,7 +2,8 @@
 //! one edge of the seed's statistics or failure handling. `tests/synth.rs` regenerates them
 //! and compares bytes; `tests/fixtures/regen.sh` rebuilds them and their oracle goldens.
 
-use super::run::{ensure_empty, write_run, RunSpec};
+use super::run::RunSpec;
+use super::write::{ensure_empty, write_run};
 use super::{RunShape, SynthVariant};
 use std::path::{Path, PathBuf};
 

@@ -13,7 +13,7 @@ use super::run::Run;
 use super::sections::{
     decode_message_bytes, ASYNC_SIZES, DECODE_TOKENS, DECOMPOSITION_SIZES, FRAGMENT_COUNTS, FRAGMENT_TOTAL_BYTES,
 };
-use crate::core::model::sections::Section;
+use crate::core::model::sections::WorkerSection;
 use anyhow::Context;
 use flate2::write::GzEncoder;
 use flate2::Compression;
@@ -124,13 +124,13 @@ fn comm(rng: &mut Rng, rank: usize) -> Comm {
 }
 
 /// One cycle of the worker's collectives, section by section, as `sections.rs` measures them.
-fn worker_round(run: &Run, sections: &[Section], world: usize) -> Vec<Call> {
+fn worker_round(run: &Run, sections: &[WorkerSection], world: usize) -> Vec<Call> {
     let all_reduce = |count, datatype| Call { kind: "AllReduce", count, datatype, in_place: true };
     let mut calls = Vec::new();
     for section in sections {
         match section {
-            Section::Async => calls.extend(ASYNC_SIZES.map(|size| all_reduce(size / 4, FLOAT32))),
-            Section::Decomposition => {
+            WorkerSection::Async => calls.extend(ASYNC_SIZES.map(|size| all_reduce(size / 4, FLOAT32))),
+            WorkerSection::Decomposition => {
                 for size in DECOMPOSITION_SIZES {
                     let shard = size / 4 / world as u64;
                     calls.push(all_reduce(size / 4, FLOAT32));
@@ -138,26 +138,26 @@ fn worker_round(run: &Run, sections: &[Section], world: usize) -> Vec<Call> {
                     calls.push(Call { kind: "AllGather", count: shard, datatype: FLOAT32, in_place: false });
                 }
             }
-            Section::Fragmentation => {
+            WorkerSection::Fragmentation => {
                 for count in FRAGMENT_COUNTS {
                     let call = all_reduce(FRAGMENT_TOTAL_BYTES / count / 2, FLOAT16);
                     calls.extend(std::iter::repeat_n(call, count as usize));
                 }
             }
-            Section::Decode => {
+            WorkerSection::Decode => {
                 for tokens in DECODE_TOKENS {
                     let call = all_reduce(decode_message_bytes(tokens) / 2, FLOAT16);
                     calls.extend(std::iter::repeat_n(call, run.spec.shape.decode_collectives));
                 }
             }
-            Section::Numerics => {
+            WorkerSection::Numerics => {
                 let permutations: usize = numerics::scenarios(world).iter().map(|s| numerics::outcomes(s).len()).sum();
                 for _ in 0..permutations {
                     calls.push(all_reduce(1, FLOAT16));
                     calls.push(all_reduce(1, FLOAT32));
                 }
             }
-            Section::Contracts => {}
+            WorkerSection::Contracts => {}
         }
     }
     calls

@@ -13,6 +13,7 @@ mod rng;
 mod run;
 mod sections;
 mod time;
+mod write;
 
 pub use fixtures::{fixtures, write_fixture, Fixture};
 
@@ -94,8 +95,8 @@ pub fn generate_with(out: &Path, options: &SynthOptions, shape: &RunShape) -> an
     let specs: Vec<run::RunSpec> =
         (0..options.count).map(|index| run::RunSpec::corpus(options, shape, index)).collect();
     for spec in &specs {
-        run::ensure_empty(&out.join(&spec.id))?;
+        write::ensure_empty(&out.join(&spec.id))?;
     }
-    specs.par_iter().try_for_each(|spec| run::write_run(&out.join(&spec.id), spec))?;
+    specs.par_iter().try_for_each(|spec| write::write_run(&out.join(&spec.id), spec))?;
     Ok(specs.into_iter().map(|spec| spec.id).collect())
 }

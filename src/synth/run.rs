@@ -4,11 +4,8 @@
 use super::model::{Machine, Noise};
 use super::rng::{mix, Rng};
 use super::time::Timestamp;
-use super::{artifacts, logs, nccl_tests, sections, Fixture, RunShape, SynthOptions, SynthVariant};
-use crate::core::model::sections::Section;
-use anyhow::Context;
-use std::fs;
-use std::path::Path;
+use super::{Fixture, RunShape, SynthOptions, SynthVariant};
+use crate::core::model::sections::WorkerSection;
 
 /// 2026-01-05T00:00:00Z: synthetic corpora start after this.
 const CORPUS_EPOCH: Timestamp = Timestamp(1_767_571_200_000_000);
@@ -65,7 +62,7 @@ pub(super) struct Case {
     pub name: String,
     pub world: usize,
     /// Sections besides `contracts`, which every case writes.
-    pub sections: Vec<Section>,
+    pub sections: Vec<WorkerSection>,
 }
 
 /// A run being written: its spec and everything drawn from its seed.
@@ -88,14 +85,14 @@ impl Run {
             name: format!("world{ranks}_full"),
             world: ranks,
             sections: vec![
-                Section::Async,
-                Section::Decomposition,
-                Section::Fragmentation,
-                Section::Decode,
-                Section::Numerics,
+                WorkerSection::Async,
+                WorkerSection::Decomposition,
+                WorkerSection::Fragmentation,
+                WorkerSection::Decode,
+                WorkerSection::Numerics,
             ],
         };
-        let decode = Case { name: "world2_decode".into(), world: 2, sections: vec![Section::Decode] };
+        let decode = Case { name: "world2_decode".into(), world: 2, sections: vec![WorkerSection::Decode] };
         let mut nccl_tests_worlds = vec![2, ranks];
         nccl_tests_worlds.dedup();
         Run {
@@ -128,46 +125,4 @@ impl Run {
         let cpus: Vec<String> = (0..self.spec.shape.ranks).map(|i| (2 * i).to_string()).collect();
         cpus.join(",")
     }
-}
-
-/// Errors unless `dir` is missing or empty: a run folder is never written twice.
-pub(super) fn ensure_empty(dir: &Path) -> anyhow::Result<()> {
-    match fs::read_dir(dir) {
-        Ok(mut entries) => {
-            anyhow::ensure!(entries.next().is_none(), "refusing to write into non-empty run folder {}", dir.display());
-            Ok(())
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e).with_context(|| format!("cannot read {}", dir.display())),
-    }
-}
-
-/// Writes the whole run folder `dir` for `spec`.
-pub(super) fn write_run(dir: &Path, spec: &RunSpec) -> anyhow::Result<()> {
-    let run = Run::new(spec.clone());
-    let raw = dir.join("raw");
-    for (index, case) in run.cases.iter().enumerate() {
-        let results = raw.join("results").join(&case.name);
-        fs::create_dir_all(&results).with_context(|| format!("cannot create {}", results.display()))?;
-        for (name, text) in sections::case_files(&run, case) {
-            write(&results.join(name), &text)?;
-        }
-        write(&raw.join(format!("{}.stdout", case.name)), &artifacts::torchrun_stdout(&run, index))?;
-    }
-    for &world in &run.nccl_tests_worlds {
-        write(&raw.join(format!("nccl_tests_g{world}.stdout")), &nccl_tests::stdout(&run, world))?;
-    }
-    if spec.log_bytes > 0 {
-        logs::write_logs(&raw.join("nccl"), &run)?;
-    }
-    let artifact_dir = dir.join("artifacts");
-    fs::create_dir_all(&artifact_dir).with_context(|| format!("cannot create {}", artifact_dir.display()))?;
-    for (name, text) in artifacts::machine_artifacts(&run) {
-        write(&artifact_dir.join(name), &text)?;
-    }
-    write(&dir.join("manifest.txt"), &artifacts::manifest(&run))
-}
-
-pub(super) fn write(path: &Path, text: &str) -> anyhow::Result<()> {
-    fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }

@@ -6,7 +6,7 @@ use super::numerics;
 use super::rng::Rng;
 use super::run::{Case, Run};
 use super::SynthVariant;
-use crate::core::model::sections::Section;
+use crate::core::model::sections::WorkerSection;
 use crate::export::pyfmt::{py_bool, repr as py_float};
 use crate::export::seed_csv::push_row as csv_row;
 
@@ -61,16 +61,16 @@ impl Ctx<'_> {
 /// Every CSV file of `case` as (file name, contents): contracts first, then its sections.
 pub(super) fn case_files(run: &Run, case: &Case) -> Vec<(String, String)> {
     let mut files = Vec::new();
-    for &section in std::iter::once(&Section::Contracts).chain(&case.sections) {
+    for &section in std::iter::once(&WorkerSection::Contracts).chain(&case.sections) {
         let rng = Rng::derive(run.spec.seed, &format!("{}/{}", case.name, section.name()));
         let mut ctx = Ctx { run, case, rng };
         let per_rank = match section {
-            Section::Contracts => contracts(&ctx),
-            Section::Async => async_completion(&mut ctx),
-            Section::Decomposition => decomposition(&mut ctx),
-            Section::Fragmentation => fragmentation(&mut ctx),
-            Section::Decode => decode(&mut ctx),
-            Section::Numerics => numerics(&ctx),
+            WorkerSection::Contracts => contracts(&ctx),
+            WorkerSection::Async => async_completion(&mut ctx),
+            WorkerSection::Decomposition => decomposition(&mut ctx),
+            WorkerSection::Fragmentation => fragmentation(&mut ctx),
+            WorkerSection::Decode => decode(&mut ctx),
+            WorkerSection::Numerics => numerics(&ctx),
         };
         for (rank, text) in per_rank.into_iter().enumerate() {
             files.push((format!("rank{rank}_{}.csv", section.name()), text));
@@ -106,18 +106,20 @@ fn contract_checks(ctx: &Ctx, rank: usize) -> Vec<(&'static str, &'static str, S
     ];
     for section in &ctx.case.sections {
         let check = match section {
-            Section::Async => ("async", "wait_orders_consumer_stream", "consumer stream saw the reduced tensor".into()),
-            Section::Decomposition => {
+            WorkerSection::Async => {
+                ("async", "wait_orders_consumer_stream", "consumer stream saw the reduced tensor".into())
+            }
+            WorkerSection::Decomposition => {
                 ("decomposition", "reduce_scatter_all_gather_matches_all_reduce", "max_abs_diff=0.0".into())
             }
-            Section::Fragmentation => ("fragmentation", "fragments_match_single_call", "max_abs_diff=0.0".into()),
-            Section::Decode => (
+            WorkerSection::Fragmentation => ("fragmentation", "fragments_match_single_call", "max_abs_diff=0.0".into()),
+            WorkerSection::Decode => (
                 "decode",
                 "replay_result_matches",
                 format!("calls={}, max_abs_diff=0.0", ctx.run.spec.shape.decode_collectives),
             ),
-            Section::Numerics => ("numerics", "fp32_reference_matches_real_sum", "scenarios=3".into()),
-            Section::Contracts => continue,
+            WorkerSection::Numerics => ("numerics", "fp32_reference_matches_real_sum", "scenarios=3".into()),
+            WorkerSection::Contracts => continue,
         };
         checks.push(check);
     }

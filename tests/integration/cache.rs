@@ -128,9 +128,10 @@ fn inodes(root: &Path) -> std::collections::BTreeMap<String, u64> {
 
 /// Adding the newest run to a built site (in shards of 3) writes the run's files, its compare
 /// page, the pages of the runs whose comparison it changes (its baseline's), the first
-/// cross-run pages, `data/runs.json`, its own shard's pages and its configuration's history
-/// pages (which list every run of the configuration), nothing else; every other file
-/// keeps its inode. Removing it again removes them.
+/// cross-run pages, `data/runs.json`, its own shard's pages, the section pages of the shard
+/// its configuration's panel of charts leaves, and its configuration's history pages (which
+/// list every run of the configuration), nothing else; every other file keeps its inode.
+/// Removing it again removes them.
 #[test]
 fn adding_a_run_writes_only_the_run_and_the_pages_that_list_it() {
     let (dir, runs) = runs_dir(&[]);
@@ -157,8 +158,18 @@ fn adding_a_run_writes_only_the_run_and_the_pages_that_list_it() {
     let written: Vec<&String> =
         after_inodes.iter().filter(|(rel, ino)| before_inodes.get(*rel) != Some(ino)).map(|(rel, _)| rel).collect();
     let mut other_runs = std::collections::BTreeSet::new();
+    let mut left_shards = std::collections::BTreeSet::new();
     let mut parquet = 0;
     for rel in &written {
+        // The section pages of the shard that held the configuration's newest ok run: its
+        // panel of charts moves from there to the page that lists the new run.
+        if let Some(name) = rel
+            .strip_prefix("sections/")
+            .filter(|r| !r.starts_with("charts/") && !r.contains(&shard) && r.contains("-20"))
+        {
+            left_shards.insert(name[name.find("-20").unwrap()..].to_string());
+            continue;
+        }
         let expected = rel.starts_with(&format!("runs/{id}/"))
             || (rel.starts_with("compare/") && rel.ends_with(&format!("..{id}.html")))
             || ["index.html", "data/runs.json", ".nccl-report-site", "regressions.html"].contains(&rel.as_str())
@@ -177,16 +188,17 @@ fn adding_a_run_writes_only_the_run_and_the_pages_that_list_it() {
         assert!(expected || other_run_page, "{rel} was written");
     }
     assert!(parquet <= 2, "{parquet} Parquet files written");
+    assert!(left_shards.len() <= 1, "{left_shards:?}");
     // The baseline's page lists the runs compared with it; a run whose noise floor now
     // counts the new run as a replicate is compared again.
     assert!(other_runs.len() <= 3, "{other_runs:?}");
     let new_files = written.iter().filter(|r| r.starts_with(&format!("runs/{id}/"))).count();
-    // Beyond the run's files and the first pages' charts (numbered by configuration, newest
-    // first): a handful of pages, whatever the number of runs.
+    // Beyond the run's files and the charts of its configuration (named by the configuration):
+    // a handful of pages, whatever the number of runs.
     let pages = written.iter().filter(|r| {
         !r.starts_with(&format!("runs/{id}/")) && !r.starts_with("sections/charts/") && !r.starts_with("history/")
     });
-    assert!(new_files >= 10 && pages.clone().count() <= 24, "{:?}", pages.collect::<Vec<_>>());
+    assert!(new_files >= 10 && pages.clone().count() <= 30, "{:?}", pages.collect::<Vec<_>>());
     let timings = text(&added);
     let json: serde_json::Value = serde_json::from_str(timings.lines().find(|l| l.starts_with('{')).unwrap()).unwrap();
     assert_eq!(json["in_place"], true);
@@ -201,4 +213,38 @@ fn adding_a_run_writes_only_the_run_and_the_pages_that_list_it() {
     let removed = build(&runs, &out, &["--page-size", "3"]);
     assert!(text(&removed).contains("in place"), "{}", text(&removed));
     assert_eq!(tree(&out), before);
+}
+
+/// Issue 26: the summary line counts what the site holds, pages (every `.html`, compare pages
+/// included) and files, on a clean build, a build with nothing to do and one that rebuilds
+/// one run and takes the others from the cache.
+#[test]
+fn the_build_summary_counts_the_pages_and_files_of_the_site() {
+    let (dir, runs) = runs_dir(&[]);
+    crate::common::copy_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("runs"), &runs);
+    let out = dir.path().join("site");
+    let counted = |output: &std::process::Output| -> (usize, usize) {
+        let all = text(output);
+        assert!(output.status.success(), "{all}");
+        let number_before = |word: &str| -> usize {
+            let before = all.split(word).next().unwrap();
+            before.rsplit(' ').next().unwrap().parse().unwrap()
+        };
+        (number_before(" pages,"), number_before(" files,"))
+    };
+    let actual = || {
+        let files = tree(&out);
+        let files: Vec<&String> = files.keys().filter(|p| *p != ".nccl-report-site").collect();
+        (files.iter().filter(|p| p.ends_with(".html")).count(), files.len())
+    };
+    let clean = counted(&build(&runs, &out, &[]));
+    let (pages, files) = actual();
+    assert!(tree(&out).keys().any(|p| p.starts_with("compare/")), "the bundled runs give compare pages");
+    assert_eq!(clean, (pages, files));
+    assert_eq!(counted(&build(&runs, &out, &[])), (pages, files), "nothing to do");
+    let notes = runs.join("synth-basic/NOTES.md");
+    fs::write(&notes, "changed\n").unwrap();
+    let partly_cached = build(&runs, &out, &[]);
+    assert!(from_cache(&partly_cached) > 0);
+    assert_eq!(counted(&partly_cached), actual(), "one run rebuilt, the others cached");
 }

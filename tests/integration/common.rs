@@ -4,6 +4,17 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+/// Every run entry of a built site's `runs.json` as one document `{"runs": [...]}`, newest
+/// first: the entries of each shard that `data/runs.json` lists, in its order.
+pub(crate) fn runs_json(site: &Path) -> serde_json::Value {
+    let read =
+        |rel: &str| -> serde_json::Value { serde_json::from_slice(&std::fs::read(site.join(rel)).unwrap()).unwrap() };
+    let shards = read("data/runs.json")["shards"].as_array().unwrap().clone();
+    let runs: Vec<serde_json::Value> =
+        shards.iter().flat_map(|s| read(s["path"].as_str().unwrap())["runs"].as_array().unwrap().clone()).collect();
+    serde_json::json!({ "runs": runs })
+}
+
 pub(crate) fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
@@ -74,4 +85,26 @@ pub(crate) fn leftovers(parent: &Path) -> Vec<String> {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.contains(".tmp-") || n.contains(".old-"))
         .collect()
+}
+
+/// `nccl-report serve --out SITE ARGS` on a free port, and a connection function that waits
+/// for it to listen (the test fails after 5 s).
+pub(crate) fn serve(site: &Path, args: &[&str]) -> (std::process::Child, impl Fn() -> std::net::TcpStream) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nccl-report"))
+        .args(["serve", "--out", site.to_str().unwrap(), "--port", &port.to_string()])
+        .args(args)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let connect = move || {
+        (0..100)
+            .find_map(|_| {
+                std::net::TcpStream::connect(("127.0.0.1", port))
+                    .inspect_err(|_| std::thread::sleep(std::time::Duration::from_millis(50)))
+                    .ok()
+            })
+            .expect("server did not start")
+    };
+    (child, connect)
 }

@@ -164,3 +164,15 @@ fn the_spread_of_earlier_runs_raises_the_bar_for_a_change() {
     let (_, again) = compare(&runs, &args);
     assert_eq!(case(&again), (verdict, floor));
 }
+
+/// `compare` reads runs as `build` does, within the same `--max-*` limits: a run with a file
+/// over the limit is invalid, and comparing against it is refused.
+#[test]
+fn compare_reads_within_the_size_limits() {
+    let (_dir, runs) = two_runs(1.0);
+    let (code, out) = compare(&runs, &[REAL, LATER, "--max-file-bytes", "100"]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("is invalid") && out.contains("--allow-failed"), "{out}");
+    let (code, out) = compare(&runs, &[REAL, LATER, "--max-log-bytes", "100"]);
+    assert_eq!(code, Some(2), "{out}");
+}

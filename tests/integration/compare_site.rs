@@ -23,7 +23,7 @@ fn a_planted_regression_is_on_the_run_page_the_compare_page_and_the_index() {
 
     let later = page(&out, &format!("runs/{LATER}/index.html"));
     assert!(
-        later.contains(&format!("Compared with {REAL} (newest earlier ok run of the configuration): 1 slower")),
+        later.contains(&format!("Compared with {REAL} (newest earlier ok run of the configuration): ▲ 1 slower")),
         "{later}"
     );
     assert!(later.contains("Flagged cases") && later.contains("tokens=1;bytes=8192;calls=160"), "{later}");
@@ -37,18 +37,87 @@ fn a_planted_regression_is_on_the_run_page_the_compare_page_and_the_index() {
 
     let index = page(&out, "index.html");
     let cell = format!(
-        "<td class=\"failed\" data-label=\"compared with baseline\"><a href=\"{compare_page}\">vs {REAL}: 1 slower · 51 no evidence of change</a></td>"
+        "<td class=\"regression\" data-label=\"compared with baseline\"><a href=\"{compare_page}\">vs {REAL}: ▲ 1 slower · = 51 no change</a></td>"
     );
     assert!(index.contains(&cell), "{index}");
+    assert!(index.contains("<li class=\"regression\"><strong>▲ 1 run, slower than before</strong>"), "{index}");
 
     // The site's verdicts are the command line's.
     let json = nccl_report(&["compare", "--runs", runs.to_str().unwrap(), LATER, "--format", "json"]);
     let json: Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!((json["counts"]["slower"].as_u64(), json["counts"]["no_change"].as_u64()), (Some(1), Some(51)));
 
+    // Verdict first, worst first: the slower case is the first row of the compare page.
+    let compare = page(&out, &compare_page);
+    let every_case = &compare[compare.find("Every case, worst first").unwrap()..];
+    let first_row = every_case.split("<tbody>").nth(1).unwrap_or_default();
+    assert!(
+        first_row.starts_with("\n<tr><td class=\"regression\" data-label=\"verdict\">▲ slower</td>"),
+        "{first_row}"
+    );
+    for table in compare.split("<table>").skip(1) {
+        let width = min_table_width_px(&table[..table.find("</table>").unwrap()]);
+        assert!(width <= CONTENT_BOX_PX, "a compare table needs {width} px, wider than the {CONTENT_BOX_PX} px box");
+    }
+
     let html =
         page(&out, &compare_page).replace(concat!("nccl-report ", env!("CARGO_PKG_VERSION")), "nccl-report [version]");
     insta::assert_snapshot!("compare_page", html);
+}
+
+/// The content box at a 1280 px window (`main`: 1200 px less 2 x 16 px padding).
+const CONTENT_BOX_PX: f64 = 1168.0;
+
+/// The narrowest a table can be laid out (the browser's min-content width of an auto-layout
+/// table): per column, the widest unbreakable piece of any of its cells (a numeric cell does
+/// not wrap; a text cell breaks at spaces; a `case` cell anywhere, down to its 12rem minimum),
+/// plus padding and border. Text at 0.9rem of 15 px, 7.5 px a character (system-ui digits
+/// and lower case are narrower).
+fn min_table_width_px(table: &str) -> f64 {
+    const CHAR: f64 = 7.5;
+    const PAD: f64 = 2.0 * 0.55 * 15.0 + 1.0;
+    let mut widths: Vec<f64> = Vec::new();
+    for row in table.split("<tr>").skip(1) {
+        let cells = row.split("</t").filter_map(|c| c.rfind("<t").map(|at| &c[at..]));
+        for (i, cell) in cells.enumerate() {
+            let open_end = cell.find('>').unwrap_or(0);
+            let tag = &cell[..open_end];
+            let mut text = String::new();
+            let mut in_tag = false;
+            for ch in cell[open_end + 1..].chars() {
+                match ch {
+                    '<' => in_tag = true,
+                    '>' => in_tag = false,
+                    c if !in_tag => text.push(c),
+                    _ => {}
+                }
+            }
+            let chars = if tag.contains("\"num") || tag.contains(" num") {
+                text.chars().count()
+            } else if tag.contains("case") {
+                0
+            } else {
+                text.split_whitespace().map(|w| w.chars().count()).max().unwrap_or(0)
+            };
+            let min = if tag.contains("case") { 12.0 * 15.0 } else { 0.0 };
+            let width = (chars as f64 * CHAR).max(min) + PAD;
+            if widths.len() <= i {
+                widths.push(width);
+            } else {
+                widths[i] = widths[i].max(width);
+            }
+        }
+    }
+    widths.iter().sum()
+}
+
+#[test]
+fn the_table_width_estimate_fails_a_table_too_wide_for_the_box() {
+    let number = "<td class=\"num\">1.0930 (1.0712 to 1.1180)</td>";
+    let wide = format!("<thead><tr><th>x</th></tr></thead><tbody><tr>{}</tr></tbody>", number.repeat(7));
+    assert!(min_table_width_px(&wide) > CONTENT_BOX_PX, "{}", min_table_width_px(&wide));
+    let narrow = format!("<tbody><tr>{}<td class=\"case\">{}</td></tr></tbody>", number.repeat(2), "x".repeat(300));
+    assert!(min_table_width_px(&narrow) < CONTENT_BOX_PX);
 }
 
 #[test]

@@ -107,3 +107,14 @@ fn a_file_reads_as_the_build_reads_it_in_a_run() {
     );
     assert_eq!(json["facts"]["nccl_versions"][0], "2.28.9+cuda13.0");
 }
+
+/// `inspect` reads a file within the `--max-*` limits a build would use.
+#[test]
+fn inspect_reads_within_the_size_limits() {
+    let path = data("all_reduce_perf_seed_args.stdout");
+    let output = nccl_report(&["inspect", path.to_str().unwrap(), "--max-file-bytes", "64"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(text(&output).contains("cannot read"), "{}", text(&output));
+    let output = nccl_report(&["inspect", path.to_str().unwrap(), "--max-file-bytes", "10000000"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+}

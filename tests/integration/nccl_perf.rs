@@ -45,13 +45,20 @@ fn four_rank_synthetic_run_shows_expected_share_fits_and_bands() {
     assert!(decode.contains("TP=4 · world4_full · Ring/LL"), "{decode}");
 }
 
-#[test]
-fn one_rank_run_says_not_logged_and_has_no_zero_headline() {
+/// synth-basic without its all_reduce outputs: (temp dir, runs folder, the run's `raw/`, the
+/// `tests/data/nccl` folder).
+fn without_all_reduce_outputs() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
     let (dir, runs) = runs_dir(&["synth-basic"]);
     let raw = runs.join("synth-basic/raw");
     fs::remove_file(raw.join("nccl_tests_g2.stdout")).unwrap();
     fs::remove_file(raw.join("nccl_tests_g4.stdout")).unwrap();
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nccl");
+    (dir, runs, raw, data)
+}
+
+#[test]
+fn one_rank_run_says_not_logged_and_has_no_zero_headline() {
+    let (dir, runs, raw, data) = without_all_reduce_outputs();
     let mut one_rank = fs::read(data.join("all_reduce_perf_seed_args.stdout")).unwrap();
     one_rank.extend(fs::read(data.join("h200_other_collectives.stdout")).unwrap());
     fs::write(raw.join("nccl_tests_g1.stdout"), one_rank).unwrap();
@@ -64,10 +71,35 @@ fn one_rank_run_says_not_logged_and_has_no_zero_headline() {
     for binary in ["all_gather_perf", "reduce_scatter_perf", "broadcast_perf", "alltoall_perf", "sendrecv_perf"] {
         assert!(section.contains(binary), "{binary} missing from {section}");
     }
+    // One rank: what it can and cannot show, no chart of zeros, no "no data" chart, no fit.
+    assert!(section.contains("one rank moves no data between GPUs, so busbw is 0 by definition"), "{section}");
+    assert!(!section.contains("<figure") && !section.contains("alpha-beta fit t ="), "{section}");
+    assert!(!page.contains("nccl-tests-busbw.svg") && !page.contains(">no data<"), "no flat-zero busbw chart");
     let index = fs::read_to_string(out.join("index.html")).unwrap();
-    let row = index.lines().find(|l| l.contains("runs/synth-basic/index.html")).unwrap();
+    let row = index.lines().find(|l| l.starts_with("<tr>") && l.contains("runs/synth-basic/index.html")).unwrap();
     let headline = row.rsplit("<td class=\"num\"").next().unwrap();
     let headline = &headline[headline.find('>').unwrap() + 1..];
     assert!(headline.starts_with("one rank, no busbw"), "{row}");
     assert!(!headline.contains("0.000"), "{row}");
+}
+
+/// "What NCCL chose" for every collective with TUNING lines, also in a run with no all_reduce
+/// control table (only other binaries' outputs).
+#[test]
+fn choices_without_an_all_reduce_table() {
+    let (dir, runs, raw, data) = without_all_reduce_outputs();
+    fs::copy(data.join("h200_other_collectives.stdout"), raw.join("nccl_tests_bcast.stdout")).unwrap();
+    fs::create_dir_all(raw.join("nccl")).unwrap();
+    fs::write(
+        raw.join("nccl/bcast_h1_7.log"),
+        "h1:7:7 [0] NCCL INFO Broadcast: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..7}\n\
+h1:7:7 [0] NCCL INFO AllGather: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    let page = fs::read_to_string(out.join("runs/synth-basic/index.html")).unwrap();
+    let section = perf_section(&page);
+    assert!(section.contains("What NCCL chose (TUNING lines, per collective and size)"), "{section}");
+    assert!(section.contains("Broadcast") && section.contains("AllGather"), "{section}");
 }

@@ -59,11 +59,7 @@ fn a_malformed_csv_marks_its_run_invalid_and_the_others_still_build() {
     let out = dir.path().join("site");
     let output = build(&runs, &out, &[]);
     assert!(output.status.success(), "{}", text(&output));
-    let read =
-        |rel: &str| -> serde_json::Value { serde_json::from_str(&fs::read_to_string(out.join(rel)).unwrap()).unwrap() };
-    let shards = read("data/runs.json")["shards"].as_array().unwrap().clone();
-    let entries: Vec<serde_json::Value> =
-        shards.iter().flat_map(|s| read(s["path"].as_str().unwrap())["runs"].as_array().unwrap().clone()).collect();
+    let entries = crate::common::runs_json(&out)["runs"].as_array().unwrap().clone();
     let entry = entries.iter().find(|e| e["run_id"] == names[0].as_str()).unwrap();
     assert_eq!(entry["status"], "invalid");
     let diag = entry["diagnostics"].as_array().unwrap().iter().find(|d| d["severity"] == "error").unwrap();

@@ -78,3 +78,45 @@ fn item7_publishes_the_bytes_exactly() {
     }
     assert!(crlf > 0, "no file with CRLF line endings was published: the test proves nothing");
 }
+
+/// Issue 24: a symbolic ref to the checked-out branch is that branch.
+#[test]
+fn a_symbolic_ref_to_the_checked_out_branch_is_refused() {
+    let (_dir, repo) = repo_with_site();
+    let head = git(&repo, &["rev-parse", "main"]);
+    git(&repo, &["symbolic-ref", "refs/heads/alias", "refs/heads/main"]);
+    for branch in ["alias", "refs/heads/alias", "refs/heads/main"] {
+        let output = publish(&repo, &["--no-push", "--branch", branch]);
+        assert_eq!(output.status.code(), Some(2), "{branch}: {}", text(&output));
+        assert!(text(&output).contains("checked out"), "{branch}: {}", text(&output));
+    }
+    assert_eq!(git(&repo, &["rev-parse", "main"]), head, "main moved");
+}
+
+/// Issue 24: `--branch refs/heads/x` is the ref `refs/heads/x`.
+#[test]
+fn a_full_branch_ref_names_that_branch() {
+    let (_dir, repo) = repo_with_site();
+    let output = publish(&repo, &["--no-push", "--branch", "refs/heads/pages"]);
+    assert!(output.status.success(), "{}", text(&output));
+    let refs = git(&repo, &["for-each-ref", "--format=%(refname)"]);
+    assert_eq!(refs, "refs/heads/main\nrefs/heads/pages");
+}
+
+/// Issue 24: concurrent publishes to one branch each land a commit (none is lost).
+#[test]
+fn concurrent_publishes_lose_no_commit() {
+    let (_dir, repo) = repo_with_site();
+    let publishes: Vec<_> = (0..12)
+        .map(|_| {
+            let repo = repo.clone();
+            std::thread::spawn(move || publish(&repo, &["--no-push", "--branch", "gh-pages"]))
+        })
+        .collect();
+    for handle in publishes {
+        let output = handle.join().unwrap();
+        assert!(output.status.success(), "{}", text(&output));
+    }
+    let history = git(&repo, &["rev-list", "gh-pages"]);
+    assert_eq!(history.lines().count(), 12, "{history}");
+}

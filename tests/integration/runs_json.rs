@@ -77,7 +77,7 @@ fn runs_json_validates_against_its_schema() {
         .unwrap()
         .clone();
     type Mutation = fn(&mut Value);
-    let mutations: [(&str, Mutation); 12] = [
+    let mutations: [(&str, Mutation); 14] = [
         ("cycles as text", |d| d["runs"][0]["facts"]["cycles"] = json!("10")),
         ("gpu_count as text", |d| d["runs"][0]["facts"]["gpu_count"] = json!("1")),
         ("an unknown status", |d| d["runs"][0]["status"] = json!("passed")),
@@ -86,11 +86,19 @@ fn runs_json_validates_against_its_schema() {
         ("an unknown field", |d| d["runs"][0]["extra"] = json!(true)),
         ("an unknown section", |d| d["runs"][0]["facts"]["sections"] = json!(["async", "bogus"])),
         ("a diagnostic line 0", |d| {
-            d["runs"][0]["diagnostics"] = json!([{"severity": "warning", "file": "x", "line": 0, "message": "m"}])
+            d["runs"][0]["diagnostics"] =
+                json!([{"severity": "warning", "code": "NR202", "file": "x", "line": 0, "message": "m"}])
         }),
-        ("another version", |d| d["schema_version"] = json!(1)),
+        ("a diagnostic without a code", |d| {
+            d["runs"][0]["diagnostics"] = json!([{"severity": "warning", "file": "x", "line": 1, "message": "m"}])
+        }),
+        ("a malformed code", |d| {
+            d["runs"][0]["diagnostics"] =
+                json!([{"severity": "warning", "code": "NR1", "file": "x", "line": 1, "message": "m"}])
+        }),
+        ("another version", |d| d["schema_version"] = json!(2)),
         ("the bare array of version 0", |d| *d = d["runs"].clone()),
-        ("the single file of version 1", |d| _ = d.as_object_mut().unwrap().remove("month")),
+        ("the single file of versions 1 and 2", |d| _ = d.as_object_mut().unwrap().remove("month")),
         ("a month that is none", |d| d["month"] = json!("2026-13")),
     ];
     for (what, mutate) in &mutations {
@@ -110,6 +118,8 @@ fn runs_json_validates_against_its_schema() {
     }
 }
 
+/// An empty runs folder builds nothing (exit 2, issue 24), so no site holds an empty list; the
+/// schema still takes one.
 #[test]
 fn runs_json_without_runs_validates() {
     let dir = tempfile::tempdir().unwrap();
@@ -117,8 +127,8 @@ fn runs_json_without_runs_validates() {
     fs::create_dir(&runs).unwrap();
     let out = dir.path().join("site");
     let output = build(&runs, &out, &[]);
-    assert!(output.status.success(), "{}", text(&output));
-    let document: Value = serde_json::from_str(&fs::read_to_string(out.join("data/runs.json")).unwrap()).unwrap();
-    assert_eq!(document, json!({ "schema_version": 2, "shards": [] }));
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(!out.exists());
+    let document = json!({ "schema_version": 3, "shards": [] });
     assert_eq!(errors(&schema(), &document), Vec::<String>::new());
 }

@@ -187,21 +187,7 @@ fn item13_a_client_that_stops_reading_does_not_block_others() {
     let site = dir.path().join("site");
     assert!(build(&runs, &site, &[]).status.success());
     fs::write(site.join("big.bin"), vec![7u8; 64 << 20]).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nccl-report"))
-        .args(["serve", "--out", site.to_str().unwrap(), "--port", &port.to_string()])
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let connect = || {
-        for _ in 0..100 {
-            if let Ok(stream) = std::net::TcpStream::connect(("127.0.0.1", port)) {
-                return stream;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("server did not start");
-    };
+    let (mut child, connect) = crate::common::serve(&site, &[]);
     let mut slow = connect();
     write!(slow, "GET /big.bin HTTP/1.0\r\nHost: localhost\r\n\r\n").unwrap();
     std::thread::sleep(Duration::from_millis(500));
@@ -227,19 +213,8 @@ fn item13_a_client_that_stops_reading_is_dropped_after_the_send_timeout() {
     assert!(build(&runs, &site, &[]).status.success());
     let size = 64 << 20;
     fs::write(site.join("big.bin"), vec![7u8; size]).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nccl-report"))
-        .args(["serve", "--out", site.to_str().unwrap(), "--port", &port.to_string(), "--send-timeout", "1"])
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut slow = (0..100)
-        .find_map(|_| {
-            std::net::TcpStream::connect(("127.0.0.1", port))
-                .inspect_err(|_| std::thread::sleep(Duration::from_millis(50)))
-                .ok()
-        })
-        .expect("server did not start");
+    let (mut child, connect) = crate::common::serve(&site, &["--send-timeout", "1"]);
+    let mut slow = connect();
     write!(slow, "GET /big.bin HTTP/1.0\r\nHost: localhost\r\n\r\n").unwrap();
     std::thread::sleep(Duration::from_secs(4));
     slow.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
@@ -252,4 +227,30 @@ fn item13_a_client_that_stops_reading_is_dropped_after_the_send_timeout() {
         "the connection was not closed: {ended:?}"
     );
     assert!(received.len() < size, "the whole file was sent to a client that had stopped reading");
+}
+
+/// `serve --watch` rebuilds within the `--max-*` limits it is given, as `build` does.
+#[test]
+fn serve_watch_builds_within_the_size_limits() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let site = dir.path().join("site");
+    let binary = assert_cmd::cargo::cargo_bin("nccl-report");
+    let mut child = std::process::Command::new(binary)
+        .args(["serve", "--watch", "--port", "0", "--max-file-bytes", "100"])
+        .args(["--runs", runs.to_str().unwrap(), "--out", site.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let runs_json = site.join("data/runs.json");
+    let mut waited = 0;
+    while !runs_json.is_file() && waited < 600 {
+        std::thread::sleep(Duration::from_millis(100));
+        waited += 1;
+    }
+    let _ = child.kill();
+    child.wait().unwrap();
+    let json = crate::common::runs_json(&site).to_string();
+    assert!(json.contains("\"status\":\"invalid\""), "{json}");
+    assert!(json.contains("NR101"), "{json}");
 }

@@ -91,8 +91,8 @@ fn assert_page_links_resolve(files: &BTreeMap<String, Vec<u8>>, path: &str, html
 }
 
 /// Issue 16: every link of every run page of the bundled runs names a file the site publishes
-/// (the seed-format files, the charts and their data, other pages) or an element of the page;
-/// the run's archived inputs are named without a link.
+/// (the seed-format files, the charts and their data, other pages, the archived inputs
+/// published as evidence) or an element of the page.
 #[test]
 fn run_pages_of_the_bundled_runs_link_only_to_files_of_the_site() {
     let dir = tempfile::tempdir().unwrap();
@@ -107,16 +107,19 @@ fn run_pages_of_the_bundled_runs_link_only_to_files_of_the_site() {
         assert!(assert_page_links_resolve(&files, path, &html) > 20, "{path}");
         let block = &html[html.find("<section id=\"files\">").unwrap()..];
         let block = &block[..block.find("</section>").unwrap()];
-        let (published, archived) = block.split_at(block.find("<caption>In the archive only").unwrap());
+        let (published, archived) = block.split_at(block.find("<caption>Evidence:").unwrap());
         let run_dir = path.trim_end_matches("index.html");
-        // Every file of the run's folder on the site but its page and SVGs is listed, linked.
+        // Every file of the run's folder on the site but its page and SVGs is listed, linked:
+        // the evidence (its archived inputs) in the evidence table.
         for file in files.keys().filter_map(|f| f.strip_prefix(run_dir)) {
-            if file != "index.html" && !file.ends_with(".svg") {
-                assert!(published.contains(&format!("<a href=\"{file}\">")), "{path}: {file} not listed");
+            let link = format!("<a href=\"{file}\">");
+            if file.starts_with("evidence/") {
+                assert!(archived.contains(&link), "{path}: {file} not in the evidence list");
+            } else if file != "index.html" && !file.ends_with(".svg") {
+                assert!(published.contains(&link), "{path}: {file} not listed");
             }
         }
-        assert!(!archived.contains("<a "), "{path}: a link to a file the site does not publish");
-        assert!(archived.contains("<th scope=\"row\">manifest.txt</th>"), "{path}");
+        assert!(archived.contains("<a href=\"evidence/manifest.txt\">manifest.txt</a>"), "{path}");
         pages += 1;
     }
     assert_eq!(pages, fs::read_dir(&runs).unwrap().filter(|e| e.as_ref().unwrap().path().is_dir()).count());
@@ -128,7 +131,7 @@ fn every_link_and_image_resolves_to_a_file() {
     let out = dir.path().join("site");
     assert!(build(&runs, &out, &[]).status.success());
     assert_links_resolve(&out);
-    for required in ["index.html", "404.html", ".nojekyll", "data/runs.json", "static/style.css"] {
+    for required in ["index.html", "404.html", ".nojekyll", "data/runs.json", "static/style.css", "static/table.js"] {
         assert!(out.join(required).is_file(), "{required}");
     }
     for section in ["async", "decomposition", "fragmentation", "decode", "nccl-tests", "numerics"] {
@@ -203,9 +206,10 @@ fn cross_run_pages_come_in_shards_of_months() {
     // Every run is on exactly one shard page, in the single page's order.
     let run_links = |page: &Path| -> Vec<String> {
         let html = fs::read_to_string(page).unwrap();
-        attribute_values(&html, "href")
+        let table = &html[html.find("<table>").unwrap()..];
+        attribute_values(table, "href")
             .into_iter()
-            .filter(|h| h.contains("runs/"))
+            .filter(|h| h.contains("runs/") && h.ends_with("/index.html"))
             .map(|h| h.trim_start_matches("../").to_string())
             .collect()
     };
@@ -258,6 +262,8 @@ fn navigation_marks_the_current_page_and_skips_to_content() {
         let html = String::from_utf8(bytes.clone()).unwrap();
         let expected = if path == "index.html" || path.starts_with("pages/") {
             Some("index.html\"".to_string())
+        } else if path == "regressions.html" {
+            Some("regressions.html\"".to_string())
         } else if let Some(name) = path.strip_prefix("sections/") {
             // sections/<slug>.html or sections/<slug>-<YYYY-MM|undated>-<part>.html
             let stem = name.trim_end_matches(".html");
@@ -365,6 +371,10 @@ fn hostile_run_ids_notes_and_manifest_values_are_escaped() {
         }
         pages += 1;
         let content = String::from_utf8_lossy(&bytes).to_lowercase();
+        // The one script of the site: the optional table enhancer, from the site itself.
+        let content = ["", "../", "../../", "/"]
+            .iter()
+            .fold(content, |c, root| c.replace(&format!("<script src=\"{root}static/table.js\" defer></script>"), ""));
         assert!(!content.contains("<script"), "{path}: unescaped <script");
         assert!(!content.contains("<iframe"), "{path}: unescaped <iframe");
         assert!(!content.contains("<img src=x"), "{path}: unescaped <img");
@@ -531,8 +541,12 @@ fn charts_keep_every_series_identifiable() {
     }
     assert!(charts > 10, "{charts} charts");
     // Decode series are per case folder (two folders of one TP size are two lines).
-    let decode = fs::read_to_string(out.join("sections/charts/cfg1-decode-per-call.csv")).unwrap();
-    assert!(decode.contains("TP=2 · world2_decode") && decode.contains("· world4_full"), "{decode}");
+    let decode: Vec<String> = tree(&out.join("sections/charts"))
+        .into_iter()
+        .filter(|(name, _)| name.starts_with("cfg-") && name.ends_with("-decode-per-call.csv"))
+        .map(|(_, bytes)| String::from_utf8(bytes).unwrap())
+        .collect();
+    assert!(decode.iter().any(|d| d.contains("TP=2 · world2_decode") && d.contains("· world4_full")), "{decode:?}");
 }
 
 /// Issue 13: a one-cycle run shows no P95, CV or "slower in every cycle" that looks
@@ -586,11 +600,170 @@ fn section_page_with_two_configurations() {
     assert!(build(&runs, &out, &[]).status.success());
     let html = fs::read_to_string(out.join("sections/decode.html")).unwrap();
     let html = html.replace(concat!("nccl-report ", env!("CARGO_PKG_VERSION")), "nccl-report [version]");
-    assert!(out.join("sections/charts/cfg1-decode-per-call.svg").is_file());
-    assert!(out.join("sections/charts/cfg2-decode-per-call.svg").is_file());
+    // One panel per configuration, its charts named by the configuration's key digits.
+    let panels: Vec<String> = tree(&out.join("sections/charts"))
+        .into_keys()
+        .filter(|name| name.starts_with("cfg-") && name.ends_with("-decode-per-call.svg"))
+        .collect();
+    assert_eq!(panels.len(), 2, "{panels:?}");
     for id in ["synth-basic", "synth-one-cycle"] {
         let run = fs::read_to_string(out.join(format!("runs/{id}/index.html"))).unwrap();
         assert!(run.contains("<h2 id=\"configuration\"") || run.contains("id=\"configuration\""), "{run}");
     }
     insta::assert_snapshot!("section_two_configurations", html);
+}
+
+/// Issue 26: every configuration with ok runs is charted on its section pages (one panel per
+/// configuration, on the page that lists its newest ok run), however many runs and pages:
+/// the fixture runs and the bundled runs, two runs a page.
+#[test]
+fn every_configuration_with_ok_runs_is_charted_on_its_section_pages() {
+    let (dir, runs) = runs_dir(&[]);
+    crate::common::copy_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("runs"), &runs);
+    let out = dir.path().join("site");
+    let output = build(&runs, &out, &["--page-size", "2"]);
+    assert!(output.status.success(), "{}", text(&output));
+    let json = crate::common::runs_json(&out);
+    let files = tree(&out);
+    let pages_of = |slug: &str| -> Vec<String> {
+        files
+            .keys()
+            .filter(|p| {
+                p.strip_prefix(&format!("sections/{slug}"))
+                    .is_some_and(|rest| rest == ".html" || (rest.starts_with('-') && rest.ends_with(".html")))
+            })
+            .map(|p| String::from_utf8(files[p].clone()).unwrap())
+            .collect()
+    };
+    let mut checked = 0;
+    let mut configurations = std::collections::BTreeSet::new();
+    for run in json["runs"].as_array().unwrap().iter().filter(|r| r["status"] == "ok") {
+        let id = run["run_id"].as_str().unwrap();
+        let page = String::from_utf8(files[&format!("runs/{id}/index.html")].clone()).unwrap();
+        let at = page.find("<p>Configuration: ").expect("the run page names its configuration") + 18;
+        let label = page[at..at + page[at..].find(".</p>").unwrap()].to_string();
+        configurations.insert(label.clone());
+        for section in run["facts"]["sections"].as_array().unwrap() {
+            let slug = match section.as_str().unwrap() {
+                "contracts" | "numerics" => continue,
+                slug => slug,
+            };
+            let charted =
+                pages_of(slug).iter().any(|html| html.contains(&format!("<figcaption>Configuration {label}: ")));
+            assert!(charted, "configuration {label} (run {id}) has no chart on the {slug} pages");
+            checked += 1;
+        }
+    }
+    assert!(checked > 20 && configurations.len() >= 3, "{checked} {configurations:?}");
+}
+
+/// Issue 26: a note in `runs/notes/` scoped with `applies_to:` front matter is shown on the
+/// pages of the runs it names (by id or configuration label glob) and nowhere else; a note
+/// without front matter is about every run; the notes folder is not taken for a run.
+#[test]
+fn scoped_notes_show_only_on_the_runs_they_apply_to() {
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
+    fs::create_dir(runs.join("notes")).unwrap();
+    fs::write(runs.join("notes/a-one-cycle.md"), "---\napplies_to: [\"*-one-*\"]\n---\nONLY-ONE-CYCLE note\n").unwrap();
+    fs::write(runs.join("notes/b-everyone.md"), "EVERY-RUN note\n").unwrap();
+    fs::write(runs.join("notes/c-nobody.md"), "---\napplies_to:\n  - \"9x V100 *\"\n---\nNOBODY note\n").unwrap();
+    let out = dir.path().join("site");
+    let output = build(&runs, &out, &[]);
+    assert!(output.status.success() && !text(&output).contains("notes:"), "{}", text(&output));
+    let page = |rel: &str| fs::read_to_string(out.join(rel)).unwrap();
+    let one = page("runs/synth-one-cycle/index.html");
+    let basic = page("runs/synth-basic/index.html");
+    assert!(one.contains("ONLY-ONE-CYCLE note") && one.contains("(about *-one-*)"), "{one}");
+    assert!(!basic.contains("ONLY-ONE-CYCLE"), "{basic}");
+    for html in [&one, &basic] {
+        assert!(html.contains("EVERY-RUN note") && !html.contains("NOBODY"));
+    }
+    assert!(page("index.html").contains("EVERY-RUN note") && !page("index.html").contains("ONLY-ONE-CYCLE"));
+    assert!(!out.join("runs/notes").exists());
+}
+
+/// Issue 26: every archived input is published beside its run page, byte for byte as stored
+/// (a `.gz` stays gzipped) and linked with its size; a file that sets a secret-named variable
+/// is withheld and says why; `--no-evidence` leaves them all out.
+#[test]
+fn archived_inputs_are_published_as_evidence_unless_withheld() {
+    let (dir, runs) = runs_dir(&["synth-gzip-logs"]);
+    let run = runs.join("synth-gzip-logs");
+    fs::write(run.join("raw/world4_full.stdout"), "step 1\nexport HF_TOKEN=hf_supersecret\n").unwrap();
+    fs::write(run.join("artifacts/evil.html"), "<script>alert(1)</script>").unwrap();
+    let out = dir.path().join("site");
+    let output = build(&runs, &out, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    let site = tree(&out);
+    let inputs = tree(&run);
+    let page = String::from_utf8(site["runs/synth-gzip-logs/index.html"].clone()).unwrap();
+    let mut published = 0;
+    for (rel, bytes) in &inputs {
+        let copy = site.get(&format!("runs/synth-gzip-logs/evidence/{rel}"));
+        if rel == "artifacts/evil.html" {
+            assert!(copy.is_none() && page.contains("withheld: a .html file could be taken for a page"), "{page}");
+            continue;
+        }
+        if rel == "raw/world4_full.stdout" {
+            assert!(copy.is_none(), "a file setting a secret is not published");
+            assert!(page.contains("withheld: line 2 of raw/world4_full.stdout sets a variable named like a secret"));
+            continue;
+        }
+        assert_eq!(copy, Some(bytes), "{rel} published as stored");
+        assert!(page.contains(&format!("<a href=\"evidence/{rel}\">{rel}</a>")), "{rel} linked");
+        published += 1;
+    }
+    assert!(published > 10 && inputs.keys().any(|p| p.ends_with(".log.gz")), "{published}");
+    assert!(!site.values().any(|b| b.windows(14).any(|w| w == b"hf_supersecret")), "the secret is nowhere");
+
+    let bare = dir.path().join("bare");
+    assert!(build(&runs, &bare, &["--no-evidence"]).status.success());
+    let bare_site = tree(&bare);
+    assert!(!bare_site.keys().any(|p| p.contains("/evidence/")));
+    let page = String::from_utf8(bare_site["runs/synth-gzip-logs/index.html"].clone()).unwrap();
+    assert!(page.contains("In the archive only") && page.contains("--no-evidence"));
+}
+
+/// The run page and `runs.json` list diagnostics in the one order (worst severity first, then
+/// file, line, code, message), archived-output differences included: a `summary.csv` warning
+/// found after summarizing does not land between two warnings of `raw/`.
+#[test]
+fn diagnostics_are_listed_in_one_order() {
+    let (dir, runs) = runs_dir(&["synth-contract-failure"]);
+    let run = runs.join("synth-contract-failure");
+    for twin in ["raw/results/world2_decode/rank0_decode.csv", "raw/results/world4_full/rank0_async.csv"] {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut encoder, &fs::read(run.join(twin)).unwrap()).unwrap();
+        fs::write(run.join(format!("{twin}.gz")), encoder.finish().unwrap()).unwrap();
+    }
+    fs::write(run.join("summary.csv"), "x\n").unwrap();
+    let out = dir.path().join("site");
+    let output = build(&runs, &out, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+
+    let expected = [
+        ("failure", "NR301", "raw/results/world4_full/rank3_contracts.csv"),
+        ("warning", "NR105", "raw/results/world2_decode/rank0_decode.csv.gz"),
+        ("warning", "NR105", "raw/results/world4_full/rank0_async.csv.gz"),
+        ("warning", "NR341", "summary.csv"),
+    ];
+    let html = fs::read_to_string(out.join("runs/synth-contract-failure/index.html")).unwrap();
+    let table = &html[html.find("<caption>Diagnostics").unwrap()..];
+    let table = &table[..table.find("</tbody>").unwrap()];
+    let rows: Vec<Vec<&str>> = table
+        .split("<tr>")
+        .skip(2)
+        .map(|row| row.split("</td>").filter_map(|cell| cell.rsplit_once('>').map(|(_, text)| text)).collect())
+        .collect();
+    let listed: Vec<(&str, &str, &str)> = rows.iter().map(|r| (r[0], r[1], r[2])).collect();
+    assert_eq!(listed, expected);
+
+    let json = crate::common::runs_json(&out);
+    let listed: Vec<(&str, &str, &str)> = json["runs"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["severity"].as_str().unwrap(), d["code"].as_str().unwrap(), d["file"].as_str().unwrap()))
+        .collect();
+    assert_eq!(listed, expected);
 }

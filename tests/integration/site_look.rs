@@ -1,5 +1,5 @@
 //! Issue 16, how the site looks: every table scrolls inside its own box, every chart comes
-//! in a wide and a phone size that follow the colour scheme with its CSV beside it, the run
+//! as one SVG for every screen that follows the colour scheme with its CSV beside it, the run
 //! list stacks into cards on phones. Built from the fixture runs plus the bundled `runs/`
 //! and a run whose NOTES.md holds a markdown table.
 
@@ -51,7 +51,7 @@ fn every_table_sits_in_the_scroll_wrapper() {
 }
 
 #[test]
-fn every_chart_has_a_phone_size_a_dark_style_and_its_csv_beside_it() {
+fn every_chart_is_one_svg_with_a_dark_style_and_its_csv_beside_it() {
     let (texts, paths) = built_site();
     let mut figures = 0;
     for (path, html) in texts.iter().filter(|(p, _)| p.ends_with(".html")) {
@@ -63,21 +63,24 @@ fn every_chart_has_a_phone_size_a_dark_style_and_its_csv_beside_it() {
                     figure.find(&format!("{name}=\"")).unwrap_or_else(|| panic!("{path}: no {name}")) + name.len() + 2;
                 figure[start..start + figure[start..].find('"').unwrap()].to_string()
             };
-            let (phone, wide, csv) = (attr("srcset"), attr("src"), attr("href"));
-            assert!(figure.starts_with("\n<picture><source media=\"(max-width: 760px)\" srcset="), "{path}: {figure}");
-            assert_eq!(phone, wide.replace(".svg", ".phone.svg"), "{path}");
-            assert_eq!(csv, wide.replace(".svg", ".csv"), "{path}: the CSV link is not this chart's");
+            let (chart, csv) = (attr("data"), attr("href"));
+            assert!(figure.starts_with("\n<object data="), "{path}: {figure}");
+            assert!(!figure.contains("<picture"), "{path}: one SVG serves every screen");
+            assert_eq!(csv, chart.replace(".svg", ".csv"), "{path}: the CSV link is not this chart's");
             assert!(figure.contains("<figcaption>"), "{path}");
-            for file in [&phone, &wide, &csv] {
+            for file in [&chart, &csv] {
                 let site_path = page_dir.join(file).to_string_lossy().replace('\\', "/");
                 assert!(paths.contains(&site_path), "{path}: {file} missing");
             }
-            let svg = &texts[&page_dir.join(&phone).to_string_lossy().replace('\\', "/")];
-            assert!(svg.starts_with("<svg width=\"360\" height=\"480\""), "{phone}");
+            let svg = &texts[&page_dir.join(&chart).to_string_lossy().replace('\\', "/")];
+            assert!(svg.starts_with("<svg width=\"480\" height=\"440\" viewBox=\"0 0 480 440\""), "{chart}");
+            // A value on hover for every point drawn: one <title> per median marker.
+            assert!(svg.contains("\" r=\"7\"><title>") || svg.contains(">no data</text>"), "{chart}: no hover values");
             figures += 1;
         }
     }
     assert!(figures > 20, "only {figures} figures");
+    assert!(!paths.iter().any(|p| p.ends_with(".phone.svg")), "no second copy of any chart");
     for (path, svg) in texts.iter().filter(|(p, _)| p.ends_with(".svg")) {
         assert!(svg.contains("@media (prefers-color-scheme: dark)"), "{path}: no dark style");
     }
@@ -87,7 +90,7 @@ fn every_chart_has_a_phone_size_a_dark_style_and_its_csv_beside_it() {
 fn the_run_list_labels_every_cell_for_the_stacked_phone_layout() {
     let (texts, _) = built_site();
     let index = &texts["index.html"];
-    let wrapper = &index[index.find("<div class=\"table-wrap cards\">").expect("the run list is a card table")..];
+    let wrapper = &index[index.find("<div class=\"table-wrap cards runs\">").expect("the run list is a card table")..];
     let body = &wrapper[wrapper.find("<tbody>").unwrap()..wrapper.find("</tbody>").unwrap()];
     let rows = body.matches("<tr>").count();
     // The run id names its row: a row header, labelled like the other cells.
@@ -110,10 +113,19 @@ fn the_run_list_labels_every_cell_for_the_stacked_phone_layout() {
 fn pages_read_well() {
     let (texts, _) = built_site();
     let visible = |html: &str| -> String {
-        // The text between tags (attribute values other than alt are not read by people).
+        // The text between tags (attribute values other than alt are not read by people),
+        // without `<pre>` blocks: they quote a run's artifacts as recorded (`lscpu` says
+        // "CPU(s)"), not our sentences.
         let mut out = String::new();
         let mut in_tag = false;
-        for c in html.chars() {
+        let mut quoted = String::new();
+        let mut rest = html;
+        while let Some(start) = rest.find("<pre>") {
+            quoted.push_str(&rest[..start]);
+            rest = rest[start..].find("</pre>").map_or("", |end| &rest[start + end..]);
+        }
+        quoted.push_str(rest);
+        for c in quoted.chars() {
             match c {
                 '<' => in_tag = true,
                 '>' => {
@@ -128,7 +140,13 @@ fn pages_read_well() {
     };
     let mut pages = 0;
     for (path, html) in texts.iter().filter(|(p, _)| p.ends_with(".html")) {
-        let text = visible(html);
+        // A run's own text shown verbatim (`<pre>`: lscpu's "Thread(s) per core") is not ours.
+        let ours: String = html
+            .split("<pre>")
+            .enumerate()
+            .map(|(i, part)| if i == 0 { part } else { part.split_once("</pre>").map_or("", |(_, rest)| rest) })
+            .collect();
+        let text = visible(&ours);
         for bad in ["(s)", " 1 ranks", " 1 runs", " 1 cycles", " 1 files", " 1 cases", "1 timed cycles"] {
             assert!(!text.contains(bad), "{path}: says {bad:?}");
         }
@@ -144,7 +162,7 @@ fn pages_read_well() {
             }
         }
         for figure in html.split("<figure>").skip(1) {
-            let alt = figure.split("alt=\"").nth(1).and_then(|a| a.split('"').next()).unwrap();
+            let alt = figure.split("aria-label=\"").nth(1).and_then(|a| a.split('"').next()).unwrap();
             let caption = figure.split("<figcaption>").nth(1).and_then(|c| c.split(" <a ").next()).unwrap();
             assert!(!alt.contains(caption), "{path}: the alt text repeats the caption");
             assert!(alt.contains(" series, ") || alt.ends_with("No data to draw."), "{path}: {alt}");

@@ -26,10 +26,8 @@ pub fn read_pinned(runs: &Path) -> Result<Pinned, String> {
         return Ok(Pinned::new());
     }
     let root = runs.canonicalize().map_err(|e| format!("{}: {e}", runs.display()))?;
-    if !crate::ingest::find::stays_inside(&path, &root) {
-        return Err(format!("{}: leads outside the runs folder; not read", path.display()));
-    }
-    let bytes = crate::ingest::input::read_all(&path, crate::ingest::input::limits().notes)
+    let at = crate::ingest::input::Beneath::new(root.into(), PINNED_FILE);
+    let bytes = crate::ingest::input::read_all(&at, crate::ingest::input::limits().notes)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     serde_json::from_slice(&bytes)
         .map_err(|e| format!("{}: not a JSON object of configuration -> run id: {e}", path.display()))

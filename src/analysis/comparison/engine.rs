@@ -18,6 +18,7 @@
 //! The cycles of one run never decide: their bootstrap interval of the ratio to the base is
 //! shown, not used.
 
+use super::change_points;
 use super::rule::{self, Call};
 use super::samples::{CaseSamples, Family};
 use crate::analysis::stats::bootstrap::{ratio_of_medians, seed_of};
@@ -169,14 +170,31 @@ fn log_cost(value: f64, higher_is_better: bool) -> Option<f64> {
     (value.is_finite() && value > 0.0).then(|| if higher_is_better { -value.ln() } else { value.ln() })
 }
 
-/// A case judged against its history: (the case's index in the results, its log cost, the
-/// centre of its history), for the family shifts.
+/// A case's history since its last change point (`change_points::detect` over the log costs
+/// of the earlier runs): (the index in `history` of its first run, its log costs). A step the
+/// runs on both sides confirm (another host, another driver) starts a new regime: the runs
+/// before it are not the noise of the runs after it.
+fn current_regime(history: &[BTreeMap<String, f64>], key: &str, higher_is_better: bool) -> (usize, Vec<f64>) {
+    let present: Vec<(usize, f64)> = history
+        .iter()
+        .enumerate()
+        .filter_map(|(i, run)| Some((i, log_cost(*run.get(key)?, higher_is_better)?)))
+        .collect();
+    let costs: Vec<f64> = present.iter().map(|(_, x)| *x).collect();
+    let start = change_points::detect(&costs).last().map_or(0, |c| c.at);
+    (present.get(start).map_or(0, |(i, _)| *i), costs[start..].to_vec())
+}
+
+/// A case judged against its history, for the family shifts: its family and key, which way is
+/// better, its log cost `x`, the centre of its history's log costs, and the first earlier run
+/// of its current regime (`current_regime`).
 struct Judged {
     family: Family,
     key: String,
     higher_is_better: bool,
     x: f64,
     centre: f64,
+    since_run: usize,
 }
 
 pub fn compare(base: &[CaseSamples], cand: &[CaseSamples], context: &Context) -> Outcome {
@@ -191,6 +209,10 @@ pub fn compare(base: &[CaseSamples], cand: &[CaseSamples], context: &Context) ->
             results.push(not_comparable(b, b.values.len(), 0, "only in the base run".to_string()));
             continue;
         };
+        if let Some(why) = super::samples::unusable(&b.values, &c.values) {
+            results.push(not_comparable(b, b.values.len(), c.values.len(), why));
+            continue;
+        }
         let mut result = not_comparable(b, b.values.len(), c.values.len(), String::new());
         let (vb, vc) = (median(&b.values), median(&c.values));
         let (Some(xb), Some(xc)) = (log_cost(vb, b.higher_is_better), log_cost(vc, b.higher_is_better)) else {
@@ -205,8 +227,7 @@ pub fn compare(base: &[CaseSamples], cand: &[CaseSamples], context: &Context) ->
             results.push(result);
             continue;
         }
-        let history: Vec<f64> =
-            context.history.iter().filter_map(|run| log_cost(*run.get(&key)?, b.higher_is_better)).collect();
+        let (since_run, history) = current_regime(&context.history, &key, b.higher_is_better);
         let step = timer_step(b.values.iter().chain(&c.values).copied());
         result.timer_step = step;
         let relative_step = step.map_or(0.0, |s| (1.0 + s / vc).ln());
@@ -222,6 +243,7 @@ pub fn compare(base: &[CaseSamples], cand: &[CaseSamples], context: &Context) ->
                 higher_is_better: b.higher_is_better,
                 x: xc,
                 centre: xc - judgement.shift,
+                since_run,
             });
         }
         results.push(result);
@@ -267,9 +289,11 @@ fn family_shift(family: Family, judged: &[Judged], history: &[BTreeMap<String, f
     let shift = median(&cases.iter().map(|j| j.x - j.centre).collect::<Vec<_>>());
     let earlier: Vec<f64> = history
         .iter()
-        .filter_map(|run| {
+        .enumerate()
+        .filter_map(|(r, run)| {
             let distances: Vec<f64> = cases
                 .iter()
+                .filter(|j| r >= j.since_run)
                 .filter_map(|j| Some(log_cost(*run.get(&j.key)?, j.higher_is_better)? - j.centre))
                 .collect();
             (distances.len() * 2 >= cases.len()).then(|| median(&distances))

@@ -2,8 +2,8 @@
 //! caveats), the samples judged (`samples`), the verdict rule (`rule`) and the verdicts
 //! (`engine`), the history a run is judged against (`history`), the baseline of a run
 //! (`baseline`), change points over histories (`change_points`), the per-rank view for run
-//! pages (`ranks`) and the report formats (`output`). Reads runs through `find`, `load` and
-//! `summarize`; writes nothing.
+//! pages (`ranks`) and the report formats (`output`). Works on summaries (`LoadedRun::of`;
+//! `pipeline::compared_runs` reads the runs); writes nothing.
 
 pub mod baseline;
 pub mod change_points;
@@ -17,14 +17,13 @@ pub mod rule;
 pub mod samples;
 #[cfg(test)]
 mod simulation_tests;
+#[cfg(test)]
+mod test_rng;
 
-use crate::analysis::summarize::{self, RunStatus, RunSummary};
-use crate::ingest::find;
-use crate::ingest::load;
-use anyhow::{bail, Context as _};
+use crate::analysis::summarize::{RunStatus, RunSummary};
+use anyhow::bail;
 use engine::{CaseResult, Outcome, Shift, Verdict};
 use key::ConfigKey;
-use rayon::prelude::*;
 use samples::CaseSamples;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -102,6 +101,13 @@ pub struct LoadedRun {
 }
 
 impl LoadedRun {
+    /// A summarized run with its comparison key and samples.
+    pub fn of(summary: RunSummary) -> LoadedRun {
+        let key = ConfigKey::of(&summary);
+        let samples = samples::of(&summary.sections);
+        LoadedRun { summary, key, samples }
+    }
+
     pub fn side(&self) -> Side<'_> {
         Side { id: &self.summary.raw.id, status: self.summary.status, key: &self.key, samples: &self.samples }
     }
@@ -116,26 +122,6 @@ impl LoadedRun {
             label,
         }
     }
-}
-
-/// Reads and summarizes every run under `runs` (ids sorted), in parallel.
-pub fn load_all(runs: &Path) -> anyhow::Result<Vec<LoadedRun>> {
-    let found =
-        find::find_run_folders(runs).with_context(|| format!("cannot read the runs folder {}", runs.display()))?;
-    Ok(found
-        .runs
-        .into_par_iter()
-        .map(|(id, path)| {
-            let dir = find::list_run(id, path, &found.canonical_root);
-            let logs = load::load_logs(&dir);
-            let mut raw = load::load_tables(&dir);
-            logs.attach(&mut raw);
-            let summary = summarize::summarize(raw);
-            let key = ConfigKey::of(&summary);
-            let samples = samples::of(&summary.sections);
-            LoadedRun { summary, key, samples }
-        })
-        .collect())
 }
 
 /// What the baseline and noise rules need of every run of the folder (key texts and labels

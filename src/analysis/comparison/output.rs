@@ -3,6 +3,7 @@
 
 use super::engine::CaseResult;
 use super::Report;
+use crate::core::format::terminal_safe;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -94,13 +95,17 @@ fn row(c: &CaseResult) -> [String; 11] {
 const COLUMNS: [&str; 11] =
     ["section", "ws", "case", "metric", "cycles", "ratio", "95% CI", "vs history", "floor", "verdict", "why"];
 
+/// Text and Markdown are read on a terminal: every field (ids, configurations, case names come
+/// from runs) has its control characters escaped (`\u{1b}`), so a run cannot drive it.
 fn text(report: &Report, markdown: bool) -> String {
     let mut out = String::new();
-    let rows: Vec<[String; 11]> = report.cases.iter().map(row).collect();
+    let rows: Vec<[String; 11]> = report.cases.iter().map(|c| row(c).map(|cell| terminal_safe(&cell))).collect();
+    let headline: Vec<String> = headline(report).iter().map(|line| terminal_safe(line)).collect();
     if markdown {
-        out.push_str(&format!("# {} vs {}\n\n", report.candidate.id, report.base.id));
-        for line in headline(report) {
-            out.push_str(&format!("- {}\n", md_escape(&line)));
+        let title = terminal_safe(&format!("# {} vs {}", report.candidate.id, report.base.id));
+        out.push_str(&format!("{title}\n\n"));
+        for line in &headline {
+            out.push_str(&format!("- {}\n", md_escape(line)));
         }
         out.push_str(&format!("\n| {} |\n|{}\n", COLUMNS.join(" | "), "---|".repeat(COLUMNS.len())));
         for r in &rows {
@@ -109,8 +114,8 @@ fn text(report: &Report, markdown: bool) -> String {
         }
         return out;
     }
-    for line in headline(report) {
-        out.push_str(&line);
+    for line in &headline {
+        out.push_str(line);
         out.push('\n');
     }
     let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();

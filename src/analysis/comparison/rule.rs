@@ -167,6 +167,23 @@ mod tests {
     }
 
     #[test]
+    fn the_floor_as_a_fraction() {
+        let j = judge(0.0, &[0.0; 5], 0.0, 0.05f64.ln_1p());
+        assert!((j.floor_fraction() - 0.05).abs() < 1e-12, "{j:?}");
+    }
+
+    #[test]
+    fn histories_longer_than_the_table_use_its_last_quantile() {
+        let h: Vec<f64> = (0..40).map(|i| [0.0, 0.02][i % 2]).collect();
+        let j = judge(0.0, &h, 0.0, 0.0);
+        let mut sorted = h.clone();
+        sorted.sort_by(f64::total_cmp);
+        let spread = standard_deviation(&sorted).max(robust_spread(&sorted, median_sorted(&sorted)));
+        let expected = T_QUANTILE[T_QUANTILE.len() - 1] * (1.0 + 1.0 / 40.0f64).sqrt() * spread;
+        assert!((j.floor - expected).abs() < 1e-12, "{} vs {expected}", j.floor);
+    }
+
+    #[test]
     fn a_timer_step_widens_the_floor() {
         let h = vec![0.0; 10];
         let stepped = judge(0.04, &h, 0.01, FLOOR);

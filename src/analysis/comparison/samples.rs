@@ -77,6 +77,28 @@ pub fn case_key(section: &str, world_size: i64, folder: Option<&str>, case: &str
     }
 }
 
+/// The largest sample value taken as a measurement (µs or GB/s): above it (`1e308`, a value
+/// whose sums and ratios overflow) a value is not a measurement.
+pub const MAX_SAMPLE: f64 = 1e15;
+
+/// Why two sample sets of one case cannot be compared (a `compare --allow-failed` run can
+/// hold anything): a value that is not finite (`inf`, `-inf`, NaN), not positive (a zero or
+/// negative time or bandwidth makes a ratio 0 or infinite), or above `MAX_SAMPLE`. Such a
+/// case is `not_comparable` with this reason, never a verdict.
+pub fn unusable(base: &[f64], cand: &[f64]) -> Option<String> {
+    let bad = |values: &[f64]| values.iter().position(|v| !(v.is_finite() && *v > 0.0 && *v <= MAX_SAMPLE));
+    let (run, values, at) = match (bad(base), bad(cand)) {
+        (Some(at), _) => ("base", base, at),
+        (None, Some(at)) => ("candidate", cand, at),
+        (None, None) => return None,
+    };
+    Some(format!(
+        "the {run}'s cycle {} value {} is not a measurement (not a finite number in (0, {MAX_SAMPLE:e}])",
+        at + 1,
+        values[at]
+    ))
+}
+
 /// Every timed case of the run, in the seed's section order.
 pub fn of(sections: &SectionSummaries) -> Vec<CaseSamples> {
     let mut out = Vec::new();
@@ -193,6 +215,35 @@ mod tests {
 
     /// Two folders holding the same decode case are two cases, matched folder to folder,
     /// also against a run that has only one of the folders.
+    #[test]
+    fn inf_huge_negative_and_zero_samples_give_no_verdict() {
+        let case = |values: Vec<f64>| CaseSamples {
+            section: "async",
+            world_size: 1,
+            case: "bytes=8192".into(),
+            metric: "gpu_dependency_us",
+            folder: None,
+            higher_is_better: false,
+            family: Family::Device,
+            values,
+        };
+        let good: Vec<f64> = (0..10).map(|i| 10.0 + f64::from(i) * 0.01).collect();
+        let context = super::super::engine::Context { key_differences: Vec::new(), history: Vec::new() };
+        for bad in [f64::INFINITY, 1e308, f64::NEG_INFINITY, 0.0, -1.0, f64::NAN] {
+            let mut values = good.iter().map(|v| v * 2.0).collect::<Vec<_>>();
+            values[3] = bad;
+            for (base, cand) in [(case(good.clone()), case(values.clone())), (case(values.clone()), case(good.clone()))]
+            {
+                let outcome = super::super::engine::compare(&[base], &[cand], &context);
+                let result = &outcome.cases[0];
+                assert_eq!(result.verdict.as_str(), "not_comparable", "{bad}");
+                let reason = result.reason.as_deref().unwrap_or_default();
+                assert!(reason.contains("cycle 4 value") && reason.contains("not a measurement"), "{reason}");
+            }
+        }
+        assert_eq!(unusable(&good, &good), None);
+    }
+
     #[test]
     fn two_folders_of_one_size_are_two_cases_never_one() {
         let samples = of(&run(1.0));

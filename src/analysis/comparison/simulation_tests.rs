@@ -8,6 +8,7 @@
 use super::engine::{compare, Context, Verdict};
 use super::history::medians;
 use super::samples::{CaseSamples, Family};
+use super::test_rng::Rng;
 use std::collections::BTreeMap;
 
 const TRIALS: usize = 200;
@@ -17,23 +18,6 @@ const HISTORY: usize = 10;
 const BETWEEN: f64 = 0.05;
 const WITHIN: f64 = 0.01;
 const EVENT_STEP_US: f64 = 0.032;
-
-/// SplitMix64 with Box-Muller normals (test-only: rates, not bits, are asserted).
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        (((z ^ (z >> 31)) >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-
-    fn normal(&mut self) -> f64 {
-        (-2.0 * self.uniform().ln()).sqrt() * (std::f64::consts::TAU * self.uniform()).cos()
-    }
-}
 
 /// One run: case i at level `3.1 us x (i + 1)` times `factor(i)`; even cases device-side
 /// (quantized), odd ones host-side.
@@ -225,4 +209,21 @@ fn timer_steps_are_seen_in_quantized_values_only() {
     assert!((step - 0.032).abs() < 1e-6, "{step}");
     assert_eq!(super::engine::timer_step([3.1, 3.1713, 3.3002, 3.2511].into_iter()), None);
     assert_eq!(super::engine::timer_step([3.1, 3.1].into_iter()), None, "one distinct value tells nothing");
+}
+
+#[test]
+fn the_history_starts_after_its_last_change_point() {
+    let mut rng = Rng(10);
+    let level = |factor: f64, rng: &mut Rng| run(rng, |_| factor);
+    let runs: Vec<Vec<CaseSamples>> = (0..12).map(|i| level(if i < 6 { 1.0 } else { 2.0 }, &mut rng)).collect();
+    let history: Vec<BTreeMap<String, f64>> = runs.iter().map(|r| medians(r)).collect();
+    let cand = level(2.0, &mut rng);
+    let outcome = compare(&runs[11], &cand, &Context { key_differences: Vec::new(), history });
+    let judged: Vec<_> = outcome.cases.iter().filter(|c| c.verdict != Verdict::InsufficientHistory).collect();
+    assert!(!judged.is_empty());
+    // Mixing both regimes would put the floor near 4x (a spread of half a 2x step); six runs
+    // of one regime with a 5 % spread keep it under 2x.
+    let mixed_floor = judged.iter().filter(|c| c.effect_floor > 1.0).count();
+    assert_eq!(mixed_floor, 0, "no case keeps the runs before its 2x step as noise");
+    assert!(judged.iter().all(|c| c.history_runs <= 6), "only the runs after the step");
 }

@@ -82,6 +82,7 @@ pub(crate) fn analyse_run(raw: &RawRun) -> Option<RunNcclPerf> {
         (true, _) => TuningState::NotLogged,
     };
     let expected = expected_peak(raw, max_ranks);
+    let named = manifest_binary(raw);
     let tables = raw
         .nccl_tests
         .iter()
@@ -90,7 +91,7 @@ pub(crate) fn analyse_run(raw: &RawRun) -> Option<RunNcclPerf> {
             file.output.tables.iter().map(move |table| (file, ranks, table))
         })
         .map(|(file, ranks, table)| {
-            let binary = table.collective.clone().unwrap_or_else(|| "unknown binary".into());
+            let binary = table.collective.clone().or_else(|| named.clone()).unwrap_or_else(|| "unknown binary".into());
             TablePerf {
                 file: file.file.clone(),
                 busbw_factor: busbw_factor(&binary, ranks),
@@ -101,6 +102,24 @@ pub(crate) fn analyse_run(raw: &RawRun) -> Option<RunNcclPerf> {
         })
         .collect();
     Some(RunNcclPerf { expected, tuning, choices, tables })
+}
+
+/// The nccl-tests binary the manifest names, for outputs that do not name it (before
+/// nccl-tests printed `# Collective test starting`): its `nccl_tests=` path, else the one
+/// distinct `*_perf` program its commands run; `None` when it names none or several.
+fn manifest_binary(raw: &RawRun) -> Option<String> {
+    let manifest = raw.manifest.as_ref()?;
+    let program =
+        |word: &str| word.rsplit('/').next().filter(|w| w.ends_with("_perf") && w.len() > 5).map(str::to_string);
+    if let Some(binary) = manifest.get("nccl_tests").and_then(program) {
+        return Some(binary);
+    }
+    let named: std::collections::BTreeSet<String> =
+        manifest.commands.iter().flat_map(|c| c.split_whitespace()).filter_map(program).collect();
+    match named.len() {
+        1 => named.into_iter().next(),
+        _ => None,
+    }
 }
 
 /// NCCL's own expected ring busbw over the bottleneck's NVLinks for a known GPU; anything
@@ -187,5 +206,32 @@ mod tests {
         assert_eq!(run_headline(Some(&perf), None), "one rank, no busbw");
         assert_eq!(run_headline(None, None), "");
         assert_eq!(analyse_run(&RawRun::default()), None);
+    }
+
+    /// An output that does not name its binary (before `# Collective test starting`): the
+    /// manifest's `nccl_tests=` path names it, or the one `*_perf` program its commands run.
+    #[test]
+    fn the_manifest_names_an_unnamed_binary() {
+        use crate::core::model::manifest::Manifest;
+        let text = b"#  size  count  type  redop  root  time  algbw  busbw  #wrong  time  algbw  busbw  #wrong\n\
+1048576 262144 float sum -1 100.0 10.49 15.73 0 100.0 10.49 15.73 0\n";
+        let file = NcclTestsFile {
+            name: "g4".into(),
+            file: "raw/x.stdout".into(),
+            world_size: Some(4),
+            output: parse_text(text),
+        };
+        let mut raw = RawRun { nccl_tests: vec![file], ..RawRun::default() };
+        let binary = |raw: &RawRun| analyse_run(raw).unwrap().tables[0].clone();
+        assert_eq!((binary(&raw).binary.as_str(), binary(&raw).busbw_factor), ("unknown binary", None));
+        let entries = vec![("nccl_tests".to_string(), "/opt/nccl-tests/build/all_reduce_perf".to_string())];
+        raw.manifest = Some(Manifest { entries, commands: Vec::new() });
+        assert_eq!((binary(&raw).binary.as_str(), binary(&raw).busbw_factor), ("all_reduce_perf", Some(1.5)));
+        let commands = vec!["mpirun -np 4 ./build/all_gather_perf -b 8 -e 1G".to_string()];
+        raw.manifest = Some(Manifest { entries: Vec::new(), commands });
+        assert_eq!(binary(&raw).binary, "all_gather_perf");
+        let two = vec!["./all_gather_perf".to_string(), "./broadcast_perf".to_string()];
+        raw.manifest = Some(Manifest { entries: Vec::new(), commands: two });
+        assert_eq!(binary(&raw).binary, "unknown binary", "two programs: no guess");
     }
 }

@@ -18,7 +18,7 @@ pub fn summarize(rows: &[&AsyncRow]) -> Vec<AsyncSummary> {
     ordered.sort_by_key(|(k, _)| k.1);
     ordered
         .into_iter()
-        .map(|((world_size, size_bytes), gpu_values)| {
+        .filter_map(|((world_size, size_bytes), gpu_values)| {
             let enqueue_values = lookup(&enqueue, (world_size, size_bytes));
             let wait_values = lookup(&wait, (world_size, size_bytes));
             let case_rows: Vec<&AsyncRow> =
@@ -26,8 +26,8 @@ pub fn summarize(rows: &[&AsyncRow]) -> Vec<AsyncSummary> {
             let rate = |f: fn(&AsyncRow) -> bool| {
                 fmean(&case_rows.iter().map(|r| if f(r) { 1.0 } else { 0.0 }).collect::<Vec<_>>())
             };
-            let gpu = Spread::of(&gpu_values);
-            AsyncSummary {
+            let gpu = Spread::of(&gpu_values)?;
+            Some(AsyncSummary {
                 world_size,
                 size_bytes,
                 cycles: gpu.n,
@@ -36,13 +36,13 @@ pub fn summarize(rows: &[&AsyncRow]) -> Vec<AsyncSummary> {
                 median_gpu_dependency_us: gpu.median,
                 p95_gpu_dependency_us: gpu.p95,
                 gpu_cv_percent: gpu.cv_percent,
-                work_completed_after_return_rate: rate(|r| r.work_completed_after_return),
-                event_ready_after_wait_rate: rate(|r| r.event_ready_after_wait),
+                work_completed_after_return_rate: rate(|r| r.work_completed_after_return)?,
+                event_ready_after_wait_rate: rate(|r| r.event_ready_after_wait)?,
                 correct: case_rows.iter().all(|r| r.correct),
                 gpu_cycles: gpu_values,
                 enqueue_cycles: enqueue_values,
                 wait_cycles: wait_values,
-            }
+            })
         })
         .collect()
 }

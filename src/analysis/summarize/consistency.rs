@@ -9,10 +9,10 @@
 //! point-to-point), multi-node launches (`--nnodes` > 1, nccl-tests over several hosts) against
 //! one node's GPU count, and a source that is absent.
 
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Code, Diagnostic};
 use crate::core::format::count as counted;
 use crate::core::model::run::RawRun;
-use crate::core::model::sections::{Section, SectionRows};
+use crate::core::model::sections::{SectionRows, WorkerSection};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The world sizes written in a section's rows.
@@ -55,7 +55,8 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
         let case = cases.entry(data.case.as_str()).or_default();
         case.ranks.insert(data.rank);
         let world_sizes = row_world_sizes(&data.rows);
-        if matches!(data.section(), Section::Async | Section::Decomposition | Section::Fragmentation) {
+        if matches!(data.section(), WorkerSection::Async | WorkerSection::Decomposition | WorkerSection::Fragmentation)
+        {
             for &world_size in &world_sizes {
                 folders_of.entry((data.section().name(), world_size)).or_default().insert(data.case.as_str());
             }
@@ -69,11 +70,13 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
         .filter_map(|(index, line)| launch_command(index + 1, line))
         .collect();
     let gpus = gpu_count(raw);
-    let mut warn = |file: &str, message: String| diagnostics.push(Diagnostic::warning(file, None, message));
+    let mut warn =
+        |code: Code, file: &str, message: String| diagnostics.push(Diagnostic::warning(code, file, None, message));
 
     for ((section, world_size), folders) in folders_of.iter().filter(|(_, f)| f.len() > 1) {
         let list: Vec<String> = folders.iter().map(|f| format!("raw/results/{f}")).collect();
         warn(
+            Code::FoldersMerged,
             &list[0],
             format!(
                 "{section} rows of world size {world_size} come from {}: keyed by world size as the seed keys them, their cycles are merged into one case (one row, one line); collect one folder per world size to keep them apart",
@@ -88,11 +91,12 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
         let sets = rank_sets(&case.ranks);
         let other: Vec<String> = case.world_sizes.iter().filter(|&&w| w != count as i64).map(i64::to_string).collect();
         if !other.is_empty() {
-            warn(&folder, format!("{sets} but the rows' world_size says {}", other.join(", ")));
+            warn(Code::RowsWorldSize, &folder, format!("{sets} but the rows' world_size says {}", other.join(", ")));
         }
         for command in commands.iter().filter(|c| c.case.as_deref() == Some(*name)) {
             if command.ranks != count {
                 warn(
+                    Code::CommandRanks,
                     "manifest.txt",
                     format!("command {} launches {} for {name} but {folder} has {sets}", command.number, command.what),
                 );
@@ -100,7 +104,11 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
         }
         let multi_node = commands.iter().any(|c| c.case.as_deref() == Some(*name) && c.multi_node);
         if let Some((gpus, source)) = gpus.as_ref().filter(|(gpus, _)| count > *gpus && !multi_node) {
-            warn(source, format!("nvidia-smi lists {} but {folder} has {sets}", counted(*gpus, "GPU")));
+            warn(
+                Code::MoreRanksThanGpus,
+                source,
+                format!("nvidia-smi lists {} but {folder} has {sets}", counted(*gpus, "GPU")),
+            );
         }
     }
 
@@ -111,6 +119,7 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
         if let (Some(named), Some(devices)) = (named, devices) {
             if named != devices {
                 warn(
+                    Code::NcclTestsDevices,
                     &file.file,
                     format!("named for {} but lists {}", counted(named, "rank"), counted(devices, "device line")),
                 );
@@ -123,6 +132,7 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
             let list: Vec<String> =
                 tests_commands.iter().map(|c| format!("command {}: {}", c.number, c.what)).collect();
             warn(
+                Code::NcclTestsCommand,
                 &file.file,
                 format!("{} but the manifest's nccl-tests commands run {}", counted(ranks, "rank"), list.join("; ")),
             );
@@ -130,6 +140,7 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
         let hosts: BTreeSet<&str> = file.output.devices.iter().map(|d| d.host.as_str()).collect();
         if let Some((gpus, source)) = gpus.as_ref().filter(|(gpus, _)| ranks > *gpus && hosts.len() <= 1 && !mpi) {
             warn(
+                Code::MoreRanksThanGpus,
                 source,
                 format!("nvidia-smi lists {} but {} ran {}", counted(*gpus, "GPU"), file.file, counted(ranks, "rank")),
             );
@@ -148,6 +159,7 @@ pub fn check(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) {
             // The logs are merged: the folder is named, not one file.
             let folder = first.rsplit_once('/').map_or(first.as_str(), |(folder, _)| folder);
             warn(
+                Code::LogCommunicator,
                 folder,
                 format!("the NCCL logs show a communicator of nranks {log} but the run's largest world size (rank CSVs, rows, nccl-tests, manifest) is {known}"),
             );

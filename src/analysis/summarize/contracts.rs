@@ -1,6 +1,6 @@
 //! Per-rank contracts: every row counted, every `correct=False` row kept as a failure.
 
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Code, Diagnostic};
 use crate::core::model::run::SectionData;
 use crate::core::model::sections::SectionRows;
 use crate::core::model::summary::{ContractFailure, ContractsSummary};
@@ -17,6 +17,7 @@ pub fn summarize(sections: &[SectionData], diagnostics: &mut Vec<Diagnostic>) ->
             if !record.row.correct {
                 let text: Vec<String> = fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 diagnostics.push(Diagnostic::failure(
+                    Code::ContractFailed,
                     &data.file,
                     Some(*line),
                     format!("contract failed: {}", text.join(", ")),

@@ -20,15 +20,15 @@ pub fn summarize(case_folder: &str, rows: &[&DecodeRow]) -> Vec<DecodeSummary> {
     groups.sort_by_key(|(k, _)| (k.0, k.1));
     groups
         .into_iter()
-        .map(|((world_size, tokens, message_bytes, collectives), values)| {
-            let spread = Spread::of(&values);
+        .filter_map(|((world_size, tokens, message_bytes, collectives), values)| {
+            let spread = Spread::of(&values)?;
             let key = (world_size, tokens, message_bytes, collectives);
             let clocks = clocks::summarize(
                 rows.iter()
                     .filter(|r| (r.world_size, r.tokens, r.message_bytes, r.collectives) == key)
                     .map(|r| (r.cycle, r.host_issue_us, r.device_us, r.device_queued)),
             );
-            DecodeSummary {
+            Some(DecodeSummary {
                 case_folder: case_folder.to_string(),
                 world_size,
                 tokens,
@@ -45,7 +45,7 @@ pub fn summarize(case_folder: &str, rows: &[&DecodeRow]) -> Vec<DecodeSummary> {
                 correct: true,
                 cycle_values: values,
                 clocks,
-            }
+            })
         })
         .collect()
 }

@@ -3,7 +3,7 @@
 
 use crate::analysis::stats::{critical_cycles, median, Spread};
 use crate::analysis::summarize::clocks;
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Code, Diagnostic};
 use crate::core::model::sections::DecompositionRow;
 use crate::core::model::summary::DecompositionSummary;
 
@@ -25,9 +25,9 @@ pub fn summarize(rows: &[&DecompositionRow], diagnostics: &mut Vec<Diagnostic>) 
     let mut missing = Vec::new();
     let summaries = indexed
         .into_iter()
-        .map(|i| {
+        .filter_map(|i| {
             let ((world_size, size_bytes, mode), values) = std::mem::take(&mut groups[i]);
-            let spread = Spread::of(&values);
+            let spread = Spread::of(&values)?;
             let overhead = baselines[i].map(|direct| (spread.median / direct - 1.0) * 100.0);
             if overhead.is_none() {
                 missing.push(format!("world_size={world_size} size_bytes={size_bytes}"));
@@ -37,7 +37,7 @@ pub fn summarize(rows: &[&DecompositionRow], diagnostics: &mut Vec<Diagnostic>) 
                     .filter(|r| (r.world_size, r.size_bytes, r.mode.as_str()) == (world_size, size_bytes, mode))
                     .map(|r| (r.cycle, r.host_issue_us, r.device_us, r.device_queued)),
             );
-            DecompositionSummary {
+            Some(DecompositionSummary {
                 world_size,
                 size_bytes,
                 mode: mode.to_string(),
@@ -49,12 +49,13 @@ pub fn summarize(rows: &[&DecompositionRow], diagnostics: &mut Vec<Diagnostic>) 
                 correct: true,
                 cycle_values: values,
                 clocks,
-            }
+            })
         })
         .collect();
     missing.dedup();
     for case in missing {
         diagnostics.push(Diagnostic::warning(
+            Code::NoDirectMode,
             "raw/results",
             None,
             format!("decomposition: no `direct` mode for {case}; overhead left empty"),

@@ -1,9 +1,10 @@
 //! Derives the facts a run states about itself (`model::facts::RunFacts`), for the index and
 //! `runs.json`: hardware from the nvidia-smi artifacts (the seed's manifest hard-codes its
 //! `gpu=` line), software versions from the NCCL logs and the manifest, world sizes from the
-//! rows. Disagreements become warnings; a fact the run does not state stays `None`.
+//! rows, the nodes from the artifacts and the logs. Disagreements become warnings; a fact the run does not state stays `None`.
 
-use crate::core::diag::Diagnostic;
+use crate::analysis::nccl_perf::log_facts::cuda_driver;
+use crate::core::diag::{Code, Diagnostic};
 use crate::core::model::facts::{HostGpus, RunFacts};
 use crate::core::model::run::RawRun;
 use std::collections::BTreeSet;
@@ -29,6 +30,7 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
         if let Some(claimed) = manifest("gpu") {
             if !claimed.contains(names[0]) {
                 diagnostics.push(Diagnostic::warning(
+                    Code::ManifestGpu,
                     "manifest.txt",
                     None,
                     format!(
@@ -53,6 +55,7 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
     if let (Some(log), Some(claimed)) = (&log_version, &manifest_version) {
         if !log.starts_with(claimed.as_str()) {
             diagnostics.push(Diagnostic::warning(
+                Code::ManifestNcclVersion,
                 "manifest.txt",
                 None,
                 format!("manifest says nccl_runtime={claimed} but the NCCL logs say {log}"),
@@ -81,7 +84,23 @@ pub fn collect(raw: &RawRun, diagnostics: &mut Vec<Diagnostic>) -> RunFacts {
         facts.hosts = raw.hosts.iter().map(|h| HostGpus { host: h.host.clone(), gpus: h.gpus.len() as u64 }).collect();
         facts.gpu_count = Some(raw.hosts.iter().map(|h| h.gpus.len() as u64).sum());
     }
+    facts.nodes = nodes(raw);
+    facts.cuda_driver = raw.nccl_log.as_ref().and_then(|l| l.cuda_driver_versions.first()).map(|v| cuda_driver(v));
     facts
+}
+
+/// The most nodes any source names: the artifacts' hosts (one machine's `artifacts/` is one
+/// node), the NCCL logs' `nNodes`, the hosts their lines name.
+fn nodes(raw: &RawRun) -> Option<u64> {
+    let artifacts = match (raw.hosts.len(), raw.gpus.is_empty()) {
+        (0, true) => None,
+        (0, false) => Some(1),
+        (hosts, _) => Some(hosts as u64),
+    };
+    let log = raw.nccl_log.as_ref();
+    let log_nodes = log.and_then(|l| l.nnodes.iter().max().copied());
+    let log_hosts = log.map(|l| l.files_by_host.len() as u64).filter(|&n| n > 0);
+    [artifacts, log_nodes, log_hosts].into_iter().flatten().max()
 }
 
 /// The manifest's `key` as a whole number; otherwise a warning and `None` (the fact is not
@@ -90,6 +109,7 @@ fn whole_number(text: &str, key: &str, diagnostics: &mut Vec<Diagnostic>) -> Opt
     let number = text.parse().ok();
     if number.is_none() {
         diagnostics.push(Diagnostic::warning(
+            Code::ManifestNotNumber,
             "manifest.txt",
             None,
             format!("manifest says {key}={text:?}, not a whole number; the run's {key} are not stated"),
@@ -108,7 +128,7 @@ mod tests {
     use crate::core::model::nccl_log::NcclLogFacts;
     use crate::core::model::nccl_tests::{NcclTestsFormat, NcclTestsOutput};
     use crate::core::model::run::{NcclTestsFile, SectionData};
-    use crate::core::model::sections::Section;
+    use crate::core::model::sections::WorkerSection;
 
     fn manifest(entries: &[(&str, &str)]) -> Option<Manifest> {
         let entries = entries.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
@@ -126,7 +146,7 @@ mod tests {
         }
     }
 
-    fn section(case: &str, section: Section, csv: &str) -> SectionData {
+    fn section(case: &str, section: WorkerSection, csv: &str) -> SectionData {
         let rows = crate::ingest::parse::section_csv::parse_section(section, csv.as_bytes()).unwrap();
         SectionData { case: case.into(), rank: 0, file: format!("raw/results/{case}/rank0_x.csv"), rows }
     }
@@ -262,9 +282,9 @@ mod tests {
         let contracts = "world_size,rank,section,check,correct,detail\n8,0,setup,world_size,True,x\n";
         let raw = RawRun {
             sections: vec![
-                section("world4_full", Section::Decode, decode),
-                section("world2_decode", Section::Decode, &decode.replace("\n4,", "\n2,")),
-                section("world8_full", Section::Contracts, contracts),
+                section("world4_full", WorkerSection::Decode, decode),
+                section("world2_decode", WorkerSection::Decode, &decode.replace("\n4,", "\n2,")),
+                section("world8_full", WorkerSection::Contracts, contracts),
             ],
             nccl_tests: vec![
                 nccl_tests("g4", Some(4), None),

@@ -8,7 +8,7 @@
 
 use crate::analysis::stats::{critical_cycles, median, py_max, Spread};
 use crate::analysis::summarize::clocks;
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Code, Diagnostic};
 use crate::core::model::sections::FragmentationRow;
 use crate::core::model::summary::FragmentationSummary;
 
@@ -30,13 +30,14 @@ pub fn summarize(rows: &[&FragmentationRow], diagnostics: &mut Vec<Diagnostic>) 
     let mut reported = false;
     indexed
         .into_iter()
-        .map(|i| {
+        .filter_map(|i| {
             let ((world_size, total_bytes, fragment_count, fragment_bytes), values) = std::mem::take(&mut groups[i]);
-            let spread = Spread::of(&values);
+            let spread = Spread::of(&values)?;
             let base = bases[i].as_deref();
             if base.is_none() && !reported {
                 reported = true;
                 diagnostics.push(Diagnostic::warning(
+                    Code::NoFragmentBase,
                     "raw/results",
                     None,
                     "fragmentation: no fragment_count=1 case to compare with; slowdown left empty",
@@ -48,7 +49,7 @@ pub fn summarize(rows: &[&FragmentationRow], diagnostics: &mut Vec<Diagnostic>) 
                     .filter(|r| (r.world_size, r.total_bytes, r.fragment_count, r.fragment_bytes) == key)
                     .map(|r| (r.cycle, r.host_issue_us, r.device_us, r.device_queued)),
             );
-            FragmentationSummary {
+            Some(FragmentationSummary {
                 world_size,
                 total_bytes,
                 fragment_count,
@@ -64,12 +65,12 @@ pub fn summarize(rows: &[&FragmentationRow], diagnostics: &mut Vec<Diagnostic>) 
                 strictly_slower_than_one_in_all_cycles: if fragment_count == 1 {
                     Some(true)
                 } else {
-                    base.map(|b| spread.min > py_max(b))
+                    base.and_then(py_max).map(|base_max| spread.min > base_max)
                 },
                 correct: true,
                 cycle_values: values,
                 clocks,
-            }
+            })
         })
         .collect()
 }

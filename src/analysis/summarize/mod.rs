@@ -120,10 +120,7 @@ pub fn summarize(raw: RawRun) -> RunSummary {
     summary.unified = unified::rows(&summary);
     summary.raw.diagnostics.extend(diagnostics);
     summary.raw.diagnostics.extend(seed_raises::check(&summary));
-    summary
-        .raw
-        .diagnostics
-        .sort_by(|a, b| (&a.file, a.line, a.severity, &a.message).cmp(&(&b.file, b.line, b.severity, &b.message)));
+    summary.raw.diagnostics.sort();
     summary.raw.diagnostics.dedup();
     summary.status = RunStatus::from_diagnostics(&summary.raw.diagnostics);
     summary

@@ -8,7 +8,7 @@
 //! collective) for these two files, and treats `N/A` as unchecked rather than crashing.
 
 use crate::analysis::stats::{median, Spread};
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Code, Diagnostic};
 use crate::core::model::run::NcclTestsFile;
 use crate::core::model::summary::{NcclTestsRawRow, NcclTestsSummary};
 use std::collections::BTreeMap;
@@ -36,6 +36,7 @@ pub fn raw_rows(files: &[NcclTestsFile], diagnostics: &mut Vec<Diagnostic>) -> V
     for file in control_files(files) {
         let Some(world_size) = file.world_size else {
             diagnostics.push(Diagnostic::warning(
+                Code::NcclTestsWorldSize,
                 &file.file,
                 None,
                 "world size unknown (no g<N> name, no device lines); not summarized",
@@ -44,6 +45,7 @@ pub fn raw_rows(files: &[NcclTestsFile], diagnostics: &mut Vec<Diagnostic>) -> V
         };
         if file.output.tables.iter().all(|table| table.rows.is_empty()) {
             diagnostics.push(Diagnostic::failure(
+                Code::NcclTestsNoRows,
                 &file.file,
                 None,
                 "nccl-tests produced no result rows (empty or cut-off output; the seed stops here)",
@@ -84,6 +86,7 @@ fn check_table_failures(
         let wrong = row.out_of_place.wrong.unwrap_or(0) + row.in_place.as_ref().and_then(|p| p.wrong).unwrap_or(0);
         if wrong > 0 {
             diagnostics.push(Diagnostic::failure(
+                Code::NcclTestsWrong,
                 &file.file,
                 (row.line > 0).then_some(row.line),
                 format!("nccl-tests correctness failure: {wrong} wrong values at size {}", row.size_bytes),
@@ -92,6 +95,7 @@ fn check_table_failures(
     }
     if let Some(count) = table.out_of_bounds.filter(|&n| n > 0) {
         diagnostics.push(Diagnostic::failure(
+            Code::NcclTestsOutOfBounds,
             &file.file,
             None,
             format!("nccl-tests reports {count} out-of-bounds values"),
@@ -106,12 +110,12 @@ pub fn summarize(raw: &[NcclTestsRawRow]) -> Vec<NcclTestsSummary> {
     }
     groups
         .into_iter()
-        .map(|((world_size, size_bytes), rows)| {
+        .filter_map(|((world_size, size_bytes), rows)| {
             let values: Vec<f64> = rows.iter().map(|r| r.time_us).collect();
             let algbw: Vec<f64> = rows.iter().map(|r| r.algbw_gbs).collect();
             let busbw: Vec<f64> = rows.iter().map(|r| r.busbw_gbs).collect();
-            let spread = Spread::of(&values);
-            NcclTestsSummary {
+            let spread = Spread::of(&values)?;
+            Some(NcclTestsSummary {
                 world_size,
                 size_bytes,
                 cycles: spread.n,
@@ -125,7 +129,7 @@ pub fn summarize(raw: &[NcclTestsRawRow]) -> Vec<NcclTestsSummary> {
                 wrong_total: rows.iter().map(|r| r.wrong.unwrap_or(0) + r.inplace_wrong.unwrap_or(0)).sum(),
                 unchecked: rows.iter().any(|r| r.wrong.is_none() || r.inplace_wrong.is_none()),
                 cycle_values: values,
-            }
+            })
         })
         .collect()
 }

@@ -11,7 +11,7 @@
 
 use crate::analysis::stats::fsum;
 use crate::analysis::summarize::RunSummary;
-use crate::core::diag::Diagnostic;
+use crate::core::diag::{Code, Diagnostic};
 
 /// Why the seed's `cv_percent(values)` raises, if it does.
 pub fn cv_raises(values: &[f64]) -> Option<&'static str> {
@@ -35,7 +35,12 @@ pub fn cv_raises(values: &[f64]) -> Option<&'static str> {
 pub fn check(summary: &RunSummary) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     let mut report = |file: &str, case: String, why: &str| {
-        errors.push(Diagnostic::error(file, None, format!("{case}: the seed cannot summarize it: {why}")))
+        errors.push(Diagnostic::error(
+            Code::SeedCannotSummarize,
+            file,
+            None,
+            format!("{case}: the seed cannot summarize it: {why}"),
+        ))
     };
     let ratio = |value: Option<f64>| value.is_some_and(|v| !v.is_finite());
     const DIVISOR: &str = "a ratio divides by zero (Python raises ZeroDivisionError)";

@@ -34,6 +34,14 @@ pub struct RunFacts {
     /// (and absent from `runs.json`) for a single-node run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<HostGpus>,
+    /// Nodes the run spans: the most that its artifacts (`artifacts/<host>/` folders, or one
+    /// machine's `artifacts/`) and its NCCL logs (`nNodes`, the hosts their lines name) say;
+    /// absent when nothing says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// The CUDA driver NCCL logged (`cudaDriverVersion 13000` -> `13.0`); absent when not logged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cuda_driver: Option<String>,
 }
 
 /// A host of a multi-node run and how many GPUs its nvidia-smi artifact lists.

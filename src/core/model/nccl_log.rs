@@ -13,19 +13,42 @@ pub struct NcclLogFacts {
     /// Communicators from `Init START` / `Init COMPLETE` lines, sorted by (comm id, rank).
     /// A START with no COMPLETE in the same process stays `init_complete: false`.
     pub communicators: Vec<CommunicatorInfo>,
-    /// `Using network Socket|IB` (distinct values).
+    /// World sizes, distinct: Init lines (`nranks 8`), `comm .. rank R nRanks 16 nNodes 2
+    /// localRanks 8 ..` lines, COLL lines' `[nranks=16]`, RCCL's `.. comm 0x.. nRanks 08`.
+    pub nranks: Vec<u64>,
+    /// `nNodes N` of the `nRanks .. nNodes .. localRanks ..` lines (2.12+), distinct.
+    pub nnodes: Vec<u64>,
+    /// `localRanks N` of the same lines: ranks per node, distinct.
+    pub local_ranks: Vec<u64>,
+    /// The network: `Using network Socket|IB|IBext_v8|AWS Libfabric` (2.3's `Using internal
+    /// Network IB`), and the net of `via NET/<net>/..` connections (distinct values).
     pub networks: Vec<String>,
+    /// The net plugin: `internal` where NCCL found none, `aws-ofi-nccl`, or the name a
+    /// `Loaded net plugin X (vN)` / `P2P plugin X` line gives (distinct values).
+    pub net_plugins: Vec<String>,
+    /// NVLink SHARP: `true` from `NVLS multicast support is available`, `NVLS Head`, `NVLS
+    /// comm`, `Connected NVLS` or `N nvls channels` with N > 0; `false` from `.. is not
+    /// available` or `0 nvls channels` alone; `None` when the log does not say.
+    pub nvls: Option<bool>,
+    /// CollNet (SHARP in the switch): `true` when a connection goes `via COLLNET/..`.
+    pub collnet: Option<bool>,
+    /// PXN: `true` when a send goes through another GPU's NIC (`via NET/IB/0(3)/..`, the
+    /// proxy rank in parentheses), `false` from `NCCL_PXN_DISABLE set by environment to 1`.
+    pub pxn: Option<bool>,
     /// Network devices NCCL said it uses (`NET/IB : Using [0]mlx5_0:1/IB ...`), per host, with
     /// GPU Direct RDMA where logged; sorted, distinct (see `parse::nccl_net`).
     pub nics: Vec<NicInfo>,
-    /// Log files by the host their INFO lines name (the `host:pid:tid` prefix), host -> files
-    /// (sorted); a file whose lines name no host is not listed.
+    /// Log files by the hosts their INFO lines name (each line's `host:pid:tid` prefix, so a
+    /// merged mpirun/srun log lists every host), host -> files (sorted); a file whose lines name
+    /// no host is not listed.
     pub files_by_host: BTreeMap<String, Vec<String>>,
     /// `Channel 00/64 :` -> the total channel counts seen (distinct), e.g. `[64]`.
     pub channel_counts: Vec<u64>,
     /// `64 coll channels, 64 collnet channels, 0 nvls channels, 64 p2p channels, ...` lines.
     pub channel_summaries: Vec<String>,
-    /// Distinct ring orders from `Ring NN : a -> b -> c` (the part after the colon), sorted.
+    /// Distinct ring orders from `Ring NN : a -> b -> c` (the part after the colon), sorted;
+    /// the connection lines old NCCL printed as `Ring 00 : 3[3] -> 2[2] via P2P/IPC` are
+    /// transports, not rings.
     /// Like every list and map here, capped at `parse::nccl_log::MAX_DISTINCT` (256) values:
     /// lists keep the smallest in sort order, maps stop taking new keys.
     pub rings: Vec<String>,
@@ -36,8 +59,10 @@ pub struct NcclLogFacts {
     /// Graph search results (`Pattern P, crossNic C, nChannels N, bw X/Y, type T/U, sameChannels S`;
     /// `speed` for `bw` before 2.12), distinct, sorted by pattern then the other fields.
     pub graph_patterns: Vec<GraphPattern>,
-    /// Transport of each connection line (`Channel .. : a[x] -> b[y] [send] via NET/IB/0/GDRDMA`):
-    /// count per word after `via`, as printed (`P2P/CUMEM/read`, `SHM/direct/direct`, ...).
+    /// Transport of each connection line (`Channel .. : a[x] -> b[y] [send] via NET/IB/0/GDRDMA`,
+    /// 2.3-2.6's `Ring 00 : a[x] -> b[y] via P2P/IPC`, `CollNet .. via COLLNET/..`): count per
+    /// text after `via`, whole, as printed (`P2P/direct pointer`, `NET/AWS Libfabric/0`,
+    /// `direct shared memory`), less a ` comm 0x..` tail.
     pub transports: BTreeMap<String, u64>,
     /// Collective calls logged with SUBSYS=COLL: count per kind (`AllReduce`, `AllGather`...).
     pub collective_calls: BTreeMap<String, u64>,
@@ -56,6 +81,11 @@ pub struct NcclLogFacts {
     /// total.
     pub warnings: Vec<LogLine>,
     pub warning_count: u64,
+    /// Lines that state a fact only partly (cut mid-line: a ring ending in `->`, a connection
+    /// without its transport, a last line with no newline that would have stated a fact): not
+    /// read as facts; the first 20 in (file, line) order, and their total.
+    pub partial_lines: Vec<LogLine>,
+    pub partial_line_count: u64,
     /// Lines and bytes read.
     pub lines: u64,
     pub bytes: u64,

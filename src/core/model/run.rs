@@ -7,7 +7,7 @@ use crate::core::model::hosts::HostFacts;
 use crate::core::model::manifest::Manifest;
 use crate::core::model::nccl_log::NcclLogFacts;
 use crate::core::model::nccl_tests::NcclTestsOutput;
-use crate::core::model::sections::{Section, SectionRows};
+use crate::core::model::sections::{SectionRows, WorkerSection};
 
 #[derive(Debug, Clone, Default)]
 pub struct RawRun {
@@ -19,10 +19,10 @@ pub struct RawRun {
     pub hosts: Vec<HostFacts>,
     /// Other artifacts as text (run-relative name, content), e.g. ibv_devinfo.
     pub other_artifacts: Vec<(String, String)>,
-    /// Section files that parsed, in the seed's glob order (case, then file name).
+    /// WorkerSection files that parsed, in the seed's glob order (case, then file name).
     pub sections: Vec<SectionData>,
     /// (case, section) pairs with at least one unreadable file: not summarized.
-    pub broken_sections: Vec<(String, Section)>,
+    pub broken_sections: Vec<(String, WorkerSection)>,
     pub nccl_tests: Vec<NcclTestsFile>,
     /// Merged facts of all NCCL_DEBUG logs, and the files they came from.
     pub nccl_log: Option<NcclLogFacts>,
@@ -48,14 +48,14 @@ pub struct SectionData {
 }
 
 impl SectionData {
-    pub fn section(&self) -> Section {
+    pub fn section(&self) -> WorkerSection {
         match self.rows {
-            SectionRows::Contracts(_) => Section::Contracts,
-            SectionRows::Async(_) => Section::Async,
-            SectionRows::Decomposition(_) => Section::Decomposition,
-            SectionRows::Fragmentation(_) => Section::Fragmentation,
-            SectionRows::Decode(_) => Section::Decode,
-            SectionRows::Numerics(_) => Section::Numerics,
+            SectionRows::Contracts(_) => WorkerSection::Contracts,
+            SectionRows::Async(_) => WorkerSection::Async,
+            SectionRows::Decomposition(_) => WorkerSection::Decomposition,
+            SectionRows::Fragmentation(_) => WorkerSection::Fragmentation,
+            SectionRows::Decode(_) => WorkerSection::Decode,
+            SectionRows::Numerics(_) => WorkerSection::Numerics,
         }
     }
 }

@@ -4,11 +4,11 @@
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// The sections a worker writes. Anything else found on disk is reported, not summarized.
-/// Not the site's `site::sections::Section` (a page): which page shows which of these kinds
+/// Not the site's `site::sections::WorkerSection` (a page): which page shows which of these kinds
 /// is written once, in that module's `sections!` list (`contracts` has no page).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Section {
+pub enum WorkerSection {
     Contracts,
     Async,
     Decomposition,
@@ -17,29 +17,29 @@ pub enum Section {
     Numerics,
 }
 
-impl Section {
-    pub const ALL: [Section; 6] = [
-        Section::Contracts,
-        Section::Async,
-        Section::Decomposition,
-        Section::Fragmentation,
-        Section::Decode,
-        Section::Numerics,
+impl WorkerSection {
+    pub const ALL: [WorkerSection; 6] = [
+        WorkerSection::Contracts,
+        WorkerSection::Async,
+        WorkerSection::Decomposition,
+        WorkerSection::Fragmentation,
+        WorkerSection::Decode,
+        WorkerSection::Numerics,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
-            Section::Contracts => "contracts",
-            Section::Async => "async",
-            Section::Decomposition => "decomposition",
-            Section::Fragmentation => "fragmentation",
-            Section::Decode => "decode",
-            Section::Numerics => "numerics",
+            WorkerSection::Contracts => "contracts",
+            WorkerSection::Async => "async",
+            WorkerSection::Decomposition => "decomposition",
+            WorkerSection::Fragmentation => "fragmentation",
+            WorkerSection::Decode => "decode",
+            WorkerSection::Numerics => "numerics",
         }
     }
 
-    pub fn from_name(name: &str) -> Option<Section> {
-        Section::ALL.into_iter().find(|s| s.name() == name)
+    pub fn from_name(name: &str) -> Option<WorkerSection> {
+        WorkerSection::ALL.into_iter().find(|s| s.name() == name)
     }
 }
 

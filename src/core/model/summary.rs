@@ -197,8 +197,8 @@ pub struct ContractsSummary {
 }
 
 /// Every section's summary rows of one run (`None`: the run has no data for the section). The
-/// run's summary (`summarize::RunSummary`) and what the site keeps of it (`site::digest::
-/// RunDigest`) both hold this one value, so the two never list the sections twice.
+/// run's summary (`summarize::RunSummary`) and what the site keeps of it (`site::card::
+/// RunOverview`) both hold this one value, so the two never list the sections twice.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SectionSummaries {
     pub async_rows: Option<Vec<AsyncSummary>>,

@@ -11,22 +11,62 @@ use super::ParseError;
 use crate::core::model::inspector::InspectorRecord;
 use serde_json::{Deserializer, Value};
 
-/// Records read, and the error that stopped the file, if any.
-pub(crate) fn parse_inspector(bytes: &[u8]) -> (Vec<InspectorRecord>, Option<ParseError>) {
-    let mut records = Vec::new();
+/// What a dump holds: its records, the records left out for a value out of range (each a
+/// warning naming its line), and the error that stopped the file, if any.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct InspectorDump {
+    pub records: Vec<InspectorRecord>,
+    pub left_out: Vec<ParseError>,
+    pub error: Option<ParseError>,
+}
+
+/// The longest time a record may report, in µs (a day): beyond it, or negative, it is not a
+/// measurement.
+const MAX_EXEC_TIME_US: f64 = 86_400e6;
+/// The highest bandwidth a record may report, in GB/s (50 times NVLink 5's 1.8 TB/s).
+const MAX_GBS: f64 = 100_000.0;
+
+/// Records read, those out of range, and the error that stopped the file, if any.
+pub(crate) fn parse_inspector(bytes: &[u8]) -> InspectorDump {
+    let mut dump = InspectorDump::default();
     let mut stream = Deserializer::from_slice(bytes).into_iter::<Value>();
     loop {
         let start = stream.byte_offset();
         match stream.next() {
-            None => return (records, None),
-            Some(Err(e)) => return (records, Some(ParseError::new(Some(e.line() as u64), e.to_string()))),
+            None => return dump,
+            Some(Err(e)) => {
+                dump.error = Some(ParseError::new(Some(e.line() as u64), e.to_string()));
+                return dump;
+            }
             Some(Ok(value)) => match record(&value) {
-                Ok(Some(r)) => records.push(r),
+                Ok(Some(r)) => match out_of_range(&r) {
+                    Some(why) => dump.left_out.push(ParseError::new(Some(line_at(bytes, start)), why)),
+                    None => dump.records.push(r),
+                },
                 Ok(None) => {}
-                Err(message) => return (records, Some(ParseError::new(Some(line_at(bytes, start)), message))),
+                Err(message) => {
+                    dump.error = Some(ParseError::new(Some(line_at(bytes, start)), message));
+                    return dump;
+                }
             },
         }
     }
+}
+
+/// Why a record's numbers cannot be a measurement: a time negative or over a day, a bandwidth
+/// negative or over `MAX_GBS`, anything not finite.
+fn out_of_range(record: &InspectorRecord) -> Option<String> {
+    let checks = [
+        ("exec_time_us", record.exec_time_us, MAX_EXEC_TIME_US),
+        ("algobw_gbs", record.algbw_gbs, MAX_GBS),
+        ("busbw_gbs", record.busbw_gbs, MAX_GBS),
+    ];
+    checks.iter().find(|(_, value, max)| !(value.is_finite() && *value >= 0.0 && value <= max)).map(
+        |(name, value, max)| {
+            let prefix = if record.p2p { "p2p" } else { "coll" };
+            format!("{prefix}_{name} {value:.6e} is not a measurement (outside 0 to {max:e}); record left out")
+        },
+    )
 }
 
 /// 1-based line of the first non-blank byte at or after `offset`.
@@ -87,8 +127,8 @@ mod tests {
 
     #[test]
     fn coll_and_p2p_records() {
-        let (records, error) = parse_inspector(DUMP.as_bytes());
-        assert_eq!(error, None);
+        let InspectorDump { records, left_out, error } = parse_inspector(DUMP.as_bytes());
+        assert_eq!((error, left_out), (None, Vec::new()));
         assert_eq!(records.len(), 2);
         let coll = &records[0];
         assert_eq!((coll.operation.as_str(), coll.rank, coll.n_ranks, coll.sequence), ("AllReduce", 2, 8, 1407));
@@ -103,17 +143,35 @@ mod tests {
         let pretty =
             serde_json::to_string_pretty(&serde_json::from_str::<Value>(DUMP.lines().next().unwrap()).unwrap())
                 .unwrap();
-        assert_eq!(parse_inspector(pretty.as_bytes()).0.len(), 1);
-        assert_eq!(parse_inspector(b""), (Vec::new(), None));
+        assert_eq!(parse_inspector(pretty.as_bytes()).records.len(), 1);
+        assert_eq!(parse_inspector(b""), InspectorDump::default());
         let broken = format!(
             "{DUMP}{{\"header\":{{\"rank\":1}},\"metadata\":{{}},\"coll_perf\":{{\"coll\":\"AllReduce\"}}}}\n{{\"x\":"
         );
-        let (records, error) = parse_inspector(broken.as_bytes());
+        let InspectorDump { records, error, .. } = parse_inspector(broken.as_bytes());
         assert_eq!(records.len(), 2);
         let error = error.unwrap();
         assert_eq!(error.line, Some(3));
         assert!(error.message.contains("n_ranks"), "{error}");
-        let (_, cut) = parse_inspector(&DUMP.as_bytes()[..40]);
+        let cut = parse_inspector(&DUMP.as_bytes()[..40]).error;
         assert_eq!(cut.unwrap().line, Some(1));
+    }
+
+    #[test]
+    fn values_out_of_range_are_left_out_with_a_warning() {
+        let first = DUMP.lines().next().unwrap();
+        let bad = [
+            first.replace("\"coll_exec_time_us\":61974", "\"coll_exec_time_us\":-5"),
+            first.replace("\"coll_busbw_gbs\":485.119099", "\"coll_busbw_gbs\":1e308"),
+            first.replace("\"coll_algobw_gbs\":277.210914", "\"coll_algobw_gbs\":-0.5"),
+        ];
+        let text = format!("{}\n{DUMP}", bad.join("\n"));
+        let dump = parse_inspector(text.as_bytes());
+        assert_eq!((dump.records.len(), dump.error), (2, None));
+        let lines: Vec<Option<u64>> = dump.left_out.iter().map(|w| w.line).collect();
+        assert_eq!(lines, [Some(1), Some(2), Some(3)]);
+        assert!(dump.left_out[0].message.contains("coll_exec_time_us -5.000000e0 is not a measurement"));
+        assert!(dump.left_out[1].message.contains("coll_busbw_gbs 1.000000e308"), "{:?}", dump.left_out[1]);
+        assert!(dump.left_out.iter().all(|w| w.message.ends_with("record left out")));
     }
 }

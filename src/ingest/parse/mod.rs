@@ -7,6 +7,7 @@ pub(crate) mod ib_devices;
 pub(crate) mod inspector;
 pub(crate) mod machine;
 pub(crate) mod manifest;
+pub(crate) mod nccl_line;
 pub(crate) mod nccl_log;
 pub(crate) mod nccl_net;
 pub(crate) mod nccl_tests;

@@ -2,17 +2,25 @@
 //!
 //! The reader is read in 256 KiB blocks and lines are cut with `memchr` straight out of them;
 //! a line over `MAX_LINE_BYTES` is cut there (and says so), bounding memory and pages.
-//! Each line is searched once for ` NCCL ` (`memmem`; skipped when ` NCCL INFO ` sits where it
-//! sat in the line before, as it does for every line of a thread) and the following `INFO ` /
-//! `WARN` plus the first bytes of the message pick the reader. COLL lines (one per collective
-//! call, most of a big log) are counted by kind with a 16-byte compare and no allocation; the
-//! rarer INIT/GRAPH/TUNING lines are converted to text (lossy) and may allocate.
-//! Formats follow NCCL's own `INFO(...)` strings from 2.4 to 2.28. Distinct-value lists and
-//! count maps keep at most `MAX_DISTINCT` entries (lists keep the smallest in sort order, so the
-//! result does not depend on file or merge order). Pure: reads the given `BufRead`, touches no
-//! file; uses `model` only.
+//! Each line is searched once for `CCL ` (`memmem`, `nccl_line::marker`; skipped when ` NCCL
+//! INFO ` sits where it sat in the line before, as it does for every line of a thread), which
+//! finds `NCCL INFO` / `NCCL WARN` / `NCCL version` / `RCCL version` after any launcher or
+//! logger prefix; the first bytes of the message then pick the reader. Every INFO line's
+//! `host:pid:tid` counts (looked up again only when the prefix differs from the line before),
+//! so a merged multi-host log keeps all its hosts. COLL lines (one per collective call, most
+//! of a big log) are counted by kind with a 16-byte compare and no allocation; the rarer
+//! INIT/GRAPH/TUNING lines are converted to text (lossy) and may allocate.
+//! A line that states a fact only partly (cut mid-line) is a partial line, not a fact; so is a
+//! last line with no newline that would change the facts. When two threads' lines run into
+//! one (`h:1:1 [6] NCCL INFO h:1:2 [7] NCCL INFO Ring ...`), the inner message is read, and
+//! as many later unmarked `Ring`/`Channel`/`Tree` lines as were displaced are read as messages.
+//! Formats follow NCCL's own `INFO(...)` strings from 2.3 to 2.29 and RCCL's. Distinct-value
+//! lists and count maps keep at most `MAX_DISTINCT` entries (lists keep the smallest in sort
+//! order, so the result does not depend on file or merge order). Pure: reads the given
+//! `BufRead`, touches no file; uses `model` and the text functions of `nccl_line`/`nccl_net`.
 
 use crate::core::model::nccl_log::{CommunicatorInfo, GraphPattern, LogLine, NcclLogFacts, NicInfo, TuningChoice};
+use crate::ingest::parse::nccl_line::{self, Marker, RingLine, Transport};
 use crate::ingest::parse::nccl_net;
 use memchr::memmem;
 use std::borrow::Cow;
@@ -22,21 +30,22 @@ use std::io::{self, BufRead, BufReader};
 
 /// Most distinct values kept per list or map (rings, trees, transports, ...).
 pub(crate) const MAX_DISTINCT: usize = 256;
-/// `NCCL WARN` lines kept verbatim (all are counted).
+/// `NCCL WARN` lines (and partial lines) kept verbatim (all are counted).
 pub(crate) const MAX_WARNINGS: usize = 20;
 
 /// Bytes asked of the reader at a time: a caller's small `BufReader` is bypassed for reads this
 /// large, which saves most of the system calls on a big file.
 const READ_SIZE: usize = 256 * 1024;
 
-const MARKER: &[u8] = b" NCCL ";
 const INFO_MARKER: &[u8; 11] = b" NCCL INFO ";
+/// Prefix tails remembered (`Scanner::tails`): more than the threads that write at once.
+const TAILS: usize = 16;
 
 /// Scans one log. `file` is the run-relative name used in `LogLine`s.
 pub(crate) fn scan_log<R: BufRead>(reader: R, file: &str) -> io::Result<NcclLogFacts> {
     let mut scanner = Scanner::new(file);
     let reader = BufReader::with_capacity(READ_SIZE, reader);
-    let bytes = for_each_line(reader, |line| scanner.line(line))?;
+    let bytes = for_each_line(reader, |line, ended| scanner.line(line, ended))?;
     Ok(scanner.finish(bytes))
 }
 
@@ -44,7 +53,14 @@ pub(crate) fn scan_log<R: BufRead>(reader: R, file: &str) -> io::Result<NcclLogF
 pub(crate) fn merge(into: &mut NcclLogFacts, other: NcclLogFacts) {
     union(&mut into.nccl_versions, other.nccl_versions);
     union(&mut into.cuda_driver_versions, other.cuda_driver_versions);
+    union(&mut into.nranks, other.nranks);
+    union(&mut into.nnodes, other.nnodes);
+    union(&mut into.local_ranks, other.local_ranks);
     union(&mut into.networks, other.networks);
+    union(&mut into.net_plugins, other.net_plugins);
+    into.nvls = into.nvls.max(other.nvls);
+    into.collnet = into.collnet.max(other.collnet);
+    into.pxn = into.pxn.max(other.pxn);
     union(&mut into.channel_summaries, other.channel_summaries);
     union(&mut into.rings, other.rings);
     union(&mut into.trees, other.trees);
@@ -72,10 +88,13 @@ pub(crate) fn merge(into: &mut NcclLogFacts, other: NcclLogFacts) {
         }
     }
     merge_tuning(&mut into.tuning, other.tuning);
-    into.warnings.extend(other.warnings);
-    into.warnings.sort_by(|a, b| (&a.file, a.line, &a.text).cmp(&(&b.file, b.line, &b.text)));
-    into.warnings.truncate(MAX_WARNINGS);
+    for (lines, more) in [(&mut into.warnings, other.warnings), (&mut into.partial_lines, other.partial_lines)] {
+        lines.extend(more);
+        lines.sort_by(|a, b| (&a.file, a.line, &a.text).cmp(&(&b.file, b.line, &b.text)));
+        lines.truncate(MAX_WARNINGS);
+    }
     into.warning_count = into.warning_count.saturating_add(other.warning_count);
+    into.partial_line_count = into.partial_line_count.saturating_add(other.partial_line_count);
     into.lines = into.lines.saturating_add(other.lines);
     into.bytes = into.bytes.saturating_add(other.bytes);
 }
@@ -87,10 +106,11 @@ pub(crate) const MAX_LINE_BYTES: usize = 16 * 1024;
 /// What a cut line ends with (shown wherever the line is, e.g. a kept `NCCL WARN` line).
 pub(crate) const CUT_NOTE: &[u8] = b" [... line cut at 16 KiB]";
 
-/// Calls `f` with every line (without its `\n`), cut from the reader's own buffer; only a line
-/// that straddles two buffer fills, or is over `MAX_LINE_BYTES`, is copied (at most that much
-/// of it). Returns the number of bytes read.
-fn for_each_line<R: BufRead>(mut reader: R, mut f: impl FnMut(&[u8])) -> io::Result<u64> {
+/// Calls `f` with every line (without its `\n`) and whether a newline ended it (only the last
+/// line of a file may lack one), cut from the reader's own buffer; only a line that straddles
+/// two buffer fills, or is over `MAX_LINE_BYTES`, is copied (at most that much of it).
+/// Returns the number of bytes read.
+fn for_each_line<R: BufRead>(mut reader: R, mut f: impl FnMut(&[u8], bool)) -> io::Result<u64> {
     let mut carry = Vec::new();
     let mut total = 0u64;
     loop {
@@ -107,10 +127,10 @@ fn for_each_line<R: BufRead>(mut reader: R, mut f: impl FnMut(&[u8])) -> io::Res
         while let Some(end) = memchr::memchr(b'\n', rest) {
             let (line, tail) = rest.split_at(end);
             if carry.is_empty() && line.len() <= MAX_LINE_BYTES {
-                f(line);
+                f(line, true);
             } else {
                 keep(&mut carry, line);
-                f(end_line(&mut carry));
+                f(end_line(&mut carry), true);
                 carry.clear();
             }
             rest = tail.get(1..).unwrap_or_default();
@@ -120,7 +140,7 @@ fn for_each_line<R: BufRead>(mut reader: R, mut f: impl FnMut(&[u8])) -> io::Res
         total += length as u64;
     }
     if !carry.is_empty() {
-        f(end_line(&mut carry));
+        f(end_line(&mut carry), false);
     }
     Ok(total)
 }
@@ -150,7 +170,7 @@ enum InitState {
 
 /// One kind of COLL call: its name (ASCII letters and digits), the name as `name_word` gives
 /// it (`None` over 16 bytes), and how many calls.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq)]
 struct CallKind {
     name: Vec<u8>,
     word: Option<u128>,
@@ -173,7 +193,7 @@ fn head_word(message: &[u8], length: usize) -> Option<u128> {
 }
 
 /// Algorithm and protocol counts from one kind of TUNING line.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, PartialEq)]
 struct Tally {
     algorithms: BTreeMap<String, u64>,
     protocols: BTreeMap<String, u64>,
@@ -190,23 +210,33 @@ impl Tally {
     }
 }
 
-struct Scanner<'f> {
-    file: &'f str,
-    marker: memmem::Finder<'static>,
-    /// Where ` NCCL INFO ` was in the last INFO line: the next line of the same thread has it
-    /// at the same place, which a fixed-size compare confirms without a search.
-    info_at: usize,
-    facts: NcclLogFacts,
+/// (collective, bytes, algorithm, protocol, channels) of a `TuningChoice`.
+type TuningKey = (Option<String>, u64, String, String, Option<u64>);
+
+/// Every fact read so far (what a partial last line must not change).
+#[derive(Debug, Default, Clone, PartialEq)]
+struct Facts {
     versions: BTreeSet<String>,
     drivers: BTreeSet<String>,
+    nranks: BTreeSet<u64>,
+    nnodes: BTreeSet<u64>,
+    local_ranks: BTreeSet<u64>,
     networks: BTreeSet<String>,
+    plugins: BTreeSet<String>,
+    nvls: Option<bool>,
+    collnet: Option<bool>,
+    pxn: Option<bool>,
     summaries: BTreeSet<String>,
     rings: BTreeSet<String>,
     trees: BTreeSet<String>,
     channel_counts: BTreeSet<u64>,
+    transports: BTreeMap<String, u64>,
+    patterns: Vec<GraphPattern>,
     nics: Vec<NicInfo>,
-    /// The host the first INFO line names (looked up once per file).
-    host: Option<Option<String>>,
+    /// `NET/IB : No device found.`: with a `NET/Socket : Using ..` line and no `Using
+    /// network` line (before 2.6 NCCL printed none), the network is Socket.
+    ib_missing: bool,
+    hosts: BTreeSet<String>,
     /// Communicators, and where each (host, pid, comm pointer) last started.
     communicators: Vec<CommunicatorInfo>,
     open_comms: HashMap<(String, String, String), usize>,
@@ -220,76 +250,142 @@ struct Scanner<'f> {
     tuning: BTreeMap<TuningKey, u64>,
 }
 
-/// (collective, bytes, algorithm, protocol, channels) of a `TuningChoice`.
-type TuningKey = (Option<String>, u64, String, String, Option<u64>);
+struct Scanner<'f> {
+    file: &'f str,
+    ccl: memmem::Finder<'static>,
+    info: memmem::Finder<'static>,
+    /// Where ` NCCL INFO ` was in the last INFO line: the next line of the same thread has it
+    /// at the same place, which a fixed-size compare confirms without a search.
+    info_at: usize,
+    /// The tails of recent INFO lines' prefixes from their `host:pid:tid [dev]` word on (the
+    /// whole prefix when it names no host), at most `TAILS`: a prefix ending in one of them has
+    /// a host already noted, whatever timestamp or tag comes first (threads alternate).
+    tails: Vec<Vec<u8>>,
+    /// The `[nranks=N]` value of the last COLL line that had one.
+    last_nranks: Option<u64>,
+    /// Messages displaced by another thread's line written into theirs (`h:1:1 [6] NCCL INFO
+    /// h:1:2 [7] NCCL INFO Ring ..`): each comes later as a line of its own with no prefix.
+    orphans: u32,
+    lines: u64,
+    warnings: Vec<LogLine>,
+    warning_count: u64,
+    partials: Vec<LogLine>,
+    partial_count: u64,
+    /// A reader found the message it read cut (`mark_partial`): `dispatch` keeps it.
+    partial_seen: bool,
+    facts: Facts,
+}
 
 impl<'f> Scanner<'f> {
     fn new(file: &'f str) -> Self {
         Scanner {
             file,
-            marker: memmem::Finder::new(MARKER),
+            ccl: memmem::Finder::new(b"CCL "),
+            info: memmem::Finder::new(INFO_MARKER),
             info_at: usize::MAX,
-            facts: NcclLogFacts::default(),
-            versions: BTreeSet::new(),
-            drivers: BTreeSet::new(),
-            networks: BTreeSet::new(),
-            summaries: BTreeSet::new(),
-            rings: BTreeSet::new(),
-            trees: BTreeSet::new(),
-            channel_counts: BTreeSet::new(),
-            nics: Vec::new(),
-            host: None,
-            communicators: Vec::new(),
-            open_comms: HashMap::new(),
-            calls: Vec::new(),
-            best: Tally::default(),
-            planned: Tally::default(),
-            tuning: BTreeMap::new(),
+            tails: Vec::new(),
+            last_nranks: None,
+            orphans: 0,
+            lines: 0,
+            warnings: Vec::new(),
+            warning_count: 0,
+            partials: Vec::new(),
+            partial_count: 0,
+            partial_seen: false,
+            facts: Facts::default(),
         }
     }
 
-    fn line(&mut self, raw: &[u8]) {
-        self.facts.lines += 1;
+    /// One line; `ended` is false for a last line with no newline, which may be cut: when it
+    /// would change the facts it is a partial line instead.
+    fn line(&mut self, raw: &[u8], ended: bool) {
+        self.lines += 1;
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let at_last = line.get(self.info_at..).and_then(<[u8]>::first_chunk);
-        if at_last == Some(INFO_MARKER) {
-            let (prefix, message) = line.split_at(self.info_at + INFO_MARKER.len());
-            return self.info(prefix, message);
+        if ended {
+            return self.read(line);
         }
-        let Some(at) = self.marker.find(line) else {
-            if let Some(version) = line.strip_prefix(b"NCCL version ") {
-                insert_first_word(&mut self.versions, version);
+        let before = self.facts.clone();
+        let partials = self.partial_count;
+        self.read(line);
+        if self.facts != before && self.partial_count == partials {
+            self.facts = before;
+            self.partial(line);
+        }
+    }
+
+    fn read(&mut self, line: &[u8]) {
+        if line.get(self.info_at..).and_then(<[u8]>::first_chunk) == Some(INFO_MARKER) {
+            let (prefix, message) = line.split_at(self.info_at);
+            return self.info(prefix, &message[INFO_MARKER.len()..]);
+        }
+        match nccl_line::marker(line, &self.ccl) {
+            Marker::Info { prefix_end, message_at } => {
+                if line.get(prefix_end..).and_then(<[u8]>::first_chunk) == Some(INFO_MARKER) {
+                    self.info_at = prefix_end;
+                }
+                self.info(&line[..prefix_end], &line[message_at..]);
             }
-            return;
-        };
-        let level = line.get(at + MARKER.len()..).unwrap_or_default();
-        if level.starts_with(b"INFO ") {
-            self.info_at = at;
-            let (prefix, message) = line.split_at(at + INFO_MARKER.len());
-            self.info(prefix, message);
-        } else if level.starts_with(b"WARN") {
-            self.warn(line);
+            Marker::Warn => self.warn(line),
+            Marker::Version(at) => insert_first_word(&mut self.facts.versions, &line[at..]),
+            Marker::None if self.orphans > 0 => {
+                let message = nccl_line::trim_message(line.trim_ascii_start());
+                if [&b"Ring "[..], b"Channel ", b"Tree"].iter().any(|head| message.starts_with(head)) {
+                    self.orphans -= 1;
+                    self.dispatch(&[], message);
+                }
+            }
+            Marker::None => {}
         }
     }
 
     fn info(&mut self, prefix: &[u8], message: &[u8]) {
-        if self.host.is_none() {
-            self.host = Some(host_and_pid(&lossy(prefix)).map(|(host, _)| host.to_string()));
+        if !self.tails.iter().any(|tail| same_tail(prefix, tail)) {
+            self.note_host(prefix);
         }
-        if message.starts_with(b"NET/") {
-            return self.net(prefix, message);
+        if self.known_call(message) {
+            return;
         }
+        if let Some(inner) = self.info.find(message) {
+            let (other, rest) = message.split_at(inner);
+            self.info(other, &rest[INFO_MARKER.len()..]);
+            self.orphans = self.orphans.saturating_add(1);
+            return;
+        }
+        self.dispatch(prefix, nccl_line::trim_message(message));
+    }
+
+    fn note_host(&mut self, prefix: &[u8]) {
+        let tail = match nccl_line::host_word(prefix) {
+            Some((word_at, host, _)) => {
+                insert_capped(&mut self.facts.hosts, host);
+                &prefix[word_at..]
+            }
+            None => prefix,
+        };
+        if self.tails.len() == TAILS {
+            self.tails.remove(0);
+        }
+        self.tails.push(tail.to_vec());
+    }
+
+    fn dispatch(&mut self, prefix: &[u8], message: &[u8]) {
         match message.first() {
-            Some(b'A'..=b'Z') => self.upper(message),
+            Some(b'A'..=b'Z') => self.upper(prefix, message),
             Some(b'a'..=b'z') => self.lower(prefix, message),
             Some(b'0'..=b'9') => self.numeric(message),
             _ => {}
+        }
+        if std::mem::take(&mut self.partial_seen) {
+            self.partial(message);
         }
     }
 
     /// COLL calls first (the hot path), then GRAPH/INIT lines, picked by their first word
     /// before any text conversion.
-    fn upper(&mut self, message: &[u8]) {
+    fn upper(&mut self, prefix: &[u8], message: &[u8]) {
+        if message.starts_with(b"NET/") {
+            return self.net(prefix, message);
+        }
         if self.call_or_planned(message) {
             return;
         }
@@ -298,51 +394,59 @@ impl<'f> Scanner<'f> {
         };
         let (word, rest) = message.split_at(space);
         let handler: fn(&mut Self, &str) = match word {
-            b"Channel" => Self::channel,
+            b"Channel" | b"CollNet" | b"Coll" => Self::channel,
             b"Ring" => Self::ring,
             b"Tree" => Self::tree,
             b"Trees" => Self::trees,
             b"Pattern" => Self::pattern,
-            b"NCCL" => Self::version,
+            b"NCCL" | b"RCCL" => Self::version,
             b"Using" => Self::network,
             b"Best" => Self::best_tuning,
+            b"NVLS" => Self::nvls,
+            b"Connected" => Self::connected,
+            b"P2P" => Self::p2p_plugin,
+            b"NCCL_PXN_DISABLE" => Self::pxn_setting,
             _ => return,
         };
         let rest = lossy(rest);
         handler(self, rest.trim());
     }
 
-    /// `Ring 00 : 7 -> 0 -> 1` (previous -> this rank -> next).
+    /// `Ring 00 : 7 -> 0 -> 1` (previous -> this rank -> next), or a connection as NCCL 2.3-2.6
+    /// printed them (`Ring 00 : 3[3] -> 2[2] via P2P/IPC`).
     fn ring(&mut self, rest: &str) {
-        if let Some((_, order)) = rest.split_once(':') {
-            insert_capped(&mut self.rings, order.trim());
+        let Some((_, order)) = rest.split_once(':') else {
+            return self.mark_partial();
+        };
+        match nccl_line::ring_line(order) {
+            RingLine::Order(order) => insert_capped(&mut self.facts.rings, order),
+            RingLine::Connection(transport) => self.transport(transport),
+            RingLine::Partial => self.mark_partial(),
         }
     }
 
     /// `Tree 0 : -1 -> 0 -> 1/-1/-1` (parent -> this rank -> children), kept in the `Trees`
     /// line's order `1/-1/-1->0->-1` so that a tree both lines print is one fact.
     fn tree(&mut self, rest: &str) {
-        if let Some((_, tree)) = rest.split_once(':') {
-            let parts: Vec<&str> = tree.split("->").map(str::trim).collect();
-            match parts.as_slice() {
-                [parent, rank, children] => insert_capped(&mut self.trees, &format!("{children}->{rank}->{parent}")),
-                _ => insert_capped(&mut self.trees, tree.trim()),
-            }
+        let tree = rest.split_once(':').and_then(|(_, tree)| nccl_line::tree_item(tree));
+        match tree {
+            Some(tree) => insert_capped(&mut self.facts.trees, &tree),
+            None => self.mark_partial(),
         }
     }
 
-    /// `Trees [0] 1/-1/-1->0->-1 [1] ...` (children->this rank->parent, every channel).
+    /// `Trees [0] 1/-1/-1->0->-1 [1] ...` in every era's form (see `nccl_line::trees`).
     fn trees(&mut self, rest: &str) {
-        for tree in rest.split('[').filter_map(|t| t.split_once(']')) {
-            let tree = tree.1.trim();
-            if is_tree_item(tree) {
-                insert_capped(&mut self.trees, tree);
-            }
+        if let (_, Some(nranks)) = nccl_line::split_comm(rest) {
+            insert_capped(&mut self.facts.nranks, &nranks);
+        }
+        for tree in nccl_line::trees(rest) {
+            insert_capped(&mut self.facts.trees, &tree);
         }
     }
 
     fn pattern(&mut self, rest: &str) {
-        let patterns = &mut self.facts.graph_patterns;
+        let patterns = &mut self.facts.patterns;
         if let Some(pattern) = parse_pattern(rest) {
             if !patterns.contains(&pattern) && patterns.len() < MAX_DISTINCT {
                 patterns.push(pattern);
@@ -350,26 +454,67 @@ impl<'f> Scanner<'f> {
         }
     }
 
-    /// `NCCL version 2.28.9+cuda13.0`.
+    /// `NCCL version 2.28.9+cuda13.0` as an INFO message.
     fn version(&mut self, rest: &str) {
         if let Some(version) = rest.strip_prefix("version ") {
-            insert_first_word(&mut self.versions, version.as_bytes());
+            insert_first_word(&mut self.facts.versions, version.as_bytes());
         }
     }
 
-    /// `Using network IB`.
+    /// `Using network IB`; 2.3's `Using internal Network IB` (no plugin).
     fn network(&mut self, rest: &str) {
-        if let Some(network) = rest.strip_prefix("network ") {
-            insert_capped(&mut self.networks, network.trim());
+        let network = match rest.strip_prefix("internal Network ") {
+            Some(network) => {
+                insert_capped(&mut self.facts.plugins, "internal");
+                network
+            }
+            None => match rest.strip_prefix("network ") {
+                Some(network) => network,
+                None => return,
+            },
+        };
+        insert_capped(&mut self.facts.networks, network.trim());
+    }
+
+    /// `NET/IB : Using [0]mlx5_0:1/IB ...`, `NET/IB : GPU Direct RDMA Enabled for HCA 0 ...`,
+    /// and the net plugin lines (`NET/Plugin ...`, `NET/OFI Using aws-ofi-nccl ...`).
+    fn net(&mut self, prefix: &[u8], message: &[u8]) {
+        let message = lossy(message);
+        let message = message.trim();
+        if let Some(plugin) = nccl_line::net_plugin(message) {
+            insert_capped(&mut self.facts.plugins, &plugin);
+        } else if message == "NET/IB : No device found." {
+            self.facts.ib_missing = true;
+        } else if let Some((net, line)) = nccl_net::parse(message) {
+            let host = nccl_line::host_and_pid(prefix).map_or("", |(host, _)| host);
+            nccl_net::apply(&mut self.facts.nics, host, net, line);
         }
     }
 
-    /// `NET/IB : Using [0]mlx5_0:1/IB ...` and `NET/IB : GPU Direct RDMA Enabled for HCA 0 ...`.
-    fn net(&mut self, prefix: &[u8], message: &[u8]) {
-        if let Some((net, line)) = nccl_net::parse(lossy(message).trim()) {
-            let prefix = lossy(prefix);
-            let host = host_and_pid(&prefix).map_or("", |(host, _)| host);
-            nccl_net::apply(&mut self.nics, host, net, line);
+    /// `P2P plugin IBext_v8`: the net plugin of HPC-X's nccl-rdma-sharp-plugins.
+    fn p2p_plugin(&mut self, rest: &str) {
+        if let Some(plugin) = nccl_line::net_plugin(&format!("P2P {rest}")) {
+            insert_capped(&mut self.facts.plugins, &plugin);
+        }
+    }
+
+    /// `NVLS multicast support is [not ]available on dev N`, `NVLS Head ..`, `NVLS comm ..`.
+    fn nvls(&mut self, rest: &str) {
+        let available = !rest.starts_with("multicast support is not available");
+        self.facts.nvls = self.facts.nvls.max(Some(available));
+    }
+
+    /// `Connected NVLS` / `Connected NVLS tree`.
+    fn connected(&mut self, rest: &str) {
+        if rest.starts_with("NVLS") {
+            self.facts.nvls = Some(true);
+        }
+    }
+
+    /// `NCCL_PXN_DISABLE set by environment to 1`.
+    fn pxn_setting(&mut self, rest: &str) {
+        if rest.strip_prefix("set by environment to ").is_some_and(|v| v.trim_end_matches('.') == "1") {
+            self.facts.pxn = self.facts.pxn.max(Some(false));
         }
     }
 
@@ -379,16 +524,13 @@ impl<'f> Scanner<'f> {
             return;
         };
         if let [algorithm, "protocol", protocol, ..] = *rest.split(", ").collect::<Vec<_>>() {
-            self.best.add(algorithm, protocol);
+            self.facts.best.add(algorithm, protocol);
         }
     }
 
     /// `AllReduce: opCount ...` (a COLL call) or `AllReduce: 4096 Bytes -> Algo RING proto
     /// SIMPLE ...` (a planned task, 2.21+). False for anything else.
     fn call_or_planned(&mut self, message: &[u8]) -> bool {
-        if self.known_call(message) {
-            return true;
-        }
         let name_length = message.iter().take(40).take_while(|b| b.is_ascii_alphanumeric()).count();
         let (name, rest) = message.split_at(name_length);
         if name.is_empty() || rest.first() != Some(&b':') {
@@ -396,6 +538,7 @@ impl<'f> Scanner<'f> {
         }
         if rest.starts_with(b": opCount ") {
             self.new_call(name);
+            self.call_nranks(message);
             return true;
         }
         match rest.get(2..) {
@@ -410,27 +553,47 @@ impl<'f> Scanner<'f> {
     /// Counts `message` when it is a call of a kind already seen: one masked 16-byte compare
     /// per kind (logs hold few) instead of a scan and a lookup.
     fn known_call(&mut self, message: &[u8]) -> bool {
-        for kind in &mut self.calls {
-            let Some(word) = kind.word else { continue };
+        let known = self.facts.calls.iter_mut().find(|kind| {
             let length = kind.name.len();
-            if head_word(message, length) == Some(word)
+            kind.word.is_some()
+                && head_word(message, length) == kind.word
                 && message.get(length..).is_some_and(|r| r.starts_with(b": opCount "))
-            {
+        });
+        match known {
+            Some(kind) => {
                 kind.count += 1;
-                return true;
+                self.call_nranks(message);
+                true
             }
+            None => false,
         }
-        false
+    }
+
+    /// The `[nranks=16]` a COLL line ends with (found from the end: no scan of the line).
+    fn call_nranks(&mut self, message: &[u8]) {
+        let Some(open) = memchr::memrchr(b'[', message) else {
+            return;
+        };
+        let Some(digits) = message[open..].strip_prefix(b"[nranks=") else {
+            return;
+        };
+        let end = digits.iter().position(|b| !b.is_ascii_digit()).unwrap_or(digits.len());
+        let nranks = std::str::from_utf8(&digits[..end]).ok().and_then(|d| d.parse::<u64>().ok());
+        if let Some(nranks) = nranks.filter(|n| self.last_nranks != Some(*n)) {
+            self.last_nranks = Some(nranks);
+            insert_capped(&mut self.facts.nranks, &nranks);
+        }
     }
 
     /// The first call of a kind, or one `known_call` cannot match (a name over 16 bytes, a
     /// message under 16).
     fn new_call(&mut self, name: &[u8]) {
-        if let Some(kind) = self.calls.iter_mut().find(|k| k.name == name) {
+        let calls = &mut self.facts.calls;
+        if let Some(kind) = calls.iter_mut().find(|k| k.name == name) {
             kind.count += 1;
-        } else if self.calls.len() < MAX_DISTINCT {
+        } else if calls.len() < MAX_DISTINCT {
             let word = name_word(name);
-            self.calls.push(CallKind { name: name.to_vec(), word, count: 1 });
+            calls.push(CallKind { name: name.to_vec(), word, count: 1 });
         }
     }
 
@@ -446,9 +609,9 @@ impl<'f> Scanner<'f> {
         };
         let words: Vec<&str> = rest.split_whitespace().collect();
         let [algorithm, "proto", protocol, ..] = *words else {
-            return;
+            return self.mark_partial();
         };
-        self.planned.add(algorithm, protocol);
+        self.facts.planned.add(algorithm, protocol);
         let channels = words.iter().find_map(|w| channel_span(w));
         let key = (
             collective.map(|c| lossy(c).into_owned()),
@@ -457,32 +620,56 @@ impl<'f> Scanner<'f> {
             protocol_name(protocol).to_string(),
             channels,
         );
-        if let Some(count) = self.tuning.get_mut(&key) {
+        let tuning = &mut self.facts.tuning;
+        if let Some(count) = tuning.get_mut(&key) {
             *count += 1;
-        } else if self.tuning.len() < MAX_DISTINCT {
-            self.tuning.insert(key, 1);
+        } else if tuning.len() < MAX_DISTINCT {
+            tuning.insert(key, 1);
         }
     }
 
-    /// `Channel 00/64 : 0 1 2` (channel count) or `Channel 00/0 : 0[0] -> 1[1] via P2P/...`.
+    /// `Channel 00/64 : 0 1 2` (channel count), a connection (`Channel 00/0 : 0[0] -> 1[1]
+    /// via P2P/...`, `Channel 00 : 0[6000] -> 1[7000] via P2P/direct pointer`), or a CollNet
+    /// one (`CollNet 00/0 : 0 [send] via COLLNET/...`, `Channel 00/0 : 0[0] via COLLNET/..`).
     fn channel(&mut self, rest: &str) {
         let Some((label, peers)) = rest.split_once(':') else {
-            return;
+            return self.mark_partial();
         };
-        let mut words = peers.split_whitespace().skip_while(|w| *w != "via");
-        if let Some(kind) = words.nth(1) {
-            bump(&mut self.facts.transports, kind, 1);
-        } else if !peers.contains('>') {
-            let total = label.split_once('/').and_then(|(_, n)| n.trim().parse::<u64>().ok());
-            if let Some(total) = total {
-                insert_capped(&mut self.channel_counts, &total);
-            }
+        if let (_, Some(nranks)) = nccl_line::split_comm(peers) {
+            insert_capped(&mut self.facts.nranks, &nranks);
+        }
+        if let Some((_, via)) = peers.split_once(" via ") {
+            return match nccl_line::transport(via) {
+                Some(transport) => self.transport(transport),
+                None => self.mark_partial(),
+            };
+        }
+        let total = label.split_once('/').and_then(|(_, n)| n.trim().parse::<u64>().ok());
+        let listing = !peers.contains('>') && !peers.contains('[') && !peers.trim_end().ends_with("via");
+        match total {
+            Some(total) if total > 0 && listing => insert_capped(&mut self.facts.channel_counts, &total),
+            _ => self.mark_partial(),
+        }
+    }
+
+    /// Counts a connection's transport; its net is the network, `COLLNET/..` means CollNet,
+    /// a proxy rank means PXN.
+    fn transport(&mut self, transport: Transport<'_>) {
+        bump(&mut self.facts.transports, transport.name, 1);
+        if let Some(net) = transport.net {
+            insert_capped(&mut self.facts.networks, net);
+        }
+        if transport.collnet {
+            self.facts.collnet = Some(true);
+        }
+        if transport.pxn {
+            self.facts.pxn = Some(true);
         }
     }
 
     fn lower(&mut self, prefix: &[u8], message: &[u8]) {
         if let Some(rest) = message.strip_prefix(b"cudaDriverVersion ") {
-            insert_first_word(&mut self.drivers, rest);
+            insert_first_word(&mut self.facts.drivers, rest);
         } else if message.starts_with(b"comm ") || message.starts_with(b"nccl") {
             let message = message.trim_ascii_end();
             let state = if message.ends_with(b" - Init START") {
@@ -490,17 +677,36 @@ impl<'f> Scanner<'f> {
             } else if message.ends_with(b" - Init COMPLETE") {
                 InitState::Complete
             } else {
-                return;
+                return self.topology(&lossy(message));
             };
             self.communicator(&lossy(prefix), &lossy(message), state);
         }
     }
 
-    /// `64 coll channels, ...` summaries and `N Bytes -> Algo 1 proto 2 time T` (2.19-2.20).
+    /// `comm 0x.. rank 6 nRanks 16 nNodes 2 localRanks 8 localRank 6 MNNVL 0` (2.12+).
+    fn topology(&mut self, message: &str) {
+        for (key, set) in [
+            ("nRanks", &mut self.facts.nranks),
+            ("nNodes", &mut self.facts.nnodes),
+            ("localRanks", &mut self.facts.local_ranks),
+        ] {
+            if let Some(value) = nccl_line::key_number(message, key) {
+                insert_capped(set, &value);
+            }
+        }
+    }
+
+    /// `64 coll channels, 0 nvls channels, ...` summaries and `N Bytes -> Algo 1 proto 2 time
+    /// T` (2.19-2.20).
     fn numeric(&mut self, message: &[u8]) {
         let text = lossy(message);
         if text.contains(" coll channels") {
-            insert_capped(&mut self.summaries, text.trim());
+            let nvls =
+                text.split(", ").find_map(|part| part.strip_suffix(" nvls channels")?.trim().parse::<u64>().ok());
+            if let Some(nvls) = nvls {
+                self.facts.nvls = self.facts.nvls.max(Some(nvls > 0));
+            }
+            insert_capped(&mut self.facts.summaries, text.trim());
         } else if text.contains(" Bytes -> Algo ") {
             self.planned_tuning(None, message);
         }
@@ -510,13 +716,15 @@ impl<'f> Scanner<'f> {
         let Some(fields) = CommFields::parse(message) else {
             return;
         };
-        let (host, pid) = host_and_pid(prefix).unwrap_or_default();
+        insert_capped(&mut self.facts.nranks, &fields.nranks);
+        let (host, pid) = nccl_line::host_and_pid(prefix.as_bytes()).unwrap_or_default();
         let key = (host.to_string(), pid.to_string(), fields.pointer.clone());
-        let open = self.open_comms.get(&key).copied();
-        let pending = open.filter(|&i| self.communicators.get(i).is_some_and(|c| !c.init_complete));
+        let facts = &mut self.facts;
+        let open = facts.open_comms.get(&key).copied();
+        let pending = open.filter(|&i| facts.communicators.get(i).is_some_and(|c| !c.init_complete));
         match (state, pending) {
             (InitState::Complete, Some(index)) => {
-                if let Some(comm) = self.communicators.get_mut(index) {
+                if let Some(comm) = facts.communicators.get_mut(index) {
                     fields.fill(comm);
                     comm.init_complete = true;
                 }
@@ -532,54 +740,94 @@ impl<'f> Scanner<'f> {
                     init_complete: state == InitState::Complete,
                 };
                 fields.fill(&mut comm);
-                self.open_comms.insert(key, self.communicators.len());
-                self.communicators.push(comm);
+                facts.open_comms.insert(key, facts.communicators.len());
+                facts.communicators.push(comm);
             }
         }
     }
 
     fn warn(&mut self, line: &[u8]) {
-        self.facts.warning_count += 1;
-        if self.facts.warnings.len() < MAX_WARNINGS {
-            self.facts.warnings.push(LogLine {
-                file: self.file.to_string(),
-                line: self.facts.lines,
-                text: lossy(line).trim().to_string(),
-            });
-        }
+        self.warning_count += 1;
+        keep_line(&mut self.warnings, self.file, self.lines, line);
+    }
+
+    /// A line that states a fact only partly: counted and kept (the first 20), not read.
+    fn partial(&mut self, line: &[u8]) {
+        self.partial_count += 1;
+        keep_line(&mut self.partials, self.file, self.lines, line);
+    }
+
+    fn mark_partial(&mut self) {
+        self.partial_seen = true;
     }
 
     fn finish(self, bytes: u64) -> NcclLogFacts {
-        let mut facts = self.facts;
-        facts.bytes = bytes;
-        facts.nccl_versions = self.versions.into_iter().collect();
-        facts.cuda_driver_versions = self.drivers.into_iter().collect();
-        facts.networks = self.networks.into_iter().collect();
-        facts.channel_summaries = self.summaries.into_iter().collect();
-        facts.rings = self.rings.into_iter().collect();
-        facts.trees = self.trees.into_iter().collect();
-        facts.channel_counts = self.channel_counts.into_iter().collect();
-        facts.nics = self.nics;
-        if let Some(host) = self.host.flatten().filter(|h| !h.is_empty()) {
-            facts.files_by_host.insert(host, vec![self.file.to_string()]);
+        let f = self.facts;
+        let files_by_host = f.hosts.into_iter().map(|host| (host, vec![self.file.to_string()])).collect();
+        let mut communicators = f.communicators;
+        communicators.sort();
+        communicators.dedup();
+        let mut graph_patterns = f.patterns;
+        sort_patterns(&mut graph_patterns);
+        let mut collective_calls = BTreeMap::new();
+        for kind in f.calls {
+            bump(&mut collective_calls, &lossy(&kind.name), kind.count);
         }
-        facts.communicators = self.communicators;
-        facts.communicators.sort();
-        facts.communicators.dedup();
-        sort_patterns(&mut facts.graph_patterns);
-        for kind in self.calls {
-            bump(&mut facts.collective_calls, &lossy(&kind.name), kind.count);
+        let tally = if f.best.is_empty() { f.planned } else { f.best };
+        let mut networks = f.networks;
+        if networks.is_empty() && f.ib_missing && f.nics.iter().any(|nic| nic.net == "Socket") {
+            networks.insert("Socket".to_string());
         }
-        let tally = if self.best.is_empty() { self.planned } else { self.best };
-        facts.algorithms = tally.algorithms;
-        facts.protocols = tally.protocols;
-        facts.tuning = self.tuning.into_iter().map(tuning_choice).collect();
-        facts
+        NcclLogFacts {
+            nccl_versions: f.versions.into_iter().collect(),
+            cuda_driver_versions: f.drivers.into_iter().collect(),
+            communicators,
+            nranks: f.nranks.into_iter().collect(),
+            nnodes: f.nnodes.into_iter().collect(),
+            local_ranks: f.local_ranks.into_iter().collect(),
+            networks: networks.into_iter().collect(),
+            net_plugins: f.plugins.into_iter().collect(),
+            nvls: f.nvls,
+            collnet: f.collnet,
+            pxn: f.pxn,
+            nics: f.nics,
+            files_by_host,
+            channel_counts: f.channel_counts.into_iter().collect(),
+            channel_summaries: f.summaries.into_iter().collect(),
+            rings: f.rings.into_iter().collect(),
+            trees: f.trees.into_iter().collect(),
+            graph_patterns,
+            transports: f.transports,
+            collective_calls,
+            algorithms: tally.algorithms,
+            protocols: tally.protocols,
+            tuning: f.tuning.into_iter().map(tuning_choice).collect(),
+            warnings: self.warnings,
+            warning_count: self.warning_count,
+            partial_lines: self.partials,
+            partial_line_count: self.partial_count,
+            lines: self.lines,
+            bytes,
+        }
     }
 }
 
-/// The `key value` pairs of an Init line: `comm 0x.. rank R nranks N cudaDev D nvmlDev M busId B
-/// commId 0x.. - Init COMPLETE` (2.4-2.28 print subsets of these; `nRanks` in some).
+/// Whether `prefix` ends with `tail` at a word boundary (the whole prefix, or a blank before
+/// it): then it names the host `tail` named (timestamps and tags before it may differ).
+fn same_tail(prefix: &[u8], tail: &[u8]) -> bool {
+    let Some(before) = prefix.len().checked_sub(tail.len()) else {
+        return false;
+    };
+    prefix.ends_with(tail) && (before == 0 || prefix[before - 1].is_ascii_whitespace())
+}
+
+/// Keeps `line` (1-based `number`) of `file` while fewer than `MAX_WARNINGS` are kept.
+fn keep_line(kept: &mut Vec<LogLine>, file: &str, number: u64, line: &[u8]) {
+    if kept.len() < MAX_WARNINGS {
+        kept.push(LogLine { file: file.to_string(), line: number, text: lossy(line).trim().to_string() });
+    }
+}
+
 #[derive(Debug, Default)]
 struct CommFields {
     pointer: String,
@@ -623,24 +871,6 @@ impl CommFields {
     }
 }
 
-/// `host:pid:tid` from the line prefix: the word before the `[dev]` word (a timestamp or an MPI
-/// tag such as `[1,0]<stdout>:` may come first).
-fn host_and_pid(prefix: &str) -> Option<(&str, &str)> {
-    let words: Vec<&str> = prefix.split_whitespace().collect();
-    let device = words.iter().position(|w| {
-        w.strip_prefix('[')
-            .and_then(|w| w.strip_suffix(']'))
-            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-    })?;
-    let word = words.get(device.checked_sub(1)?)?;
-    let mut parts = word.rsplitn(3, ':');
-    let _tid = parts.next()?;
-    let pid = parts.next().filter(|p| p.bytes().all(|b| b.is_ascii_digit()))?;
-    let host = parts.next()?;
-    let host = host.rsplit('>').next().unwrap_or(host).trim_start_matches(':');
-    Some((host, pid))
-}
-
 /// `Pattern 4, crossNic 0, nChannels 32, bw 60.000000/60.000000, type LOC/PIX, sameChannels 1`
 /// (`speed` for `bw` before 2.12).
 fn parse_pattern(text: &str) -> Option<GraphPattern> {
@@ -677,14 +907,6 @@ fn parse_pattern(text: &str) -> Option<GraphPattern> {
         }
     }
     Some(pattern)
-}
-
-/// One complete `down0/down1/down2->rank->up` item of a `Trees` line (the last item of a long
-/// line is cut by NCCL's 1024-byte line buffer).
-fn is_tree_item(item: &str) -> bool {
-    let parts: Vec<&str> = item.split("->").collect();
-    matches!(parts.as_slice(), [down, rank, up]
-        if down.split('/').count() == 3 && rank.parse::<i64>().is_ok() && up.parse::<i64>().is_ok())
 }
 
 /// `channel{Lo..Hi}={0..31}` -> 32 channels.
@@ -983,6 +1205,78 @@ h:1:1 [0] NCCL INFO AllReduce: x Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}
         let comm = &facts.communicators[0];
         assert_eq!((comm.comm_id.as_str(), comm.bus_id.as_deref(), comm.init_complete), ("", Some("1000"), true));
         assert_eq!(facts.collective_calls.get("Broadcast"), Some(&2));
+    }
+
+    /// Every shape issue 25 lists, one line each, under several launchers' prefixes.
+    #[test]
+    fn every_era_and_launcher_prefix() {
+        let log = "[1,0]<stdout>:NCCL version 2.5.6+cuda10.2\n\
+| RCCL version 2.6.4+hip3.5 |\n\
+[1,0]<stdout>:node1:1:1 [0] NCCL INFO Ring 00 : 26[2] -> 24[0] via P2P/IPC\n\
+0: node2:2:2 [0] NCCL INFO Ring 02 : 35 -> 34 [send] via NET/Socket/0\n\
+[3] node3:3:3 [1] NCCL INFO Ring 01 : 0[1b000] -> 7[41000] via direct shared memory\n\
+<cluster_name>:4:4 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/AWS Libfabric/0\n\
+2024-01-01 10:00:00,000 - INFO - node1:1:1 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/direct pointer\n\
+node1:1:1 [0] NCCL INFO Channel 01/0 : 0[0] -> 8[0] [send] via NET/IB/1(3)/GDRDMA\n\
+node1:1:1 [0] NCCL INFO CollNet 00/0 : 0 [send] via COLLNET/SHARP/0\n\
+node1:1:1 [0] NCCL INFO Trees [0] 1/-1/-1->0->7|7->0->1/-1/-1 [1] 22->23->-1/-1/-1\n\
+node1:1:1 [0] NCCL INFO Trees [0] 2/-1/-1->3->1 comm 0xaa09f20 nRanks 08 busId ce000\n\
+node1:1:1 [0] NCCL INFO comm 0x1 rank 6 nRanks 16 nNodes 2 localRanks 8 localRank 6 MNNVL 0\n\
+node1:1:1 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x2 count 4 datatype 7 op 0 root 0 comm 0x3 [nranks=32] stream 0x4\n\
+node1:1:1 [0] NCCL INFO NVLS multicast support is available on dev 0\n\
+node1:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin AWS Libfabric (v6)\n\
+node1:1:1 [0] NCCL INFO Ring 10 : 7 ->\n\
+node1:1:1 [0] NCCL INFO Channel 04/0 : 7[3] -> 0[0] [receive] via P2P/CUME";
+        let facts = scan(log.as_bytes(), "raw/nccl/merged.log");
+        assert_eq!(facts.nccl_versions, ["2.5.6+cuda10.2", "2.6.4+hip3.5"]);
+        let hosts: Vec<&str> = facts.files_by_host.keys().map(String::as_str).collect();
+        assert_eq!(hosts, ["<cluster_name>", "node1", "node2", "node3"]);
+        assert!(facts.rings.is_empty(), "connection lines are not rings: {:?}", facts.rings);
+        let transports: Vec<&str> = facts.transports.keys().map(String::as_str).collect();
+        assert_eq!(
+            transports,
+            [
+                "COLLNET/SHARP/0",
+                "NET/AWS Libfabric/0",
+                "NET/IB/1(3)/GDRDMA",
+                "NET/Socket/0",
+                "P2P/IPC",
+                "P2P/direct pointer",
+                "direct shared memory"
+            ]
+        );
+        assert_eq!(facts.networks, ["AWS Libfabric", "IB", "Socket"]);
+        assert_eq!(facts.trees, ["-1/-1/-1->23->22", "1/-1/-1->0->7", "2/-1/-1->3->1"]);
+        assert_eq!(
+            (facts.nranks.as_slice(), facts.nnodes.as_slice(), facts.local_ranks.as_slice()),
+            (&[8, 16, 32][..], &[2][..], &[8][..])
+        );
+        assert_eq!((facts.nvls, facts.collnet, facts.pxn), (Some(true), Some(true), Some(true)));
+        assert_eq!(facts.net_plugins, ["AWS Libfabric"]);
+        assert_eq!(facts.partial_line_count, 2, "{:?}", facts.partial_lines);
+        let partial: Vec<(u64, &str)> = facts.partial_lines.iter().map(|l| (l.line, l.text.as_str())).collect();
+        assert_eq!(partial[0], (16, "Ring 10 : 7 ->"));
+        assert_eq!(partial[1].0, 17, "a last line with no newline that would state a fact");
+        assert!(!facts.transports.contains_key("P2P/CUME"));
+    }
+
+    /// Two threads' lines run into one; the displaced message comes later on its own.
+    #[test]
+    fn interleaved_lines_keep_both_messages() {
+        let log = b"h:1:1 [6] NCCL INFO h:1:2 [7] NCCL INFO Ring 04 : 7[7] -> 3[3] via P2P/IPC\n\
+h:1:3 [1] NCCL INFO Ring 04 : 1[1] -> 0[0] via P2P/IPC\n\
+Ring 04 : 6[6] -> 5[5] via P2P/IPC\n\
+Ring 04 : 5[5] -> 4[4] via P2P/IPC\n";
+        let facts = scan(log, "i.log");
+        assert_eq!(facts.transports.get("P2P/IPC"), Some(&3), "one displaced message, one unmarked line read");
+    }
+
+    /// `NET/IB : No device found.` then a socket device: the network of a log before 2.6.
+    #[test]
+    fn socket_fallback_names_the_network() {
+        let log = b"h:1:1 [0] NCCL INFO NET/IB : No device found.\nh:1:1 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\n";
+        assert_eq!(scan(log, "s.log").networks, ["Socket"]);
+        assert!(scan(&log[..47], "s.log").networks.is_empty());
     }
 
     #[test]

@@ -770,6 +770,17 @@ fn parse_device(body: &str) -> Option<DeviceLine> {
 mod tests {
     use super::*;
 
+    /// A headerless excerpt whose rows carry a launcher tag at the start and again where the
+    /// launcher split the row (issue 25): every row read.
+    #[test]
+    fn headerless_rows_with_tags_at_the_start_and_mid_row() {
+        let text = b"[0]      1048576        262144     float     sum      -1[0]    1626.5    0.64    1.21      0    1618.9    0.65    1.21      0\n\
+[0]      2097152        524288     float     sum      -1[0]    2951.2    0.71    1.33      0    2949.0    0.71    1.33      0\n";
+        let out = parse_text(text);
+        let rows: Vec<(u64, f64)> = out.rows().map(|r| (r.size_bytes, r.out_of_place.time_us)).collect();
+        assert_eq!(rows, [(1048576, 1626.5), (2097152, 2951.2)], "{:?}", out.warnings);
+    }
+
     #[test]
     fn long_rows_and_unicode_spaces_are_split_as_python_would() {
         let extra: Vec<String> = (0..44).map(|i| format!("x{i}")).collect();

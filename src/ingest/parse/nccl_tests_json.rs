@@ -141,7 +141,7 @@ struct Document {
     args: Option<Vec<Leaf>>,
     nccl_version: Option<Leaf>,
     config: Option<Config>,
-    results: Option<Vec<Entry>>,
+    results: Option<Vec<ResultEntry>>,
     out_of_bounds: Option<Summary>,
     #[serde(alias = "average_bus_bandwidith")]
     average_bus_bandwidth: Option<Summary>,
@@ -234,7 +234,7 @@ impl Device {
 }
 
 #[derive(Debug, Deserialize)]
-struct Entry {
+struct ResultEntry {
     size: Option<Leaf>,
     count: Option<Leaf>,
     #[serde(rename = "type")]
@@ -247,7 +247,7 @@ struct Entry {
     in_place_per_iter: Option<PerIter>,
 }
 
-impl Entry {
+impl ResultEntry {
     fn row(&self, cycles: &mut CycleCounter) -> Option<NcclTestsRow> {
         let size_bytes = u64_of(&self.size)?;
         let out_of_place = self.out_of_place.as_ref()?.placement(&self.out_of_place_per_iter)?;

@@ -4,24 +4,24 @@
 
 use crate::core::model::sections::{
     AsyncRow, Columns, ContractRecord, ContractRow, DecodeRow, DecompositionRow, FragmentationRow, NumericsRow,
-    Section, SectionRows,
+    SectionRows, WorkerSection,
 };
 use crate::ingest::parse::fields::{from_fields, FieldError};
 use crate::ingest::parse::ParseError;
 use serde::de::DeserializeOwned;
 
 /// Parses one `rank<N>_<section>.csv`.
-pub(crate) fn parse_section(section: Section, bytes: &[u8]) -> Result<SectionRows, ParseError> {
+pub(crate) fn parse_section(section: WorkerSection, bytes: &[u8]) -> Result<SectionRows, ParseError> {
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(ParseError::new(Some(1), "empty file: expected a header row"));
     }
     Ok(match section {
-        Section::Contracts => SectionRows::Contracts(parse_contracts(bytes)?),
-        Section::Async => SectionRows::Async(parse_rows::<AsyncRow>(bytes)?),
-        Section::Decomposition => SectionRows::Decomposition(parse_rows::<DecompositionRow>(bytes)?),
-        Section::Fragmentation => SectionRows::Fragmentation(parse_rows::<FragmentationRow>(bytes)?),
-        Section::Decode => SectionRows::Decode(parse_rows::<DecodeRow>(bytes)?),
-        Section::Numerics => SectionRows::Numerics(parse_rows::<NumericsRow>(bytes)?),
+        WorkerSection::Contracts => SectionRows::Contracts(parse_contracts(bytes)?),
+        WorkerSection::Async => SectionRows::Async(parse_rows::<AsyncRow>(bytes)?),
+        WorkerSection::Decomposition => SectionRows::Decomposition(parse_rows::<DecompositionRow>(bytes)?),
+        WorkerSection::Fragmentation => SectionRows::Fragmentation(parse_rows::<FragmentationRow>(bytes)?),
+        WorkerSection::Decode => SectionRows::Decode(parse_rows::<DecodeRow>(bytes)?),
+        WorkerSection::Numerics => SectionRows::Numerics(parse_rows::<NumericsRow>(bytes)?),
     })
 }
 
@@ -392,7 +392,7 @@ mod tests {
     #[test]
     fn reads_rows_and_ignores_extra_columns() {
         let text = b"world_size,rank,size_bytes,mode,cycle,duration_us,extra\n4,0,1024,direct,0,12.5,x\n";
-        let SectionRows::Decomposition(rows) = parse_section(Section::Decomposition, text).unwrap() else {
+        let SectionRows::Decomposition(rows) = parse_section(WorkerSection::Decomposition, text).unwrap() else {
             panic!("wrong section")
         };
         assert_eq!(rows.len(), 1);
@@ -405,25 +405,29 @@ mod tests {
         let text =
             b"world_size,tokens,message_bytes,collectives,cycle,duration_us,host_issue_us,device_us,device_queued\n\
             1,1,8192,160,0,4122.0,4068.4,1.3,True\n1,1,8192,160,1,4100.0,4050.0,1.2,False\n";
-        let SectionRows::Decode(rows) = parse_section(Section::Decode, text).unwrap() else { panic!("wrong section") };
+        let SectionRows::Decode(rows) = parse_section(WorkerSection::Decode, text).unwrap() else {
+            panic!("wrong section")
+        };
         assert_eq!(
             (rows[0].host_issue_us, rows[0].device_us, rows[0].device_queued),
             (Some(4068.4), Some(1.3), Some(true))
         );
         assert_eq!(rows[1].device_queued, Some(false));
         let old = b"world_size,tokens,message_bytes,collectives,cycle,duration_us\n1,1,8192,160,0,4122.0\n";
-        let SectionRows::Decode(rows) = parse_section(Section::Decode, old).unwrap() else { panic!("wrong section") };
+        let SectionRows::Decode(rows) = parse_section(WorkerSection::Decode, old).unwrap() else {
+            panic!("wrong section")
+        };
         assert_eq!((rows[0].host_issue_us, rows[0].device_us, rows[0].device_queued), (None, None, None));
         let bad =
             b"world_size,tokens,message_bytes,collectives,cycle,duration_us,device_queued\n1,1,8192,160,0,4.0,maybe\n";
-        let err = parse_section(Section::Decode, bad).unwrap_err();
+        let err = parse_section(WorkerSection::Decode, bad).unwrap_err();
         assert!(err.message.contains("column device_queued"), "{}", err.message);
     }
 
     #[test]
     fn non_number_names_line_and_column() {
         let text = b"world_size,size_bytes,mode,cycle,duration_us\n4,1024,direct,0,12.5\n4,1024,direct,1,abc\n";
-        let err = parse_section(Section::Decomposition, text).unwrap_err();
+        let err = parse_section(WorkerSection::Decomposition, text).unwrap_err();
         assert_eq!(err.line, Some(3));
         assert!(err.message.contains("column duration_us"), "{}", err.message);
         assert!(err.message.contains("\"abc\" is not a number"), "{}", err.message);
@@ -432,7 +436,7 @@ mod tests {
     #[test]
     fn missing_column_is_named() {
         let text = b"world_size,size_bytes,cycle\n4,1024,0\n";
-        let err = parse_section(Section::Decomposition, text).unwrap_err();
+        let err = parse_section(WorkerSection::Decomposition, text).unwrap_err();
         assert!(err.message.contains("missing column `mode`"), "{}", err.message);
         assert_eq!(err.line, Some(1), "the header lacks it");
     }
@@ -440,16 +444,18 @@ mod tests {
     #[test]
     fn truncated_row_and_empty_file_and_bad_utf8() {
         let text = b"world_size,size_bytes,mode,cycle,duration_us\n4,1024,direct,0,12.5\n4,1024,dir";
-        let err = parse_section(Section::Decomposition, text).unwrap_err();
+        let err = parse_section(WorkerSection::Decomposition, text).unwrap_err();
         assert_eq!(err.line, Some(3));
         assert!(err.message.contains("expected 5 fields"), "{}", err.message);
 
-        let err = parse_section(Section::Async, b"").unwrap_err();
+        let err = parse_section(WorkerSection::Async, b"").unwrap_err();
         assert!(err.message.contains("empty file"));
 
-        let err =
-            parse_section(Section::Decomposition, b"world_size,size_bytes,mode,cycle,duration_us\n4,1,\xff,0,1\n")
-                .unwrap_err();
+        let err = parse_section(
+            WorkerSection::Decomposition,
+            b"world_size,size_bytes,mode,cycle,duration_us\n4,1,\xff,0,1\n",
+        )
+        .unwrap_err();
         assert_eq!(err.line, Some(2));
         assert!(err.message.contains("invalid UTF-8"), "{}", err.message);
     }
@@ -457,7 +463,7 @@ mod tests {
     #[test]
     fn quoted_fields_crlf_and_line_numbers() {
         let text = b"correct,detail\r\nTrue,\"a,b\r\nc\"\r\n\r\nFalse,x\r\n";
-        let SectionRows::Contracts(rows) = parse_section(Section::Contracts, text).unwrap() else { panic!() };
+        let SectionRows::Contracts(rows) = parse_section(WorkerSection::Contracts, text).unwrap() else { panic!() };
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[0].line, 2);
         assert_eq!(rows[0].fields[1].1, "a,b\r\nc");
@@ -510,10 +516,10 @@ mod tests {
     #[test]
     fn invalid_utf8_comes_after_earlier_rows() {
         let text = b"world_size,size_bytes,mode,cycle,duration_us\n4,1,x,0,bad\n4,1,\xff,0,1\n";
-        let err = parse_section(Section::Decomposition, text).unwrap_err();
+        let err = parse_section(WorkerSection::Decomposition, text).unwrap_err();
         assert_eq!(err.line, Some(2), "the earlier bad number wins");
         let text = b"world_size,size_bytes,mode,cycle,duration_us\n4,1,x,0,1\n4,1,\"\xff\",0,1\n";
-        let err = parse_section(Section::Decomposition, text).unwrap_err();
+        let err = parse_section(WorkerSection::Decomposition, text).unwrap_err();
         assert_eq!(err.line, Some(3));
         assert!(err.message.contains("column mode: invalid UTF-8"), "{}", err.message);
         // Inside a quoted field: after a quoted comma, and on a quoted field's second line.
@@ -521,7 +527,7 @@ mod tests {
             &b"world_size,size_bytes,mode,cycle,duration_us\n4,1,\"a,\xff\",0,1\n"[..],
             &b"world_size,size_bytes,mode,cycle,duration_us\n4,1,\"x\n\xff\",0,1\n"[..],
         ] {
-            let err = parse_section(Section::Decomposition, text).unwrap_err();
+            let err = parse_section(WorkerSection::Decomposition, text).unwrap_err();
             assert_eq!(err.line, Some(2));
             assert!(err.message.contains("column mode: invalid UTF-8"), "{}", err.message);
         }
@@ -538,31 +544,34 @@ mod tests {
         assert_eq!(records(b"a,\"x\ry\"\r1,2").iter().map(|r| r.0).collect::<Vec<_>>(), [1, 2]);
         assert_eq!(records(b"a,\"x\ry\"\r1,2")[0].1[1], "x\ry");
         let text = b"world_size,size_bytes,mode,cycle,duration_us,duration_us\n4,1024,direct,0,x,12.5\n";
-        let SectionRows::Decomposition(rows) = parse_section(Section::Decomposition, text).unwrap() else { panic!() };
+        let SectionRows::Decomposition(rows) = parse_section(WorkerSection::Decomposition, text).unwrap() else {
+            panic!()
+        };
         assert_eq!(rows[0].duration_us, 12.5);
     }
 
     #[test]
     fn a_header_without_the_columns_is_refused_even_without_rows() {
         for text in [&[0u8; 64][..], b"\x01,zz\n", b"world_size,size_bytes\r\n"] {
-            let err = parse_section(Section::Decomposition, text).unwrap_err();
+            let err = parse_section(WorkerSection::Decomposition, text).unwrap_err();
             assert!(err.message.contains("missing column"), "{}", err.message);
         }
-        let err = parse_section(Section::Contracts, b"detail\n").unwrap_err();
+        let err = parse_section(WorkerSection::Contracts, b"detail\n").unwrap_err();
         assert!(err.message.contains("missing column `correct`"), "{}", err.message);
-        let header_only = parse_section(Section::Decomposition, b"world_size,size_bytes,mode,cycle,duration_us\n");
+        let header_only =
+            parse_section(WorkerSection::Decomposition, b"world_size,size_bytes,mode,cycle,duration_us\n");
         assert!(header_only.unwrap().is_empty());
     }
 
     #[test]
     fn python_booleans() {
         let text = b"correct,detail\nTrue,a\nfalse,b\n";
-        let SectionRows::Contracts(rows) = parse_section(Section::Contracts, text).unwrap() else { panic!() };
+        let SectionRows::Contracts(rows) = parse_section(WorkerSection::Contracts, text).unwrap() else { panic!() };
         assert!(rows[0].row.correct);
         assert!(!rows[1].row.correct);
         assert_eq!(rows[1].line, 3);
         assert_eq!(rows[1].fields[1], ("detail".to_string(), "b".to_string()));
-        let err = parse_section(Section::Contracts, b"correct\nyes\n").unwrap_err();
+        let err = parse_section(WorkerSection::Contracts, b"correct\nyes\n").unwrap_err();
         assert!(err.message.contains("not True or False"), "{}", err.message);
     }
 }

@@ -25,13 +25,17 @@ impl Density {
     pub(crate) const SPARSE: Density = Density { max_power_ticks: 4, linear_intervals: 3.0 };
 }
 
+#[derive(Clone)]
 pub(super) struct Axis {
     scale: Scale,
+    units: Units,
     /// Visible range in transformed units (value, log2 or log10 of it).
     lo: f64,
     hi: f64,
     major: Vec<(f64, String)>,
     minor: Vec<f64>,
+    /// Names of the places 0, 1, ... of a named axis (`named`); empty on a numeric one.
+    names: Vec<String>,
 }
 
 struct Ticks {
@@ -52,7 +56,32 @@ impl Axis {
         };
         let major = ticks.major.into_iter().filter(in_view).map(|v| (v, tick_label(v, units, ticks.step))).collect();
         let minor = ticks.minor.into_iter().filter(in_view).collect();
-        Axis { scale, lo, hi, major, minor }
+        Axis { scale, units, lo, hi, major, minor, names: Vec::new() }
+    }
+
+    /// An axis of named places 0, 1, ..., n-1 (a history's runs): every name a tick while
+    /// they fit (the density's power-tick budget), else every k-th, the last always.
+    pub(super) fn named(names: &[String], density: Density) -> Axis {
+        let last = names.len().saturating_sub(1);
+        let (lo, hi) = padded(Scale::Linear, (0.0, last as f64));
+        let every = names.len().div_ceil(density.max_power_ticks.max(1) as usize).max(1);
+        let major = names
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i == last || (i % every == 0 && last - i >= every))
+            .map(|(i, name)| (i as f64, name.clone()))
+            .collect();
+        let minor = (0..names.len()).map(|i| i as f64).collect();
+        Axis { scale: Scale::Linear, units: Units::Number, lo, hi, major, minor, names: names.to_vec() }
+    }
+
+    /// A value as the axis names it (`64 KiB`, `12.3`, a run's name), for a point's hover text.
+    pub(super) fn value_label(&self, value: f64) -> String {
+        let place = (value >= 0.0 && value.fract() == 0.0).then_some(value as usize);
+        match place.and_then(|i| self.names.get(i)) {
+            Some(name) => name.clone(),
+            None => tick_label(value, self.units, None),
+        }
     }
 
     pub(super) fn labels(&self) -> impl Iterator<Item = &str> {
@@ -245,6 +274,16 @@ mod tests {
         let axis = Axis::new(Scale::Log2, Units::Bytes, (1048576.0, 1048576.0), Density::NORMAL);
         assert!(labels(&axis).contains(&"1 MiB"), "{:?}", labels(&axis));
         assert!(axis.range().start < 1048576.0 && axis.range().end > 1048576.0);
+    }
+
+    #[test]
+    fn a_named_axis_labels_places_with_names() {
+        let names: Vec<String> = (0..10).map(|i| format!("run{i}")).collect();
+        let axis = Axis::named(&names, Density::SPARSE);
+        assert_eq!(labels(&axis), ["run0", "run3", "run6", "run9"]);
+        assert_eq!(axis.value_label(4.0), "run4");
+        let few = Axis::named(&names[..3], Density::SPARSE);
+        assert_eq!(labels(&few), ["run0", "run1", "run2"]);
     }
 
     #[test]

@@ -1,8 +1,7 @@
-//! The two sizes a chart is drawn at. `WIDE` (720x420) is shown on screens wider than
-//! 760 px, at its own size, so its 11.3 px text stays 11.3 px. `PHONE` (360x480) is chosen by
-//! `<picture><source media="(max-width: 760px)">`: at 390 px it is shown about 374 px wide
-//! (scale 1.04), its 12.1 px text is about 12.6 px as rendered, with fewer x ticks and titles
-//! wrapped to fit. (plotters writes font sizes as `size / 1.24` px.)
+//! The one size a chart is drawn at, serving wide screens and phones alike: 480x440, scaled
+//! by its `viewBox` to the width the page gives it (at most its own 480 px; two charts side
+//! by side at 1280 px). Its text is 15.5 px at its own size and at least 11 px as rendered on
+//! a 360 px phone (shown 344 px wide). (plotters writes font sizes as `size / 1.24` px.)
 
 use super::axis::Density;
 
@@ -24,30 +23,16 @@ pub(crate) struct Layout {
     pub y_ticks: Density,
 }
 
-pub(crate) const WIDE: Layout = Layout {
-    width: 720,
-    height: 420,
-    title_size: 20.0,
+pub(crate) const CHART: Layout = Layout {
+    width: 480,
+    height: 440,
+    title_size: 21.0,
     title_line: 24,
-    title_line_chars: 80,
-    legend_size: 14.0,
-    legend_row: 20,
-    legend_line_chars: 48,
-    label_size: 14.0,
-    x_ticks: Density::NORMAL,
-    y_ticks: Density::NORMAL,
-};
-
-pub(crate) const PHONE: Layout = Layout {
-    width: 360,
-    height: 480,
-    title_size: 18.0,
-    title_line: 20,
-    title_line_chars: 36,
-    legend_size: 15.0,
-    legend_row: 20,
-    legend_line_chars: 34,
-    label_size: 15.0,
+    title_line_chars: 42,
+    legend_size: 19.2,
+    legend_row: 24,
+    legend_line_chars: 38,
+    label_size: 19.2,
     x_ticks: Density::SPARSE,
     y_ticks: Density::NORMAL,
 };
@@ -63,16 +48,11 @@ mod tests {
 
     #[test]
     fn chart_text_is_at_least_11_px_as_rendered() {
-        // Wide: shown at its own 720 px from 761 px of viewport on (main's 15 px padding).
-        for size in [WIDE.label_size, WIDE.legend_size, WIDE.title_size] {
-            assert!(rendered_px(size, WIDE.width, 720.0) >= 11.0, "{size}");
-        }
-        // Phone: 390 px viewport, main's 7 px padding and the image border on each side;
-        // also on a 360 px phone.
-        for viewport in [390.0, 360.0] {
-            let shown = viewport - 2.0 * 7.0 - 2.0;
-            for size in [PHONE.label_size, PHONE.legend_size, PHONE.title_size] {
-                assert!(rendered_px(size, PHONE.width, shown) >= 11.0, "{size} at {viewport}");
+        // At its own size on a wide screen, and on 390 px and 360 px phones (main's 7 px
+        // padding and the image border on each side).
+        for shown in [f64::from(CHART.width), 390.0 - 16.0, 360.0 - 16.0] {
+            for size in [CHART.label_size, CHART.legend_size, CHART.title_size] {
+                assert!(rendered_px(size, CHART.width, shown) >= 11.0, "{size} at {shown}");
             }
         }
     }

@@ -1,7 +1,7 @@
 //! Charts: `ChartSpec` -> SVG bytes and the CSV of its numbers.
 //!
 //! The SVG is byte-identical on every machine: plotters' SVG backend with its naive font
-//! metrics (no system fonts), a fixed size per `layout` (720x420 wide, 360x480 for phones),
+//! metrics (no system fonts), one size (`layout`: 480x440, scaled by its viewBox on phones),
 //! a fixed palette with a dark-mode `<style>` (`palette`), ticks chosen and labelled here
 //! (`8 KiB`, `12.5`, `1.2k`). Values that cannot be drawn (non-finite, or not positive on a
 //! log axis) are skipped; an empty or undrawable chart becomes a small message SVG, and so
@@ -23,27 +23,27 @@ use axis::Axis;
 use label::Units;
 use layout::Layout;
 
-/// The chart for wide screens (720x420) as a standalone SVG document with `<title>`,
+/// The chart (480x440, for every screen) as a standalone SVG document with `<title>`,
 /// `<desc>` and its dark-mode style.
 pub(crate) fn render_svg(spec: &ChartSpec) -> Vec<u8> {
-    render(spec, &layout::WIDE)
-}
-
-/// The same chart for phones (360x480): larger text as rendered, fewer x ticks.
-pub(crate) fn render_phone_svg(spec: &ChartSpec) -> Vec<u8> {
-    render(spec, &layout::PHONE)
+    render(spec, &layout::CHART)
 }
 
 fn render(spec: &ChartSpec, layout: &Layout) -> Vec<u8> {
-    let series = data::drawable(spec);
-    let extents = data::x_extent(&series).zip(data::y_extent(&series));
+    let y_scale = data::y_scale(spec);
+    let series = data::drawable(spec, y_scale);
+    let extents = data::x_extent(&series).zip(data::y_extent(&series, y_scale));
     let message = |text| svg::message(&spec.title, text, layout);
     let body = match extents {
         _ if spec.series.len() > plot::MAX_SERIES => message("too many series to tell apart"),
         None => message("no data"),
         Some((x_extent, y_extent)) => {
-            let x = Axis::new(spec.x_scale, units(&spec.x_label, spec.x_scale), x_extent, layout.x_ticks);
-            let y = Axis::new(spec.y_scale, units(&spec.y_label, spec.y_scale), y_extent, layout.y_ticks);
+            let x = if spec.x_names.is_empty() {
+                Axis::new(spec.x_scale, units(&spec.x_label, spec.x_scale), x_extent, layout.x_ticks)
+            } else {
+                Axis::named(&spec.x_names, layout.x_ticks)
+            };
+            let y = Axis::new(y_scale, units(&spec.y_label, y_scale), y_extent, layout.y_ticks);
             plot::draw(spec, &series, x, y, layout).unwrap_or_else(|_| message("chart could not be drawn"))
         }
     };

@@ -15,7 +15,7 @@ use super::axis::Axis;
 use super::data::{DrawnPoint, DrawnSeries};
 use super::layout::Layout;
 use super::palette::{series_colour, AXIS, BACKGROUND, GRID, MUTED, TEXT};
-use super::text::clean;
+use super::text::{clean, escape_xml};
 use crate::site::chart::ChartSpec;
 
 pub(super) const FONT: &str = "sans-serif";
@@ -49,6 +49,7 @@ pub(super) fn draw(
     layout: &Layout,
 ) -> Result<String, Box<dyn Error>> {
     let mut svg = String::new();
+    let hover;
     {
         let root = SVGBackend::with_string(&mut svg, (layout.width, layout.height)).into_drawing_area();
         root.fill(&BACKGROUND)?;
@@ -57,10 +58,49 @@ pub(super) fn draw(
         let (_, below_title) = root.split_vertically(title_band);
         let (legend_band, plot) = below_title.split_vertically(legend.height());
         legend.draw(&legend_band)?;
-        draw_plot(&plot, spec, series, x, y, layout)?;
+        hover = draw_plot(&plot, spec, series, x, y, layout)?;
         root.present()?;
     }
-    Ok(svg)
+    Ok(with_hover(svg, &hover))
+}
+
+/// A point's value for the reader's pointer: pixel position and text.
+struct Hover {
+    at: (i32, i32),
+    text: String,
+}
+
+/// `svg` with an invisible target over every median carrying its values as an SVG `<title>`
+/// (a browser shows it on hover where the SVG is not a plain `<img>`: the site embeds charts
+/// with `<object>`), before the closing tag.
+fn with_hover(mut svg: String, hover: &[Hover]) -> String {
+    let Some(end) = svg.rfind("</svg>") else { return svg };
+    let mut targets = String::from("<g fill=\"#FFFFFF\" fill-opacity=\"0\">\n");
+    for h in hover {
+        targets.push_str(&format!(
+            "<circle cx=\"{}\" cy=\"{}\" r=\"7\"><title>{}</title></circle>\n",
+            h.at.0,
+            h.at.1,
+            escape_xml(&clean(&h.text, 300))
+        ));
+    }
+    targets.push_str("</g>\n");
+    svg.insert_str(end, &targets);
+    svg
+}
+
+/// What a point says on hover: `series: x → median unit (fastest … to P95 …, n cycles)`.
+fn hover_text(spec: &ChartSpec, series: &DrawnSeries, p: &DrawnPoint, x: &Axis, y: &Axis) -> String {
+    let unit = spec.y_label.rsplit_once('(').and_then(|(_, u)| u.strip_suffix(')')).unwrap_or("");
+    let mut text = format!("{}: {} → {} {unit}", series.name, x.value_label(p.x), y.value_label(p.y));
+    if let (Some(low), Some(high)) = (p.low, p.high) {
+        text.push_str(&format!(" (fastest {} to P95 {}", y.value_label(low), y.value_label(high)));
+        if !p.samples.is_empty() {
+            text.push_str(&format!(", {} cycles", p.samples.len()));
+        }
+        text.push(')');
+    }
+    text.trim_end().to_string()
 }
 
 fn text_style(size: f64, color: &'static RGBColor) -> TextStyle<'static> {
@@ -227,7 +267,15 @@ fn shape(index: usize) -> usize {
     index % SHAPES
 }
 
-fn draw_plot(plot: &Area, spec: &ChartSpec, series: &[DrawnSeries], x: Axis, y: Axis, layout: &Layout) -> DrawResult {
+/// The plot area: mesh, axes and every series; returns the points' hover targets.
+fn draw_plot(
+    plot: &Area,
+    spec: &ChartSpec,
+    series: &[DrawnSeries],
+    x: Axis,
+    y: Axis,
+    layout: &Layout,
+) -> Result<Vec<Hover>, Box<dyn Error>> {
     let label_style = text_style(layout.label_size, &MUTED);
     let widest_y_label = y
         .labels()
@@ -240,7 +288,8 @@ fn draw_plot(plot: &Area, spec: &ChartSpec, series: &[DrawnSeries], x: Axis, y: 
         .margin_left(10)
         .x_label_area_size(46)
         .y_label_area_size(widest_y_label + 36)
-        .build_cartesian_2d(x, y)?;
+        .build_cartesian_2d(x.clone(), y.clone())?;
+    let (x_names, y_names) = (x, y);
     chart
         .configure_mesh()
         .x_labels(MESH_LABELS)
@@ -253,17 +302,38 @@ fn draw_plot(plot: &Area, spec: &ChartSpec, series: &[DrawnSeries], x: Axis, y: 
         .light_line_style(GRID.mix(0.05))
         .axis_style(AXIS)
         .draw()?;
+    let range = chart.y_range();
+    let mut hover = Vec::new();
     for s in series {
-        draw_series(&mut chart, s)?;
+        draw_series(&mut chart, s, (range.start.min(range.end), range.start.max(range.end)))?;
+        for p in &s.points {
+            let text = hover_text(spec, s, p, &x_names, &y_names);
+            hover.push(Hover { at: chart.backend_coord(&(p.x, p.y)), text });
+        }
     }
-    Ok(())
+    Ok(hover)
 }
 
-/// Faint sample dots, then whiskers, then the median line and its markers on top.
-fn draw_series(chart: &mut Chart<'_, '_>, series: &DrawnSeries) -> DrawResult {
+/// Faint sample dots, then whiskers, then the median line and its markers on top; a sample
+/// or whisker end beyond the y range `(lo, hi)` is drawn at its edge, a sample there as a
+/// small triangle pointing out.
+fn draw_series(chart: &mut Chart<'_, '_>, series: &DrawnSeries, (lo, hi): (f64, f64)) -> DrawResult {
     let color = series_colour(series.index);
-    draw_samples(chart, &series.points, color)?;
-    draw_whiskers(chart, &series.points, color)?;
+    let clamp = |v: f64| v.clamp(lo, hi);
+    let points: Vec<DrawnPoint> = series
+        .points
+        .iter()
+        .map(|p| DrawnPoint {
+            x: p.x,
+            y: p.y,
+            low: p.low.map(clamp),
+            high: p.high.map(clamp),
+            samples: p.samples.iter().copied().filter(|v| (lo..=hi).contains(v)).collect(),
+        })
+        .collect();
+    draw_samples(chart, &points, color)?;
+    draw_outliers(chart, &series.points, (lo, hi), color)?;
+    draw_whiskers(chart, &points, color)?;
     let medians = series.points.iter().map(|p| (p.x, p.y));
     chart.draw_series(LineSeries::new(medians.clone(), color.stroke_width(2)))?;
     for at in medians {
@@ -276,6 +346,25 @@ fn draw_samples(chart: &mut Chart<'_, '_>, points: &[DrawnPoint], color: RGBColo
     let style = color.mix(0.3).filled();
     let dots = points.iter().flat_map(|p| p.samples.iter().map(|&s| Circle::new((p.x, s), 2, style)));
     chart.draw_series(dots)?;
+    Ok(())
+}
+
+/// Samples beyond the y range, as triangles at the edge they lie beyond.
+fn draw_outliers(
+    chart: &mut Chart<'_, '_>,
+    points: &[DrawnPoint],
+    (lo, hi): (f64, f64),
+    color: RGBColor,
+) -> DrawResult {
+    let style = color.mix(0.8).filled();
+    let marks = points.iter().flat_map(|p| {
+        p.samples.iter().filter(|v| !(lo..=hi).contains(*v)).map(move |&v| {
+            let (edge, shape) =
+                if v > hi { (hi, vec![(0, -5), (4, 2), (-4, 2)]) } else { (lo, vec![(0, 5), (4, -2), (-4, -2)]) };
+            EmptyElement::at((p.x, edge)) + Polygon::new(shape, style)
+        })
+    });
+    chart.draw_series(marks)?;
     Ok(())
 }
 

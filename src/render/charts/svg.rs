@@ -70,7 +70,7 @@ mod tests {
 
     #[test]
     fn message_escapes_the_title() {
-        let svg = message("<b>", "no data", &super::super::layout::WIDE);
+        let svg = message("<b>", "no data", &super::super::layout::CHART);
         assert!(svg.contains("&lt;b&gt;") && !svg.contains("<b>"));
         assert!(svg.contains(">no data</text>"));
     }

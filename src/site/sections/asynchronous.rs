@@ -1,10 +1,10 @@
 //! Async completion: host enqueue, Work.wait and GPU dependency times of an async all_reduce.
 
 use super::{num, ok_cell, spread, t, text, us, us_spread, Axes, ChartKit, Column, SPREAD_NOTE};
+use crate::analysis::overview::RunOverview;
 use crate::core::format::{bytes, count, measured, pct2, rate};
 use crate::core::model::summary::AsyncSummary;
 use crate::site::chart::{ChartSpec, Scale, Series};
-use crate::site::digest::RunDigest;
 use crate::site::spread::point;
 
 pub(super) const SLUG: &str = "async";
@@ -28,15 +28,15 @@ pub(super) const COLUMNS: &[Column<AsyncSummary>] = &[
     text("correct", |r| ok_cell(r.correct)),
 ];
 
-pub(super) fn rows(run: &RunDigest) -> &[AsyncSummary] {
+pub(super) fn rows(run: &RunOverview) -> &[AsyncSummary] {
     run.sections.async_rows.as_deref().unwrap_or_default()
 }
 
-pub(super) fn has(run: &RunDigest) -> bool {
+pub(super) fn has(run: &RunOverview) -> bool {
     !rows(run).is_empty()
 }
 
-pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<ChartSpec> {
+pub(super) fn charts(kit: &ChartKit, runs: &[(&RunOverview, String)]) -> Vec<ChartSpec> {
     let mut series = Vec::new();
     for (run, _) in runs {
         for ws in super::world_sizes(rows(run).iter().map(|r| r.world_size)) {

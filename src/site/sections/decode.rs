@@ -3,11 +3,11 @@
 use super::{clocks_cell, num, spread, t, text, us, us_spread, Axes, ChartKit, Column, SPREAD_NOTE};
 use crate::analysis::nccl_perf::run::TuningState;
 use crate::analysis::nccl_perf::table::segment_label;
+use crate::analysis::overview::RunOverview;
 use crate::core::format::{bytes, pct2};
 use crate::core::model::nccl_log::TuningChoice;
 use crate::core::model::summary::DecodeSummary;
-use crate::site::chart::{ChartSpec, Scale, Series};
-use crate::site::digest::RunDigest;
+use crate::site::chart::{history, ChartSpec, RunValue, Scale, Series};
 use crate::site::spread::point;
 
 pub(super) const SLUG: &str = "decode";
@@ -31,15 +31,15 @@ pub(super) const COLUMNS: &[Column<DecodeSummary>] = &[
     text("host issue · device-only (µs)", |r| clocks_cell(r.clocks.as_ref(), r.median_total_us)),
 ];
 
-pub(super) fn rows(run: &RunDigest) -> &[DecodeSummary] {
+pub(super) fn rows(run: &RunOverview) -> &[DecodeSummary] {
     run.sections.decode.as_deref().unwrap_or_default()
 }
 
-pub(super) fn has(run: &RunDigest) -> bool {
+pub(super) fn has(run: &RunOverview) -> bool {
     !rows(run).is_empty()
 }
 
-pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<ChartSpec> {
+pub(super) fn charts(kit: &ChartKit, runs: &[(&RunOverview, String)]) -> Vec<ChartSpec> {
     let mut series = Vec::new();
     for (run, _) in runs {
         let tuning = run.nccl_perf.as_ref().filter(|p| p.tuning == TuningState::Logged).map(|p| &p.choices);
@@ -65,13 +65,57 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
             }
         }
     }
-    vec![kit.spec(
+    let mut charts = vec![kit.spec(
         "decode-per-call",
         "Decode replay: AllReduce latency per call",
         Axes { x: ("tokens per step (tokens x 4096 FP16)", Scale::Log2), y: ("time per call (µs)", Scale::Linear) },
         series,
         &format!("Per-call latency (total replay time over the number of calls) against tokens, one line per tensor-parallel size and case folder (two folders of one size are two lines), split by the algorithm/protocol NCCL logged for the message size (TUNING lines; not split when they are not logged). {SPREAD_NOTE}"),
-    )]
+    )];
+    if runs.len() > 1 {
+        charts.push(one_token_history(kit, runs));
+    }
+    charts
+}
+
+/// The runs' per-call latency at 1 token over time (oldest run first): one line per
+/// tensor-parallel size and case folder, each run's median with its fastest cycle to P95.
+fn one_token_history(kit: &ChartKit, runs: &[(&RunOverview, String)]) -> ChartSpec {
+    let oldest_first: Vec<&RunOverview> = runs.iter().rev().map(|(run, _)| *run).collect();
+    let ids: Vec<String> = oldest_first.iter().map(|run| run.id.clone()).collect();
+    let mut series: Vec<(String, Vec<RunValue>)> = Vec::new();
+    for run in &oldest_first {
+        for r in rows(run).iter().filter(|r| r.tokens == 1) {
+            let name = if r.case_folder.is_empty() {
+                format!("TP={}", r.world_size)
+            } else {
+                format!("TP={} · {}", r.world_size, r.case_folder)
+            };
+            let p = point(0.0, &r.cycle_values, 1.0 / r.collectives.max(1) as f64);
+            let value = RunValue { run: run.id.clone(), value: p.y, low: p.low, high: p.high, samples: p.samples };
+            match series.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, values)) => values.push(value),
+                None => series.push((name, vec![value])),
+            }
+        }
+    }
+    let mut spec = history(
+        &format!("{}decode-history", kit.id_prefix),
+        "Decode replay at 1 token per step, run by run",
+        "time per call (µs)",
+        &ids,
+        series,
+        &format!("Per-call latency at 1 token per step in each run, oldest run first (the index's headline figure), one line per tensor-parallel size and case folder. {SPREAD_NOTE}"),
+    );
+    let left_out = spec.series.len().saturating_sub(super::MAX_SERIES);
+    if left_out > 0 {
+        spec.series.truncate(super::MAX_SERIES);
+        spec.description.push_str(&format!(
+            " The chart draws the first {} lines; {left_out} more are in the table.",
+            super::MAX_SERIES
+        ));
+    }
+    spec
 }
 
 /// Consecutive rows (by tokens) grouped by the algorithm/protocol NCCL planned for their

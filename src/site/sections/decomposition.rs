@@ -1,10 +1,10 @@
 //! AllReduce against ReduceScatter + AllGather: time per mode and the overhead of the pair.
 
 use super::{clocks_cell, num, pct2_or_na, spread, t, text, us, us_spread, Axes, ChartKit, Column, SPREAD_NOTE};
+use crate::analysis::overview::RunOverview;
 use crate::core::format::{bytes, count, pct2};
 use crate::core::model::summary::DecompositionSummary;
 use crate::site::chart::{ChartSpec, Scale, Series};
-use crate::site::digest::RunDigest;
 use crate::site::spread::{plain, point};
 
 pub(super) const SLUG: &str = "decomposition";
@@ -27,15 +27,15 @@ pub(super) const COLUMNS: &[Column<DecompositionSummary>] = &[
     text("host issue · device-only (µs)", |r| clocks_cell(r.clocks.as_ref(), r.median_duration_us)),
 ];
 
-pub(super) fn rows(run: &RunDigest) -> &[DecompositionSummary] {
+pub(super) fn rows(run: &RunOverview) -> &[DecompositionSummary] {
     run.sections.decomposition.as_deref().unwrap_or_default()
 }
 
-pub(super) fn has(run: &RunDigest) -> bool {
+pub(super) fn has(run: &RunOverview) -> bool {
     !rows(run).is_empty()
 }
 
-pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<ChartSpec> {
+pub(super) fn charts(kit: &ChartKit, runs: &[(&RunOverview, String)]) -> Vec<ChartSpec> {
     let mut times = Vec::new();
     let mut overhead = Vec::new();
     for (run, _) in runs {

@@ -1,10 +1,10 @@
 //! One 80 MiB payload all-reduced as 1, 2, 4 ... collectives: total time and slowdown.
 
 use super::{clocks_cell, num, spread, t, text, us, us_spread, Axes, ChartKit, Column, SPREAD_NOTE};
+use crate::analysis::overview::RunOverview;
 use crate::core::format::{bytes, count, pct2, times, yes_no};
 use crate::core::model::summary::FragmentationSummary;
 use crate::site::chart::{ChartSpec, Scale, Series};
-use crate::site::digest::RunDigest;
 use crate::site::spread::{plain, point};
 
 pub(super) const SLUG: &str = "fragmentation";
@@ -32,15 +32,15 @@ pub(super) const COLUMNS: &[Column<FragmentationSummary>] = &[
     text("host issue · device-only (µs)", |r| clocks_cell(r.clocks.as_ref(), r.median_duration_us)),
 ];
 
-pub(super) fn rows(run: &RunDigest) -> &[FragmentationSummary] {
+pub(super) fn rows(run: &RunOverview) -> &[FragmentationSummary] {
     run.sections.fragmentation.as_deref().unwrap_or_default()
 }
 
-pub(super) fn has(run: &RunDigest) -> bool {
+pub(super) fn has(run: &RunOverview) -> bool {
     !rows(run).is_empty()
 }
 
-pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<ChartSpec> {
+pub(super) fn charts(kit: &ChartKit, runs: &[(&RunOverview, String)]) -> Vec<ChartSpec> {
     let mut totals = Vec::new();
     let mut slowdowns = Vec::new();
     for (run, _) in runs {

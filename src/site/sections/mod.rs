@@ -3,14 +3,14 @@
 //! lists them once (`sections!` below) and derives the `Section` enum, its order and the
 //! exhaustive dispatch from that list. Adding a section is one new file and one line here.
 //!
-//! Two enums are called `Section`, on purpose: `model::sections::Section` is a kind of per-rank
-//! CSV the worker writes (what the parser reads), this one is a section of the site (what a
-//! reader sees). They are not one enum because they are not the same set: the worker's
+//! Two enums of sections, on purpose: `model::sections::WorkerSection` is a kind of per-rank
+//! CSV the worker writes (what the parser reads), `Section` here is a section of the site (what
+//! a reader sees). They are not one enum because they are not the same set: the worker's
 //! `contracts` CSV has no page (it decides the run's verdict and facts) and the `nccl-tests`
 //! page reads no worker CSV. The relation between them is written once, in the `sections!`
 //! list below (`from Source::...`), and `Section::source` derives from it.
 //!
-//! Uses the digest (`site::digest`) and the site's view types only.
+//! Uses run overviews (`analysis::overview`) and the site's view types only.
 
 mod asynchronous;
 mod decode;
@@ -19,13 +19,13 @@ mod fragmentation;
 mod nccl_tests;
 mod numerics;
 
+use crate::analysis::overview::RunOverview;
 use crate::analysis::stats::{known_cv, MIN_SPREAD_CYCLES};
 use crate::analysis::summarize::RunStatus;
 use crate::core::format::{measured, yes_no};
-use crate::core::model::sections::Section as Worker;
+use crate::core::model::sections::WorkerSection;
 use crate::core::model::summary::Clocks;
 use crate::site::chart::{ChartSpec, Scale, Series};
-use crate::site::digest::RunDigest;
 use crate::site::view::{Cell, Table};
 
 /// Declares the sections in page order: `Variant => module from source`. Every module provides `SLUG`,
@@ -63,13 +63,13 @@ macro_rules! sections {
             }
 
             /// Whether a run has data for the section.
-            pub(crate) fn has(self, run: &RunDigest) -> bool {
+            pub(crate) fn has(self, run: &RunOverview) -> bool {
                 match self { $(Section::$variant => $module::has(run)),+ }
             }
 
             /// A table of the section; with several runs (or a link per run), every row starts
             /// with a link to its run page.
-            pub(crate) fn table(self, runs: &[(&RunDigest, String)]) -> Table {
+            pub(crate) fn table(self, runs: &[(&RunOverview, String)]) -> Table {
                 match self {
                     $(Section::$variant => table($module::CAPTION, $module::COLUMNS, $module::rows, runs)),+
                 }
@@ -77,28 +77,35 @@ macro_rules! sections {
 
             /// Chart specs of the section, with one series per (label prefix, case) so that the
             /// same function serves a run page (one run) and a section page (label = run id).
-            pub(crate) fn charts(self, runs: &[(&RunDigest, String)], id_prefix: &str) -> Vec<ChartSpec> {
+            pub(crate) fn charts(self, runs: &[(&RunOverview, String)], id_prefix: &str) -> Vec<ChartSpec> {
                 let kit = ChartKit::new(runs, id_prefix);
                 match self { $(Section::$variant => $module::charts(&kit, runs)),+ }
+            }
+
+            /// Whether every chart of `runs` draws all its series (none over `MAX_SERIES`).
+            pub(crate) fn charts_fit(self, runs: &[(&RunOverview, String)]) -> bool {
+                let kit = ChartKit { truncate: false, ..ChartKit::new(runs, "") };
+                let specs = match self { $(Section::$variant => $module::charts(&kit, runs)),+ };
+                specs.iter().all(|s| s.series.len() <= MAX_SERIES)
             }
         }
     };
 }
 
 sections! {
-    Async => asynchronous from Source::Worker(Worker::Async),
-    Decomposition => decomposition from Source::Worker(Worker::Decomposition),
-    Fragmentation => fragmentation from Source::Worker(Worker::Fragmentation),
-    Decode => decode from Source::Worker(Worker::Decode),
+    Async => asynchronous from Source::Worker(WorkerSection::Async),
+    Decomposition => decomposition from Source::Worker(WorkerSection::Decomposition),
+    Fragmentation => fragmentation from Source::Worker(WorkerSection::Fragmentation),
+    Decode => decode from Source::Worker(WorkerSection::Decode),
     NcclTests => nccl_tests from Source::NcclTests,
-    Numerics => numerics from Source::Worker(Worker::Numerics),
+    Numerics => numerics from Source::Worker(WorkerSection::Numerics),
 }
 
 /// Where a site section's data comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Source {
     /// The worker's per-rank CSVs of this kind.
-    Worker(Worker),
+    Worker(WorkerSection),
     /// The nccl-tests binaries' output.
     NcclTests,
 }
@@ -134,18 +141,19 @@ const fn text<R>(header: &'static str, value: fn(&R) -> Cell) -> Column<R> {
 fn table<R>(
     caption: &str,
     columns: &[Column<R>],
-    rows: fn(&RunDigest) -> &[R],
-    runs: &[(&RunDigest, String)],
+    rows: fn(&RunOverview) -> &[R],
+    runs: &[(&RunOverview, String)],
 ) -> Table {
     let with_run = runs.len() > 1 || runs.first().is_some_and(|(_, href)| !href.is_empty());
-    let mut heads: Vec<(&str, bool)> = if with_run { vec![("run", false)] } else { Vec::new() };
+    let mut heads: Vec<(&str, bool)> =
+        if with_run { vec![("run", false), ("configuration", false)] } else { Vec::new() };
     heads.extend(columns.iter().map(|c| (c.header, c.numeric)));
     let mut table = Table::new(caption, &heads);
     for (run, href) in runs {
         for r in rows(run) {
             let mut row: Vec<Cell> = columns.iter().map(|c| (c.value)(r)).collect();
             if with_run {
-                row.insert(0, run_cell(run, href));
+                row.splice(0..0, [run_cell(run, href), Cell { class: "config", ..t(run.configuration.clone()) }]);
             }
             table.push(row);
         }
@@ -154,7 +162,7 @@ fn table<R>(
 }
 
 /// The run's id linking to its page; a failed or invalid run says so and is marked.
-fn run_cell(run: &RunDigest, href: &str) -> Cell {
+fn run_cell(run: &RunOverview, href: &str) -> Cell {
     match run.status {
         RunStatus::Ok => Cell::link(run.id.clone(), href),
         status => Cell {
@@ -228,33 +236,21 @@ fn flagged(text: String, bad: bool) -> Cell {
 
 /// The part of a chart spec every section shares: the element-id prefix and the series labels.
 pub(crate) struct ChartKit<'a> {
-    several: bool,
+    /// Series are named by their run: on a section page (runs with a link), even when one run
+    /// is drawn; not on a run page (its own run).
+    name_runs: bool,
     /// Whether the runs' short ids are distinct (else legends give full ids).
     abbreviate: bool,
     id_prefix: &'a str,
+    /// Cut a chart's series at `MAX_SERIES` (off only to learn whether they fit).
+    truncate: bool,
 }
 
 /// The most series one chart draws: each keeps a colour of its own (and a marker shape of its
 /// own), and the legend stays readable without cutting a name.
 pub(crate) const MAX_SERIES: usize = 6;
 
-/// A run id as chart legends abbreviate it: a seed-style id (`%Y%m%dT%H%M%SZ`, optionally
-/// followed by `-suffix`) without its date (`T081133Z`, `T081133Z-h200`); any other id whole
-/// (legend names wrap, never cut).
-pub(crate) fn short_id(id: &str) -> String {
-    let b = id.as_bytes();
-    let stamped = b.len() >= 16
-        && b[..8].iter().all(u8::is_ascii_digit)
-        && b[8] == b'T'
-        && b[9..15].iter().all(u8::is_ascii_digit)
-        && b[15] == b'Z'
-        && (b.len() == 16 || b[16] == b'-');
-    if stamped {
-        id[8..].to_string()
-    } else {
-        id.to_string()
-    }
-}
+pub(crate) use crate::site::chart::short_id;
 
 /// Shared by the charts that show a spread over cycles.
 const SPREAD_NOTE: &str = "Lines join the medians over cycles; whiskers span the fastest cycle to P95; dots are individual cycles (each the slowest rank's value).";
@@ -266,18 +262,19 @@ struct Axes<'a> {
 }
 
 impl<'a> ChartKit<'a> {
-    fn new(runs: &[(&RunDigest, String)], id_prefix: &'a str) -> ChartKit<'a> {
+    fn new(runs: &[(&RunOverview, String)], id_prefix: &'a str) -> ChartKit<'a> {
         let mut shorts: Vec<String> = runs.iter().map(|(r, _)| short_id(&r.id)).collect();
         shorts.sort();
         shorts.dedup();
-        ChartKit { several: runs.len() > 1, abbreviate: shorts.len() == runs.len(), id_prefix }
+        let name_runs = runs.len() > 1 || runs.iter().any(|(_, href)| !href.is_empty());
+        ChartKit { name_runs, abbreviate: shorts.len() == runs.len(), id_prefix, truncate: true }
     }
 
     /// A series label: prefixed with the run's short id (`short_id`; the full id if two runs
-    /// of the chart share a short one) when several runs share the chart; the table beside
-    /// the chart gives the full id.
-    fn label(&self, run: &RunDigest, what: String) -> String {
-        match (self.several, self.abbreviate) {
+    /// of the chart share a short one) on a section page; the table beside the chart gives
+    /// the full id.
+    fn label(&self, run: &RunOverview, what: String) -> String {
+        match (self.name_runs, self.abbreviate) {
             (false, _) => what,
             (true, true) => format!("{} · {what}", short_id(&run.id)),
             (true, false) => format!("{} · {what}", run.id),
@@ -288,14 +285,14 @@ impl<'a> ChartKit<'a> {
     /// section page); the description says how many were left out and where they are.
     fn spec(&self, id: &str, title: &str, axes: Axes, mut series: Vec<Series>, description: &str) -> ChartSpec {
         let mut description = description.to_string();
-        if series.len() > MAX_SERIES {
+        if self.truncate && series.len() > MAX_SERIES {
             let left_out = series.len() - MAX_SERIES;
             series.truncate(MAX_SERIES);
             description.push_str(&format!(
                 " The chart draws the first {MAX_SERIES} series (newest runs first); {} more {} in the table{}.",
                 left_out,
                 crate::core::format::agree(left_out, "is", "are"),
-                if self.several { " and the paged history" } else { "" }
+                if self.name_runs { " and the paged history" } else { "" }
             ));
         }
         ChartSpec {
@@ -307,6 +304,7 @@ impl<'a> ChartKit<'a> {
             y_scale: axes.y.1,
             series,
             description,
+            x_names: Vec::new(),
         }
     }
 }
@@ -335,9 +333,9 @@ mod tests {
 
     #[test]
     fn every_worker_csv_but_contracts_has_exactly_one_page() {
-        for kind in Worker::ALL {
+        for kind in WorkerSection::ALL {
             let pages = Section::ALL.iter().filter(|s| s.source() == Source::Worker(kind)).count();
-            assert_eq!(pages, usize::from(kind != Worker::Contracts), "{kind:?}");
+            assert_eq!(pages, usize::from(kind != WorkerSection::Contracts), "{kind:?}");
         }
         assert_eq!(Section::NcclTests.source(), Source::NcclTests);
     }

@@ -1,10 +1,10 @@
 //! The nccl-tests all_reduce_perf control: decode-sized messages over repeated sweeps.
 
 use super::{flagged, num, spread, t, us, us_spread, Axes, ChartKit, Column};
+use crate::analysis::overview::RunOverview;
 use crate::core::format::{bytes, count, gbs, pct2};
 use crate::core::model::summary::{NcclTestsRawRow, NcclTestsSummary};
 use crate::site::chart::{ChartSpec, Scale, Series};
-use crate::site::digest::RunDigest;
 use crate::site::spread::point;
 
 pub(super) const SLUG: &str = "nccl-tests";
@@ -13,7 +13,7 @@ pub(super) const CAPTION: &str = "Decode-sized messages, out-of-place time, over
 pub(super) const SCOPE: &[&str] = &[
     "nccl-tests times are the mean of n iterations per size, as printed; the median and P95 here are over repeated sweeps (-N cycles), not over iterations.",
     "A #wrong of N/A means the values were not checked (-c 0), not that they were right.",
-    "With one rank, AllReduce moves no data between GPUs and busbw is 0.",
+    "With one rank, AllReduce moves no data between GPUs: busbw is 0 by definition, so a one-rank run gets the time chart only (launch and synchronization cost), no bandwidth chart.",
 ];
 
 pub(super) const COLUMNS: &[Column<NcclTestsSummary>] = &[
@@ -31,25 +31,25 @@ pub(super) const COLUMNS: &[Column<NcclTestsSummary>] = &[
     }),
 ];
 
-pub(super) fn rows(run: &RunDigest) -> &[NcclTestsSummary] {
+pub(super) fn rows(run: &RunOverview) -> &[NcclTestsSummary] {
     run.sections.nccl_tests.as_deref().unwrap_or_default()
 }
 
-fn raw(run: &RunDigest) -> &[NcclTestsRawRow] {
+fn raw(run: &RunOverview) -> &[NcclTestsRawRow] {
     run.sections.nccl_tests_raw.as_deref().unwrap_or_default()
 }
 
 /// A run has the section when nccl-tests printed any row (the charts draw the raw rows).
-pub(super) fn has(run: &RunDigest) -> bool {
+pub(super) fn has(run: &RunOverview) -> bool {
     !raw(run).is_empty()
 }
 
 /// The run's expected peak busbw (`nccl_perf`), `None` when unknown.
-fn expected_gbs(run: &RunDigest) -> Option<f64> {
+fn expected_gbs(run: &RunOverview) -> Option<f64> {
     run.nccl_perf.as_ref().and_then(|p| p.expected.gbs)
 }
 
-pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<ChartSpec> {
+pub(super) fn charts(kit: &ChartKit, runs: &[(&RunOverview, String)]) -> Vec<ChartSpec> {
     let mut times = Vec::new();
     let mut busbw = Vec::new();
     for (run, _) in runs {
@@ -84,21 +84,22 @@ pub(super) fn charts(kit: &ChartKit, runs: &[(&RunDigest, String)]) -> Vec<Chart
         }
     }
     let moves_data = busbw.iter().flat_map(|s| &s.points).any(|p| p.y > 0.0);
-    let busbw_scale = if moves_data { Scale::Log10 } else { Scale::Linear };
-    vec![
-        kit.spec(
+    let mut charts = vec![kit.spec(
             "nccl-tests-time",
             "all_reduce_perf: out-of-place time against size",
             Axes { x: ("message size (bytes)", Scale::Log2), y: ("time (µs)", Scale::Log10) },
             times,
             "nccl-tests time per size. Lines join the medians over the -N sweeps; whiskers span the fastest sweep to P95; dots are individual sweeps, each the time nccl-tests printed for it (its mean over its iterations, combined over ranks by nccl-tests itself: nccl-report takes no slowest rank here).",
-        ),
-        kit.spec(
+    )];
+    // At one rank busbw is 0 by definition: no chart of zeros (the scope line says why).
+    if moves_data {
+        charts.push(kit.spec(
             "nccl-tests-busbw",
             "all_reduce_perf: out-of-place bus bandwidth against size",
-            Axes { x: ("message size (bytes)", Scale::Log2), y: ("bus bandwidth (GB/s)", busbw_scale) },
+            Axes { x: ("message size (bytes)", Scale::Log2), y: ("bus bandwidth (GB/s)", Scale::Log10) },
             busbw,
-            "Bus bandwidth (algbw x 2(n-1)/n for AllReduce) per size, on a log axis when any rank count moves data; a flat line marks the expected peak where the GPU and topology are known (none: peak unknown); with one rank busbw is 0 (linear axis). Lines join the medians over the -N sweeps; whiskers span the slowest sweep's busbw to P95; dots are individual sweeps as nccl-tests printed them.",
-        ),
-    ]
+            "Bus bandwidth (algbw x 2(n-1)/n for AllReduce) per size on a log axis; a flat line marks the expected peak where the GPU and topology are known (none: peak unknown); a one-rank series (busbw 0 by definition) is not drawn on the log axis. Lines join the medians over the -N sweeps; whiskers span the slowest sweep's busbw to P95; dots are individual sweeps as nccl-tests printed them.",
+        ));
+    }
+    charts
 }

@@ -1,0 +1,268 @@
+//! The build's comparison stage: every run's baseline (`comparison::baseline`, the rule
+//! `compare` uses), a stamp of everything its comparison depends on, and, for each run whose
+//! comparison is new or stale, the comparison itself (`comparison::compare` on the digests'
+//! per-cycle samples), spliced into its run page with its compare page
+//! (`compare/<base>..<cand>.html`) and its index verdict. A run whose stamp is unchanged keeps
+//! its cached page, so a build that adds the newest run compares only that run (and re-links
+//! its baseline's page, which lists the runs compared with it).
+//!
+//! A stamp covers: the run's and its baseline's input keys and statuses, how the baseline
+//! was chosen, the replicates that give the noise floor (`comparison::noise`) and the runs
+//! that have this run as their baseline. Without a cache every run is compared.
+
+use super::{RunContext, RunResult};
+use crate::analysis::comparison::baseline::{self, Choice, Pinned, RunRef};
+use crate::analysis::comparison::key::ConfigKey;
+use crate::analysis::comparison::samples::{self, CaseSamples};
+use crate::analysis::comparison::{self, history, Report, Side};
+use crate::analysis::overview::RunOverview;
+use crate::analysis::summarize::RunStatus;
+use crate::render;
+use crate::render::OutputFile;
+use crate::site::baseline_view::{self, RunComparison};
+use crate::site::paths;
+use anyhow::Context as _;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use xxhash_rust::xxh3::Xxh3;
+
+/// Every run's baseline and stamp, in the order of the build's results.
+pub(super) struct ComparisonPlan {
+    choices: Vec<Choice>,
+    /// Per run: the runs compared with it as their baseline (ids, sorted).
+    compared_by: Vec<Vec<String>>,
+    /// Per run: its history (indexes), the earlier ok runs of its configuration it is judged
+    /// against (`comparison::history::windows`).
+    replicates: Vec<Vec<usize>>,
+    pub(super) stamps: Vec<String>,
+    pinned_error: Option<String>,
+}
+
+/// Chooses every run's baseline and stamps what its comparison depends on (cheap: no run is
+/// read). `pinned` is `<runs>/baselines.json` as read, or why it cannot be used.
+pub(super) fn plan(results: &[RunResult], pinned: Result<Pinned, String>) -> ComparisonPlan {
+    let (pinned, pinned_error) = match pinned {
+        Ok(pinned) => (pinned, None),
+        Err(error) => (Pinned::new(), Some(error)),
+    };
+    let refs: Vec<RunRef> = results
+        .iter()
+        .map(|r| RunRef {
+            id: &r.id,
+            timestamp: r.card.timestamp_utc.as_deref().unwrap_or(""),
+            status: r.card.status,
+            key: &r.card.configuration_key,
+            label: &r.card.configuration,
+        })
+        .collect();
+    let by_id: BTreeMap<&str, usize> = results.iter().enumerate().map(|(i, r)| (r.id.as_str(), i)).collect();
+    let choices: Vec<Choice> = baseline::choose_all(&pinned, &refs)
+        .into_iter()
+        .zip(&refs)
+        .map(|(choice, run)| match run.status {
+            RunStatus::Ok => choice,
+            status => Choice::None(format!(
+                "this run is {}; failed and invalid runs are left out of every comparison",
+                status.as_str()
+            )),
+        })
+        .collect();
+    let mut compared_by = vec![Vec::new(); results.len()];
+    for (i, choice) in choices.iter().enumerate() {
+        if let Some(&base) = choice.id().and_then(|id| by_id.get(id)) {
+            if results[base].card.status == RunStatus::Ok {
+                compared_by[base].push(results[i].id.clone());
+            }
+        }
+    }
+    compared_by.iter_mut().for_each(|ids| ids.sort());
+    let replicates = history::windows(&refs);
+    let stamps = (0..results.len())
+        .map(|i| {
+            let mut hasher = Xxh3::new();
+            let mut add = |text: &str| {
+                hasher.update(text.as_bytes());
+                hasher.update(&[0]);
+            };
+            let run_part = |j: usize| {
+                let r = &results[j];
+                format!("{} {} {}", r.id, r.key.as_deref().unwrap_or("-"), r.card.status.as_str())
+            };
+            add(&run_part(i));
+            add(&format!("{:?}", choices[i]));
+            add(&choices[i].id().and_then(|id| by_id.get(id)).map_or("absent".to_string(), |&b| run_part(b)));
+            replicates[i].iter().for_each(|&j| add(&run_part(j)));
+            add("compared by");
+            compared_by[i].iter().for_each(|id| add(id));
+            add(pinned_error.as_deref().unwrap_or(""));
+            format!("{:032x}", hasher.digest128())
+        })
+        .collect();
+    ComparisonPlan { choices, compared_by, replicates, stamps, pinned_error }
+}
+
+/// A run's samples and per-case medians, from its digest.
+struct Loaded {
+    key: ConfigKey,
+    samples: Vec<CaseSamples>,
+    medians: BTreeMap<String, f64>,
+}
+
+/// Compares every run whose stamp changed (or that was built from its inputs) with its
+/// baseline, and puts the result in its page, its compare page, its card and the cache.
+pub(super) fn compare_runs(
+    results: &mut [RunResult],
+    plan: &ComparisonPlan,
+    context: &RunContext,
+    load: &(dyn Fn(&str) -> anyhow::Result<RunOverview> + Sync),
+) -> anyhow::Result<()> {
+    let affected: Vec<usize> = (0..results.len())
+        .filter(|&i| !results[i].cached || results[i].comparison.as_ref() != Some(&plan.stamps[i]))
+        .collect();
+    if affected.is_empty() {
+        return Ok(());
+    }
+    let by_id: BTreeMap<&str, usize> = results.iter().enumerate().map(|(i, r)| (r.id.as_str(), i)).collect();
+    let mut needed = BTreeSet::new();
+    for &i in &affected {
+        if let Some(&base) = plan.choices[i].id().and_then(|id| by_id.get(id)) {
+            needed.extend([i, base]);
+            needed.extend(&plan.replicates[i]);
+        }
+    }
+    let loaded: BTreeMap<usize, Loaded> = needed
+        .into_par_iter()
+        .map(|i| {
+            let digest = load(&results[i].id)?;
+            let samples = samples::of(&digest.sections);
+            let medians = history::medians(&samples);
+            Ok((
+                i,
+                Loaded { key: ConfigKey::from_parts(&digest.configuration_key, &digest.soft_facts), samples, medians },
+            ))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let updates: Vec<(usize, Update)> = affected
+        .par_iter()
+        .map(|&i| Ok((i, compare_one(results, i, plan, &by_id, &loaded, context)?)))
+        .collect::<anyhow::Result<_>>()?;
+    updates.par_iter().try_for_each(|(i, update)| {
+        let mut digest = load(&results[*i].id)?;
+        digest.case_verdicts = update.case_verdicts.clone();
+        context.store.put(&digest).with_context(|| format!("cannot keep the digest of {}", results[*i].id))
+    })?;
+    for (i, update) in updates {
+        let result = &mut results[i];
+        result.card.baseline = update.verdict;
+        result.comparison = Some(plan.stamps[i].clone());
+        if let Some(files) = update.cached_files {
+            result.cached_files = files;
+            result.in_live = false;
+        }
+    }
+    Ok(())
+}
+
+/// What comparing one run changed.
+struct Update {
+    verdict: crate::site::card::BaselineVerdict,
+    cached_files: Option<Vec<crate::pipeline::cache::CachedFile>>,
+    /// The case verdicts the run's digest keeps (empty without a comparison).
+    case_verdicts: BTreeMap<String, String>,
+}
+
+fn compare_one(
+    results: &[RunResult],
+    i: usize,
+    plan: &ComparisonPlan,
+    by_id: &BTreeMap<&str, usize>,
+    loaded: &BTreeMap<usize, Loaded>,
+    context: &RunContext,
+) -> anyhow::Result<Update> {
+    let run = &results[i];
+    let report = report_of(results, i, plan, by_id, loaded);
+    let outcome = report.as_ref().map_err(Clone::clone);
+    let block = baseline_view::block(&RunComparison {
+        id: &run.id,
+        outcome: outcome.clone(),
+        compared_by: &plan.compared_by[i],
+        pinned_error: plan.pinned_error.as_deref(),
+    });
+    let page_path = paths::run_file(&run.id, "index.html");
+    // A run of a site updated in place is compared where its files are.
+    let writer = match (context.live, run.live_site) {
+        (Some(live), true) => live,
+        _ => context.staging,
+    };
+    let page = writer.read(&page_path)?;
+    let page = render::pages::splice_baseline(&page, &block)
+        .with_context(|| format!("the run page of {} has no comparison region", run.id))?;
+    let mut files = vec![OutputFile::new(page_path, page)];
+    if let Ok(report) = &outcome {
+        let compare = baseline_view::compare_page(report);
+        files.push(OutputFile::new(compare.path.clone(), render::pages::compare(&compare)));
+    }
+    let stale: Vec<String> = run
+        .cached_files
+        .iter()
+        .map(|f| f.rel.clone())
+        .filter(|rel| paths::is_compare_page_of(rel, &run.id) && !files.iter().any(|f| &f.path == rel))
+        .collect();
+    for rel in &stale {
+        writer.remove(rel)?;
+    }
+    for file in &files {
+        writer.replace(file)?;
+    }
+    let verdict = baseline_view::verdict(&outcome);
+    let mut card = run.card.clone();
+    card.baseline = verdict.clone();
+    let case_verdicts: BTreeMap<String, String> = outcome
+        .as_ref()
+        .map(|r| r.cases.iter().map(|c| (c.key(), c.verdict.as_str().to_string())).collect())
+        .unwrap_or_default();
+    let cached_files = match (context.cache, run.key.is_some()) {
+        (Some(cache), true) => Some(
+            cache
+                .update_compared(&run.id, &files, &stale, card, plan.stamps[i].clone(), &case_verdicts)
+                .with_context(|| format!("cannot update the build cache for {}", run.id))?
+                .files,
+        ),
+        _ => None,
+    };
+    Ok(Update { verdict, cached_files, case_verdicts })
+}
+
+/// The comparison of run `i` with its baseline, or why there is none.
+fn report_of(
+    results: &[RunResult],
+    i: usize,
+    plan: &ComparisonPlan,
+    by_id: &BTreeMap<&str, usize>,
+    loaded: &BTreeMap<usize, Loaded>,
+) -> Result<Report, String> {
+    let choice = &plan.choices[i];
+    let Some(base_id) = choice.id() else { return Err(choice.source()) };
+    let Some(&b) = by_id.get(base_id) else {
+        return Err(format!("its baseline {base_id} ({}) is not in the runs folder", choice.source()));
+    };
+    if results[b].card.status != RunStatus::Ok {
+        return Err(format!(
+            "its baseline {base_id} ({}) is {}; failed and invalid runs are left out of every comparison",
+            choice.source(),
+            results[b].card.status.as_str()
+        ));
+    }
+    let side = |index: usize| {
+        let run = &loaded[&index];
+        Side {
+            id: results[index].id.as_str(),
+            status: results[index].card.status,
+            key: &run.key,
+            samples: &run.samples,
+        }
+    };
+    let history = plan.replicates[i].iter().map(|j| loaded[j].medians.clone()).collect();
+    let caveats = loaded[&b].key.caveats(&loaded[&i].key);
+    Ok(comparison::compare(&side(b), &side(i), history, caveats, &choice.source()))
+}
