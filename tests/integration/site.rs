@@ -407,7 +407,7 @@ fn run_ids_that_could_escape_are_skipped() {
     let output = build(&runs, &out, &[]);
     assert!(output.status.success(), "{}", text(&output));
     assert!(text(&output).contains("not a valid run id"), "{}", text(&output));
-    let json = fs::read_to_string(out.join("data/runs.json")).unwrap();
+    let json = crate::common::runs_json(&out).to_string();
     assert!(!json.contains(".hidden") && !json.contains("\\u001b"), "{json}");
 }
 
