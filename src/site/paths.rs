@@ -135,9 +135,32 @@ pub(crate) fn is_compare_page_of(rel: &str, cand: &str) -> bool {
     hashed || named
 }
 
-/// A chart's SVG and CSV, relative to the page that shows it (in its `charts/` folder).
-pub(crate) fn chart_files(chart_id: &str) -> (String, String) {
-    (format!("charts/{chart_id}.svg"), format!("charts/{chart_id}.csv"))
+/// A chart's SVG, relative to the page that shows it (in its `charts/` folder).
+pub(crate) fn chart_svg(chart_id: &str) -> String {
+    format!("charts/{chart_id}.svg")
+}
+
+/// The one CSV of the data of every chart of the page at `page` (its site path), a `chart`
+/// column naming each chart's rows: `runs/<id>/charts.csv`, `sections/charts/<page>.csv`,
+/// `history/<slug>/charts.csv` (one file a page, not one a chart: issue 27's footprint).
+pub(crate) fn charts_csv(page: &str) -> String {
+    let stem = page.strip_suffix(".html").unwrap_or(page);
+    if let Some(dir) = stem.strip_suffix("/index") {
+        return format!("{dir}/charts.csv");
+    }
+    match stem.strip_prefix("sections/") {
+        Some(name) => format!("{SECTION_CHARTS}/{name}.csv"),
+        None => format!("{stem}/charts.csv"),
+    }
+}
+
+/// `charts_csv(page)` as the page links it (it lies in the page's folder or below).
+pub(crate) fn charts_csv_href(page: &str) -> String {
+    let csv = charts_csv(page);
+    match page.rsplit_once('/') {
+        Some((dir, _)) => csv[dir.len() + 1..].to_string(),
+        None => csv,
+    }
 }
 
 /// A configuration's history page slug: six hex digits of its key text's hash, as its label
@@ -170,6 +193,19 @@ pub(crate) fn case_anchor(case_key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_page_has_one_charts_csv_in_its_folder() {
+        let cases = [
+            ("runs/r1/index.html", "runs/r1/charts.csv", "charts.csv"),
+            ("sections/decode-2026-04-1.html", "sections/charts/decode-2026-04-1.csv", "charts/decode-2026-04-1.csv"),
+            ("history/3f2a91.html", "history/3f2a91/charts.csv", "3f2a91/charts.csv"),
+            ("regressions.html", "regressions/charts.csv", "regressions/charts.csv"),
+        ];
+        for (page, csv, href) in cases {
+            assert_eq!((charts_csv(page), charts_csv_href(page)), (csv.to_string(), href.to_string()), "{page}");
+        }
+    }
 
     #[test]
     fn compare_page_names_never_collide() {

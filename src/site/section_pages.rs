@@ -31,7 +31,12 @@ pub(crate) struct Panel<'a> {
 /// file is named by its configuration wherever the panel is drawn and whatever other
 /// configurations there are. A panel overlays its newest runs, as many as fit: the most runs
 /// for which no chart has more than `sections::MAX_SERIES` series.
-fn configuration_figures(section: Section, panels: &[&Panel], href: &dyn Fn(&RunOverview) -> String) -> Vec<Figure> {
+fn configuration_figures(
+    section: Section,
+    panels: &[&Panel],
+    href: &dyn Fn(&RunOverview) -> String,
+    csv_href: &str,
+) -> Vec<Figure> {
     let mut figures = Vec::new();
     for panel in panels {
         let all: Vec<(&RunOverview, String)> = panel.runs.iter().map(|r| (*r, href(r))).collect();
@@ -47,7 +52,7 @@ fn configuration_figures(section: Section, panels: &[&Panel], href: &dyn Fn(&Run
         for mut spec in section.charts(&all[..drawn], &prefix) {
             spec.description = format!("Configuration {label}: {which}. {}", spec.description);
             crate::site::budget::drop_dots(&mut spec, crate::site::budget::Budget::DEFAULT.samples);
-            let (svg_href, csv_href) = paths::chart_files(&spec.id);
+            let (svg_href, csv_href) = (paths::chart_svg(&spec.id), csv_href.to_string());
             figures.push(Figure { svg_href, csv_href, dir: paths::SECTION_CHARTS.into(), spec });
         }
     }
@@ -126,7 +131,8 @@ pub(crate) fn build(window: &[&RunOverview], page: Page, context: &SectionContex
                 what.push("No run of this part has this section.".to_string());
             } else {
                 let here: Vec<&Panel> = context.panels[index].iter().filter(|p| p.page == page).collect();
-                let figures = configuration_figures(section, &here, &href);
+                let csv_href = paths::charts_csv_href(&context.paging.section_path(slug, page));
+                let figures = configuration_figures(section, &here, &href, &csv_href);
                 let mut intro = vec![format!(
                     "{} {} this section.",
                     if first { count(total, "run") } else { format!("{} of this part", count(total, "run")) },

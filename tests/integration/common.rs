@@ -15,6 +15,11 @@ pub(crate) fn runs_json(site: &Path) -> serde_json::Value {
     serde_json::json!({ "runs": runs })
 }
 
+/// The rows of chart `chart` in a page's charts CSV (`chart,series,x,y,...`), one a line.
+pub(crate) fn chart_rows(csv: &str, chart: &str) -> String {
+    csv.lines().filter(|l| l.split(',').next() == Some(chart)).map(|l| format!("{l}\n")).collect()
+}
+
 pub(crate) fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }

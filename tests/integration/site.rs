@@ -532,19 +532,34 @@ fn charts_keep_every_series_identifiable() {
             assert!(!svg.contains('…'), "{path}: a label is cut");
             charts += 1;
         }
-        if path.ends_with(".csv") && path.contains("/charts/") {
-            let csv = String::from_utf8(bytes).unwrap();
-            let mut names: Vec<&str> = csv.lines().skip(1).map(|l| l.rsplitn(6, ',').last().unwrap()).collect();
-            names.dedup();
-            assert!(names.len() <= 6, "{path}: {} series: {names:?}", names.len());
+        if path.ends_with("charts.csv") || (path.ends_with(".csv") && path.contains("/charts/")) {
+            // One CSV a page: its charts' series by the chart column.
+            let mut series: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
+            for record in csv::Reader::from_reader(bytes.as_slice()).records() {
+                let record = record.unwrap();
+                series.entry(record[0].to_string()).or_default().insert(record[1].to_string());
+            }
+            assert!(!series.is_empty(), "{path}");
+            for (chart, names) in series {
+                assert!(names.len() <= 6, "{path}, {chart}: {} series: {names:?}", names.len());
+            }
         }
     }
     assert!(charts > 10, "{charts} charts");
     // Decode series are per case folder (two folders of one TP size are two lines).
     let decode: Vec<String> = tree(&out.join("sections/charts"))
         .into_iter()
-        .filter(|(name, _)| name.starts_with("cfg-") && name.ends_with("-decode-per-call.csv"))
-        .map(|(_, bytes)| String::from_utf8(bytes).unwrap())
+        .filter(|(name, _)| name.ends_with(".csv"))
+        .flat_map(|(_, bytes)| {
+            let csv = String::from_utf8(bytes).unwrap();
+            let charts: std::collections::BTreeSet<String> =
+                csv.lines().filter_map(|l| l.split(',').next()).map(str::to_string).collect();
+            charts
+                .into_iter()
+                .filter(|c| c.starts_with("cfg-") && c.ends_with("-decode-per-call"))
+                .map(|c| crate::common::chart_rows(&csv, &c))
+                .collect::<Vec<_>>()
+        })
         .collect();
     assert!(decode.iter().any(|d| d.contains("TP=2 · world2_decode") && d.contains("· world4_full")), "{decode:?}");
 }
@@ -575,8 +590,10 @@ fn a_one_cycle_run_shows_no_spread_numbers() {
         }
     }
     assert!(checked > 10, "{checked}");
-    let csv = fs::read_to_string(out.join("runs/synth-one-cycle/charts/decode-per-call.csv")).unwrap();
-    for line in csv.lines().skip(1) {
+    let charts = fs::read_to_string(out.join("runs/synth-one-cycle/charts.csv")).unwrap();
+    let csv = crate::common::chart_rows(&charts, "decode-per-call");
+    assert!(!csv.is_empty(), "{charts}");
+    for line in csv.lines() {
         let fields: Vec<&str> = line.rsplitn(4, ',').collect();
         assert_eq!((fields[1], fields[2]), ("", ""), "whiskers from one cycle: {line}");
     }

@@ -50,9 +50,10 @@ fn render(spec: &ChartSpec, layout: &Layout) -> Vec<u8> {
     svg::with_alt_text(&body, &spec.title, &spec.description).into_bytes()
 }
 
-/// `series,x,y,low,high,samples`, one row per point, samples `;`-joined.
-pub(crate) fn render_csv(spec: &ChartSpec) -> Vec<u8> {
-    table::write_csv(spec).unwrap_or_default()
+/// `chart,series,x,y,low,high,samples` for every chart of `specs` (a page's), one row per
+/// point, samples `;`-joined.
+pub(crate) fn render_csv(specs: &[&ChartSpec]) -> Vec<u8> {
+    table::write_csv(specs).unwrap_or_default()
 }
 
 /// Bytes when the axis label says so; whole-number counts on other base-2 axes.
