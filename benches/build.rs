@@ -22,6 +22,12 @@ fn env_or(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_string())
 }
 
+/// The previous wave's figures on this 2-core machine (BENCHMARKS.md of 48943b2): runs, cold
+/// build (s), read floor (s), +1 run (% of cold), no-change (% of cold). The regression guard:
+/// every run of this bench prints its ratios against them.
+const PREVIOUS_WAVE: [(usize, f64, f64, f64, f64); 2] =
+    [(100, 0.986, 0.217, 14.0, 2.0), (1000, 15.725, 3.463, 15.3, 2.2)];
+
 fn main() {
     let sizes: Vec<usize> =
         env_or("BENCH_SIZES", "10,100,1000").split(',').map(|s| s.trim().parse().unwrap()).collect();
@@ -72,11 +78,26 @@ fn main() {
         );
         println!("  stages of the cold build (N={n}): {stages}");
         println!(
-            "  cached runs: no-change {} / {n}, +1 run {} / {}",
+            "  cached runs: no-change {} / {n}, +1 run {} / {}; +1 run wrote {} files (in place: {})",
             again["cached_runs"],
             added["cached_runs"],
-            n + 1
+            n + 1,
+            added["files_written"],
+            added["in_place"]
         );
+        if let Some(previous) = PREVIOUS_WAVE.iter().find(|p| p.0 == n) {
+            let ratio = |now: f64, then: f64| now / then;
+            println!(
+                "  against the previous wave (48943b2, BENCHMARKS.md, 2 cores): cold / read floor {:.2}x (then {:.2}x), +1 run {:.1} % (then {:.1} %), no-change {:.1} % (then {:.1} %); cold build now/then {:.2} (machine load differs: compare the ratios)",
+                cold_s / read,
+                previous.1 / previous.2,
+                100.0 * added["total_seconds"].as_f64().unwrap() / cold_s,
+                previous.3,
+                100.0 * again["total_seconds"].as_f64().unwrap() / cold_s,
+                previous.4,
+                ratio(cold_s, previous.1),
+            );
+        }
     }
     let _ = std::fs::remove_dir_all(root.join("trash"));
 }

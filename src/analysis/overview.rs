@@ -34,6 +34,9 @@ pub(crate) struct RunOverview {
     pub diagnostics: Vec<Diagnostic>,
     /// Names of the seed-format files written for the run.
     pub outputs: Vec<String>,
+    /// Each case's verdict against the run's baseline (case key -> verdict), once compared.
+    #[serde(default)]
+    pub case_verdicts: std::collections::BTreeMap<String, String>,
 }
 
 impl RunOverview {
@@ -54,6 +57,7 @@ impl RunOverview {
             busbw_headline: headline::busbw_headline(run.nccl_perf.as_ref(), run.sections.decode.as_deref()),
             diagnostics: run.raw.diagnostics.clone(),
             outputs: outputs.iter().map(|s| s.to_string()).collect(),
+            case_verdicts: Default::default(),
         }
     }
 

@@ -44,16 +44,15 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Synth(args) => {
-            let ids = crate::synth::generate(
-                &args.out,
-                &SynthOptions {
-                    count: args.count,
-                    seed: args.seed,
-                    log_bytes: args.log_bytes,
-                    gzip_every: args.gzip_every,
-                    tuning: args.tuning,
-                },
-            )?;
+            let options = SynthOptions {
+                count: args.count,
+                seed: args.seed,
+                log_bytes: args.log_bytes,
+                gzip_every: args.gzip_every,
+                tuning: args.tuning,
+            };
+            let shape = if args.small { crate::synth::RunShape::small() } else { crate::synth::RunShape::default() };
+            let ids = crate::synth::generate_with(&args.out, &options, &shape)?;
             eprintln!("wrote {} synthetic runs under {}", ids.len(), args.out.display());
             Ok(ExitCode::SUCCESS)
         }

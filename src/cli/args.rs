@@ -265,6 +265,9 @@ pub struct SynthArgs {
     /// Also write NCCL TUNING lines (algorithm/protocol per size) for 4-rank nccl-tests logs.
     #[arg(long)]
     pub tuning: bool,
+    /// Small runs (2 ranks, 2 cycles, few rows), for scale benchmarks.
+    #[arg(long)]
+    pub small: bool,
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,7 @@
 //! Seed-format outputs: the seed's CSV files and `summary.md`, as bytes, for the sections a
 //! run holds. Pure functions `summary -> bytes`; `write` puts them on disk.
 
+pub(crate) mod cases;
 pub(crate) mod pyfmt;
 pub(crate) mod seed_csv;
 pub(crate) mod seed_md;

@@ -35,7 +35,9 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped whenever the cache layout changes.
-const FORMAT: &str = "nccl-report-cache-6";
+const FORMAT: &str = "nccl-report-cache-7";
+/// Beside an entry: the case verdicts of its last comparison.
+const VERDICTS: &str = "verdicts.json";
 /// Beside an entry: the stamps of its files in the live site as last committed.
 const SITE_STAMPS: &str = "site.json";
 
@@ -171,6 +173,38 @@ impl Cache {
         })
     }
 
+    /// For a site updated in place: puts back, from the cache and after its hash is checked,
+    /// every file of a cached run whose stamp in the live site `live` is not the one recorded
+    /// at the last commit (a file edited by hand, or missing). Returns how many files were put
+    /// back, or `None` when one cannot be (the run is then built again).
+    pub(crate) fn repair_live(
+        &self,
+        entry: &CacheEntry,
+        run_id: &str,
+        staging: &Staging,
+        live: &Path,
+    ) -> Option<usize> {
+        let dir = self.entry_dir(run_id);
+        let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
+        let mut repaired = 0;
+        for file in &entry.files {
+            if !crate::pipeline::write::is_safe_relative(&file.rel) {
+                return None;
+            }
+            let recorded = committed.iter().find(|s| s.rel == file.rel && s.hash == file.hash);
+            let intact = recorded.is_some_and(|recorded| {
+                fs::symlink_metadata(live.join(&file.rel))
+                    .is_ok_and(|meta| meta.is_file() && FileStamp::of(&meta) == recorded.stamp)
+            });
+            if !intact {
+                let bytes = fs::read(dir.join("files").join(&file.rel)).ok().filter(|b| hash_bytes(b) == file.hash)?;
+                staging.replace(&OutputFile { path: file.rel.clone(), bytes }).ok()?;
+                repaired += 1;
+            }
+        }
+        Some(repaired)
+    }
+
     /// Records the stamps of a run's files as they lie in the just committed site `live`
     /// (a file that cannot be read is left out, so it is copied next time).
     pub(crate) fn record_site(&self, run_id: &str, files: &[CachedFile], live: &Path) -> io::Result<()> {
@@ -211,8 +245,9 @@ impl Cache {
     }
 
     /// Updates a stored run after its comparison with its baseline: `files` replace (or join)
-    /// the cached files of the same path, `removed` leave the run, and the card and the
-    /// comparison stamp are recorded. Returns the entry as stored.
+    /// the cached files of the same path, `removed` leave the run, and the card, the
+    /// comparison stamp and the case verdicts (`verdicts.json`, read only when the run's
+    /// digest must be recomputed: `case_verdicts`) are recorded. Returns the entry as stored.
     pub(crate) fn update_compared(
         &self,
         run_id: &str,
@@ -220,8 +255,10 @@ impl Cache {
         removed: &[String],
         card: RunCard,
         comparison: String,
+        verdicts: &BTreeMap<String, String>,
     ) -> io::Result<CacheEntry> {
         let dir = self.entry_dir(run_id);
+        write_json(&dir.join(VERDICTS), verdicts)?;
         let mut entry: CacheEntry = read_json(&dir.join("entry.json"))
             .ok_or_else(|| io::Error::other(format!("no cache entry for {run_id}")))?;
         entry.files.retain(|f| !removed.contains(&f.rel) && !files.iter().any(|n| n.path == f.rel));
@@ -234,6 +271,12 @@ impl Cache {
         (entry.card, entry.comparison) = (card, Some(comparison));
         write_json(&dir.join("entry.json"), &entry)?;
         Ok(entry)
+    }
+
+    /// The case verdicts of a run's last comparison, for a digest recomputed from the run's
+    /// inputs (`None`: not compared, or not readable).
+    pub(crate) fn case_verdicts(&self, run_id: &str) -> Option<BTreeMap<String, String>> {
+        read_json(&self.entry_dir(run_id).join(VERDICTS))
     }
 
     /// Updates only the stamps of an entry whose inputs were touched but not changed.
@@ -250,6 +293,17 @@ impl Cache {
     pub(crate) fn set_published(&self, published: &Published) -> io::Result<()> {
         fs::create_dir_all(&self.dir)?;
         write_json(&self.dir.join("published.json"), published)
+    }
+
+    /// The units of the cross-run pages of the site last committed (`None`: unknown).
+    pub(crate) fn units(&self) -> Option<crate::pipeline::cross_run::Units> {
+        read_json(&self.dir.join("units.json"))
+    }
+
+    /// Records the units of the cross-run pages of the site being committed.
+    pub(crate) fn set_units(&self, units: &crate::pipeline::cross_run::Units) -> io::Result<()> {
+        fs::create_dir_all(&self.dir)?;
+        write_json(&self.dir.join("units.json"), units)
     }
 
     /// Removes the entries of runs that are gone.

@@ -146,12 +146,18 @@ pub(super) fn compare_runs(
         .par_iter()
         .map(|&i| Ok((i, compare_one(results, i, plan, &by_id, &loaded, context)?)))
         .collect::<anyhow::Result<_>>()?;
+    updates.par_iter().try_for_each(|(i, update)| {
+        let mut digest = load(&results[*i].id)?;
+        digest.case_verdicts = update.case_verdicts.clone();
+        context.store.put(&digest).with_context(|| format!("cannot keep the digest of {}", results[*i].id))
+    })?;
     for (i, update) in updates {
         let result = &mut results[i];
         result.card.baseline = update.verdict;
         result.comparison = Some(plan.stamps[i].clone());
         if let Some(files) = update.cached_files {
             result.cached_files = files;
+            result.in_live = false;
         }
     }
     Ok(())
@@ -161,6 +167,8 @@ pub(super) fn compare_runs(
 struct Update {
     verdict: crate::site::card::BaselineVerdict,
     cached_files: Option<Vec<crate::pipeline::cache::CachedFile>>,
+    /// The case verdicts the run's digest keeps (empty without a comparison).
+    case_verdicts: BTreeMap<String, String>,
 }
 
 fn compare_one(
@@ -181,7 +189,12 @@ fn compare_one(
         pinned_error: plan.pinned_error.as_deref(),
     });
     let page_path = paths::run_file(&run.id, "index.html");
-    let page = context.staging.read(&page_path)?;
+    // A run of a site updated in place is compared where its files are.
+    let writer = match (context.live, run.live_site) {
+        (Some(live), true) => live,
+        _ => context.staging,
+    };
+    let page = writer.read(&page_path)?;
     let page = render::pages::splice_baseline(&page, &block)
         .with_context(|| format!("the run page of {} has no comparison region", run.id))?;
     let mut files = vec![OutputFile::new(page_path, page)];
@@ -196,24 +209,28 @@ fn compare_one(
         .filter(|rel| paths::is_compare_page_of(rel, &run.id) && !files.iter().any(|f| &f.path == rel))
         .collect();
     for rel in &stale {
-        context.staging.remove(rel)?;
+        writer.remove(rel)?;
     }
     for file in &files {
-        context.staging.replace(file)?;
+        writer.replace(file)?;
     }
     let verdict = baseline_view::verdict(&outcome);
     let mut card = run.card.clone();
     card.baseline = verdict.clone();
+    let case_verdicts: BTreeMap<String, String> = outcome
+        .as_ref()
+        .map(|r| r.cases.iter().map(|c| (c.key(), c.verdict.as_str().to_string())).collect())
+        .unwrap_or_default();
     let cached_files = match (context.cache, run.key.is_some()) {
         (Some(cache), true) => Some(
             cache
-                .update_compared(&run.id, &files, &stale, card, plan.stamps[i].clone())
+                .update_compared(&run.id, &files, &stale, card, plan.stamps[i].clone(), &case_verdicts)
                 .with_context(|| format!("cannot update the build cache for {}", run.id))?
                 .files,
         ),
         _ => None,
     };
-    Ok(Update { verdict, cached_files })
+    Ok(Update { verdict, cached_files, case_verdicts })
 }
 
 /// The comparison of run `i` with its baseline, or why there is none.

@@ -1,46 +1,139 @@
-//! The pages that span every run (the index, the section pages, `data/runs.json`), written a
-//! page of runs at a time: each page's digests are read back (`Sources::load`: the digest
-//! store, or the run's inputs), rendered, written and dropped. So a build holds one page of
-//! digests in memory, whatever the number of runs. Uses `site`, `render` and `write` (through
-//! `Staging`).
+//! The pages that span every run (the index, the section pages, `runs.json`), written a unit
+//! at a time: the first page (the newest runs, the counts, `data/runs.json`, the list of
+//! shards) and each shard of `paging` (its index and section pages and its `runs.json`
+//! shard). Each section charts one panel per configuration, on the page that lists the
+//! configuration's newest ok run (`section_pages::Panel`). Each unit's runs' digests are read
+//! back (`Sources::load`: the digest store, or the run's inputs), rendered, written and
+//! dropped, so a build holds one page of digests (and the runs its panels draw) in memory
+//! whatever the number of runs. Each unit has a key (the first page: the cross-run key of
+//! every run; a shard: its runs' keys and cards and the panels drawn on it); updating a site
+//! in place, a unit whose key is the one recorded for the live site is not rendered at all, so
+//! adding a run renders the first page, the run's shard and the shard a panel left only. Each
+//! shard also writes its runs' case-level results as Parquet (`export::cases`), partitioned
+//! by month, so a build rewrites only the partition files of the shards whose runs changed.
+//! Uses `site`, `render` and `write` (through `Staging`).
 
+use crate::analysis::comparison::samples;
 use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::RunStatus;
+use crate::export;
 use crate::pipeline::write::Staging;
-use crate::render;
+use crate::render::{self, OutputFile};
 use crate::site::card::{self, RunCard};
-use crate::site::paging::Paging;
+use crate::site::paging::{Page, Paging};
 use crate::site::section_pages::{Panel, SectionContext, CHART_RUNS};
 use crate::site::sections::{self, Section};
-use crate::site::{self, runs_json};
+use crate::site::{self, paths, runs_json};
 use rayon::prelude::*;
-use std::collections::HashMap;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-/// A configuration's panel while cards are counted: its page, its ok runs, its key text and
-/// the ids it draws.
-type PanelIds<'a> = (usize, usize, String, Vec<&'a str>);
+/// What a unit of the cross-run pages was rendered from, and the files it wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct UnitRecord {
+    pub key: String,
+    pub files: Vec<String>,
+}
+
+/// Every unit of the cross-run pages of a site, by name (`first`, or a shard's name).
+pub(crate) type Units = BTreeMap<String, UnitRecord>;
 
 /// Where the pages' inputs come from.
 pub(crate) struct Sources<'a> {
     /// A run's digest, by id.
     pub load: &'a (dyn Fn(&str) -> anyhow::Result<RunOverview> + Sync),
     pub site_notes: &'a crate::site::notes::SiteNotes,
+    /// Each run's input key, and the key of the first page (with a cache; `None`: every
+    /// unit is rendered and none recorded).
+    pub keys: Option<(&'a HashMap<&'a str, String>, &'a str)>,
+    /// The units of the live site being updated in place: one whose key is unchanged is
+    /// carried as it is.
+    pub live: Option<&'a Units>,
 }
 
-/// Writes every page of the cross-run pages.
+/// What `write` did: every unit, as the new site has it.
+pub(crate) struct Written {
+    pub units: Units,
+}
+
+/// A configuration's panel while cards are counted: its page, its ok runs, its key text and
+/// the ids it draws.
+type PanelIds<'a> = (Page, usize, String, Vec<&'a str>);
+
+/// Per section: how many runs have it, and its panels (`PanelIds`), in order of each
+/// configuration's newest ok run.
+type SectionCounts<'a> = ([usize; sections::COUNT], [Vec<PanelIds<'a>>; sections::COUNT]);
+
+/// Writes every unit of the cross-run pages whose key changed (every unit without `live`).
 pub(crate) fn write(
     mut cards: Vec<RunCard>,
     page_size: usize,
     sources: &Sources,
     staging: &Staging,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Written> {
     card::order(&mut cards);
-    let paging = Paging::new(cards.len(), page_size);
+    let paging = Paging::new(&cards, page_size);
     let load = sources.load;
+    let (totals, panels) = count_sections(&cards, &paging);
+    let mut units = Units::new();
 
+    let first_key = sources.keys.map(|(_, first)| first.to_string());
+    if let Some(record) = carried(sources, "first", first_key.as_deref()) {
+        units.insert("first".to_string(), record);
+    } else {
+        // The first page charts its own panels and names the pages of every other one.
+        let charted = panel_digests(&panels, &|_| true, load)?;
+        let context = section_context(&paging, totals, &panels, &|_| true, &charted, sources.site_notes);
+        let digests = load_window(&cards[paging.window(Page::First)], load)?;
+        let mut out = render_page(&digests, &cards, Page::First, &context);
+        out.push(OutputFile::new(paths::RUNS_JSON, runs_json::index_file(&paging, &cards)));
+        units.insert("first".to_string(), put_unit(staging, first_key, out)?);
+    }
+
+    let shard_pages = paging.has_shard_pages();
+    for (i, shard) in paging.shards.iter().enumerate() {
+        let name = shard.name();
+        let page = Page::Shard(i);
+        let here = |p: &PanelIds| p.0 == page;
+        let window = &cards[shard.window.clone()];
+        let key = sources.keys.map(|(keys, _)| shard_key(&name, shard_pages, window, &panels, page, keys));
+        if let Some(record) = carried(sources, &name, key.as_deref()) {
+            units.insert(name, record);
+            continue;
+        }
+        let digests = load_window(window, load)?;
+        let mut out = if shard_pages {
+            let charted = panel_digests(&panels, &here, load)?;
+            let context = section_context(&paging, totals, &panels, &here, &charted, sources.site_notes);
+            render_page(&digests, &cards, page, &context)
+        } else {
+            Vec::new()
+        };
+        let refs: Vec<&RunOverview> = digests.iter().collect();
+        out.push(OutputFile::new(paths::runs_json_shard(&name), runs_json::shard_file(shard, &refs)));
+        out.push(case_file(&shard.month, window, &digests)?);
+        units.insert(name, put_unit(staging, key, out)?);
+    }
+
+    // Files of the live site's units that no unit of the new site has: a unit gone, or a file
+    // its unit no longer writes (a chart whose panel moved to another page is kept: that
+    // page's unit has it now).
+    if let Some(live) = sources.live {
+        let kept: HashSet<&str> = units.values().flat_map(|u| u.files.iter().map(String::as_str)).collect();
+        for old in live.values() {
+            for rel in old.files.iter().filter(|f| !kept.contains(f.as_str())) {
+                staging.remove(rel)?;
+            }
+        }
+    }
+    Ok(Written { units })
+}
+
+/// Per section: how many runs have it, and every configuration with ok runs in it: the page
+/// its newest ok run is on, how many ok runs it has, and the newest of them (up to
+/// `CHART_RUNS`) that its panel draws.
+fn count_sections<'a>(cards: &'a [RunCard], paging: &Paging) -> SectionCounts<'a> {
     let mut totals = [0; sections::COUNT];
-    // Per section, every configuration with ok runs: the page its newest ok run is on, how
-    // many ok runs it has, and the newest of them (up to `CHART_RUNS`) that its panel draws.
     let mut panels: [Vec<PanelIds>; sections::COUNT] = Default::default();
     for (position, card) in cards.iter().enumerate() {
         for (index, &section) in Section::ALL.iter().enumerate() {
@@ -51,7 +144,6 @@ pub(crate) fn write(
             if card.status != RunStatus::Ok {
                 continue;
             }
-            let page = position / paging.size + 1;
             match panels[index].iter_mut().find(|(_, _, key, _)| *key == card.configuration_key) {
                 Some((_, total, _, ids)) => {
                     *total += 1;
@@ -59,45 +151,135 @@ pub(crate) fn write(
                         ids.push(&card.id);
                     }
                 }
-                None => panels[index].push((page, 1, card.configuration_key.clone(), vec![&card.id])),
+                None => {
+                    panels[index].push((paging.page_of(position), 1, card.configuration_key.clone(), vec![&card.id]))
+                }
             }
         }
     }
-    let mut wanted: Vec<&str> = panels.iter().flatten().flat_map(|(_, _, _, ids)| ids.iter().copied()).collect();
-    wanted.sort();
-    wanted.dedup();
-    let charted_digests: HashMap<&str, RunOverview> =
-        wanted.par_iter().map(|id| Ok((*id, load(id)?))).collect::<anyhow::Result<_>>()?;
-    let context = SectionContext {
+    (totals, panels)
+}
+
+/// The digests the panels chosen by `wanted` draw, by id.
+fn panel_digests<'a>(
+    panels: &[Vec<PanelIds<'a>>; sections::COUNT],
+    wanted: &dyn Fn(&PanelIds) -> bool,
+    load: &(dyn Fn(&str) -> anyhow::Result<RunOverview> + Sync),
+) -> anyhow::Result<HashMap<&'a str, RunOverview>> {
+    let mut ids: Vec<&str> =
+        panels.iter().flatten().filter(|p| wanted(p)).flat_map(|(_, _, _, ids)| ids.iter().copied()).collect();
+    ids.sort();
+    ids.dedup();
+    ids.par_iter().map(|id| Ok((*id, load(id)?))).collect()
+}
+
+/// What the section pages of a page need: the counts and the panels chosen by `wanted`
+/// (every panel on the first page; a shard page's own panels only).
+fn section_context<'a>(
+    paging: &'a Paging,
+    totals: [usize; sections::COUNT],
+    panels: &[Vec<PanelIds>; sections::COUNT],
+    wanted: &dyn Fn(&PanelIds) -> bool,
+    charted: &'a HashMap<&str, RunOverview>,
+    site_notes: &'a crate::site::notes::SiteNotes,
+) -> SectionContext<'a> {
+    SectionContext {
         paging,
         totals,
-        panels: panels.map(|list| {
-            list.into_iter()
+        panels: std::array::from_fn(|index| {
+            panels[index]
+                .iter()
+                .filter(|p| wanted(p))
                 .map(|(page, ok_runs, _, ids)| Panel {
-                    page,
-                    ok_runs,
-                    runs: ids.iter().map(|id| &charted_digests[id]).collect(),
+                    page: *page,
+                    ok_runs: *ok_runs,
+                    runs: ids.iter().map(|id| &charted[*id]).collect(),
                 })
                 .collect()
         }),
-        site_notes: sources.site_notes,
-    };
+        site_notes,
+    }
+}
 
-    staging.append("data/runs.json", if cards.is_empty() { runs_json::EMPTY } else { runs_json::ARRAY_START })?;
-    for page in 1..=paging.pages() {
-        let window = &cards[paging.window(page)];
-        let digests: Vec<RunOverview> = window.par_iter().map(|card| load(&card.id)).collect::<anyhow::Result<_>>()?;
-        let refs: Vec<&RunOverview> = digests.iter().collect();
-        let model = site::cross_run(&refs, &cards, page, &context);
-        let rendered = render::cross_run_files(&model);
-        rendered.par_iter().try_for_each(|file| staging.put(file))?;
-        if page > 1 {
-            staging.append("data/runs.json", runs_json::BETWEEN_PAGES)?;
+/// The Parquet file of the case-level results of a shard's runs
+/// (`data/cases/month=<month>/part-<hash of its bytes>.parquet`).
+fn case_file(month: &str, window: &[RunCard], digests: &[RunOverview]) -> anyhow::Result<OutputFile> {
+    let rows: Vec<export::cases::CaseRow> = window
+        .iter()
+        .zip(digests)
+        .flat_map(|(card, digest)| {
+            samples::of(&digest.sections)
+                .iter()
+                .map(|case| export::cases::row(&card.id, &card.configuration_key, case, &digest.case_verdicts))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let bytes = export::cases::write(&rows)?;
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    Ok(OutputFile::new(paths::cases_file(month, &format!("{hash:016x}")), bytes))
+}
+
+/// The record of unit `name` of the live site when its key is `key`.
+fn carried(sources: &Sources, name: &str, key: Option<&str>) -> Option<UnitRecord> {
+    let record = sources.live?.get(name)?;
+    (Some(record.key.as_str()) == key).then(|| record.clone())
+}
+
+/// Writes a unit's files; its record when it has a key.
+fn put_unit(staging: &Staging, key: Option<String>, out: Vec<OutputFile>) -> anyhow::Result<UnitRecord> {
+    out.par_iter().try_for_each(|file| staging.put(file))?;
+    Ok(UnitRecord { key: key.unwrap_or_default(), files: out.into_iter().map(|f| f.path).collect() })
+}
+
+/// A shard's key: its name, whether it has pages, each of its runs' id, input key and card
+/// (status, verdict, configuration), and the panels drawn on it (section, configuration, ok
+/// runs, and the input keys of the runs drawn).
+fn shard_key(
+    name: &str,
+    pages: bool,
+    window: &[RunCard],
+    panels: &[Vec<PanelIds>; sections::COUNT],
+    page: Page,
+    keys: &HashMap<&str, String>,
+) -> String {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let key_of = |id: &str| keys.get(id).map_or("-", String::as_str).to_string();
+    hasher.update(name.as_bytes());
+    hasher.update(&[0, u8::from(pages)]);
+    for card in window {
+        hasher.update(key_of(&card.id).as_bytes());
+        hasher.update(&[0]);
+        hasher.update(&serde_json::to_vec(card).expect("cards serialize"));
+        hasher.update(&[0]);
+    }
+    for (index, list) in panels.iter().enumerate() {
+        for (_, ok_runs, configuration, ids) in list.iter().filter(|p| p.0 == page) {
+            hasher.update(format!("panel {index} {ok_runs} {configuration}").as_bytes());
+            for id in ids {
+                hasher.update(&[0]);
+                hasher.update(id.as_bytes());
+                hasher.update(&[0]);
+                hasher.update(key_of(id).as_bytes());
+            }
+            hasher.update(&[1]);
         }
-        staging.append("data/runs.json", &model.runs_json)?;
     }
-    if !cards.is_empty() {
-        staging.append("data/runs.json", runs_json::ARRAY_END)?;
-    }
-    Ok(())
+    format!("{:032x}", hasher.digest128())
+}
+
+/// The digests of a page's runs, in its order.
+fn load_window(
+    window: &[RunCard],
+    load: &(dyn Fn(&str) -> anyhow::Result<RunOverview> + Sync),
+) -> anyhow::Result<Vec<RunOverview>> {
+    window.par_iter().map(|card| load(&card.id)).collect()
+}
+
+/// The rendered index and section pages (with charts) of one page of runs (`digests`, in
+/// the page's order; `cards`: every run, newest first).
+fn render_page(digests: &[RunOverview], cards: &[RunCard], page: Page, context: &SectionContext) -> Vec<OutputFile> {
+    let window = &cards[context.paging.window(page)];
+    let refs: Vec<&RunOverview> = digests.iter().collect();
+    let model = site::cross_run(&refs, window, cards, page, context);
+    render::cross_run_files(&model)
 }

@@ -13,12 +13,12 @@ use crate::site::history_view::{self, nccl_choices, CaseInfo, ConfigurationHisto
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
-/// Writes the history pages and the regressions page.
+/// Writes the history pages and the regressions page; returns the paths written.
 pub(super) fn write(
     results: &[RunResult],
     load: &(dyn Fn(&str) -> anyhow::Result<RunOverview> + Sync),
     staging: &Staging,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Vec<String>> {
     let mut by_configuration: BTreeMap<&str, Vec<&RunResult>> = BTreeMap::new();
     for result in results.iter().filter(|r| r.card.status == RunStatus::Ok) {
         by_configuration.entry(result.card.configuration_key.as_str()).or_default().push(result);
@@ -71,14 +71,17 @@ pub(super) fn write(
     let pages: Vec<_> = configurations.par_iter().map(history_view::history_page).collect();
     let links = history_view::history_links(&configurations);
     let mut regressions = Vec::new();
+    let mut files = Vec::new();
     for (page, entries) in pages {
         let rendered = render::history_files(&page);
         rendered.par_iter().try_for_each(|f| staging.put(f))?;
+        files.extend(rendered.into_iter().map(|f| f.path));
         regressions.extend(entries);
     }
     let listed: Vec<(String, String)> = links.into_iter().map(|l| (l.text, l.href)).collect();
     for file in render::history_files(&history_view::regressions_page(regressions, &listed)) {
         staging.put(&file)?;
+        files.push(file.path);
     }
-    Ok(())
+    Ok(files)
 }

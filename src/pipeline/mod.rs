@@ -6,6 +6,13 @@
 //! Unchanged runs come from the cache. The output depends only on the runs, never on the
 //! thread count, the clock or the machine.
 //!
+//! Incremental builds are O(new runs): when the live site is the one the last build
+//! committed (its marker has the stamp the cache recorded) and every cached run is in it as
+//! cached, the runs built anew are moved from the staging folder into the live site, the
+//! files of changed and removed runs that are gone are removed, and only the cross-run units
+//! whose key changed are rendered (`cross_run`); the unchanged runs are not touched. Any other
+//! site (no cache, edited or half-updated, another page size) is built whole in a staging
+//! folder and swapped in.
 //! Modules: `cache` (unchanged runs), `comparisons` (each run against its baseline),
 //! `cross_run` (the pages of many runs), `write` (the only code that writes the site: a
 //! staging folder swapped in whole) and `out_dir` (the output folder, its lock and the swap).
@@ -23,7 +30,7 @@ use crate::core::diag::{Code, Diagnostic};
 use crate::ingest::find::{FileStamp, RunDir};
 use crate::pipeline::cache::{Cache, CacheEntry, CachedFile, DigestStore, Published, Stamp};
 use crate::pipeline::out_dir::{OutputLock, MARKER};
-use crate::pipeline::write::{count_site, SiteCount, Staging};
+use crate::pipeline::write::{count_site, SiteCount, Staging, WriteCounts};
 use crate::render::OutputFile;
 use crate::site::card::RunCard;
 use crate::site::notes::{Note, SiteNotes};
@@ -68,6 +75,10 @@ pub(crate) struct BuildReport {
     pub files: usize,
     pub input_bytes: u64,
     pub cached_runs: usize,
+    /// What the build wrote into the site (written, linked, removed, left alone).
+    pub written: WriteCounts,
+    /// Whether the live site was updated in place (an incremental build).
+    pub in_place: bool,
     /// Folders under the runs folder that are not runs, with why.
     pub skipped: Vec<String>,
     /// One line per run that is not ok: id, status, worst diagnostic.
@@ -141,6 +152,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         limits: options.limits,
         evidence: options.evidence,
         clock: &clock,
+        live: None,
     };
     let results = stages.time("runs (wall)", || build_runs(&folders, &context))?;
     stages.add_thread_times(&clock);
@@ -151,21 +163,142 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let plan = stages.time("choose baselines", || comparisons::plan(&results, pinned));
     let cross_key = cross_key(&results, &plan.stamps, options);
     if stages.time("check unchanged", || site_unchanged_now(cache.as_ref(), &results, cross_key.as_ref(), &lock)) {
+        stages.report.written = staging.counts();
         drop(staging);
         let count = stages.time("count", || count_site(lock.out()))?;
         return Ok(stages.finish(&folders, &results, count));
     }
-    let mut results = stages.time("carry cached runs", || restore_cached(results, &folders, &context, lock.out()))?;
-    let digests = Digests { folders: &folders, store: &store, limits: options.limits };
+    let published = cache.as_ref().map(Cache::published).unwrap_or_default();
+    let live_units = cache.as_ref().and_then(|c| c.units()).filter(|_| in_place_ok(&published, &results, &lock));
+    let live = live_units.is_some().then(|| Staging::in_place(&lock));
+    let mut results = match &live {
+        Some(live) => {
+            stages.time("check live runs", || check_in_place(results, &published, &folders, &context, live))?
+        }
+        None => stages.time("carry cached runs", || restore_cached(results, &folders, &context, lock.out()))?,
+    };
+    let digests = Digests { folders: &folders, store: &store, cache: cache.as_ref(), limits: options.limits };
+    let compare_context = RunContext { live: live.as_ref(), ..context };
     stages.time("compare with baselines", || {
-        comparisons::compare_runs(&mut results, &plan, &context, &|id| digests.get(id))
+        comparisons::compare_runs(&mut results, &plan, &compare_context, &|id| digests.get(id))
     })?;
-    stages.time("history pages", || histories::write(&results, &|id| digests.get(id), context.staging))?;
-    stages.time("cross-run pages", || write_cross_run(&results, &digests, &context, options))?;
-    let count = stages.time("count", || staging.count())?;
-    stages.time("commit", || commit(staging, options))?;
-    stages.time("update cache", || update_cache(cache.as_ref(), &results, cross_key, &lock))?;
+    if let Some(live) = &live {
+        stages.time("move new runs in place", || move_in_place(&results, &staging, live))?;
+    }
+    let writer = live.as_ref().unwrap_or(&staging);
+    let site_context = RunContext { staging: writer, ..context };
+    let history = stages.time("history pages", || histories::write(&results, &|id| digests.get(id), writer))?;
+    let mut cross_units = live_units.clone();
+    let live_history = cross_units.as_mut().and_then(|units| units.remove(HISTORY_UNIT));
+    let mut written = stages.time("cross-run pages", || {
+        write_cross_run(&results, &digests, &site_context, options, cross_key.as_deref(), cross_units.as_ref())
+    })?;
+    stages.time("remove stale history pages", || remove_stale_history(&history, live_history.as_ref(), writer))?;
+    written.units.insert(HISTORY_UNIT.to_string(), cross_run::UnitRecord { key: String::new(), files: history });
+    let count = stages.time("count", || writer.count())?;
+    stages.report.in_place = live.is_some();
+    stages.report.written = match &live {
+        Some(live) => WriteCounts { bytes: live.counts().bytes + staging.counts().bytes, ..live.counts() },
+        None => staging.counts(),
+    };
+    stages.time("commit", || commit(live.unwrap_or(staging), options))?;
+    stages.time("update cache", || update_cache(cache.as_ref(), &results, cross_key, &written.units, &lock))?;
     Ok(stages.finish(&folders, &results, count))
+}
+
+/// The unit of the history pages (rendered on every build that writes: they list every run
+/// of a configuration).
+const HISTORY_UNIT: &str = "history";
+
+/// In place: removes the history pages of the live site that this build did not write (a
+/// configuration without ok runs any more).
+fn remove_stale_history(
+    written: &[String],
+    live: Option<&cross_run::UnitRecord>,
+    writer: &Staging,
+) -> anyhow::Result<()> {
+    let Some(old) = live else { return Ok(()) };
+    for rel in old.files.iter().filter(|rel| !written.contains(rel)) {
+        writer.remove(rel)?;
+    }
+    Ok(())
+}
+
+/// Whether the live site can be updated in place: it is the site the last build committed
+/// (its marker has the recorded stamp) and every run taken from the cache is in it as cached.
+fn in_place_ok(published: &Published, results: &[RunResult], lock: &OutputLock) -> bool {
+    let marker = std::fs::metadata(lock.out().join(MARKER)).ok().map(|m| FileStamp::of(&m));
+    published.site.is_some()
+        && published.site == marker
+        && results.iter().filter(|r| r.restore.is_some()).all(|r| {
+            published.runs.get(&r.id) == r.key.as_ref()
+                && lock.out().join(paths::run_file(&r.id, "index.html")).is_file()
+        })
+}
+
+/// Before a site is updated in place: removes the runs that are gone from it, and checks the
+/// cached runs in it, which stay as they are (their files listed for the comparison stage,
+/// which may update their pages in place) but for a file whose stamp is not the one recorded
+/// at the last commit (edited by hand), put back from the cache; a run whose cached files
+/// cannot be put back is built again, in place. The runs built anew wait in the staging
+/// folder until they are compared (`move_in_place`).
+fn check_in_place(
+    results: Vec<RunResult>,
+    published: &Published,
+    folders: &find::RunFolders,
+    context: &RunContext,
+    live: &Staging,
+) -> anyhow::Result<Vec<RunResult>> {
+    let ids: std::collections::HashSet<&str> = results.iter().map(|r| r.id.as_str()).collect();
+    if let Some(cache) = context.cache {
+        for gone in published.runs.keys().filter(|id| !ids.contains(id.as_str())) {
+            for file in cache.lookup(gone).map(|e| e.files).unwrap_or_default() {
+                live.remove(&file.rel)?;
+            }
+            live.remove_dir(&paths::run_file(gone, ""))?;
+        }
+    }
+    let in_live = RunContext { staging: live, ..*context };
+    results
+        .into_par_iter()
+        .map(|mut result| {
+            let Some(entry) = result.restore.take() else { return Ok(result) };
+            let Some(cache) = context.cache else { return Ok(result) };
+            match cache.repair_live(&entry, &result.id, live, live.dir()) {
+                Some(repaired) => {
+                    result.cached_files = entry.files;
+                    result.in_live = repaired == 0;
+                    result.live_site = true;
+                    Ok(result)
+                }
+                None => {
+                    let (id, path) = folders
+                        .runs
+                        .iter()
+                        .find(|(id, _)| *id == result.id)
+                        .with_context(|| format!("no run {}", result.id))?;
+                    let run = find::list_run(id.clone(), path.clone(), &folders.canonical_root);
+                    let previous = entry.files.iter().map(|f| f.rel.clone()).collect();
+                    let plan = CachePlan { key: Some((entry.key, entry.stamps)), hit: None, previous };
+                    let rebuilt = build_run(&run, plan, &in_live)?;
+                    Ok(RunResult { live_site: true, ..rebuilt })
+                }
+            }
+        })
+        .collect()
+}
+
+/// Moves the runs built anew (and compared) from the staging folder into the live site, each
+/// file renamed over its old version, and removes the files those runs had before and no
+/// longer have.
+fn move_in_place(results: &[RunResult], staging: &Staging, live: &Staging) -> anyhow::Result<()> {
+    live.take_from(staging)?;
+    for result in results {
+        for rel in result.replaced.iter().filter(|rel| !result.cached_files.iter().any(|f| &&f.rel == rel)) {
+            live.remove(rel)?;
+        }
+    }
+    Ok(())
 }
 
 /// The wall time of each stage of a build, in order, and of the whole build.
@@ -300,16 +433,31 @@ fn site_unchanged_now(
     cache.is_some_and(|cache| site_unchanged(&cache.published(), results, cross_key, lock.out()))
 }
 
-/// The static files and the cross-run pages (index, section pages).
+/// The static files and the cross-run pages (index, section pages, runs.json); `cross_key`
+/// keys the first page (with a cache), `live` the units of the live site updated in place.
 fn write_cross_run(
     results: &[RunResult],
     digests: &Digests,
     context: &RunContext,
     options: &BuildOptions,
-) -> anyhow::Result<()> {
+    cross_key: Option<&str>,
+    live: Option<&cross_run::Units>,
+) -> anyhow::Result<cross_run::Written> {
     let static_files = render::static_files(&options.site_url);
     static_files.par_iter().try_for_each(|f| context.staging.put(f))?;
-    let sources = cross_run::Sources { load: &|id| digests.get(id), site_notes: context.site_notes };
+    // A shard's key covers its runs' input keys and comparison stamps (the case verdicts).
+    let keys: std::collections::HashMap<&str, String> = results
+        .iter()
+        .filter_map(|r| {
+            Some((r.id.as_str(), format!("{} {}", r.key.as_deref()?, r.comparison.as_deref().unwrap_or("-"))))
+        })
+        .collect();
+    let sources = cross_run::Sources {
+        load: &|id| digests.get(id),
+        site_notes: context.site_notes,
+        keys: cross_key.map(|first| (&keys, first)),
+        live,
+    };
     let cards = results.iter().map(|r| r.card.clone()).collect();
     cross_run::write(cards, options.page_size, &sources, context.staging)
 }
@@ -320,6 +468,7 @@ fn write_cross_run(
 struct Digests<'a> {
     folders: &'a find::RunFolders,
     store: &'a DigestStore<'a>,
+    cache: Option<&'a Cache>,
     limits: input::Limits,
 }
 
@@ -330,7 +479,9 @@ impl Digests<'_> {
         }
         let (id, path) = self.folders.runs.iter().find(|(run, _)| run == id).with_context(|| format!("no run {id}"))?;
         let run = find::list_run(id.clone(), path.clone(), &self.folders.canonical_root);
-        let digest = process_run(&run, self.limits, &StageClock::default()).digest;
+        let mut digest = process_run(&run, self.limits, &StageClock::default()).digest;
+        // The case verdicts come from the run's last comparison, which a cached run keeps.
+        digest.case_verdicts = self.cache.and_then(|c| c.case_verdicts(id)).unwrap_or_default();
         let _ = self.store.put(&digest);
         Ok(digest)
     }
@@ -346,12 +497,14 @@ fn update_cache(
     cache: Option<&Cache>,
     results: &[RunResult],
     cross_key: Option<String>,
+    units: &cross_run::Units,
     lock: &OutputLock,
 ) -> anyhow::Result<()> {
     let Some(cache) = cache else { return Ok(()) };
     let ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
     cache.retain(&ids);
-    results.par_iter().filter(|r| !r.cached_files.is_empty()).for_each(|r| {
+    cache.set_units(units).context("cannot update the build cache")?;
+    results.par_iter().filter(|r| !r.cached_files.is_empty() && !r.in_live).for_each(|r| {
         // A stamp not recorded only makes the next build copy that run from the cache.
         let _ = cache.record_site(&r.id, &r.cached_files, lock.out());
     });
@@ -400,7 +553,11 @@ fn restore_cached(
             }
             let path = paths.get(result.id.as_str()).with_context(|| format!("no run {}", result.id))?;
             let run = find::list_run(result.id.clone(), path.to_path_buf(), &folders.canonical_root);
-            build_run(&run, CachePlan { key: Some((entry.key, entry.stamps)), hit: None }, context)
+            build_run(
+                &run,
+                CachePlan { key: Some((entry.key, entry.stamps)), hit: None, previous: Vec::new() },
+                context,
+            )
         })
         .collect()
 }
@@ -411,21 +568,27 @@ struct CachePlan {
     key: Option<(String, Vec<Stamp>)>,
     /// The cache entry, when it was built from exactly these inputs.
     hit: Option<CacheEntry>,
+    /// The site files of the run's previous build, when it is built again.
+    previous: Vec<String>,
 }
 
 /// A run with a file that cannot be read gets no key: it is built from its inputs, not
 /// cached, and marked invalid with an error naming the file (the other runs build as usual).
 fn plan(run: &mut RunDir, cache: Option<&Cache>) -> CachePlan {
-    let Some(cache) = cache else { return CachePlan { key: None, hit: None } };
+    let Some(cache) = cache else { return CachePlan { key: None, hit: None, previous: Vec::new() } };
     let previous = cache.lookup(&run.id);
+    let files =
+        |entry: Option<CacheEntry>| entry.map(|e| e.files.into_iter().map(|f| f.rel).collect()).unwrap_or_default();
     match cache.key(run, previous.as_ref()) {
-        Ok((key, stamps)) => {
-            let hit = previous.filter(|entry| entry.key == key);
-            CachePlan { key: Some((key, stamps)), hit }
-        }
+        Ok((key, stamps)) => match previous {
+            Some(entry) if entry.key == key => {
+                CachePlan { key: Some((key, stamps)), hit: Some(entry), previous: Vec::new() }
+            }
+            other => CachePlan { key: Some((key, stamps)), hit: None, previous: files(other) },
+        },
         Err((rel, error)) => {
             run.diagnostics.push(Diagnostic::error(Code::CannotRead, rel, None, format!("cannot read: {error}")));
-            CachePlan { key: None, hit: None }
+            CachePlan { key: None, hit: None, previous: files(previous) }
         }
     }
 }
@@ -450,6 +613,7 @@ fn cross_key(results: &[RunResult], comparisons: &[String], options: &BuildOptio
 }
 
 /// What every run's build shares.
+#[derive(Clone, Copy)]
 struct RunContext<'a> {
     cache: Option<&'a Cache>,
     store: &'a DigestStore<'a>,
@@ -459,6 +623,8 @@ struct RunContext<'a> {
     /// Publish the run's archived inputs (`ingest::evidence`).
     evidence: bool,
     clock: &'a StageClock,
+    /// The live site, when it is updated in place (the runs in it are compared there).
+    live: Option<&'a Staging<'a>>,
 }
 
 /// What one run contributed.
@@ -475,6 +641,13 @@ struct RunResult {
     cached_files: Vec<CachedFile>,
     /// The comparison stamp the run's page holds (`None`: not compared yet).
     comparison: Option<String>,
+    /// The site files of the run's previous build (built again: those it no longer has are
+    /// removed from a site updated in place).
+    replaced: Vec<String>,
+    /// A cached run left as it is in a site updated in place (its stamps need no recording).
+    in_live: bool,
+    /// Its files are in the live site being updated in place (not in the staging folder).
+    live_site: bool,
     /// Input bytes of the run.
     bytes: u64,
 }
@@ -483,7 +656,7 @@ struct RunResult {
 /// site later, by `restore_cached`, and only if the site changes), else read, summarized and
 /// rendered.
 fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Result<RunResult> {
-    let CachePlan { key, hit } = plan;
+    let CachePlan { key, hit, previous } = plan;
     if let (Some(cache), Some((key, stamps)), Some(mut entry)) = (context.cache, &key, hit) {
         if &entry.stamps != stamps {
             entry.stamps = stamps.clone();
@@ -499,6 +672,9 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
             cached_files: Vec::new(),
             comparison: entry.comparison.clone(),
             restore: Some(entry),
+            replaced: Vec::new(),
+            in_live: false,
+            live_site: false,
         });
     }
     let clock = context.clock;
@@ -544,6 +720,9 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
         cached_files,
         comparison: None,
         bytes: run.files.total_bytes,
+        replaced: previous,
+        in_live: false,
+        live_site: false,
     })
 }
 
@@ -725,6 +904,12 @@ impl BuildReport {
             "runs": self.ok + self.failed + self.invalid,
             "cached_runs": self.cached_runs,
             "files": self.files,
+            "files_written": self.written.written,
+            "bytes_written": self.written.bytes,
+            "files_linked": self.written.linked,
+            "files_removed": self.written.removed,
+            "files_unchanged": self.written.unchanged,
+            "in_place": self.in_place,
             "input_bytes": self.input_bytes,
             "total_seconds": self.total.as_secs_f64(),
             "stages": stages,
@@ -735,7 +920,7 @@ impl BuildReport {
 
     pub(crate) fn summary_line(&self, out: &std::path::Path) -> String {
         format!(
-            "built {}: {} runs ({} ok, {} failed, {} invalid; {} from cache), {} pages, {} files, {:.1} MB of runs, in {:.2} s",
+            "built {}: {} runs ({} ok, {} failed, {} invalid; {} from cache), {} pages, {} files, {} written{}, {} linked, {} removed, {:.1} MB of runs, in {:.2} s",
             out.display(),
             self.ok + self.failed + self.invalid,
             self.ok,
@@ -744,6 +929,10 @@ impl BuildReport {
             self.cached_runs,
             self.pages,
             self.files,
+            self.written.written,
+            if self.in_place { " in place" } else { "" },
+            self.written.linked,
+            self.written.removed,
             self.input_bytes as f64 / 1e6,
             self.total.as_secs_f64()
         )

@@ -6,12 +6,22 @@
 //! removed after it, so the new site is then the file's only owner) when its stamp proves it
 //! is the file the last build committed, else copied from the build cache (`cache.rs`). An existing output folder is replaced only if nccl-report made it
 //! (it holds the marker file) or it is empty. Uses `out_dir` for the lock and the swap.
+//!
+//! An incremental build of a site this tool committed (`Staging::in_place`) instead updates
+//! the live site file by file: each file is written beside its place and renamed over it (a
+//! reader sees the old file or the new one, never a part), a file whose bytes are already
+//! there is not written, and the marker file's times are set before the first change, so that
+//! a build killed half-way leaves a site whose marker the cache does not know, which the next
+//! build rebuilds whole through a staging folder. Every writer counts what it wrote
+//! (`Staging::counts`).
 
 use crate::pipeline::out_dir::OutputLock;
 use crate::render::OutputFile;
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 pub(crate) use crate::pipeline::out_dir::MARKER;
 
@@ -42,7 +52,36 @@ pub(crate) struct Staging<'a> {
     dir: PathBuf,
     lock: &'a OutputLock,
     committed: bool,
+    /// Writing into the live site (`in_place`) rather than a staging folder.
+    in_place: bool,
+    /// In place: whether the marker's times were already set (before the first change).
+    touched: Mutex<bool>,
+    counts: Counts,
 }
+
+/// What a writer did: files written (created or replaced), their bytes, files hard-linked,
+/// files removed, and files left alone because their bytes were already there.
+#[derive(Debug, Default)]
+struct Counts {
+    written: AtomicU64,
+    bytes: AtomicU64,
+    linked: AtomicU64,
+    removed: AtomicU64,
+    unchanged: AtomicU64,
+}
+
+/// A snapshot of `Counts`, for the build report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct WriteCounts {
+    pub written: u64,
+    pub bytes: u64,
+    pub linked: u64,
+    pub removed: u64,
+    pub unchanged: u64,
+}
+
+/// Tells the temporary names of in-place writes apart (one process writes a site at a time).
+static TEMP_SERIAL: AtomicU64 = AtomicU64::new(0);
 
 impl<'a> Staging<'a> {
     /// Starts a new site for the locked output; refuses an output that nccl-report did not make.
@@ -54,9 +93,57 @@ impl<'a> Staging<'a> {
         let dir = lock.staging_dir();
         fs::create_dir(&dir).map_err(io_err(&dir))?;
         let marker = dir.join(MARKER);
-        fs::write(&marker, b"written by nccl-report; the whole folder is replaced on each build\n")
-            .map_err(io_err(&marker))?;
-        Ok(Staging { dir, lock, committed: false })
+        fs::write(&marker, MARKER_TEXT).map_err(io_err(&marker))?;
+        Ok(Staging {
+            dir,
+            lock,
+            committed: false,
+            in_place: false,
+            touched: Mutex::new(false),
+            counts: Counts::default(),
+        })
+    }
+
+    /// Updates the live site of `lock` in place (the caller has checked that it is the site
+    /// the last build committed). Nothing is written until a file differs.
+    pub(crate) fn in_place(lock: &'a OutputLock) -> Staging<'a> {
+        let dir = lock.out().to_path_buf();
+        Staging { dir, lock, committed: false, in_place: true, touched: Mutex::new(false), counts: Counts::default() }
+    }
+
+    /// What this writer has written, linked, removed and left alone so far.
+    pub(crate) fn counts(&self) -> WriteCounts {
+        let c = &self.counts;
+        WriteCounts {
+            written: c.written.load(Ordering::Relaxed),
+            bytes: c.bytes.load(Ordering::Relaxed),
+            linked: c.linked.load(Ordering::Relaxed),
+            removed: c.removed.load(Ordering::Relaxed),
+            unchanged: c.unchanged.load(Ordering::Relaxed),
+        }
+    }
+
+    /// In place, before the first change: sets the marker's modification time (so its change
+    /// time too, and with them its stamp), which tells the next build that this site may be
+    /// half-updated until the cache records the new stamp at the end of this build. The
+    /// marker is never replaced, so no temporary file is left if the build is killed here.
+    fn touch(&self) -> Result<(), WriteError> {
+        if !self.in_place {
+            return Ok(());
+        }
+        let mut touched = self.touched.lock().unwrap_or_else(|e| e.into_inner());
+        if !*touched {
+            let marker = self.dir.join(MARKER);
+            let file = fs::OpenOptions::new().write(true).open(&marker).map_err(io_err(&marker))?;
+            file.set_modified(std::time::SystemTime::now()).map_err(io_err(&marker))?;
+            *touched = true;
+        }
+        Ok(())
+    }
+
+    /// The folder this writer writes (the staging folder, or the live site in place).
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// Where a site-relative path lands in the staging folder.
@@ -67,27 +154,99 @@ impl<'a> Staging<'a> {
         Ok(self.dir.join(rel))
     }
 
-    /// Writes one file (safe to call from several threads).
+    /// Writes one file (safe to call from several threads). In place: only when its bytes
+    /// differ from the file there, written beside it and renamed over it.
     pub(crate) fn put(&self, file: &OutputFile) -> Result<(), WriteError> {
         let path = self.path_of(&file.path)?;
-        create_parent(&path)?;
-        fs::write(&path, &file.bytes).map_err(io_err(&path))
+        if self.in_place {
+            if fs::read(&path).is_ok_and(|old| old == file.bytes) {
+                self.counts.unchanged.fetch_add(1, Ordering::Relaxed);
+                return Ok(());
+            }
+            self.touch()?;
+            create_parent(&path)?;
+            replace_file(&path, &file.bytes)?;
+        } else {
+            create_parent(&path)?;
+            fs::write(&path, &file.bytes).map_err(io_err(&path))?;
+        }
+        self.counts.written.fetch_add(1, Ordering::Relaxed);
+        self.counts.bytes.fetch_add(file.bytes.len() as u64, Ordering::Relaxed);
+        Ok(())
     }
 
-    /// Replaces the file at `rel`: the old one is unlinked first, so a file hard-linked from
-    /// the live site (`link`) is never written through.
+    /// Replaces the file at `rel`: the old one is unlinked first (in place: renamed over), so
+    /// a file hard-linked from the live site (`link`) is never written through.
     pub(crate) fn replace(&self, file: &OutputFile) -> Result<(), WriteError> {
-        self.remove(&file.path)?;
+        if !self.in_place {
+            let path = self.path_of(&file.path)?;
+            match fs::remove_file(&path) {
+                Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(io_err(&path)(error)),
+                _ => {}
+            }
+        }
         self.put(file)
     }
 
     /// Removes the file at `rel`, if there is one.
     pub(crate) fn remove(&self, rel: &str) -> Result<(), WriteError> {
         let path = self.path_of(rel)?;
+        if self.in_place && path.symlink_metadata().is_err() {
+            return Ok(());
+        }
+        self.touch()?;
         match fs::remove_file(&path) {
             Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(io_err(&path)(error)),
-            _ => Ok(()),
+            Err(_) => Ok(()),
+            Ok(()) => {
+                self.counts.removed.fetch_add(1, Ordering::Relaxed);
+                Ok(())
+            }
         }
+    }
+
+    /// Removes the folder at `rel` and everything in it, if there is one (a run that is gone).
+    pub(crate) fn remove_dir(&self, rel: &str) -> Result<(), WriteError> {
+        let path = self.path_of(rel)?;
+        if path.symlink_metadata().is_err() {
+            return Ok(());
+        }
+        self.touch()?;
+        fs::remove_dir_all(&path).map_err(io_err(&path))?;
+        self.counts.removed.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Moves every file of `from` (a staging folder of this output, holding only new files)
+    /// into this in-place site at the same path, each renamed over the file there; returns
+    /// the site paths moved. Used to put the runs built into a staging folder in place.
+    pub(crate) fn take_from(&self, from: &Staging) -> Result<Vec<String>, WriteError> {
+        let mut moved = Vec::new();
+        let mut pending = vec![String::new()];
+        while let Some(rel) = pending.pop() {
+            let dir = if rel.is_empty() { from.dir.clone() } else { from.dir.join(&rel) };
+            let mut entries: Vec<fs::DirEntry> =
+                fs::read_dir(&dir).map_err(io_err(&dir))?.collect::<Result<_, _>>().map_err(io_err(&dir))?;
+            entries.sort_by_key(fs::DirEntry::file_name);
+            for entry in entries {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if rel.is_empty() && name == MARKER {
+                    continue;
+                }
+                let child = if rel.is_empty() { name } else { format!("{rel}/{name}") };
+                if entry.file_type().map_err(io_err(&entry.path()))?.is_dir() {
+                    pending.push(child);
+                    continue;
+                }
+                let target = self.path_of(&child)?;
+                self.touch()?;
+                create_parent(&target)?;
+                fs::rename(entry.path(), &target).map_err(io_err(&target))?;
+                moved.push(child);
+            }
+        }
+        self.counts.written.fetch_add(moved.len() as u64, Ordering::Relaxed);
+        Ok(moved)
     }
 
     /// The bytes of a file already in the new site.
@@ -101,17 +260,13 @@ impl<'a> Staging<'a> {
     /// changed; it is removed after the swap, leaving the new site the only owner of the file.
     pub(crate) fn link(&self, from: &Path, rel: &str) -> Result<(), WriteError> {
         let path = self.path_of(rel)?;
+        if self.in_place {
+            return Err(WriteError::BadPath(format!("{rel} (no links inside the live site)")));
+        }
         create_parent(&path)?;
-        fs::hard_link(from, &path).map_err(io_err(&path))
-    }
-
-    /// Appends `bytes` to the file at `rel`, creating it (for a file written in parts, such as
-    /// `data/runs.json` a page of runs at a time; one writer per file).
-    pub(crate) fn append(&self, rel: &str, bytes: &[u8]) -> Result<(), WriteError> {
-        let path = self.path_of(rel)?;
-        create_parent(&path)?;
-        let mut file = fs::OpenOptions::new().create(true).append(true).open(&path).map_err(io_err(&path))?;
-        std::io::Write::write_all(&mut file, bytes).map_err(io_err(&path))
+        fs::hard_link(from, &path).map_err(io_err(&path))?;
+        self.counts.linked.fetch_add(1, Ordering::Relaxed);
+        Ok(())
     }
 
     /// How many files the new site holds, and how many of them are pages (`.html`).
@@ -119,9 +274,12 @@ impl<'a> Staging<'a> {
         count_site(&self.dir)
     }
 
-    /// Swaps the complete staging folder in place of `out` in one atomic step.
+    /// Swaps the complete staging folder in place of `out` in one atomic step (in place:
+    /// every file is already there).
     pub(crate) fn commit(mut self) -> Result<(), WriteError> {
-        self.lock.swap_in(&self.dir).map_err(io_err(self.lock.out()))?;
+        if !self.in_place {
+            self.lock.swap_in(&self.dir).map_err(io_err(self.lock.out()))?;
+        }
         self.committed = true;
         Ok(())
     }
@@ -129,10 +287,27 @@ impl<'a> Staging<'a> {
 
 impl Drop for Staging<'_> {
     fn drop(&mut self) {
-        if !self.committed {
+        // The live site is never removed; a staging folder not committed is.
+        if !self.committed && !self.in_place {
             let _ = crate::pipeline::out_dir::remove_ours(&self.dir);
         }
     }
+}
+
+/// What the marker file says.
+const MARKER_TEXT: &[u8] = b"written by nccl-report; the whole folder is replaced on each build\n";
+
+/// Writes `bytes` beside `path` and renames the new file over it (a new inode: a hard link
+/// to the old file elsewhere is not written through).
+fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let serial = TEMP_SERIAL.fetch_add(1, Ordering::Relaxed);
+    let temp = path.with_file_name(format!(".{name}.nccl-report-tmp-{}-{serial}", std::process::id()));
+    fs::write(&temp, bytes).map_err(io_err(&temp))?;
+    fs::rename(&temp, path).map_err(|error| {
+        let _ = fs::remove_file(&temp);
+        io_err(path)(error)
+    })
 }
 
 /// The files of a site and its pages (`.html` files), the marker not counted.

@@ -38,13 +38,14 @@ pub(crate) fn static_files(site_url: &str) -> Vec<OutputFile> {
 
 /// A run's page and its charts (site-relative paths).
 pub(crate) fn run_files(page: &RunPage) -> Vec<OutputFile> {
-    let mut out = vec![OutputFile::new(paths::run_file(&page.id, "index.html"), pages::run(page))];
-    out.extend(figure_files(&page.blocks));
+    let path = paths::run_file(&page.id, "index.html");
+    let mut out = figure_files(&page.blocks, &path);
+    out.insert(0, OutputFile::new(path, pages::run(page)));
     out
 }
 
-/// One page of the index and of the section pages, with their charts (`data/runs.json` is
-/// written apart, a page of entries at a time).
+/// One page of the index and of the section pages, with their charts (`runs.json` is
+/// written apart, by `pipeline::cross_run`).
 pub(crate) fn cross_run_files(model: &CrossRunModel) -> Vec<OutputFile> {
     let mut out = vec![OutputFile::new(model.index_path.clone(), pages::index(&model.index))];
     let sections: Vec<Vec<OutputFile>> = model
@@ -52,7 +53,7 @@ pub(crate) fn cross_run_files(model: &CrossRunModel) -> Vec<OutputFile> {
         .par_iter()
         .map(|page| {
             let mut files = vec![OutputFile::new(page.path.clone(), pages::section(page))];
-            files.extend(figure_files(&page.blocks));
+            files.extend(figure_files(&page.blocks, &page.path));
             files
         })
         .collect();
@@ -63,20 +64,21 @@ pub(crate) fn cross_run_files(model: &CrossRunModel) -> Vec<OutputFile> {
 /// A history page or the regressions page, with its charts.
 pub(crate) fn history_files(page: &crate::site::history_view::HistoryPage) -> Vec<OutputFile> {
     let mut out = vec![OutputFile::new(page.path.clone(), pages::history(page))];
-    out.extend(figure_files(&page.blocks));
+    out.extend(figure_files(&page.blocks, &page.path));
     out
 }
 
-fn figure_files(blocks: &[Block]) -> Vec<OutputFile> {
-    blocks
+/// The SVG of every chart of the page at `page` (a site path), and one CSV of all their data
+/// (`paths::charts_csv`), when it has charts.
+fn figure_files(blocks: &[Block], page: &str) -> Vec<OutputFile> {
+    let figures: Vec<&crate::site::view::Figure> = blocks.iter().flat_map(|block| &block.figures).collect();
+    let mut out: Vec<OutputFile> = figures
         .iter()
-        .flat_map(|block| &block.figures)
-        .flat_map(|figure| {
-            let stem = format!("{}/{}", figure.dir, figure.spec.id);
-            [
-                OutputFile::new(format!("{stem}.svg"), charts::render_svg(&figure.spec)),
-                OutputFile::new(format!("{stem}.csv"), charts::render_csv(&figure.spec)),
-            ]
-        })
-        .collect()
+        .map(|f| OutputFile::new(format!("{}/{}.svg", f.dir, f.spec.id), charts::render_svg(&f.spec)))
+        .collect();
+    if !figures.is_empty() {
+        let specs: Vec<&crate::site::chart::ChartSpec> = figures.iter().map(|f| &f.spec).collect();
+        out.push(OutputFile::new(paths::charts_csv(page), charts::render_csv(&specs)));
+    }
+    out
 }

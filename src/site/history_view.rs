@@ -291,7 +291,7 @@ fn chart_blocks(slug: &str, by_section: &SectionSeries, runs: usize) -> Vec<Bloc
                     // Log where the runs span a decade (a planted 40x regression beside 1x).
                     let y_scale = if low > 0.0 && high / low >= 10.0 { Scale::Log10 } else { Scale::Linear };
                     let id = format!("{section}-{metric}-{}", part + 1);
-                    let (svg, csv) = paths::chart_files(&id);
+                    let svg = paths::chart_svg(&id);
                     Figure {
                         spec: ChartSpec {
                             id,
@@ -306,7 +306,7 @@ fn chart_blocks(slug: &str, by_section: &SectionSeries, runs: usize) -> Vec<Bloc
                         },
                         dir: format!("history/{slug}/charts"),
                         svg_href: format!("{slug}/{svg}"),
-                        csv_href: format!("{slug}/{csv}"),
+                        csv_href: paths::charts_csv_href(&paths::history_page(slug)),
                     }
                 })
                 .collect();

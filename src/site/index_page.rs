@@ -1,12 +1,12 @@
 //! The index: every run in a table, newest first, with headline figures, a page of runs at a
-//! time (`paging`); the site-wide notes on the first page.
+//! time (`paging`: the newest runs, then shards of months); the site-wide notes on the first page.
 
 use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::RunStatus;
 use crate::core::format::{count, ellipsis, utc_second};
 use crate::site::baseline_view;
 use crate::site::card::{BaselineVerdict, RunCard};
-use crate::site::paging::Paging;
+use crate::site::paging::{Page, Paging};
 use crate::site::paths;
 use crate::site::sections::Section;
 use crate::site::verdict_look::look;
@@ -74,13 +74,15 @@ fn attention(cards: &[RunCard], root: &str) -> Vec<Attention> {
 /// the rest.
 const LISTED: usize = 10;
 
-/// Index page `page`: its runs (`window`, newest first) with headline figures, the counts of
-/// every run (`cards`), and the pager.
+/// Index page `page`: its runs (`window`, newest first, and their `cards`) with headline
+/// figures, the counts of its runs (on the first page: of every run, `all`), and the pager.
+/// A shard page depends on its own runs only.
 pub(crate) fn build(
     window: &[&RunOverview],
     cards: &[RunCard],
+    all: &[RunCard],
     paging: &Paging,
-    page: usize,
+    page: Page,
     notes: Option<&str>,
 ) -> IndexPage {
     let root = Paging::index_root(page);
@@ -116,23 +118,24 @@ pub(crate) fn build(
             Cell::text(run.busbw_headline.clone()),
         ]);
     }
-    let of_status = |s: RunStatus| cards.iter().filter(|r| r.status == s).count();
+    let counted = if page == Page::First { all } else { cards };
+    let of_status = |s: RunStatus| counted.iter().filter(|r| r.status == s).count();
     IndexPage {
         root,
         pager: paging.index_pager(page),
         runs: table,
         sections: Section::ALL
             .iter()
-            .map(|s| Link { text: s.title().to_string(), href: format!("{root}{}", paths::section(s.slug(), 1)) })
+            .map(|s| Link { text: s.title().to_string(), href: format!("{root}{}", paths::section(s.slug(), None)) })
             .collect(),
         counts: format!(
             "{}: {} ok, {} failed, {} invalid.",
-            crate::core::format::count(cards.len(), "run"),
+            crate::core::format::count(counted.len(), "run"),
             of_status(RunStatus::Ok),
             of_status(RunStatus::Failed),
             of_status(RunStatus::Invalid)
         ),
-        attention: if page == 1 { attention(cards, root) } else { Vec::new() },
-        notes: notes.filter(|_| page == 1).map(str::to_string),
+        attention: if page == Page::First { attention(all, root) } else { Vec::new() },
+        notes: notes.filter(|_| page == Page::First).map(str::to_string),
     }
 }

@@ -32,21 +32,23 @@ pub(crate) mod view;
 
 use crate::analysis::overview::RunOverview;
 use card::RunCard;
-use paging::Paging;
+use paging::Page;
 use section_pages::SectionContext;
 use view::CrossRunModel;
 
-/// Page `page` of the cross-run pages: the index, every section and the `runs.json` entries
-/// of `window` (that page's runs, newest first); `cards` are every run, for the counts.
+/// Page `page` of the cross-run pages: the index and every section page of `window` (that
+/// page's runs, newest first, and their cards: verdicts and, on the first page, the counts
+/// of every run in `all`).
 pub(crate) fn cross_run(
     window: &[&RunOverview],
     cards: &[RunCard],
-    page: usize,
+    all: &[RunCard],
+    page: Page,
     context: &SectionContext,
 ) -> CrossRunModel {
-    let (index, (sections, runs_json)) = rayon::join(
-        || index_page::build(window, cards, &context.paging, page, context.site_notes.for_all().as_deref()),
-        || rayon::join(|| section_pages::build(window, page, context), || runs_json::entries(window)),
+    let (index, sections) = rayon::join(
+        || index_page::build(window, cards, all, context.paging, page, context.site_notes.for_all().as_deref()),
+        || section_pages::build(window, page, context),
     );
-    CrossRunModel { index_path: Paging::index_path(page), index, sections, runs_json }
+    CrossRunModel { index_path: context.paging.index_path(page), index, sections }
 }

@@ -7,7 +7,7 @@ use crate::site::sections::Section;
 /// Where a page sits in the top navigation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Place {
-    /// Every page of the index (`index.html`, `pages/N.html`).
+    /// Every page of the index (`index.html`, `pages/<shard>.html`).
     Index,
     /// Every page of one section (its slug).
     Section(&'static str),
@@ -38,7 +38,7 @@ pub(crate) fn links(root: &str, place: Place) -> Vec<NavLink> {
     }];
     links.extend(Section::ALL.iter().map(|s| NavLink {
         text: s.slug(),
-        href: format!("{root}{}", paths::section(s.slug(), 1)),
+        href: format!("{root}{}", paths::section(s.slug(), None)),
         brand: false,
         current: place == Place::Section(s.slug()),
     }));

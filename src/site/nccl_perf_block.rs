@@ -37,7 +37,8 @@ pub(crate) fn block(perf: &RunNcclPerf, run_id: &str) -> Block {
         }
         intro.push(table_line(table));
         let spec = chart(table, expected.gbs, &format!("nccl-perf-{}", index + 1));
-        let (svg_href, csv_href) = paths::chart_files(&spec.id);
+        let svg_href = paths::chart_svg(&spec.id);
+        let csv_href = paths::charts_csv_href(&paths::run_file(run_id, "index.html"));
         figures.push(Figure { svg_href, csv_href, dir: paths::run_file(run_id, "charts"), spec });
         tables.push(sizes_table(table));
         tables.push(fit_table(table));

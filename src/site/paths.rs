@@ -1,5 +1,6 @@
 //! Every path of the built site, from the site root: the one place that knows the layout
-//! (`index.html`, `pages/N.html`, `sections/<slug>[-N].html`, `runs/<id>/...`,
+//! (`index.html`, `pages/<shard>.html`, `sections/<slug>[-<shard>].html`,
+//! `data/runs[/<shard>].json`, `data/cases/month=<month>/`, `runs/<id>/...`,
 //! `compare/<base>..<cand>.html` with dots escaped so names never collide, `charts/`).
 //! Links from a page add the page's root prefix (`""` or `"../"`). Uses `crate::core::format` only.
 
@@ -22,22 +23,33 @@ pub(crate) fn site_url(text: &str) -> Result<String, String> {
     Ok(segments.iter().fold("/".to_string(), |url, s| format!("{url}{s}/")))
 }
 
-/// The index page `page` (1-based).
-pub(crate) fn index(page: usize) -> String {
-    if page == 1 {
-        "index.html".to_string()
-    } else {
-        format!("pages/{page}.html")
+/// The first index page (`None`) or a shard's (`Some(name)`: `pages/2026-04-1.html`).
+pub(crate) fn index(shard: Option<&str>) -> String {
+    match shard {
+        None => "index.html".to_string(),
+        Some(name) => format!("pages/{name}.html"),
     }
 }
 
-/// Section `slug`'s page `page` (1-based).
-pub(crate) fn section(slug: &str, page: usize) -> String {
-    if page == 1 {
-        format!("sections/{slug}.html")
-    } else {
-        format!("sections/{slug}-{page}.html")
+/// Section `slug`'s first page (`None`) or a shard's (`sections/<slug>-2026-04-1.html`).
+pub(crate) fn section(slug: &str, shard: Option<&str>) -> String {
+    match shard {
+        None => format!("sections/{slug}.html"),
+        Some(name) => format!("sections/{slug}-{name}.html"),
     }
+}
+
+/// The top-level `runs.json`: the list of its shards.
+pub(crate) const RUNS_JSON: &str = "data/runs.json";
+
+/// A Parquet file of case-level results, in its month's Hive-style partition folder.
+pub(crate) fn cases_file(month: &str, hash: &str) -> String {
+    format!("data/cases/month={month}/part-{hash}.parquet")
+}
+
+/// A shard of `runs.json` (`data/runs/2026-04-1.json`).
+pub(crate) fn runs_json_shard(name: &str) -> String {
+    format!("data/runs/{name}.json")
 }
 
 /// The folder of the section pages' charts.
@@ -123,9 +135,32 @@ pub(crate) fn is_compare_page_of(rel: &str, cand: &str) -> bool {
     hashed || named
 }
 
-/// A chart's SVG and CSV, relative to the page that shows it (in its `charts/` folder).
-pub(crate) fn chart_files(chart_id: &str) -> (String, String) {
-    (format!("charts/{chart_id}.svg"), format!("charts/{chart_id}.csv"))
+/// A chart's SVG, relative to the page that shows it (in its `charts/` folder).
+pub(crate) fn chart_svg(chart_id: &str) -> String {
+    format!("charts/{chart_id}.svg")
+}
+
+/// The one CSV of the data of every chart of the page at `page` (its site path), a `chart`
+/// column naming each chart's rows: `runs/<id>/charts.csv`, `sections/charts/<page>.csv`,
+/// `history/<slug>/charts.csv` (one file a page, not one a chart: issue 27's footprint).
+pub(crate) fn charts_csv(page: &str) -> String {
+    let stem = page.strip_suffix(".html").unwrap_or(page);
+    if let Some(dir) = stem.strip_suffix("/index") {
+        return format!("{dir}/charts.csv");
+    }
+    match stem.strip_prefix("sections/") {
+        Some(name) => format!("{SECTION_CHARTS}/{name}.csv"),
+        None => format!("{stem}/charts.csv"),
+    }
+}
+
+/// `charts_csv(page)` as the page links it (it lies in the page's folder or below).
+pub(crate) fn charts_csv_href(page: &str) -> String {
+    let csv = charts_csv(page);
+    match page.rsplit_once('/') {
+        Some((dir, _)) => csv[dir.len() + 1..].to_string(),
+        None => csv,
+    }
 }
 
 /// A configuration's history page slug: six hex digits of its key text's hash, as its label
@@ -158,6 +193,19 @@ pub(crate) fn case_anchor(case_key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_page_has_one_charts_csv_in_its_folder() {
+        let cases = [
+            ("runs/r1/index.html", "runs/r1/charts.csv", "charts.csv"),
+            ("sections/decode-2026-04-1.html", "sections/charts/decode-2026-04-1.csv", "charts/decode-2026-04-1.csv"),
+            ("history/3f2a91.html", "history/3f2a91/charts.csv", "3f2a91/charts.csv"),
+            ("regressions.html", "regressions/charts.csv", "regressions/charts.csv"),
+        ];
+        for (page, csv, href) in cases {
+            assert_eq!((charts_csv(page), charts_csv_href(page)), (csv.to_string(), href.to_string()), "{page}");
+        }
+    }
 
     #[test]
     fn compare_page_names_never_collide() {

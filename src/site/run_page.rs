@@ -37,7 +37,8 @@ pub(crate) fn build(
             .charts(&one, "")
             .into_iter()
             .map(|spec| {
-                let (svg_href, csv_href) = paths::chart_files(&spec.id);
+                let svg_href = paths::chart_svg(&spec.id);
+                let csv_href = paths::charts_csv_href(&paths::run_file(&run.raw.id, "index.html"));
                 Figure { svg_href, csv_href, dir: paths::run_file(&run.raw.id, "charts"), spec }
             })
             .collect();
@@ -405,10 +406,12 @@ fn files_block(run: &RunSummary, outputs: &[String], blocks: &[Block], evidence:
     for name in outputs {
         published.push(vec![Cell::link(name.clone(), name.clone()), Cell::text("seed-format file, recomputed")]);
     }
-    for figure in blocks.iter().flat_map(|b| &b.figures) {
+    let figures: Vec<&Figure> = blocks.iter().flat_map(|b| &b.figures).collect();
+    if let Some(first) = figures.first() {
+        let charts: Vec<String> = figures.iter().map(|f| format!("“{}” ({})", f.spec.title, f.spec.id)).collect();
         published.push(vec![
-            Cell::link(figure.csv_href.clone(), figure.csv_href.clone()),
-            Cell::text(format!("data of the chart “{}”", figure.spec.title)),
+            Cell::link(first.csv_href.clone(), first.csv_href.clone()),
+            Cell::text(format!("data of the charts, a chart column naming each: {}", charts.join(", "))),
         ]);
     }
     let (archived, intro) = match evidence {

@@ -1,11 +1,17 @@
-//! `data/runs.json`: `{"schema_version": 2, "runs": [...]}`, one entry per run with its
-//! status, diagnostics and facts, newest first, written a page of runs at a time. Its JSON
-//! Schema is `docs/runs.schema.json`; a change of shape changes `schema_version` (2 since diagnostics carry a `code`; in
-//! `ARRAY_START`, `EMPTY` and the schema).
+//! `runs.json`, in shards: `data/runs.json` is a small index of the shards
+//! (`{"schema_version": 3, "shards": [{"path", "month", "part", "runs", "newest", "oldest"}]}`,
+//! newest first), and each shard `data/runs/<month>-<part>.json` holds its runs
+//! (`{"schema_version": 3, "month", "part", "runs": [...]}`, newest first), one entry per run
+//! with its status, diagnostics and facts. Shards are the parts of months of `paging`, so no
+//! file grows with the history. Its JSON Schema is `docs/runs.schema.json` (both shapes); a
+//! change of shape changes `SCHEMA_VERSION` and the schema. Versions 1 and 2 were one file
+//! `{"schema_version": 2, "runs": [...]}` (2: diagnostics carry a `code`).
 
 use crate::analysis::overview::RunOverview;
 use crate::core::diag::Diagnostic;
 use crate::core::model::facts::RunFacts;
+use crate::site::card::RunCard;
+use crate::site::paging::{Paging, Shard};
 use crate::site::paths;
 use serde::Serialize;
 
@@ -34,34 +40,63 @@ impl<'a> RunEntry<'a> {
     }
 }
 
-/// The entries of `runs` as they appear inside the pretty-printed `runs` array of
-/// `data/runs.json` (each line indented by four spaces, entries separated by `,\n`), so that
-/// pages of runs written one after another, between `ARRAY_START` and `ARRAY_END`, form the
-/// whole file.
-pub(crate) fn entries(runs: &[&RunOverview]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for (i, run) in runs.iter().enumerate() {
-        let text = serde_json::to_string_pretty(&RunEntry::of(run)).expect("runs.json entries serialize");
-        if i > 0 {
-            out.extend_from_slice(b",\n");
-        }
-        for (j, line) in text.lines().enumerate() {
-            if j > 0 {
-                out.push(b'\n');
-            }
-            out.extend_from_slice(b"    ");
-            out.extend_from_slice(line.as_bytes());
-        }
+/// The version of both shapes.
+pub(crate) const SCHEMA_VERSION: u32 = 3;
+
+/// A shard file: its runs (`runs`, newest first, the shard's window).
+pub(crate) fn shard_file(shard: &Shard, runs: &[&RunOverview]) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct File<'a> {
+        schema_version: u32,
+        month: &'a str,
+        part: usize,
+        runs: Vec<RunEntry<'a>>,
     }
-    out
+    let file = File {
+        schema_version: SCHEMA_VERSION,
+        month: &shard.month,
+        part: shard.part,
+        runs: runs.iter().map(|r| RunEntry::of(r)).collect(),
+    };
+    pretty(&file)
 }
 
-/// What precedes the first entry, goes between two pages' entries, and follows the last.
-pub(crate) const ARRAY_START: &[u8] = b"{\n  \"schema_version\": 2,\n  \"runs\": [\n";
-pub(crate) const BETWEEN_PAGES: &[u8] = b",\n";
-pub(crate) const ARRAY_END: &[u8] = b"\n  ]\n}\n";
-/// The whole file when there is no run.
-pub(crate) const EMPTY: &[u8] = b"{\n  \"schema_version\": 2,\n  \"runs\": []\n}\n";
+/// `data/runs.json`: every shard of `paging`, newest first; `cards` in the newest-first order.
+pub(crate) fn index_file(paging: &Paging, cards: &[RunCard]) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct ShardRef<'a> {
+        path: String,
+        month: &'a str,
+        part: usize,
+        runs: usize,
+        newest: &'a str,
+        oldest: &'a str,
+    }
+    #[derive(Serialize)]
+    struct File<'a> {
+        schema_version: u32,
+        shards: Vec<ShardRef<'a>>,
+    }
+    let shards = paging
+        .shards
+        .iter()
+        .map(|shard| ShardRef {
+            path: paths::runs_json_shard(&shard.name()),
+            month: &shard.month,
+            part: shard.part,
+            runs: shard.window.len(),
+            newest: &cards[shard.window.start].id,
+            oldest: &cards[shard.window.end - 1].id,
+        })
+        .collect();
+    pretty(&File { schema_version: SCHEMA_VERSION, shards })
+}
+
+fn pretty(value: &impl Serialize) -> Vec<u8> {
+    let mut out = serde_json::to_vec_pretty(value).expect("runs.json serializes");
+    out.push(b'\n');
+    out
+}
 
 #[cfg(test)]
 mod tests {
@@ -84,29 +119,30 @@ mod tests {
             busbw_headline: String::new(),
             diagnostics,
             outputs: vec!["summary.md".into()],
+            case_verdicts: Default::default(),
         }
     }
 
     #[test]
-    fn pages_of_entries_make_the_pretty_printed_array() {
+    fn the_index_lists_shards_and_a_shard_its_runs() {
         let warning = Diagnostic::warning(crate::core::diag::Code::NoDataRows, "raw/x.csv", Some(3), "odd");
         let runs = [digest("a", vec![warning]), digest("b", Vec::new()), digest("c", Vec::new())];
-        let refs: Vec<&RunOverview> = runs.iter().collect();
-        let mut paged = ARRAY_START.to_vec();
-        paged.extend(entries(&refs[..2]));
-        paged.extend_from_slice(BETWEEN_PAGES);
-        paged.extend(entries(&refs[2..]));
-        paged.extend_from_slice(ARRAY_END);
-        #[derive(Serialize)]
-        struct File<'a> {
-            schema_version: u32,
-            runs: Vec<RunEntry<'a>>,
-        }
-        let whole = |runs: Vec<RunEntry>| {
-            let file = File { schema_version: 2, runs };
-            String::from_utf8([serde_json::to_vec_pretty(&file).unwrap(), b"\n".to_vec()].concat()).unwrap()
-        };
-        assert_eq!(String::from_utf8(paged).unwrap(), whole(runs.iter().map(RunEntry::of).collect()));
-        assert_eq!(std::str::from_utf8(EMPTY).unwrap(), whole(Vec::new()));
+        let cards: Vec<RunCard> = runs.iter().map(RunCard::of).collect();
+        let paging = Paging::new(&cards, 2);
+        let index: serde_json::Value = serde_json::from_slice(&index_file(&paging, &cards)).unwrap();
+        assert_eq!(
+            index,
+            serde_json::json!({"schema_version": 3, "shards": [
+                {"path": "data/runs/undated-2.json", "month": "undated", "part": 2, "runs": 1, "newest": "a", "oldest": "a"},
+                {"path": "data/runs/undated-1.json", "month": "undated", "part": 1, "runs": 2, "newest": "b", "oldest": "c"},
+            ]})
+        );
+        let refs: Vec<&RunOverview> = runs[1..].iter().collect();
+        let shard: serde_json::Value = serde_json::from_slice(&shard_file(&paging.shards[1], &refs)).unwrap();
+        assert_eq!(shard["runs"][0]["run_id"], "b");
+        assert_eq!(shard["runs"].as_array().unwrap().len(), 2);
+        assert_eq!((shard["month"].as_str(), shard["part"].as_u64()), (Some("undated"), Some(1)));
+        let first: serde_json::Value = serde_json::from_slice(&shard_file(&paging.shards[0], &[&runs[0]])).unwrap();
+        assert_eq!(first["runs"][0]["diagnostics"][0]["line"], 3);
     }
 }

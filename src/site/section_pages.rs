@@ -5,7 +5,7 @@
 
 use crate::analysis::overview::RunOverview;
 use crate::core::format::{agree, count};
-use crate::site::paging::Paging;
+use crate::site::paging::{Page, Paging};
 use crate::site::paths;
 use crate::site::sections::{self, Section};
 use crate::site::view::{Block, Cell, Evidence, Figure, SectionPage, Table};
@@ -21,23 +21,27 @@ const CHART_RULE: &str = "One panel of charts per configuration, on the page tha
 /// One configuration's panel: the page of the section it is drawn on, how many ok runs the
 /// configuration has with the section, and its newest ok runs (at most `CHART_RUNS`).
 pub(crate) struct Panel<'a> {
-    pub page: usize,
+    pub page: Page,
     pub ok_runs: usize,
     pub runs: Vec<&'a RunOverview>,
 }
 
-/// The section's charts for each panel of `panels` (chart ids prefixed `cfgN-`, N counted over
-/// the whole section so ids never clash across pages). A panel overlays its newest runs, as
-/// many as fit: the most runs for which no chart has more than `sections::MAX_SERIES` series.
+/// The section's charts for each panel of `panels`, chart ids prefixed `cfg-<slug>-` (the
+/// configuration's six hex digits, as its label and history page have them), so a chart's
+/// file is named by its configuration wherever the panel is drawn and whatever other
+/// configurations there are. A panel overlays its newest runs, as many as fit: the most runs
+/// for which no chart has more than `sections::MAX_SERIES` series.
 fn configuration_figures(
     section: Section,
-    panels: &[(usize, &Panel)],
+    panels: &[&Panel],
     href: &dyn Fn(&RunOverview) -> String,
+    csv_href: &str,
 ) -> Vec<Figure> {
     let mut figures = Vec::new();
-    for (n, panel) in panels {
+    for panel in panels {
         let all: Vec<(&RunOverview, String)> = panel.runs.iter().map(|r| (*r, href(r))).collect();
-        let prefix = format!("cfg{}-", n + 1);
+        let key = crate::analysis::comparison::key::ConfigKey::from_parts(&all[0].0.configuration_key, &[]);
+        let prefix = format!("cfg-{}-", paths::history_slug(&key.text()));
         let drawn = (1..=all.len()).rev().find(|&k| section.charts_fit(&all[..k])).unwrap_or(1);
         let label = &all[0].0.configuration;
         let which = if drawn == 1 {
@@ -48,7 +52,7 @@ fn configuration_figures(
         for mut spec in section.charts(&all[..drawn], &prefix) {
             spec.description = format!("Configuration {label}: {which}. {}", spec.description);
             crate::site::budget::drop_dots(&mut spec, crate::site::budget::Budget::DEFAULT.samples);
-            let (svg_href, csv_href) = paths::chart_files(&spec.id);
+            let (svg_href, csv_href) = (paths::chart_svg(&spec.id), csv_href.to_string());
             figures.push(Figure { svg_href, csv_href, dir: paths::SECTION_CHARTS.into(), spec });
         }
     }
@@ -97,7 +101,7 @@ fn configurations_table(runs: &[(&RunOverview, String)]) -> Table {
 
 /// What every section page needs beyond its page of runs.
 pub(crate) struct SectionContext<'a> {
-    pub paging: Paging,
+    pub paging: &'a Paging,
     /// Per section (in `Section::ALL` order): how many runs have it.
     pub totals: [usize; sections::COUNT],
     /// Per section: one panel per configuration with ok runs, in order of its newest ok run.
@@ -105,8 +109,10 @@ pub(crate) struct SectionContext<'a> {
     pub site_notes: &'a crate::site::notes::SiteNotes,
 }
 
-/// Page `page` of every section: its runs (`window`, newest first) that have the section.
-pub(crate) fn build(window: &[&RunOverview], page: usize, context: &SectionContext) -> Vec<SectionPage> {
+/// Page `page` of every section: its runs (`window`, newest first) that have the section. The
+/// first page counts every run; a shard page depends on its runs and the panels drawn on it
+/// only (`context.panels` holds every panel on the first page, only its own on a shard page).
+pub(crate) fn build(window: &[&RunOverview], page: Page, context: &SectionContext) -> Vec<SectionPage> {
     Section::ALL
         .par_iter()
         .enumerate()
@@ -115,35 +121,54 @@ pub(crate) fn build(window: &[&RunOverview], page: usize, context: &SectionConte
             let href = |run: &RunOverview| paths::run_link("../", &run.id);
             let with: Vec<(&RunOverview, String)> =
                 window.iter().filter(|r| section.has(r)).map(|r| (*r, href(r))).collect();
-            let total = context.totals[index];
+            let first = page == Page::First;
+            let total = if first { context.totals[index] } else { with.len() };
             let mut what: Vec<String> = section.scope().iter().map(|s| s.to_string()).collect();
             let mut blocks = Vec::new();
-            if total == 0 {
+            if first && context.totals[index] == 0 {
                 what.push("No run has this section yet.".to_string());
+            } else if !first && with.is_empty() {
+                what.push("No run of this part has this section.".to_string());
             } else {
-                let here: Vec<(usize, &Panel)> =
-                    context.panels[index].iter().enumerate().filter(|(_, p)| p.page == page).collect();
-                let figures = configuration_figures(section, &here, &href);
+                let here: Vec<&Panel> = context.panels[index].iter().filter(|p| p.page == page).collect();
+                let csv_href = paths::charts_csv_href(&context.paging.section_path(slug, page));
+                let figures = configuration_figures(section, &here, &href, &csv_href);
                 let mut intro = vec![format!(
                     "{} {} this section.",
-                    count(total, "run"),
+                    if first { count(total, "run") } else { format!("{} of this part", count(total, "run")) },
                     agree(total, "has", "have")
                 )];
                 // Said only where the page draws charts (numerics has none).
                 if !figures.is_empty() {
                     intro.push(CHART_RULE.to_string());
-                    intro.push(format!(
-                        "This page charts {} of the {} with ok runs in this section.",
-                        count(here.len(), "configuration"),
-                        count(context.panels[index].len(), "configuration")
-                    ));
-                } else if here.is_empty() && context.panels[index].iter().any(|p| !section.charts(&[(p.runs[0], String::new())], "").is_empty()) {
-                    let mut pages: Vec<String> = context.panels[index].iter().map(|p| p.page.to_string()).collect();
+                    intro.push(if first {
+                        format!(
+                            "This page charts {} of the {} with ok runs in this section.",
+                            count(here.len(), "configuration"),
+                            count(context.panels[index].len(), "configuration")
+                        )
+                    } else {
+                        format!(
+                            "This page charts {}: those whose newest ok run it lists.",
+                            count(here.len(), "configuration")
+                        )
+                    });
+                } else if first
+                    && here.is_empty()
+                    && context.panels[index].iter().any(|p| !section.charts(&[(p.runs[0], String::new())], "").is_empty())
+                {
+                    let mut pages: Vec<String> =
+                        context.panels[index].iter().map(|p| context.paging.page_label(p.page)).collect();
                     pages.dedup();
                     intro.push(format!(
-                        "The charts of this section (one panel per configuration, on the page of its newest ok run) are on page {}.",
+                        "The charts of this section (one panel per configuration, on the page of its newest ok run) are on the pages of {}.",
                         pages.join(", ")
                     ));
+                } else if !first && with.iter().any(|(r, _)| !section.charts(&[(*r, String::new())], "").is_empty()) {
+                    intro.push(
+                        "The charts of this section are drawn once per configuration, on the page that lists its newest ok run: the first page for the newest runs."
+                            .to_string(),
+                    );
                 }
                 if with.is_empty() {
                     intro.push("No run on this page has this section.".to_string());
@@ -178,7 +203,7 @@ pub(crate) fn build(window: &[&RunOverview], page: usize, context: &SectionConte
                 })
                 .collect();
             SectionPage {
-                path: Paging::section_path(slug, page),
+                path: context.paging.section_path(slug, page),
                 slug,
                 title: title.to_string(),
                 pager: context.paging.section_pager(slug, page),

@@ -146,9 +146,9 @@ pub(crate) struct Link {
 /// Links to the pages of a paged cross-run page (absent when there is one page).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Pager {
-    /// `Runs 101–200 of 1000, newest first.`
+    /// `Runs of 2026-04, part 2: 100 runs, newest first.`
     pub label: String,
-    /// Every page, with whether it is this one.
+    /// The pages it links (the first page: every shard), with whether it is this one.
     pub pages: Vec<(Link, bool)>,
 }
 
@@ -165,7 +165,7 @@ pub(crate) struct Attention {
 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct IndexPage {
-    /// `""` on `index.html`, `"../"` on `pages/<k>.html`.
+    /// `""` on `index.html`, `"../"` on `pages/<shard>.html`.
     pub root: &'static str,
     pub pager: Option<Pager>,
     pub runs: Table,
@@ -219,6 +219,4 @@ pub(crate) struct CrossRunModel {
     pub index_path: String,
     pub index: IndexPage,
     pub sections: Vec<SectionPage>,
-    /// This page's runs' entries of `data/runs.json` (a part of one JSON array).
-    pub runs_json: Vec<u8>,
 }

@@ -52,6 +52,12 @@ impl Default for RunShape {
 }
 
 impl RunShape {
+    /// A small run for scale benchmarks (`synth --small`): 2 ranks, 2 cycles, no warm-up, 8
+    /// decode collectives; every section, few rows.
+    pub fn small() -> RunShape {
+        RunShape { cycles: 2, ranks: 2, warmups: 0, decode_collectives: 8, variant: SynthVariant::Healthy }
+    }
+
     fn validate(&self) -> anyhow::Result<()> {
         anyhow::ensure!(self.cycles >= 1, "cycles must be at least 1");
         anyhow::ensure!((2..=8).contains(&self.ranks), "ranks must be between 2 and 8, not {}", self.ranks);

@@ -120,6 +120,101 @@ fn a_damaged_cache_is_never_trusted() {
     assert_eq!(tree(&out), tree(&fresh));
 }
 
+/// Every file of a site with its inode: a file the build did not write keeps its inode.
+fn inodes(root: &Path) -> std::collections::BTreeMap<String, u64> {
+    use std::os::unix::fs::MetadataExt;
+    tree(root).into_keys().map(|rel| (rel.clone(), fs::metadata(root.join(&rel)).unwrap().ino())).collect()
+}
+
+/// Adding the newest run to a built site (in shards of 3) writes the run's files, its compare
+/// page, the pages of the runs whose comparison it changes (its baseline's), the first
+/// cross-run pages, `data/runs.json`, its own shard's pages, the section pages of the shard
+/// its configuration's panel of charts leaves, and its configuration's history pages (which
+/// list every run of the configuration), nothing else; every other file keeps its inode.
+/// Removing it again removes them.
+#[test]
+fn adding_a_run_writes_only_the_run_and_the_pages_that_list_it() {
+    let (dir, runs) = runs_dir(&[]);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &["--page-size", "3"]).status.success());
+    let (before, before_inodes) = (tree(&out), inodes(&out));
+    let synth = dir.path().join("synth");
+    let made = crate::common::nccl_report(&["synth", "--out", synth.to_str().unwrap(), "--count", "1", "--seed", "5"]);
+    assert!(made.status.success(), "{}", text(&made));
+    let id = fs::read_dir(&synth).unwrap().next().unwrap().unwrap().file_name().to_string_lossy().into_owned();
+    crate::common::copy_tree(&synth, &runs);
+    let added = build(&runs, &out, &["--page-size", "3", "--timings"]);
+    assert!(text(&added).contains("in place"), "{}", text(&added));
+    let (after, after_inodes) = (tree(&out), inodes(&out));
+
+    let index: serde_json::Value = serde_json::from_slice(&after["data/runs.json"]).unwrap();
+    let shard = index["shards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["newest"] == id.as_str() || s["oldest"] == id.as_str())
+        .map(|s| s["path"].as_str().unwrap().trim_start_matches("data/runs/").trim_end_matches(".json").to_string())
+        .unwrap();
+    let written: Vec<&String> =
+        after_inodes.iter().filter(|(rel, ino)| before_inodes.get(*rel) != Some(ino)).map(|(rel, _)| rel).collect();
+    let mut other_runs = std::collections::BTreeSet::new();
+    let mut left_shards = std::collections::BTreeSet::new();
+    let mut parquet = 0;
+    for rel in &written {
+        // The section pages of the shard that held the configuration's newest ok run: its
+        // panel of charts moves from there to the page that lists the new run.
+        if let Some(name) = rel
+            .strip_prefix("sections/")
+            .filter(|r| !r.starts_with("charts/") && !r.contains(&shard) && r.contains("-20"))
+        {
+            left_shards.insert(name[name.find("-20").unwrap()..].to_string());
+            continue;
+        }
+        let expected = rel.starts_with(&format!("runs/{id}/"))
+            || (rel.starts_with("compare/") && rel.ends_with(&format!("..{id}.html")))
+            || ["index.html", "data/runs.json", ".nccl-report-site", "regressions.html"].contains(&rel.as_str())
+            || rel.starts_with("history/")
+            || rel.starts_with("sections/charts/")
+            || (rel.starts_with("sections/") && !rel.contains("-20") && !rel.contains("-undated"))
+            || rel.contains(&shard);
+        // The Parquet files of the run's shard and of its baseline's (whose comparison stamp
+        // lists the runs compared with it).
+        parquet += usize::from(rel.starts_with("data/cases/"));
+        let expected = expected || rel.starts_with("data/cases/");
+        let other_run_page = rel.starts_with("runs/") && rel.ends_with("/index.html");
+        if other_run_page {
+            other_runs.insert(rel.to_string());
+        }
+        assert!(expected || other_run_page, "{rel} was written");
+    }
+    assert!(parquet <= 2, "{parquet} Parquet files written");
+    assert!(left_shards.len() <= 1, "{left_shards:?}");
+    // The baseline's page lists the runs compared with it; a run whose noise floor now
+    // counts the new run as a replicate is compared again.
+    assert!(other_runs.len() <= 3, "{other_runs:?}");
+    let new_files = written.iter().filter(|r| r.starts_with(&format!("runs/{id}/"))).count();
+    // Beyond the run's files and the charts of its configuration (named by the configuration):
+    // a handful of pages, whatever the number of runs.
+    let pages = written.iter().filter(|r| {
+        !r.starts_with(&format!("runs/{id}/")) && !r.starts_with("sections/charts/") && !r.starts_with("history/")
+    });
+    assert!(new_files >= 10 && pages.clone().count() <= 30, "{:?}", pages.collect::<Vec<_>>());
+    let timings = text(&added);
+    let json: serde_json::Value = serde_json::from_str(timings.lines().find(|l| l.starts_with('{')).unwrap()).unwrap();
+    assert_eq!(json["in_place"], true);
+    assert!(json["files_written"].as_u64().unwrap() as usize >= written.len() - 1, "{json}");
+
+    // The in-place site is the site a whole build makes.
+    let whole = dir.path().join("whole");
+    assert!(build(&runs, &whole, &["--page-size", "3", "--no-cache"]).status.success());
+    assert_eq!(after, tree(&whole));
+    // Removing the run again puts the site back as it was.
+    fs::remove_dir_all(runs.join(&id)).unwrap();
+    let removed = build(&runs, &out, &["--page-size", "3"]);
+    assert!(text(&removed).contains("in place"), "{}", text(&removed));
+    assert_eq!(tree(&out), before);
+}
+
 /// Issue 26: the summary line counts what the site holds, pages (every `.html`, compare pages
 /// included) and files, on a clean build, a build with nothing to do and one that rebuilds
 /// one run and takes the others from the cache.

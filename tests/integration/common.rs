@@ -4,6 +4,22 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+/// Every run entry of a built site's `runs.json` as one document `{"runs": [...]}`, newest
+/// first: the entries of each shard that `data/runs.json` lists, in its order.
+pub(crate) fn runs_json(site: &Path) -> serde_json::Value {
+    let read =
+        |rel: &str| -> serde_json::Value { serde_json::from_slice(&std::fs::read(site.join(rel)).unwrap()).unwrap() };
+    let shards = read("data/runs.json")["shards"].as_array().unwrap().clone();
+    let runs: Vec<serde_json::Value> =
+        shards.iter().flat_map(|s| read(s["path"].as_str().unwrap())["runs"].as_array().unwrap().clone()).collect();
+    serde_json::json!({ "runs": runs })
+}
+
+/// The rows of chart `chart` in a page's charts CSV (`chart,series,x,y,...`), one a line.
+pub(crate) fn chart_rows(csv: &str, chart: &str) -> String {
+    csv.lines().filter(|l| l.split(',').next() == Some(chart)).map(|l| format!("{l}\n")).collect()
+}
+
 pub(crate) fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }

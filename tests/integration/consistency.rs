@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::Path;
 
 fn warnings(site: &Path, id: &str) -> Vec<String> {
-    let runs: serde_json::Value = serde_json::from_slice(&fs::read(site.join("data/runs.json")).unwrap()).unwrap();
+    let runs = crate::common::runs_json(site);
     let run = runs["runs"].as_array().unwrap().iter().find(|r| r["run_id"] == id).unwrap_or_else(|| panic!("{runs}"));
     run["diagnostics"]
         .as_array()
@@ -62,7 +62,7 @@ fn the_fixture_runs_agree_with_themselves() {
     let site = dir.path().join("site");
     let output = build(&runs, &site, &[]);
     assert!(site.join("data/runs.json").is_file(), "{}", text(&output));
-    let runs_json = fs::read_to_string(site.join("data/runs.json")).unwrap();
+    let runs_json = crate::common::runs_json(&site).to_string();
     for needle in
         ["rank CSV set", "nvidia-smi lists", "nccl-tests commands run", "device line", "communicator of nranks"]
     {

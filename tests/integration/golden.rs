@@ -135,7 +135,7 @@ fn runs_archiving_the_seed_outputs_are_compared_without_differences() {
     }
     let out = dir.path().join("site");
     assert!(build(&runs, &out, &["--strict"]).status.success());
-    let json = std::fs::read_to_string(out.join("data/runs.json")).unwrap();
+    let json = crate::common::runs_json(&out).to_string();
     assert!(!json.contains("differs from the recomputed value"), "{json}");
 
     // Now tamper with one archived number: the difference is reported with file and line.
@@ -147,7 +147,7 @@ fn runs_archiving_the_seed_outputs_are_compared_without_differences() {
     lines[1] = cells.join(",");
     std::fs::write(&path, lines.join("\r\n")).unwrap();
     assert!(build(&runs, &out, &[]).status.success());
-    let json = std::fs::read_to_string(out.join("data/runs.json")).unwrap();
+    let json = crate::common::runs_json(&out).to_string();
     assert!(json.contains("decode_summary.csv"), "{json}");
     assert!(json.contains("column median_total_us: archived \\\"1.5\\\""), "{json}");
 }
@@ -176,7 +176,7 @@ fn runs_the_seed_refuses_are_failed_with_file_line_and_the_seeds_reason() {
     let out = dir.path().join("site");
     let output = build(&runs, &out, &["--strict"]);
     assert_eq!(output.status.code(), Some(1), "--strict fails on failed runs: {}", crate::common::text(&output));
-    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("data/runs.json")).unwrap()).unwrap();
+    let index = crate::common::runs_json(&out);
     for (name, status) in &failing {
         let error = std::fs::read_to_string(fixtures().join("golden").join(name).join("error.txt")).unwrap();
         assert!(error.contains(status["error"].as_str().unwrap()), "{name}: error.txt and oracle_status.json agree");

@@ -39,9 +39,10 @@ fn four_rank_synthetic_run_shows_expected_share_fits_and_bands() {
     }
     assert!(!section.contains("What NCCL chose: not logged"), "{section}");
     insta::assert_snapshot!("nccl_perf_four_ranks", section);
-    let chart = fs::read_to_string(out.join(format!("runs/{id}/charts/nccl-perf-2.csv"))).unwrap();
+    let charts = fs::read_to_string(out.join(format!("runs/{id}/charts.csv"))).unwrap();
+    let chart = crate::common::chart_rows(&charts, "nccl-perf-2");
     assert!(chart.contains("Ring/LL") && chart.contains("expected peak"), "{chart}");
-    let decode = fs::read_to_string(out.join(format!("runs/{id}/charts/decode-per-call.csv"))).unwrap();
+    let decode = crate::common::chart_rows(&charts, "decode-per-call");
     assert!(decode.contains("TP=4 · world4_full · Ring/LL"), "{decode}");
 }
 

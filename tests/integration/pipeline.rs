@@ -59,9 +59,8 @@ fn a_malformed_csv_marks_its_run_invalid_and_the_others_still_build() {
     let out = dir.path().join("site");
     let output = build(&runs, &out, &[]);
     assert!(output.status.success(), "{}", text(&output));
-    let json = fs::read_to_string(out.join("data/runs.json")).unwrap();
-    let runs_json: serde_json::Value = serde_json::from_str(&json).unwrap();
-    let entry = runs_json["runs"].as_array().unwrap().iter().find(|e| e["run_id"] == names[0].as_str()).unwrap();
+    let entries = crate::common::runs_json(&out)["runs"].as_array().unwrap().clone();
+    let entry = entries.iter().find(|e| e["run_id"] == names[0].as_str()).unwrap();
     assert_eq!(entry["status"], "invalid");
     let diag = entry["diagnostics"].as_array().unwrap().iter().find(|d| d["severity"] == "error").unwrap();
     assert_eq!(diag["file"], "raw/results/world4_full/rank1_decode.csv");
@@ -71,7 +70,7 @@ fn a_malformed_csv_marks_its_run_invalid_and_the_others_still_build() {
     for other in &names[1..] {
         assert!(out.join("runs").join(other).join("index.html").is_file());
     }
-    assert!(runs_json["runs"].as_array().unwrap().iter().any(|e| e["status"] == "ok"));
+    assert!(entries.iter().any(|e| e["status"] == "ok"));
     // --strict turns it into exit code 1, the site is still written.
     let strict = build(&runs, &out, &["--strict"]);
     assert_eq!(strict.status.code(), Some(1), "{}", text(&strict));

@@ -107,7 +107,7 @@ fn every_gz_twin_reads_the_plain_file_and_warns_naming_both() {
     if plain_out.join(tests_csv).is_file() {
         assert_eq!(fs::read(out.join(tests_csv)).unwrap(), fs::read(plain_out.join(tests_csv)).unwrap());
     }
-    let json = |out: &Path| fs::read_to_string(out.join("data/runs.json")).unwrap();
+    let json = |out: &Path| crate::common::runs_json(out).to_string();
     assert!(json(&out).contains("\"ok\"") == json(&plain_out).contains("\"ok\""));
 }
 

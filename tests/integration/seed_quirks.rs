@@ -99,7 +99,7 @@ fn line_ends_duplicated_columns_empty_files_and_odd_durations_as_the_seed() {
     let site = dir.path().join("site");
     let output = build(&runs, &site, &[]);
     assert!(output.status.success(), "{}", text(&output));
-    let runs_json: Value = serde_json::from_str(&fs::read_to_string(site.join("data/runs.json")).unwrap()).unwrap();
+    let runs_json: Value = crate::common::runs_json(&site);
     let summary = |run: &str| fs::read(site.join("runs").join(run).join("decomposition_summary.csv")).unwrap();
 
     for run in ["cr-only", "cr-cr-lf", "duplicated-column"] {

@@ -174,24 +174,37 @@ fn the_404_page_links_under_the_site_url() {
 }
 
 #[test]
-fn cross_run_pages_come_in_pages_of_runs() {
+fn cross_run_pages_come_in_shards_of_months() {
     let (dir, runs) = runs_dir(&[]);
     let (paged, whole) = (dir.path().join("paged"), dir.path().join("whole"));
     assert!(build(&runs, &paged, &["--page-size", "3"]).status.success());
     assert!(build(&runs, &whole, &[]).status.success());
     assert_links_resolve(&paged);
-    // 8 runs in pages of 3.
-    for page in ["index.html", "pages/2.html", "pages/3.html", "sections/decode-2.html", "sections/numerics-3.html"] {
-        assert!(paged.join(page).is_file(), "{page}");
+    let json = |site: &Path, rel: &str| -> serde_json::Value {
+        serde_json::from_str(&fs::read_to_string(site.join(rel)).unwrap()).unwrap()
+    };
+    // 8 runs in parts of at most 3 runs of each month, each with its index and section pages.
+    let index = json(&paged, "data/runs.json");
+    let shards = index["shards"].as_array().unwrap();
+    assert!(shards.len() >= 3, "{index}");
+    let names: Vec<String> = shards
+        .iter()
+        .map(|s| s["path"].as_str().unwrap().trim_start_matches("data/runs/").trim_end_matches(".json").to_string())
+        .collect();
+    for name in &names {
+        for page in [format!("pages/{name}.html"), format!("sections/decode-{name}.html")] {
+            assert!(paged.join(&page).is_file(), "{page}");
+        }
     }
-    assert!(!paged.join("pages/4.html").exists() && !paged.join("sections/decode-4.html").exists());
-    assert!(!whole.join("pages").exists() && !whole.join("sections/decode-2.html").exists());
-    let index = fs::read_to_string(paged.join("pages/2.html")).unwrap();
-    assert!(index.contains("Runs 4–6 of 8, newest first."), "{index}");
-    assert!(index.contains("<strong aria-current=\"page\">2</strong>"));
+    assert_eq!(fs::read_dir(paged.join("pages")).unwrap().count(), names.len());
+    assert!(!whole.join("pages").exists(), "one page of runs has no shard pages");
+    let first = fs::read_to_string(paged.join("index.html")).unwrap();
+    assert!(first.contains("Runs 1–3 of 8, newest first."), "{first}");
+    let shard_page = fs::read_to_string(paged.join(format!("pages/{}.html", names[0]))).unwrap();
+    assert!(shard_page.contains(&format!("part {}:", shards[0]["part"])), "{shard_page}");
 
-    // Every run is on exactly one index page, in the single page's order.
-    let run_links = |page: &str| -> Vec<String> {
+    // Every run is on exactly one shard page, in the single page's order.
+    let run_links = |page: &Path| -> Vec<String> {
         let html = fs::read_to_string(page).unwrap();
         let table = &html[html.find("<table>").unwrap()..];
         attribute_values(table, "href")
@@ -200,24 +213,34 @@ fn cross_run_pages_come_in_pages_of_runs() {
             .map(|h| h.trim_start_matches("../").to_string())
             .collect()
     };
-    let all_pages: Vec<String> = ["index.html", "pages/2.html", "pages/3.html"]
-        .iter()
-        .flat_map(|p| run_links(paged.join(p).to_str().unwrap()))
-        .collect();
+    let all_pages: Vec<String> =
+        names.iter().flat_map(|name| run_links(&paged.join(format!("pages/{name}.html")))).collect();
     assert_eq!(all_pages.len(), 8);
-    assert_eq!(all_pages, run_links(whole.join("index.html").to_str().unwrap()));
+    assert_eq!(all_pages, run_links(&whole.join("index.html")));
 
-    // runs.json and the run folders do not depend on the paging.
+    // The shards of runs.json hold the same runs in the same order, and the run folders do
+    // not depend on the paging.
+    let entries = |site: &Path| -> Vec<serde_json::Value> {
+        let index = json(site, "data/runs.json");
+        index["shards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|s| json(site, s["path"].as_str().unwrap())["runs"].as_array().unwrap().clone())
+            .collect()
+    };
+    assert_eq!(entries(&paged), entries(&whole));
     let (paged_tree, whole_tree) = (tree(&paged), tree(&whole));
-    assert_eq!(paged_tree["data/runs.json"], whole_tree["data/runs.json"]);
     for (path, bytes) in whole_tree.iter().filter(|(p, _)| p.starts_with("runs/")) {
         assert_eq!(&paged_tree[path], bytes, "{path}");
     }
-    // A rebuild carries every page over; another page size renders them again.
+    // A rebuild carries every page over; another page size renders them again (in place:
+    // the shard pages that are gone are removed).
     let again = build(&runs, &paged, &["--page-size", "3"]);
     assert!(text(&again).contains("8 from cache"), "{}", text(&again));
     assert_eq!(tree(&paged), paged_tree);
-    assert!(build(&runs, &paged, &["--page-size", "100"]).status.success());
+    let resized = build(&runs, &paged, &["--page-size", "100"]);
+    assert!(text(&resized).contains("in place"), "{}", text(&resized));
     assert_eq!(tree(&paged), whole_tree);
     assert!(!build(&runs, &paged, &["--page-size", "0"]).status.success());
 }
@@ -242,11 +265,10 @@ fn navigation_marks_the_current_page_and_skips_to_content() {
         } else if path == "regressions.html" {
             Some("regressions.html\"".to_string())
         } else if let Some(name) = path.strip_prefix("sections/") {
+            // sections/<slug>.html or sections/<slug>-<YYYY-MM|undated>-<part>.html
             let stem = name.trim_end_matches(".html");
-            let slug = match stem.rsplit_once('-') {
-                Some((slug, page)) if page.parse::<usize>().is_ok() => slug,
-                _ => stem,
-            };
+            let slugs = ["numerics", "nccl-tests", "decode", "fragmentation", "async", "decomposition"];
+            let slug = slugs.iter().filter(|s| stem.starts_with(*s)).max_by_key(|s| s.len()).unwrap();
             Some(format!("sections/{slug}.html\""))
         } else {
             None
@@ -262,7 +284,10 @@ fn navigation_marks_the_current_page_and_skips_to_content() {
         pages += 1;
     }
     assert!(pages > 20, "{pages} pages");
-    assert!(out.join("sections/decode-2.html").is_file());
+    assert!(fs::read_dir(out.join("sections"))
+        .unwrap()
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().starts_with("decode-20")));
     let css = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("static/style.css")).unwrap();
     assert!(css.contains(".skip-link:focus"), "the skip link shows on focus");
 }
@@ -382,7 +407,7 @@ fn run_ids_that_could_escape_are_skipped() {
     let output = build(&runs, &out, &[]);
     assert!(output.status.success(), "{}", text(&output));
     assert!(text(&output).contains("not a valid run id"), "{}", text(&output));
-    let json = fs::read_to_string(out.join("data/runs.json")).unwrap();
+    let json = crate::common::runs_json(&out).to_string();
     assert!(!json.contains(".hidden") && !json.contains("\\u001b"), "{json}");
 }
 
@@ -507,17 +532,36 @@ fn charts_keep_every_series_identifiable() {
             assert!(!svg.contains('…'), "{path}: a label is cut");
             charts += 1;
         }
-        if path.ends_with(".csv") && path.contains("/charts/") {
-            let csv = String::from_utf8(bytes).unwrap();
-            let mut names: Vec<&str> = csv.lines().skip(1).map(|l| l.rsplitn(6, ',').last().unwrap()).collect();
-            names.dedup();
-            assert!(names.len() <= 6, "{path}: {} series: {names:?}", names.len());
+        if path.ends_with("charts.csv") || (path.ends_with(".csv") && path.contains("/charts/")) {
+            // One CSV a page: its charts' series by the chart column.
+            let mut series: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
+            for record in csv::Reader::from_reader(bytes.as_slice()).records() {
+                let record = record.unwrap();
+                series.entry(record[0].to_string()).or_default().insert(record[1].to_string());
+            }
+            assert!(!series.is_empty(), "{path}");
+            for (chart, names) in series {
+                assert!(names.len() <= 6, "{path}, {chart}: {} series: {names:?}", names.len());
+            }
         }
     }
     assert!(charts > 10, "{charts} charts");
     // Decode series are per case folder (two folders of one TP size are two lines).
-    let decode = fs::read_to_string(out.join("sections/charts/cfg1-decode-per-call.csv")).unwrap();
-    assert!(decode.contains("TP=2 · world2_decode") && decode.contains("· world4_full"), "{decode}");
+    let decode: Vec<String> = tree(&out.join("sections/charts"))
+        .into_iter()
+        .filter(|(name, _)| name.ends_with(".csv"))
+        .flat_map(|(_, bytes)| {
+            let csv = String::from_utf8(bytes).unwrap();
+            let charts: std::collections::BTreeSet<String> =
+                csv.lines().filter_map(|l| l.split(',').next()).map(str::to_string).collect();
+            charts
+                .into_iter()
+                .filter(|c| c.starts_with("cfg-") && c.ends_with("-decode-per-call"))
+                .map(|c| crate::common::chart_rows(&csv, &c))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(decode.iter().any(|d| d.contains("TP=2 · world2_decode") && d.contains("· world4_full")), "{decode:?}");
 }
 
 /// Issue 13: a one-cycle run shows no P95, CV or "slower in every cycle" that looks
@@ -546,8 +590,10 @@ fn a_one_cycle_run_shows_no_spread_numbers() {
         }
     }
     assert!(checked > 10, "{checked}");
-    let csv = fs::read_to_string(out.join("runs/synth-one-cycle/charts/decode-per-call.csv")).unwrap();
-    for line in csv.lines().skip(1) {
+    let charts = fs::read_to_string(out.join("runs/synth-one-cycle/charts.csv")).unwrap();
+    let csv = crate::common::chart_rows(&charts, "decode-per-call");
+    assert!(!csv.is_empty(), "{charts}");
+    for line in csv.lines() {
         let fields: Vec<&str> = line.rsplitn(4, ',').collect();
         assert_eq!((fields[1], fields[2]), ("", ""), "whiskers from one cycle: {line}");
     }
@@ -571,8 +617,12 @@ fn section_page_with_two_configurations() {
     assert!(build(&runs, &out, &[]).status.success());
     let html = fs::read_to_string(out.join("sections/decode.html")).unwrap();
     let html = html.replace(concat!("nccl-report ", env!("CARGO_PKG_VERSION")), "nccl-report [version]");
-    assert!(out.join("sections/charts/cfg1-decode-per-call.svg").is_file());
-    assert!(out.join("sections/charts/cfg2-decode-per-call.svg").is_file());
+    // One panel per configuration, its charts named by the configuration's key digits.
+    let panels: Vec<String> = tree(&out.join("sections/charts"))
+        .into_keys()
+        .filter(|name| name.starts_with("cfg-") && name.ends_with("-decode-per-call.svg"))
+        .collect();
+    assert_eq!(panels.len(), 2, "{panels:?}");
     for id in ["synth-basic", "synth-one-cycle"] {
         let run = fs::read_to_string(out.join(format!("runs/{id}/index.html"))).unwrap();
         assert!(run.contains("<h2 id=\"configuration\"") || run.contains("id=\"configuration\""), "{run}");
@@ -590,7 +640,7 @@ fn every_configuration_with_ok_runs_is_charted_on_its_section_pages() {
     let out = dir.path().join("site");
     let output = build(&runs, &out, &["--page-size", "2"]);
     assert!(output.status.success(), "{}", text(&output));
-    let json: serde_json::Value = serde_json::from_slice(&fs::read(out.join("data/runs.json")).unwrap()).unwrap();
+    let json = crate::common::runs_json(&out);
     let files = tree(&out);
     let pages_of = |slug: &str| -> Vec<String> {
         files
@@ -725,8 +775,7 @@ fn diagnostics_are_listed_in_one_order() {
     let listed: Vec<(&str, &str, &str)> = rows.iter().map(|r| (r[0], r[1], r[2])).collect();
     assert_eq!(listed, expected);
 
-    let json: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(out.join("data/runs.json")).unwrap()).unwrap();
+    let json = crate::common::runs_json(&out);
     let listed: Vec<(&str, &str, &str)> = json["runs"][0]["diagnostics"]
         .as_array()
         .unwrap()

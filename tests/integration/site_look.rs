@@ -21,7 +21,7 @@ fn built_site() -> (BTreeMap<String, String>, Vec<String>) {
     let paths = files.keys().cloned().collect();
     let texts = files
         .into_iter()
-        .filter(|(path, _)| path.ends_with(".html") || path.ends_with(".svg"))
+        .filter(|(path, _)| path.ends_with(".html") || path.ends_with(".svg") || path.ends_with(".csv"))
         .map(|(path, bytes)| (path, String::from_utf8(bytes).unwrap()))
         .collect();
     (texts, paths)
@@ -51,7 +51,7 @@ fn every_table_sits_in_the_scroll_wrapper() {
 }
 
 #[test]
-fn every_chart_is_one_svg_with_a_dark_style_and_its_csv_beside_it() {
+fn every_chart_is_one_svg_with_a_dark_style_and_its_rows_in_the_page_charts_csv() {
     let (texts, paths) = built_site();
     let mut figures = 0;
     for (path, html) in texts.iter().filter(|(p, _)| p.ends_with(".html")) {
@@ -66,13 +66,20 @@ fn every_chart_is_one_svg_with_a_dark_style_and_its_csv_beside_it() {
             let (chart, csv) = (attr("data"), attr("href"));
             assert!(figure.starts_with("\n<object data="), "{path}: {figure}");
             assert!(!figure.contains("<picture"), "{path}: one SVG serves every screen");
-            assert_eq!(csv, chart.replace(".svg", ".csv"), "{path}: the CSV link is not this chart's");
+            // One CSV a page (issue 27): the link goes to it, and it holds this chart's rows.
+            assert!(csv.ends_with(".csv") && !csv.contains(".svg"), "{path}: {csv}");
             assert!(figure.contains("<figcaption>"), "{path}");
             for file in [&chart, &csv] {
                 let site_path = page_dir.join(file).to_string_lossy().replace('\\', "/");
                 assert!(paths.contains(&site_path), "{path}: {file} missing");
             }
             let svg = &texts[&page_dir.join(&chart).to_string_lossy().replace('\\', "/")];
+            let rows = &texts[&page_dir.join(&csv).to_string_lossy().replace('\\', "/")];
+            let id = chart.rsplit('/').next().unwrap().trim_end_matches(".svg");
+            assert!(
+                rows.lines().any(|l| l.split(',').next() == Some(id)) || svg.contains(">no data</text>"),
+                "{path}: {csv} has no rows of {id}"
+            );
             assert!(svg.starts_with("<svg width=\"480\" height=\"440\" viewBox=\"0 0 480 440\""), "{chart}");
             // A value on hover for every point drawn: one <title> per median marker.
             assert!(svg.contains("\" r=\"7\"><title>") || svg.contains(">no data</text>"), "{chart}: no hover values");

@@ -44,15 +44,18 @@ fn render(spec: &ChartSpec, layout: &Layout) -> Vec<u8> {
                 Axis::named(&spec.x_names, layout.x_ticks)
             };
             let y = Axis::new(y_scale, units(&spec.y_label, y_scale), y_extent, layout.y_ticks);
-            plot::draw(spec, &series, x, y, layout).unwrap_or_else(|_| message("chart could not be drawn"))
+            plot::draw(spec, &series, x, y, layout)
+                .map(|drawn| svg::compact(&drawn))
+                .unwrap_or_else(|_| message("chart could not be drawn"))
         }
     };
     svg::with_alt_text(&body, &spec.title, &spec.description).into_bytes()
 }
 
-/// `series,x,y,low,high,samples`, one row per point, samples `;`-joined.
-pub(crate) fn render_csv(spec: &ChartSpec) -> Vec<u8> {
-    table::write_csv(spec).unwrap_or_default()
+/// `chart,series,x,y,low,high,samples` for every chart of `specs` (a page's), one row per
+/// point, samples `;`-joined.
+pub(crate) fn render_csv(specs: &[&ChartSpec]) -> Vec<u8> {
+    table::write_csv(specs).unwrap_or_default()
 }
 
 /// Bytes when the axis label says so; whole-number counts on other base-2 axes.

@@ -64,7 +64,7 @@ fn a_spec_renders_the_stored_bytes() {
     // formatting or iteration order shows (re-accept deliberately with `cargo insta review`).
     let spec = spec(vec![series("ring", 1.0), series("tree", 2.0)]);
     insta::assert_snapshot!("chart_svg", String::from_utf8(render_svg(&spec)).unwrap());
-    insta::assert_snapshot!("chart_csv", String::from_utf8(render_csv(&spec)).unwrap());
+    insta::assert_snapshot!("chart_csv", String::from_utf8(render_csv(&[&spec])).unwrap());
 }
 
 /// The text of every `<text>` element, in order.
@@ -80,7 +80,7 @@ fn one_chart_scales_by_its_view_box_with_a_wrapped_title() {
     assert_well_formed(&svg);
     assert!(svg.starts_with("<svg width=\"480\" height=\"440\" viewBox=\"0 0 480 440\""), "{svg}");
     assert!(texts(&svg).contains(&"all_reduce time by message size, median"), "{:?}", texts(&svg));
-    assert!(svg.contains("font-size=\"15.483870967741934\""), "labels 19.2/1.24 px");
+    assert!(svg.contains("font-size=\"15.48\""), "labels 19.2/1.24 px, to two decimals");
 }
 
 #[test]
@@ -121,7 +121,7 @@ fn svg_has_alt_text_axis_labels_legend_and_background() {
     assert!(svg.contains(">\nmessage size (bytes)\n</text>"));
     assert!(svg.contains(">\ntime (µs)\n</text>"));
     assert!(svg.contains(">\nring\n</text>") && svg.contains(">\ntree\n</text>"));
-    assert!(svg.contains("<rect x=\"0\" y=\"0\" width=\"480\" height=\"440\" opacity=\"1\" fill=\"#FFFFFF\""));
+    assert!(svg.contains("<rect x=\"0\" y=\"0\" width=\"480\" height=\"440\" fill=\"#FFFFFF\""));
 }
 
 #[test]
@@ -144,8 +144,8 @@ fn hostile_names_are_escaped() {
     assert!(svg.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(svg.contains("a&amp;b&quot;c&apos;d"));
     assert!(svg.contains("<desc>&lt;/desc&gt;&lt;script&gt;</desc>"));
-    let csv = String::from_utf8(render_csv(&spec)).expect("UTF-8");
-    assert!(csv.contains("\"a&b\"\"c'd\","));
+    let csv = String::from_utf8(render_csv(&[&spec])).expect("UTF-8");
+    assert!(csv.contains("all_reduce,\"a&b\"\"c'd\","));
 }
 
 #[test]
@@ -170,8 +170,11 @@ fn non_finite_and_non_positive_values_are_skipped() {
     let svg = svg_text(&spec);
     assert_well_formed(&svg);
     assert!(!svg.contains("no data"));
-    let csv = String::from_utf8(render_csv(&spec)).expect("UTF-8");
-    assert_eq!(csv, "series,x,y,low,high,samples\nbad,0,5,,,\nbad,-8,5,,,\nbad,2048,3,-1,,0;4\n");
+    let csv = String::from_utf8(render_csv(&[&spec])).expect("UTF-8");
+    assert_eq!(
+        csv,
+        "chart,series,x,y,low,high,samples\nall_reduce,bad,0,5,,,\nall_reduce,bad,-8,5,,,\nall_reduce,bad,2048,3,-1,,0;4\n"
+    );
 }
 
 #[test]
@@ -208,7 +211,7 @@ fn extreme_values_and_many_series_draw_without_panicking() {
 }
 
 #[test]
-fn csv_for_two_series_is_exact() {
+fn csv_for_two_series_and_two_charts_is_exact() {
     let spec = spec(vec![
         Series {
             name: "ring".into(),
@@ -222,15 +225,20 @@ fn csv_for_two_series_is_exact() {
             points: vec![Point { x: 8192.0, y: 1e21, low: None, high: Some(2e21), samples: vec![1e21] }],
         },
     ]);
-    let csv = String::from_utf8(render_csv(&spec)).expect("UTF-8");
+    let mut second = spec.clone();
+    second.id = "other".into();
+    second.series.truncate(1);
+    second.series[0].points.truncate(1);
+    let csv = String::from_utf8(render_csv(&[&spec, &second])).expect("UTF-8");
     assert_eq!(
         csv,
         concat!(
-            "series,x,y,low,high,samples\n",
-            "ring,8192,12.5,12,13.25,12;12.5;13.25\n",
-            "ring,16384,0.1,,,\n",
-            "\"tree, \"\"2 nodes\"\"\",8192,1000000000000000000000,,2000000000000000000000,",
+            "chart,series,x,y,low,high,samples\n",
+            "all_reduce,ring,8192,12.5,12,13.25,12;12.5;13.25\n",
+            "all_reduce,ring,16384,0.1,,,\n",
+            "all_reduce,\"tree, \"\"2 nodes\"\"\",8192,1000000000000000000000,,2000000000000000000000,",
             "1000000000000000000000\n",
+            "other,ring,8192,12.5,12,13.25,12;12.5;13.25\n",
         )
     );
 }

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Side-by-side build benchmark of two release binaries on one host (written for the 16-core
+# H200 host), printed as markdown tables:
+#   scripts/bench-device.sh OLD_BIN NEW_BIN
+# 1. Corpus: `synth --count $COUNT --seed 7 --log-bytes $LOG_BYTES --gzip-every 4` (by NEW_BIN).
+# 2. The read floor: every input byte read by $READERS readers (`xargs -P`), page cache warm.
+# 3. `build --no-cache --jobs J` for J in $JOBS, both binaries alternating (old first on odd
+#    rounds), $ROUNDS rounds, page cache warm (one untimed warm-up build first); then one
+#    round with the page cache dropped before each build, if /proc/sys/vm/drop_caches is
+#    writable.
+# 4. +1 run at N = $BIG: a cached site of $BIG runs (small runs, no logs), one run added; wall
+#    time and files written (NEW_BIN's --timings; the old binary's by counting changed inodes).
+# Every build of a round must produce the same site (tree hash) for every J.
+# Environment: COUNT (200), LOG_BYTES (2097152), JOBS ("1 2 4 8 16"), ROUNDS (2), BIG (1000),
+# READERS (16), DROP (1; 0: never drop the page cache), WORK (a temporary folder, removed at the end). Total about 5-7 minutes on the
+# H200 host with the defaults.
+set -euo pipefail
+
+OLD=$(readlink -f "${1:?usage: bench-device.sh OLD_BIN NEW_BIN}")
+NEW=$(readlink -f "${2:?usage: bench-device.sh OLD_BIN NEW_BIN}")
+COUNT=${COUNT:-200}
+LOG_BYTES=${LOG_BYTES:-2097152}
+JOBS=${JOBS:-"1 2 4 8 16"}
+ROUNDS=${ROUNDS:-2}
+BIG=${BIG:-1000}
+READERS=${READERS:-16}
+WORK=${WORK:-$(mktemp -d /tmp/bench-device.XXXXXX)}
+mkdir -p "$WORK"
+trap 'rm -rf "$WORK"' EXIT
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+tree_hash() { (cd "$1" && find . -type f ! -name '.nccl-report-site' -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16); }
+can_drop() { [ "${DROP:-1}" = 1 ] && [ -w /proc/sys/vm/drop_caches ] && sync && echo 3 > /proc/sys/vm/drop_caches 2>/dev/null; }
+drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+
+echo "old: $OLD"
+echo "new: $NEW"
+echo "host: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
+echo
+
+t0=$(now)
+"$NEW" synth --out "$WORK/corpus" --count "$COUNT" --seed 7 --log-bytes "$LOG_BYTES" --gzip-every 4 > /dev/null 2>&1
+t1=$(now)
+files=$(find "$WORK/corpus" -type f | wc -l)
+bytes=$(du -sb "$WORK/corpus" | cut -f1)
+echo "corpus: $COUNT runs, $files files, $(awk -v b="$bytes" 'BEGIN { printf "%.2f GB", b / 1e9 }') (made in $(elapsed "$t0" "$t1") s)"
+
+# The read floor, warm: best of 3.
+read_floor() {
+    local best=
+    for _ in 1 2 3; do
+        local a b t
+        a=$(now)
+        find "$WORK/corpus" -type f -print0 | xargs -0 -n 64 -P "$READERS" cat > /dev/null
+        b=$(now)
+        t=$(elapsed "$a" "$b")
+        if [ -z "$best" ] || awk -v t="$t" -v b="$best" 'BEGIN { exit !(t < b) }'; then best=$t; fi
+    done
+    echo "$best"
+}
+read_floor > /dev/null
+floor=$(read_floor)
+echo "read floor ($READERS readers, warm, best of 3): $floor s"
+echo
+
+# One timed build: prints seconds; the site's tree hash goes to $WORK/hash.
+timed_build() {
+    local bin=$1 jobs=$2 out=$3
+    rm -rf "$out" "$WORK/.nccl-report-cache"
+    local a b
+    a=$(now)
+    "$bin" build --runs "$WORK/corpus" --out "$out" --no-cache --jobs "$jobs" > /dev/null 2>&1
+    b=$(now)
+    tree_hash "$out" > "$WORK/hash"
+    elapsed "$a" "$b"
+}
+
+declare -A warm_old warm_new cold_old cold_new
+hashes=""
+timed_build "$NEW" 16 "$WORK/site" > /dev/null
+for round in $(seq 1 "$ROUNDS"); do
+    for j in $JOBS; do
+        if [ $((round % 2)) = 1 ]; then order="old new"; else order="new old"; fi
+        for which in $order; do
+            bin=$OLD; [ "$which" = new ] && bin=$NEW
+            t=$(timed_build "$bin" "$j" "$WORK/site-$which")
+            if [ "$which" = old ]; then warm_old[$j]="${warm_old[$j]:-}${warm_old[$j]:+ / }$t"; else warm_new[$j]="${warm_new[$j]:-}${warm_new[$j]:+ / }$t"; fi
+            [ "$which" = new ] && hashes="$hashes $(cat "$WORK/hash")"
+        done
+    done
+done
+dropped=no
+if can_drop; then
+    dropped=yes
+    for j in $JOBS; do
+        for which in old new; do
+            bin=$OLD; [ "$which" = new ] && bin=$NEW
+            drop_caches
+            t=$(timed_build "$bin" "$j" "$WORK/site-$which")
+            if [ "$which" = old ]; then cold_old[$j]=$t; else cold_new[$j]=$t; fi
+        done
+    done
+fi
+distinct=$(echo "$hashes" | tr ' ' '\n' | sed '/^$/d' | sort -u | wc -l)
+
+echo "### build --no-cache, $COUNT runs (seconds; rounds separated by /)"
+echo
+header="| --jobs |"; rule="|---|"
+for j in $JOBS; do header="$header $j |"; rule="$rule---:|"; done
+echo "$header"; echo "$rule"
+row() { local name=$1; shift; local line="| $name |"; for v in "$@"; do line="$line $v |"; done; echo "$line"; }
+vals=(); for j in $JOBS; do vals+=("${warm_old[$j]}"); done; row "old, warm" "${vals[@]}"
+vals=(); for j in $JOBS; do vals+=("${warm_new[$j]}"); done; row "new, warm" "${vals[@]}"
+if [ "$dropped" = yes ]; then
+    vals=(); for j in $JOBS; do vals+=("${cold_old[$j]}"); done; row "old, caches dropped" "${vals[@]}"
+    vals=(); for j in $JOBS; do vals+=("${cold_new[$j]}"); done; row "new, caches dropped" "${vals[@]}"
+else
+    echo
+    echo "(page cache not dropped: DROP=0 or /proc/sys/vm/drop_caches not writable)"
+fi
+echo
+echo "read floor ($READERS readers): $floor s; new site identical at every --jobs: $([ "$distinct" = 1 ] && echo yes || echo "NO ($distinct trees)")"
+echo
+
+# +1 run at N = BIG, small runs (no logs), with the cache.
+"$NEW" synth --out "$WORK/big-all" --count "$((BIG + 1))" --seed 7 > /dev/null 2>&1
+mkdir -p "$WORK/big"
+newest=$(ls "$WORK/big-all" | sort | tail -1)
+for run in $(ls "$WORK/big-all"); do [ "$run" = "$newest" ] || mv "$WORK/big-all/$run" "$WORK/big/"; done
+plus_one() {
+    local bin=$1 out=$WORK/big-site-$2
+    rm -rf "$out" "$WORK/.nccl-report-cache"
+    [ -d "$WORK/big/$newest" ] && mv "$WORK/big/$newest" "$WORK/big-all/"
+    local a b c
+    a=$(now); "$bin" build --runs "$WORK/big" --out "$out" > /dev/null 2>&1; b=$(now)
+    local cold; cold=$(elapsed "$a" "$b")
+    find "$out" -type f -printf '%i %P\n' | sort > "$WORK/inodes-before"
+    mv "$WORK/big-all/$newest" "$WORK/big/"
+    a=$(now); "$bin" build --runs "$WORK/big" --out "$out" > "$WORK/plus-one.txt" 2>&1; c=$(now)
+    local plus; plus=$(elapsed "$a" "$c")
+    find "$out" -type f -printf '%i %P\n' | sort > "$WORK/inodes-after"
+    local changed; changed=$(comm -13 "$WORK/inodes-before" "$WORK/inodes-after" | wc -l)
+    local total; total=$(wc -l < "$WORK/inodes-after")
+    local pct; pct=$(awk -v p="$plus" -v c="$cold" 'BEGIN { printf "%.1f", 100 * p / c }')
+    echo "| $2 | $cold | $plus ($pct %) | $changed of $total |"
+}
+echo "### +1 run at N = $BIG (synth runs without logs; cache on)"
+echo
+echo "| binary | cold build (s) | +1 run (s, % of cold) | files written (new inodes; a hard link keeps its inode, so the old binary's relinking of every run is not in it) |"
+echo "|---|---:|---:|---:|"
+plus_one "$OLD" old
+plus_one "$NEW" new
+echo
+echo "new binary's summary of the +1 build: $(tail -1 "$WORK/plus-one.txt")"
