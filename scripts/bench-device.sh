@@ -12,7 +12,8 @@
 #    time and files written (NEW_BIN's --timings; the old binary's by counting changed inodes).
 # Every build of a round must produce the same site (tree hash) for every J.
 # Environment: COUNT (200), LOG_BYTES (2097152), JOBS ("1 2 4 8 16"), ROUNDS (2), BIG (1000),
-# READERS (16), DROP (1; 0: never drop the page cache), WORK (a temporary folder, removed at the end). Total about 5-7 minutes on the
+# READERS (16), DROP (1; 0: never drop the page cache), SEED_DIR (the seed's folder: its own
+# summarization of the corpus is timed too, `benches/seed_summarize.py`), WORK (a temporary folder, removed at the end). Total about 5-7 minutes on the
 # H200 host with the defaults.
 set -euo pipefail
 
@@ -62,6 +63,12 @@ read_floor() {
 read_floor > /dev/null
 floor=$(read_floor)
 echo "read floor ($READERS readers, warm, best of 3): $floor s"
+if [ -n "${SEED_DIR:-}" ]; then
+    echo "seed summarize ($COUNT runs, module loaded once, best of 2): $(for _ in 1 2; do
+        python3 "$(dirname "$0")/../benches/seed_summarize.py" --seed-dir "$SEED_DIR" --runs "$WORK/corpus" --limit "$COUNT" |
+            python3 -c 'import json,sys; print(json.load(sys.stdin)["seconds"])'
+    done | sort -n | head -1) s"
+fi
 echo
 
 # One timed build: prints seconds; the site's tree hash goes to $WORK/hash.

@@ -76,7 +76,16 @@ pub(crate) struct Regression {
 }
 
 /// The history page of one configuration, and its entries for the regressions page.
+/// Runs a history page charts: the newest ones. The page and its chart data stay bounded
+/// however long a configuration's history grows (issue #27: no file grows with history); the
+/// change points are still found over the whole history, and every run's case values are in
+/// the Parquet history (`data/cases/`).
+pub(crate) const CHARTED_RUNS: usize = 200;
+/// Change points listed per case, the newest ones (the count says how many there are).
+pub(crate) const LISTED_CHANGE_POINTS: usize = 20;
+
 pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<Regression>) {
+    let charted_from = history.runs.len().saturating_sub(CHARTED_RUNS);
     let slug = paths::history_slug(&history.key_text);
     let path = paths::history_page(&slug);
     let root = "../";
@@ -106,7 +115,7 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
             "Change points (the first run after each step, and what differs from the run before it)",
             &[("after run", false), ("before run", false), ("step", true), ("Welch t", true), ("what differs", false)],
         );
-        for change in &found {
+        for change in found.iter().skip(found.len().saturating_sub(LISTED_CHANGE_POINTS)) {
             let (before, after) = (&history.runs[present[change.at - 1].0], &history.runs[present[change.at].0]);
             let differs = differences(before, after);
             table.push(vec![
@@ -141,7 +150,7 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
             tables,
             ..Block::default()
         });
-        by_section.entry((info.section, info.metric)).or_default().push((&info.label, values));
+        by_section.entry((info.section, info.metric)).or_default().push((&info.label, values[charted_from..].to_vec()));
     }
     if let Some(newest) = history.runs.last() {
         for (key, ratio) in &newest.slower {
@@ -156,7 +165,7 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
             }
         }
     }
-    let mut blocks = chart_blocks(&slug, &by_section, history.runs.len());
+    let mut blocks = chart_blocks(&slug, &by_section, history.runs.len() - charted_from);
     blocks.extend(case_blocks);
     blocks.push(Block {
         id: "key".into(),
@@ -171,8 +180,15 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
         title: format!("History of {}", history.label),
         intro: vec![
             format!(
-                "{} of this configuration, oldest first ({first} to {last}); its full key is at the end of the page.",
-                crate::core::format::count(history.runs.len(), "ok run")
+                "{} of this configuration, oldest first ({first} to {last}){}; its full key is at the end of the page.",
+                crate::core::format::count(history.runs.len(), "ok run"),
+                if charted_from > 0 {
+                    format!(
+                        "; the charts show the newest {CHARTED_RUNS}, each case lists its newest {LISTED_CHANGE_POINTS} change points, and every run's values are in data/cases/ (Parquet)"
+                    )
+                } else {
+                    String::new()
+                }
             ),
             format!(
                 "A change point is a step in a case's run-level values (median over cycles) that the runs on both sides confirm: binary segmentation with Welch's t ≥ {} and a step beyond the noise floor of the runs before it (at least {} %), at least {} runs on each side. What differs lists the soft facts (host, machine, cycles...) and NCCL's algorithm/protocol choices (where both runs logged them) of the runs on both sides.",
@@ -395,6 +411,35 @@ mod tests {
             channels: Some(16),
             count,
         }
+    }
+
+    #[test]
+    fn a_long_history_charts_its_newest_runs_and_still_finds_old_change_points() {
+        let n = CHARTED_RUNS + 50;
+        let runs: Vec<HistoryRun> =
+            (0..n).map(|i| run(&format!("r{i:04}"), if i < 10 { 100.0 } else { 200.0 }, "h")).collect();
+        let history = ConfigurationHistory {
+            label: "1x H200 · key abc".into(),
+            key_text: "gpu=H200".into(),
+            runs,
+            cases: [(
+                "decode|1|tokens=1|replay_total_us".to_string(),
+                CaseInfo {
+                    section: "decode",
+                    label: "tokens=1".into(),
+                    metric: "replay_total_us",
+                    higher_is_better: false,
+                },
+            )]
+            .into(),
+        };
+        let (page, _) = history_page(&history);
+        let points: Vec<usize> =
+            page.blocks.iter().flat_map(|b| &b.figures).flat_map(|f| &f.spec.series).map(|s| s.points.len()).collect();
+        assert_eq!(points, vec![CHARTED_RUNS]);
+        assert!(page.intro[0].contains("the charts show the newest 200"), "{}", page.intro[0]);
+        let case = page.blocks.iter().find(|b| b.id.starts_with("case-")).expect("a case block");
+        assert_eq!(case.tables[0].rows[0][0].text, "r0010", "the step before the charted runs is still found");
     }
 
     #[test]

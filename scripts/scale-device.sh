@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The scale benchmark of issue #27 with a release binary alone (for a host without a Rust
+# toolchain; `benches/scale.rs` is the same measurement under `cargo bench`):
+#   scripts/scale-device.sh BIN N
+# N + 1000 small synthetic runs (`synth --small`: 2 ranks, 2 cycles, no logs); the 1000 newest
+# set aside; a cold build of N with the cache (`--timings`: wall time, peak RSS); then the
+# 1000 added and built again. Prints a markdown table row: cold and +1000 times and peak RSS,
+# files written by the +1000 build, site files and bytes per run, the most entries in one
+# folder of the site, the largest file and the largest runs.json shard. Environment: JOBS
+# (all cores), WORK (a temporary folder, removed at the end), DEADLINE_S (stop before the
+# +1000 build when the cold build ended after this many seconds; default 420).
+set -euo pipefail
+BIN=$(readlink -f "${1:?usage: scale-device.sh BIN N}")
+N=${2:?usage: scale-device.sh BIN N}
+JOBS=${JOBS:-$(nproc)}
+WORK=${WORK:-$(mktemp -d /tmp/scale-device.XXXXXX)}
+DEADLINE_S=${DEADLINE_S:-420}
+trap 'rm -rf "$WORK"' EXIT
+start=$SECONDS
+"$BIN" synth --small --out "$WORK/all" --count $((N + 1000)) --seed 7 >/dev/null
+mkdir -p "$WORK/runs" "$WORK/later"
+ls "$WORK/all" | sort | head -n "$N" | xargs -I{} mv "$WORK/all/{}" "$WORK/runs/"
+mv "$WORK"/all/* "$WORK/later/"
+echo "generated $((N + 1000)) small runs in $((SECONDS - start)) s; $(find "$WORK/runs" -type f | wc -l) input files for N"
+field() { python3 -c "import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(d$2)" "$1"; }
+build() { # LOG
+  local t0=$SECONDS
+  "$BIN" build --runs "$WORK/runs" --out "$WORK/site" --jobs "$JOBS" --timings >"$1.out" 2>"$1" || { tail -5 "$1"; exit 1; }
+  tail -1 "$1.out"
+}
+t0=$(date +%s.%N)
+build "$WORK/cold.json"
+t1=$(date +%s.%N)
+cold=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+cold_rss=$(field "$WORK/cold.json" "['peak_rss_kib']")
+files=$(find "$WORK/site" -type f | wc -l)
+bytes=$(du -sb "$WORK/site" | cut -f1)
+widest=$(find "$WORK/site" -type d -print0 | xargs -0 -I{} sh -c 'echo "$(ls -A "{}" | wc -l) {}"' | sort -n | tail -1)
+largest=$(find "$WORK/site" -type f -printf '%s %P\n' | sort -n | tail -1)
+shard=$(find "$WORK/site/data" -name '*.json' -printf '%s %P\n' 2>/dev/null | sort -n | tail -1)
+echo "cold: $cold s, peak RSS $((cold_rss / 1024)) MiB; $files files, $bytes bytes; widest folder: $widest; largest file: $largest; largest data JSON: $shard"
+if [ $((SECONDS - start)) -gt "$DEADLINE_S" ]; then
+  echo "deadline: +1000 not built"
+  exit 0
+fi
+mv "$WORK"/later/* "$WORK/runs/"
+t0=$(date +%s.%N)
+build "$WORK/more.json"
+t1=$(date +%s.%N)
+more=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+more_rss=$(field "$WORK/more.json" "['peak_rss_kib']")
+written=$(field "$WORK/more.json" ".get('files_written', 'n/a')")
+total=$((N + 1000))
+files=$(find "$WORK/site" -type f | wc -l)
+bytes=$(du -sb "$WORK/site" | cut -f1)
+echo "| runs | cold build | peak RSS | +1000 runs | peak RSS | files written (+1000) | site files / run | site KB / run |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| $N | $cold s | $((cold_rss / 1024)) MiB | $more s | $((more_rss / 1024)) MiB | $written | $(awk -v f="$files" -v n="$total" 'BEGIN { printf "%.1f", f / n }') | $(awk -v b="$bytes" -v n="$total" 'BEGIN { printf "%.1f", b / n / 1024 }') |"
