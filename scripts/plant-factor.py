@@ -5,7 +5,8 @@ that a verdict finds a known change in real data (README, "Verdicts on real runs
     scripts/plant-factor.py SRC_RUN DST_RUN SECTION COLUMN KEY=VALUE FACTOR [...]
 
 e.g. `async gpu_dependency_us size_bytes=65536 1.3` multiplies gpu_dependency_us of every
-row with size_bytes 65536 in every rank<N>_async.csv. Several (SECTION COLUMN KEY=VALUE
+row with size_bytes 65536 in every rank<N>_async.csv; `size_bytes=8192,mode=direct` matches
+rows with both values. Several (SECTION COLUMN KEY=VALUE
 FACTOR) groups may follow. The manifest's run_id and timestamp are moved one second after
 the source's, so the copy is the newest run of its configuration.
 """
@@ -17,14 +18,14 @@ if not plants or len(plants) % 4:
 shutil.copytree(src, dst)
 for i in range(0, len(plants), 4):
     section, column, match, factor = plants[i:i + 4]
-    key, value = match.split("=", 1)
+    wanted = dict(part.split("=", 1) for part in match.split(","))
     for path in glob.glob(os.path.join(dst, "raw/results/*", f"rank*_{section}.csv")):
         with open(path, newline="") as f:
             rows = list(csv.DictReader(f))
         fields = list(rows[0].keys()) if rows else []
         changed = 0
         for row in rows:
-            if row[key] == value:
+            if all(row[k] == v for k, v in wanted.items()):
                 row[column] = repr(float(row[column]) * float(factor))
                 changed += 1
         out = io.StringIO()

@@ -272,6 +272,44 @@ mod tests {
         assert!(fsum([f64::INFINITY, f64::NEG_INFINITY]).is_nan());
     }
 
+    /// CPython's own `math.fsum` cases (Lib/test/test_math.py), each expected value printed by
+    /// `python3 -c "import math; print(math.fsum([...]).hex())"`: the half-way correction both
+    /// ways, partials that cancel, and long sums.
+    #[test]
+    fn fsum_agrees_with_cpython_on_its_own_test_cases() {
+        let p53 = 2.0f64.powi(53);
+        let cases: [(&[f64], f64); 9] = [
+            (&[1.0, 1e100, 1.0, -1e100], 2.0),
+            (&[1e16, 1.0, 1e-16], 1.0000000000000002e16),
+            (&[-1e16, -1.0, -1e-16], -1.0000000000000002e16),
+            (&[1e-16, 1.0, 1e16], 1.0000000000000002e16),
+            (&[p53, -0.5, -(2.0f64.powi(-54))], p53 - 1.0),
+            (&[p53, 1.0, 2.0f64.powi(-100)], p53 + 2.0),
+            (&[p53 + 10.0, 1.0, 2.0f64.powi(-100)], p53 + 12.0),
+            (&[p53 - 4.0, 0.5, 2.0f64.powi(-54)], p53 - 3.0),
+            (&[1.0, 1e-100, 1e-300, -1.0], 1e-100),
+        ];
+        for (values, expected) in cases {
+            assert_eq!(fsum(values.iter().copied()), expected, "{values:?}");
+        }
+        // 0x1.df11f45f4e61ap+2 and -0x1.62a2af1bd3624p-1.
+        let harmonic = fsum((1..=1000).map(|n| 1.0 / f64::from(n)));
+        assert_eq!(harmonic.to_bits(), 0x401d_f11f_45f4_e61a, "{harmonic}");
+        let alternating = fsum((1..=1000).map(|n| (-1.0f64).powi(n) / f64::from(n)));
+        assert_eq!(alternating.to_bits(), 0xbfe6_2a2a_f1bd_3624, "{alternating}");
+    }
+
+    /// Where the mean is not representable, the correction term of the two-pass formula
+    /// matters: `statistics.pstdev([1e16, 1e16 + 2, 1e16 + 2])` is 0.9428090415820634 (the
+    /// mean rounds to 1e16 + 2, one ulp from the exact 1e16 + 4/3).
+    #[test]
+    fn pstdev_corrects_a_mean_that_is_not_representable() {
+        let got = pstdev(&[1e16, 1e16 + 2.0, 1e16 + 2.0]).unwrap();
+        assert!((got - 0.9428090415820634).abs() < 1e-15, "{got}");
+        // One value, zero: the seed's 0 %, never 0 / 0.
+        assert_eq!(cv_percent(&[0.0]), Some(0.0));
+    }
+
     #[test]
     fn cv_matches_python() {
         // python3 -c "import statistics as s; v=[10.0,12.0,11.5,30.25]; print(s.pstdev(v)/s.fmean(v)*100)"

@@ -9,7 +9,7 @@ use crate::analysis::summarize::RunStatus;
 use crate::pipeline::write::Staging;
 use crate::render;
 use crate::site::card::BaselineVerdict;
-use crate::site::history_view::{self, CaseInfo, ConfigurationHistory, HistoryRun};
+use crate::site::history_view::{self, nccl_choices, CaseInfo, ConfigurationHistory, HistoryRun};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
@@ -55,6 +55,7 @@ pub(super) fn write(
                         id: r.id.clone(),
                         values: history::medians(&case_samples),
                         soft: digest.soft_facts,
+                        nccl_choices: nccl_choices(digest.nccl_perf.as_ref().map_or(&[][..], |p| &p.choices)),
                         slower,
                     })
                 })

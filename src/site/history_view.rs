@@ -8,6 +8,7 @@
 
 use crate::analysis::comparison::change_points::{self, ChangePoint};
 use crate::analysis::comparison::key::KeyDifference;
+use crate::core::model::nccl_log::TuningChoice;
 use crate::site::chart::{ChartSpec, Point, Scale, Series};
 use crate::site::paths;
 use crate::site::view::{Block, Cell, Figure, Link, Table};
@@ -28,6 +29,8 @@ pub(crate) struct HistoryRun {
     pub values: BTreeMap<String, f64>,
     /// The run's soft facts (host, machine, cycles...): what explains a change point.
     pub soft: Vec<(String, String)>,
+    /// NCCL's choices as its log says (`nccl_choices`): `AllReduce 1 MiB` -> `Ring/LL128 x16`.
+    pub nccl_choices: BTreeMap<String, String>,
     /// Case keys of the run's `slower` cases against its baseline, with their ratio to the
     /// history (for the newest run's entries on the regressions page).
     pub slower: Vec<(String, f64)>,
@@ -172,7 +175,7 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
                 crate::core::format::count(history.runs.len(), "ok run")
             ),
             format!(
-                "A change point is a step in a case's run-level values (median over cycles) that the runs on both sides confirm: binary segmentation with Welch's t ≥ {} and a step beyond the noise floor of the runs before it (at least {} %), at least {} runs on each side. What differs lists the soft facts (host, machine, cycles...) of the runs on both sides.",
+                "A change point is a step in a case's run-level values (median over cycles) that the runs on both sides confirm: binary segmentation with Welch's t ≥ {} and a step beyond the noise floor of the runs before it (at least {} %), at least {} runs on each side. What differs lists the soft facts (host, machine, cycles...) and NCCL's algorithm/protocol choices (where both runs logged them) of the runs on both sides.",
                 change_points::MIN_T,
                 change_points::MIN_MAGNITUDE * 100.0,
                 change_points::MIN_SEGMENT
@@ -192,14 +195,62 @@ fn step_text(change: &ChangePoint) -> String {
     }
 }
 
-/// The soft facts in which `after` differs from `before`, as one line.
+/// NCCL's choices of one run, per (collective, size): every distinct algorithm/protocol (and
+/// channel count, where the log says it) it logged for that size, most used first.
+pub(crate) fn nccl_choices(choices: &[TuningChoice]) -> BTreeMap<String, String> {
+    let mut by_size: BTreeMap<(String, u64), BTreeMap<String, u64>> = BTreeMap::new();
+    for c in choices {
+        let collective = c.collective.clone().unwrap_or_else(|| "collective".to_string());
+        let channels = c.channels.map(|n| format!(" x{n}")).unwrap_or_default();
+        let choice = format!("{}/{}{channels}", c.algorithm, c.protocol);
+        *by_size.entry((collective, c.bytes)).or_default().entry(choice).or_default() += c.count.max(1);
+    }
+    by_size
+        .into_iter()
+        .map(|((collective, bytes), counts)| {
+            let mut counts: Vec<(String, u64)> = counts.into_iter().collect();
+            counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            let choice = counts.into_iter().map(|(c, _)| c).collect::<Vec<_>>().join(" + ");
+            (format!("{collective} {}", crate::core::format::bytes(bytes)), choice)
+        })
+        .collect()
+}
+
+/// Most NCCL choice differences named in one change point's explanation.
+const MAX_CHOICES_NAMED: usize = 4;
+
+/// What differs between `before` and `after`, as one line: the soft facts (host, machine,
+/// cycles...), then NCCL's algorithm/protocol choices where both runs logged them (the
+/// configuration key, equal on both sides, holds the versions and settings).
 fn differences(before: &HistoryRun, after: &HistoryRun) -> String {
     let key = |soft: &[(String, String)]| crate::analysis::comparison::key::ConfigKey::from_parts(&[], soft);
     let changed: Vec<KeyDifference> = key(&before.soft).caveats(&key(&after.soft));
-    if changed.is_empty() {
-        return "nothing the runs record (same host, machine and settings)".to_string();
+    let mut parts: Vec<String> = changed.iter().map(|d| format!("{}: {} → {}", d.part, d.base, d.candidate)).collect();
+    let choices: Vec<String> = before
+        .nccl_choices
+        .iter()
+        .filter_map(|(size, was)| {
+            let now = after.nccl_choices.get(size)?;
+            (now != was).then(|| format!("NCCL {size}: {was} → {now}"))
+        })
+        .collect();
+    let logged = |run: &HistoryRun| !run.nccl_choices.is_empty();
+    if logged(before) != logged(after) {
+        let says = |run: &HistoryRun| if logged(run) { "logged" } else { "not logged" };
+        parts.push(format!("NCCL's choices: {} → {}", says(before), says(after)));
     }
-    changed.iter().map(|d| format!("{}: {} → {}", d.part, d.base, d.candidate)).collect::<Vec<_>>().join("; ")
+    if choices.len() > MAX_CHOICES_NAMED {
+        let more = choices.len() - MAX_CHOICES_NAMED;
+        parts.extend(choices.into_iter().take(MAX_CHOICES_NAMED));
+        parts.push(format!("{more} more NCCL choices"));
+    } else {
+        parts.extend(choices);
+    }
+    if parts.is_empty() {
+        let choices = if logged(before) { ", NCCL's choices" } else { "" };
+        return format!("nothing the runs record (same host, machine and settings{choices})");
+    }
+    parts.join("; ")
 }
 
 /// One block per (section, metric), a chart per `SERIES_PER_CHART` cases: each case's
@@ -330,8 +381,68 @@ mod tests {
             id: id.into(),
             values: [("decode|1|tokens=1|replay_total_us".to_string(), value)].into(),
             soft: vec![("host".into(), host.into())],
+            nccl_choices: BTreeMap::new(),
             slower: Vec::new(),
         }
+    }
+
+    fn choice(algorithm: &str, protocol: &str, bytes: u64, count: u64) -> TuningChoice {
+        TuningChoice {
+            collective: Some("AllReduce".into()),
+            bytes,
+            algorithm: algorithm.into(),
+            protocol: protocol.into(),
+            channels: Some(16),
+            count,
+        }
+    }
+
+    #[test]
+    fn nccl_choices_are_per_size_most_used_first() {
+        let choices = nccl_choices(&[
+            choice("Ring", "LL", 1 << 20, 2),
+            choice("Tree", "LL128", 1 << 20, 5),
+            choice("Ring", "Simple", 64 << 20, 1),
+            TuningChoice { collective: None, channels: None, ..choice("Ring", "LL", 8192, 1) },
+        ]);
+        assert_eq!(
+            choices.into_iter().collect::<Vec<_>>(),
+            [
+                ("AllReduce 1 MiB".to_string(), "Tree/LL128 x16 + Ring/LL x16".to_string()),
+                ("AllReduce 64 MiB".to_string(), "Ring/Simple x16".to_string()),
+                ("collective 8 KiB".to_string(), "Ring/LL".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_change_point_names_the_nccl_choices_that_changed() {
+        let mut before = run("a", 100.0, "h");
+        let mut after = run("b", 150.0, "h");
+        assert_eq!(differences(&before, &after), "nothing the runs record (same host, machine and settings)");
+        before.nccl_choices =
+            nccl_choices(&[choice("Ring", "LL128", 1 << 20, 1), choice("Ring", "Simple", 64 << 20, 1)]);
+        after.nccl_choices =
+            nccl_choices(&[choice("Tree", "Simple", 1 << 20, 1), choice("Ring", "Simple", 64 << 20, 1)]);
+        assert_eq!(differences(&before, &after), "NCCL AllReduce 1 MiB: Ring/LL128 x16 → Tree/Simple x16");
+        after.soft = vec![("host".into(), "other".into())];
+        assert_eq!(
+            differences(&before, &after),
+            "host: h → other; NCCL AllReduce 1 MiB: Ring/LL128 x16 → Tree/Simple x16"
+        );
+        after = run("b", 150.0, "h");
+        assert_eq!(differences(&before, &after), "NCCL's choices: logged → not logged");
+        after.nccl_choices = before.nccl_choices.clone();
+        assert_eq!(
+            differences(&before, &after),
+            "nothing the runs record (same host, machine and settings, NCCL's choices)"
+        );
+        let many: Vec<TuningChoice> = (0..6).map(|i| choice("Ring", "LL", 1 << (10 + i), 1)).collect();
+        let others: Vec<TuningChoice> = (0..6).map(|i| choice("Tree", "LL", 1 << (10 + i), 1)).collect();
+        (before.nccl_choices, after.nccl_choices) = (nccl_choices(&many), nccl_choices(&others));
+        let text = differences(&before, &after);
+        assert_eq!(text.matches("NCCL AllReduce").count(), MAX_CHOICES_NAMED, "{text}");
+        assert!(text.ends_with("; 2 more NCCL choices"), "{text}");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! maximizes Welch's t between the runs before and after it (each side at least
 //! `MIN_SEGMENT` runs); the split is a change point when both
 //! - the medians of the two sides are apart by more than the noise floor of the rule
-//!   (`rule::judge` against the before-side's runs: a 99.9 % prediction interval of their
+//!   (`rule::step_floor` of the before-side's runs: a 99.9 % prediction interval of their
 //!   spread) divided by the square root of the after-side's runs (a median of m runs, not
 //!   one), and by at least `MIN_MAGNITUDE`, and
 //! - |t| >= `MIN_T`,
@@ -56,7 +56,7 @@ fn split(values: &[f64], offset: usize, found: &mut Vec<ChangePoint>) {
     let (before, after) = values.split_at(k);
     let step = median(after) - median(before);
     // The floor of one new run, shrunk for a median of `after.len()` runs.
-    let floor = rule::judge(median(after), before, 0.0, MIN_MAGNITUDE.ln_1p()).floor / (after.len() as f64).sqrt();
+    let floor = rule::step_floor(before, MIN_MAGNITUDE.ln_1p()) / (after.len() as f64).sqrt();
     if t.abs() < MIN_T || step.abs() <= floor.max(MIN_MAGNITUDE.ln_1p()) {
         return;
     }

@@ -23,15 +23,57 @@
 /// Fewest earlier runs a verdict needs (with two, no spread can be told).
 pub const MIN_HISTORY: usize = 3;
 
-/// Two-sided miss rate of the prediction interval: 1 in 1000 unchanged runs per case.
-pub const ALPHA: f64 = 0.001;
+/// Two-sided miss rate of the prediction interval: 1 in 10,000 unchanged runs per case. A run
+/// has about 50 timed cases, so under normal run-to-run noise about 0.5 % of unchanged runs
+/// would report some case by chance; the rest of the 5 % that A/A pairs may show is left to
+/// the heavy tails real runs have (a host-bound decode run at 0.6x of its neighbours in every
+/// case). At 1 in 1,000, that one real outlier run put 7.6 % of 171 real A/A pairs over.
+pub const ALPHA: f64 = 0.0001;
 
-/// t(1 - ALPHA/2, df) for df = 1..=29; larger df use the last (a history is at most 30 runs).
-const T_QUANTILE: [f64; 29] = [
+/// t(1 - ALPHA/2, df) for df = 1..=29 (scipy.stats.t.ppf); larger df use the last (a history
+/// is at most 30 runs).
+const T_QUANTILE: Quantiles = [
+    6366.197671,
+    99.992500,
+    28.000130,
+    15.544101,
+    11.177710,
+    9.082346,
+    7.884584,
+    7.120004,
+    6.593683,
+    6.211051,
+    5.921194,
+    5.694466,
+    5.512515,
+    5.363413,
+    5.239088,
+    5.133894,
+    5.043765,
+    4.965706,
+    4.897462,
+    4.837301,
+    4.783877,
+    4.736124,
+    4.693189,
+    4.654381,
+    4.619135,
+    4.586984,
+    4.557539,
+    4.530474,
+    4.505512,
+];
+
+/// t(0.9995, df) for df = 1..=29: the 99.9 % floor a change point's step must clear
+/// (`change_points`). A step also needs Welch's t >= 5 and three runs on each side, so it
+/// keeps the level it was calibrated at.
+const T_QUANTILE_STEP: Quantiles = [
     636.619249, 31.599055, 12.923979, 8.610302, 6.868827, 5.958816, 5.407883, 5.041305, 4.780913, 4.586894, 4.436979,
     4.317791, 4.220832, 4.140454, 4.072765, 4.014996, 3.965126, 3.921646, 3.883406, 3.849516, 3.819277, 3.792131,
     3.767627, 3.745399, 3.725144, 3.706612, 3.689592, 3.673906, 3.659405,
 ];
+
+type Quantiles = [f64; 29];
 
 /// What the rule decided for one value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +108,15 @@ impl Judgement {
 /// quantum relative to the value (0 when none is seen), `min_floor` the smallest effect
 /// ever called a change (log units). Non-finite inputs are the caller's to refuse.
 pub fn judge(x: f64, history: &[f64], step: f64, min_floor: f64) -> Judgement {
+    judge_at(&T_QUANTILE, x, history, step, min_floor)
+}
+
+/// The floor a step of a change point must clear: `judge`'s floor at 99.9 % (no timer step).
+pub fn step_floor(history: &[f64], min_floor: f64) -> f64 {
+    judge_at(&T_QUANTILE_STEP, 0.0, history, 0.0, min_floor).floor
+}
+
+fn judge_at(quantiles: &Quantiles, x: f64, history: &[f64], step: f64, min_floor: f64) -> Judgement {
     let n = history.len();
     if n < MIN_HISTORY {
         return Judgement {
@@ -78,7 +129,7 @@ pub fn judge(x: f64, history: &[f64], step: f64, min_floor: f64) -> Judgement {
     sorted.sort_by(f64::total_cmp);
     let centre = median_sorted(&sorted);
     let spread = robust_spread(&sorted, centre).max(standard_deviation(&sorted)).max(step);
-    let k = T_QUANTILE[(n - 2).min(T_QUANTILE.len() - 1)] * (1.0 + 1.0 / n as f64).sqrt();
+    let k = quantiles[(n - 2).min(quantiles.len() - 1)] * (1.0 + 1.0 / n as f64).sqrt();
     let floor = min_floor.max(k * spread);
     let shift = x - centre;
     let call = if shift > floor && x > sorted[n - 1] {
