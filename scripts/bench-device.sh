@@ -13,7 +13,9 @@
 # Every build of a round must produce the same site (tree hash) for every J.
 # Environment: COUNT (200), LOG_BYTES (2097152), JOBS ("1 2 4 8 16"), ROUNDS (2), BIG (1000),
 # READERS (16), DROP (1; 0: never drop the page cache), SEED_DIR (the seed's folder: its own
-# summarization of the corpus is timed too, `benches/seed_summarize.py`), WORK (a temporary folder, removed at the end). Total about 5-7 minutes on the
+# summarization of the corpus is timed too, `benches/seed_summarize.py`), TIMINGS (1: the new
+# binary's --timings at --jobs 1 and 16), NEW_FLAGS (extra build flags of the new binary only),
+# WORK (a temporary folder, removed at the end). Total about 5-7 minutes on the
 # H200 host with the defaults.
 set -euo pipefail
 
@@ -29,6 +31,10 @@ WORK=${WORK:-$(mktemp -d /tmp/bench-device.XXXXXX)}
 mkdir -p "$WORK"
 trap 'rm -rf "$WORK"' EXIT
 
+NEW_FLAGS=${NEW_FLAGS:-}
+# The new binary's extra build flags ($NEW_FLAGS, e.g. --no-evidence: like for like with an
+# old binary that had no such feature).
+flags() { [ "$1" = "$NEW" ] && echo "$NEW_FLAGS"; true; }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 tree_hash() { (cd "$1" && find . -type f ! -name '.nccl-report-site' -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16); }
@@ -36,7 +42,7 @@ can_drop() { [ "${DROP:-1}" = 1 ] && [ -w /proc/sys/vm/drop_caches ] && sync && 
 drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 
 echo "old: $OLD"
-echo "new: $NEW"
+echo "new: $NEW ${NEW_FLAGS}"
 echo "host: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
 echo
 
@@ -77,7 +83,7 @@ timed_build() {
     rm -rf "$out" "$WORK/.nccl-report-cache"
     local a b
     a=$(now)
-    "$bin" build --runs "$WORK/corpus" --out "$out" --no-cache --jobs "$jobs" > /dev/null 2>&1
+    "$bin" build --runs "$WORK/corpus" --out "$out" --no-cache --jobs "$jobs" $(flags "$bin") > /dev/null 2>&1
     b=$(now)
     tree_hash "$out" > "$WORK/hash"
     elapsed "$a" "$b"
@@ -110,6 +116,17 @@ if can_drop; then
     done
 fi
 distinct=$(echo "$hashes" | tr ' ' '\n' | sed '/^$/d' | sort -u | wc -l)
+if [ "${TIMINGS:-0}" = 1 ]; then
+    for j in 1 16; do
+        echo "new --timings, --jobs $j, warm:"
+        rm -rf "$WORK/site-t" "$WORK/.nccl-report-cache"
+        "$NEW" build --runs "$WORK/corpus" --out "$WORK/site-t" --no-cache --jobs "$j" $NEW_FLAGS --timings 2>&1 >/dev/null | tail -1
+    done
+    plain=$(find "$WORK/corpus" -path '*/nccl/*' -name '*.log' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+    gz=$(find "$WORK/corpus" -path '*/nccl/*' -name '*.log.gz' -print0 | xargs -0 -r gzip -l | awk '$1 ~ /^[0-9]+$/ && NF == 4 && $4 != "(totals)" { s += $2 } END { print s + 0 }')
+    echo "NCCL log bytes in the corpus, decompressed: $plain plain + $gz gzipped"
+    echo
+fi
 
 echo "### build --no-cache, $COUNT runs (seconds; rounds separated by /)"
 echo
@@ -140,11 +157,11 @@ plus_one() {
     rm -rf "$out" "$WORK/.nccl-report-cache"
     [ -d "$WORK/big/$newest" ] && mv "$WORK/big/$newest" "$WORK/big-all/"
     local a b c
-    a=$(now); "$bin" build --runs "$WORK/big" --out "$out" > /dev/null 2>&1; b=$(now)
+    a=$(now); "$bin" build --runs "$WORK/big" --out "$out" $(flags "$bin") > /dev/null 2>&1; b=$(now)
     local cold; cold=$(elapsed "$a" "$b")
     find "$out" -type f -printf '%i %P\n' | sort > "$WORK/inodes-before"
     mv "$WORK/big-all/$newest" "$WORK/big/"
-    a=$(now); "$bin" build --runs "$WORK/big" --out "$out" > "$WORK/plus-one.txt" 2>&1; c=$(now)
+    a=$(now); "$bin" build --runs "$WORK/big" --out "$out" $(flags "$bin") > "$WORK/plus-one.txt" 2>&1; c=$(now)
     local plus; plus=$(elapsed "$a" "$c")
     find "$out" -type f -printf '%i %P\n' | sort > "$WORK/inodes-after"
     local changed; changed=$(comm -13 "$WORK/inodes-before" "$WORK/inodes-after" | wc -l)

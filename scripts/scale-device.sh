@@ -8,13 +8,15 @@
 # files written by the +1000 build, site files and bytes per run, the most entries in one
 # folder of the site, the largest file and the largest runs.json shard. Environment: JOBS
 # (all cores), WORK (a temporary folder, removed at the end), DEADLINE_S (stop before the
-# +1000 build when the cold build ended after this many seconds; default 420).
+# +1000 build when the cold build ended after this many seconds; default 420), FLAGS (extra
+# build flags, e.g. --no-evidence: the issue counts evidence apart).
 set -euo pipefail
 BIN=$(readlink -f "${1:?usage: scale-device.sh BIN N}")
 N=${2:?usage: scale-device.sh BIN N}
 JOBS=${JOBS:-$(nproc)}
 WORK=${WORK:-$(mktemp -d /tmp/scale-device.XXXXXX)}
 DEADLINE_S=${DEADLINE_S:-420}
+FLAGS=${FLAGS:-}
 trap 'rm -rf "$WORK"' EXIT
 start=$SECONDS
 "$BIN" synth --small --out "$WORK/all" --count $((N + 1000)) --seed 7 >/dev/null
@@ -25,7 +27,7 @@ echo "generated $((N + 1000)) small runs in $((SECONDS - start)) s; $(find "$WOR
 field() { python3 -c "import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(d$2)" "$1"; }
 build() { # LOG
   local t0=$SECONDS
-  "$BIN" build --runs "$WORK/runs" --out "$WORK/site" --jobs "$JOBS" --timings >"$1.out" 2>"$1" || { tail -5 "$1"; exit 1; }
+  "$BIN" build --runs "$WORK/runs" --out "$WORK/site" --jobs "$JOBS" $FLAGS --timings >"$1.out" 2>"$1" || { tail -5 "$1"; exit 1; }
   tail -1 "$1.out"
 }
 t0=$(date +%s.%N)
