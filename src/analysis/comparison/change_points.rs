@@ -104,6 +104,40 @@ mod tests {
     use crate::analysis::comparison::test_rng::Rng;
 
     #[test]
+    fn the_helpers_are_the_textbook_formulas() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median(&[6.0, 1.0, 5.0, 2.0, 4.0, 3.0]), 3.5);
+        let (mean, var) = mean_var(&[1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(mean, 2.5);
+        assert!((var - 5.0 / 3.0).abs() < 1e-15, "the sample variance (n - 1): {var}");
+        // scipy.stats.ttest_ind([1, 2, 3], [4, 5, 7], equal_var=False).statistic = -3.1622...
+        // (before - after); this is after - before.
+        assert!((welch_t(&[1.0, 2.0, 3.0], &[4.0, 5.0, 7.0]) - 3.1622776601683795).abs() < 1e-12);
+        assert_eq!(welch_t(&[1.0; 3], &[1.0; 3]), 0.0);
+        assert_eq!(welch_t(&[1.0; 3], &[2.0; 3]), f64::MAX.sqrt());
+        assert_eq!(welch_t(&[2.0; 3], &[1.0; 3]), -f64::MAX.sqrt());
+    }
+
+    #[test]
+    fn the_step_is_the_ratio_of_the_medians_and_six_runs_can_hold_one() {
+        let found = detect(&[1.0, 1.01, 0.99, 1.5, 1.51, 1.49]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].at, 3);
+        assert!((found[0].ratio - 0.5f64.exp()).abs() < 1e-12, "{found:?}");
+    }
+
+    #[test]
+    fn a_step_found_inside_the_later_part_is_placed_in_the_whole_history() {
+        let mut values = Vec::new();
+        for level in [0.0, 1.0, 1.3] {
+            values.extend([level, level + 0.01, level - 0.01, level + 0.005, level]);
+        }
+        let at: Vec<usize> = detect(&values).iter().map(|c| c.at).collect();
+        assert_eq!(at, vec![5, 10]);
+    }
+
+    #[test]
     fn a_step_is_found_where_it_is() {
         let mut values = vec![0.0, 0.01, -0.01, 0.005, 0.0, -0.005];
         values.extend([0.4, 0.41, 0.39, 0.405]);

@@ -372,3 +372,116 @@ pub fn add_intervals(outcome: &mut Outcome, base: &[CaseSamples], cand: &[CaseSa
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(metric: &'static str, higher_is_better: bool, values: &[f64]) -> CaseSamples {
+        CaseSamples {
+            section: "nccl_tests",
+            world_size: 2,
+            case: "bytes=1048576".into(),
+            metric,
+            folder: None,
+            higher_is_better,
+            family: Family::Device,
+            values: values.to_vec(),
+        }
+    }
+
+    fn context(sample: &CaseSamples, levels: &[f64]) -> Context {
+        let history = levels.iter().map(|v| [(sample.key(), *v)].into()).collect();
+        Context { key_differences: Vec::new(), history }
+    }
+
+    fn only(outcome: &Outcome) -> &CaseResult {
+        assert_eq!(outcome.cases.len(), 1);
+        &outcome.cases[0]
+    }
+
+    const LEVELS: [f64; 6] = [100.0, 101.0, 99.0, 100.5, 99.5, 100.0];
+
+    #[test]
+    fn less_bandwidth_is_a_higher_cost() {
+        let base = case("busbw_GBs", true, &[100.0; 5]);
+        let slower =
+            compare(std::slice::from_ref(&base), &[case("busbw_GBs", true, &[50.0; 5])], &context(&base, &LEVELS));
+        let r = only(&slower);
+        assert_eq!(r.verdict, Verdict::Slower, "{r:?}");
+        assert_eq!(r.ratio, Some(0.5));
+        assert!((r.cost_ratio.unwrap() - 2.0).abs() < 1e-12, "{r:?}");
+        assert!((r.history_ratio.unwrap() - 2.0).abs() < 0.01, "{r:?}");
+        let faster =
+            compare(std::slice::from_ref(&base), &[case("busbw_GBs", true, &[200.0; 5])], &context(&base, &LEVELS));
+        assert_eq!(only(&faster).verdict, Verdict::Faster);
+    }
+
+    #[test]
+    fn beyond_its_history_but_not_beyond_the_base_is_no_change_and_says_why() {
+        let base = case("time_us", false, &[145.0; 5]);
+        let outcome =
+            compare(std::slice::from_ref(&base), &[case("time_us", false, &[150.0; 5])], &context(&base, &LEVELS));
+        let r = only(&outcome);
+        assert_eq!(r.verdict, Verdict::NoChange, "{r:?}");
+        let percent = format!("{:.0}", r.effect_floor * 100.0);
+        assert_eq!(
+            r.reason.as_deref(),
+            Some(format!("outside its history, but within {percent} % of the base run").as_str())
+        );
+        assert!(r.effect_floor > 0.05 && r.effect_floor < 0.2, "{r:?}");
+        let from_afar = compare(
+            &[case("time_us", false, &[100.0; 5])],
+            &[case("time_us", false, &[150.0; 5])],
+            &context(&base, &LEVELS),
+        );
+        assert_eq!(only(&from_afar).verdict, Verdict::Slower);
+    }
+
+    #[test]
+    fn a_timer_step_widens_the_floor_of_values_that_sit_on_it() {
+        let ticks = [3.104, 3.136, 3.168, 3.104, 3.136];
+        let base = case("time_us", false, &ticks);
+        let outcome =
+            compare(std::slice::from_ref(&base), &[case("time_us", false, &ticks)], &context(&base, &[3.136; 4]));
+        let r = only(&outcome);
+        assert!((r.timer_step.unwrap() - 0.032).abs() < 1e-9, "{r:?}");
+        // Four equal earlier runs: the spread is the step (1 % of 3.136), times t(0.99995, 3)
+        // sqrt(1 + 1/4) = 31.3: a floor of 37 %.
+        assert!(r.effect_floor > 0.3 && r.effect_floor < 0.45, "{r:?}");
+    }
+
+    #[test]
+    fn only_finite_positive_values_have_a_log_cost() {
+        assert_eq!(log_cost(2.0, false), Some(2.0f64.ln()));
+        assert_eq!(log_cost(2.0, true), Some(-(2.0f64.ln())));
+        for bad in [0.0, -1.0, f64::INFINITY, f64::NAN] {
+            assert_eq!(log_cost(bad, false), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn shifts_and_case_keys_read_as_they_should() {
+        let shift = |ratio, verdict| Shift {
+            family: Family::Host,
+            ratio,
+            effect_floor: 0.1,
+            cases: 5,
+            history_runs: 10,
+            verdict,
+            reason: None,
+        };
+        assert_eq!(shift(1.88, Verdict::Slower).short(), "host-side 1.88x slower overall");
+        assert_eq!(shift(0.5, Verdict::Faster).short(), "host-side 2.00x faster overall");
+        assert_eq!(shift(1.05, Verdict::NoChange).short(), "host-side within the noise");
+        assert_eq!(shift(1.88, Verdict::Slower).sentence(), "every host-side case is 1.88x slower than its history");
+        assert_eq!(shift(0.5, Verdict::Faster).sentence(), "every host-side case is 2.00x faster than its history");
+        assert_eq!(
+            shift(1.05, Verdict::NoChange).sentence(),
+            "host-side cases at 1.05x their history, within the noise (10 %)"
+        );
+        let sample = case("time_us", false, &[1.0; 3]);
+        let outcome = compare(std::slice::from_ref(&sample), std::slice::from_ref(&sample), &Context::default());
+        assert_eq!(only(&outcome).key(), sample.key());
+    }
+}
