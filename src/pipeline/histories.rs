@@ -30,36 +30,51 @@ pub(super) fn write(
                 let t = r.card.timestamp_utc.clone().unwrap_or_default();
                 (crate::core::calendar::iso_seconds(&t), t, r.id.clone())
             });
-            let mut cases = BTreeMap::new();
-            let history_runs = runs
-                .iter()
+            // Every run's digest read and reduced in parallel (a configuration can hold most
+            // of the runs), the case list merged after in time order.
+            let loaded = runs
+                .par_iter()
                 .map(|r| {
                     let digest = load(&r.id)?;
                     let case_samples = samples::of(&digest.sections);
-                    for c in &case_samples {
-                        cases.entry(c.key()).or_insert_with(|| CaseInfo {
-                            section: c.section,
-                            label: match &c.folder {
+                    let infos: Vec<(String, CaseInfo)> = case_samples
+                        .iter()
+                        .map(|c| {
+                            let label = match &c.folder {
                                 Some(folder) => format!("{folder}: {}", c.case),
                                 None => c.case.clone(),
-                            },
-                            metric: c.metric,
-                            higher_is_better: c.higher_is_better,
-                        });
-                    }
+                            };
+                            let info = CaseInfo {
+                                section: c.section,
+                                label,
+                                metric: c.metric,
+                                higher_is_better: c.higher_is_better,
+                            };
+                            (c.key(), info)
+                        })
+                        .collect();
                     let slower = match &r.card.baseline {
                         BaselineVerdict::Compared(v) => v.slower_cases.clone(),
                         _ => Vec::new(),
                     };
-                    Ok(HistoryRun {
+                    let run = HistoryRun {
                         id: r.id.clone(),
                         values: history::medians(&case_samples),
                         soft: digest.soft_facts,
                         nccl_choices: nccl_choices(digest.nccl_perf.as_ref().map_or(&[][..], |p| &p.choices)),
                         slower,
-                    })
+                    };
+                    Ok((run, infos))
                 })
                 .collect::<anyhow::Result<Vec<_>>>()?;
+            let mut cases = BTreeMap::new();
+            let mut history_runs = Vec::with_capacity(loaded.len());
+            for (run, infos) in loaded {
+                for (key, info) in infos {
+                    cases.entry(key).or_insert(info);
+                }
+                history_runs.push(run);
+            }
             Ok(ConfigurationHistory {
                 label: runs[0].card.configuration.clone(),
                 key_text: key_text.to_string(),
