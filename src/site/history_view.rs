@@ -402,6 +402,22 @@ mod tests {
         }
     }
 
+    /// One configuration with one decode case over `runs`.
+    fn one_case_history(runs: Vec<HistoryRun>) -> ConfigurationHistory {
+        let info = CaseInfo {
+            section: "decode",
+            label: "tokens=1".into(),
+            metric: "replay_total_us",
+            higher_is_better: false,
+        };
+        ConfigurationHistory {
+            label: "1x H200 · key abc".into(),
+            key_text: "gpu=H200".into(),
+            runs,
+            cases: [("decode|1|tokens=1|replay_total_us".to_string(), info)].into(),
+        }
+    }
+
     fn choice(algorithm: &str, protocol: &str, bytes: u64, count: u64) -> TuningChoice {
         TuningChoice {
             collective: Some("AllReduce".into()),
@@ -418,21 +434,7 @@ mod tests {
         let n = CHARTED_RUNS + 50;
         let runs: Vec<HistoryRun> =
             (0..n).map(|i| run(&format!("r{i:04}"), if i < 10 { 100.0 } else { 200.0 }, "h")).collect();
-        let history = ConfigurationHistory {
-            label: "1x H200 · key abc".into(),
-            key_text: "gpu=H200".into(),
-            runs,
-            cases: [(
-                "decode|1|tokens=1|replay_total_us".to_string(),
-                CaseInfo {
-                    section: "decode",
-                    label: "tokens=1".into(),
-                    metric: "replay_total_us",
-                    higher_is_better: false,
-                },
-            )]
-            .into(),
-        };
+        let history = one_case_history(runs);
         let (page, _) = history_page(&history);
         let points: Vec<usize> =
             page.blocks.iter().flat_map(|b| &b.figures).flat_map(|f| &f.spec.series).map(|s| s.points.len()).collect();
@@ -494,21 +496,7 @@ mod tests {
     fn a_step_is_a_change_point_explained_and_listed_as_a_regression() {
         let mut runs: Vec<HistoryRun> = (0..4).map(|i| run(&format!("a{i}"), 100.0 + i as f64, "old")).collect();
         runs.extend((0..4).map(|i| run(&format!("b{i}"), 150.0 + i as f64, "new")));
-        let history = ConfigurationHistory {
-            label: "1x H200 · key abc".into(),
-            key_text: "gpu=H200".into(),
-            runs,
-            cases: [(
-                "decode|1|tokens=1|replay_total_us".to_string(),
-                CaseInfo {
-                    section: "decode",
-                    label: "tokens=1".into(),
-                    metric: "replay_total_us",
-                    higher_is_better: false,
-                },
-            )]
-            .into(),
-        };
+        let history = one_case_history(runs);
         let (page, regressions) = history_page(&history);
         let case = page.blocks.iter().find(|b| b.id.starts_with("case-")).expect("a case block");
         let row = &case.tables[0].rows[0];
