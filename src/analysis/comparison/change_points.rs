@@ -107,6 +107,8 @@ mod tests {
     fn the_helpers_are_the_textbook_formulas() {
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median(&[5.0, 1.0, 4.0, 2.0, 3.0]), 3.0);
+        assert_eq!(median(&[2.0, 1.0]), 1.5);
         assert_eq!(median(&[6.0, 1.0, 5.0, 2.0, 4.0, 3.0]), 3.5);
         let (mean, var) = mean_var(&[1.0, 2.0, 3.0, 4.0]);
         assert_eq!(mean, 2.5);
