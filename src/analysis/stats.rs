@@ -119,7 +119,11 @@ pub(crate) fn fsum(values: impl IntoIterator<Item = f64>) -> f64 {
             x = hi;
         }
         partials.truncate(i);
-        partials.push(x);
+        // As CPython, never a zero partial: the half-way correction below reads the sign of
+        // the partial under the one that made the sum inexact.
+        if x != 0.0 {
+            partials.push(x);
+        }
     }
     if special != 0.0 || special.is_nan() {
         return special;
@@ -278,7 +282,7 @@ mod tests {
     #[test]
     fn fsum_agrees_with_cpython_on_its_own_test_cases() {
         let p53 = 2.0f64.powi(53);
-        let cases: [(&[f64], f64); 9] = [
+        let cases: [(&[f64], f64); 11] = [
             (&[1.0, 1e100, 1.0, -1e100], 2.0),
             (&[1e16, 1.0, 1e-16], 1.0000000000000002e16),
             (&[-1e16, -1.0, -1e-16], -1.0000000000000002e16),
@@ -288,6 +292,10 @@ mod tests {
             (&[p53 + 10.0, 1.0, 2.0f64.powi(-100)], p53 + 12.0),
             (&[p53 - 4.0, 0.5, 2.0f64.powi(-54)], p53 - 3.0),
             (&[1.0, 1e-100, 1e-300, -1.0], 1e-100),
+            // Found by a search for inputs that tell a mutant apart: a sum that passes through
+            // an exact zero (a zero partial once hid the half-way correction here: ...994).
+            (&[p53 / 2.0, -p53, -3.0, -p53, -(2.0f64.powi(-54)), p53 / 2.0], -9007199254740996.0),
+            (&[-3.0, -1e16, 1.1102230246251565e-16, -1e-16], -1.0000000000000002e16),
         ];
         for (values, expected) in cases {
             assert_eq!(fsum(values.iter().copied()), expected, "{values:?}");
@@ -297,6 +305,8 @@ mod tests {
         assert_eq!(harmonic.to_bits(), 0x401d_f11f_45f4_e61a, "{harmonic}");
         let alternating = fsum((1..=1000).map(|n| (-1.0f64).powi(n) / f64::from(n)));
         assert_eq!(alternating.to_bits(), 0xbfe6_2a2a_f1bd_3624, "{alternating}");
+        // math.fsum([-0.0]) is 0.0: a zero is never a partial.
+        assert!(fsum([-0.0]).is_sign_positive());
     }
 
     /// Where the mean is not representable, the correction term of the two-pass formula
@@ -330,6 +340,9 @@ mod tests {
         let rows = [("b", 0, 1.0), ("a", 0, 5.0), ("b", 0, 3.0), ("b", 1, 2.0), ("a", 0, 4.0), ("b", 1, 9.0)];
         let grouped = critical_cycles(&rows, |r| r.0, |r| r.1, |r| r.2);
         assert_eq!(grouped, vec![("b", vec![3.0, 9.0]), ("a", vec![5.0])]);
+        // Python's max keeps the first of equals: max(-0.0, 0.0) is -0.0.
+        let zeros = critical_cycles(&[("a", 0, -0.0), ("a", 0, 0.0)], |r| r.0, |r| r.1, |r| r.2);
+        assert!(zeros[0].1[0].is_sign_negative(), "{zeros:?}");
     }
 
     #[test]

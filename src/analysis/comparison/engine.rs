@@ -452,6 +452,64 @@ mod tests {
     }
 
     #[test]
+    fn below_its_history_but_not_below_the_base_is_no_change() {
+        let base = case("time_us", false, &[51.0; 5]);
+        let outcome =
+            compare(std::slice::from_ref(&base), &[case("time_us", false, &[50.0; 5])], &context(&base, &LEVELS));
+        assert_eq!(only(&outcome).verdict, Verdict::NoChange, "{:?}", only(&outcome));
+        let from_afar = compare(
+            &[case("time_us", false, &[100.0; 5])],
+            &[case("time_us", false, &[50.0; 5])],
+            &context(&base, &LEVELS),
+        );
+        assert_eq!(only(&from_afar).verdict, Verdict::Faster);
+    }
+
+    fn named(name: &str, value: f64) -> CaseSamples {
+        CaseSamples { case: name.into(), ..case("time_us", false, &[value; 3]) }
+    }
+
+    #[test]
+    fn three_cases_make_a_family_shift_and_a_run_missing_most_of_them_is_not_counted() {
+        let names = ["a", "b", "c"];
+        let base: Vec<CaseSamples> = names.iter().map(|n| named(n, 100.0)).collect();
+        let cand: Vec<CaseSamples> = names.iter().map(|n| named(n, 200.0)).collect();
+        let mut history: Vec<BTreeMap<String, f64>> =
+            LEVELS.iter().map(|v| base.iter().map(|c| (c.key(), *v)).collect()).collect();
+        history.push([(base[0].key(), 100.0)].into());
+        let outcome = compare(&base, &cand, &Context { key_differences: Vec::new(), history });
+        let shift = outcome.shifts.iter().find(|s| s.family == Family::Device).expect("three cases make a shift");
+        assert_eq!((shift.cases, shift.history_runs), (3, LEVELS.len()), "a run with one of three cases is left out");
+        assert_eq!(shift.verdict, Verdict::Slower);
+        let two = compare(&base[..2], &cand[..2], &context(&base[0], &LEVELS));
+        assert!(two.shifts.is_empty(), "two cases make no shift");
+    }
+
+    #[test]
+    fn intervals_are_added_around_the_ratio() {
+        let base = case("time_us", false, &[100.0, 101.0, 99.0, 100.5, 99.5]);
+        let cand = case("time_us", false, &[150.0, 151.0, 149.0, 150.5, 149.5]);
+        let mut outcome = compare(std::slice::from_ref(&base), std::slice::from_ref(&cand), &context(&base, &LEVELS));
+        assert_eq!(only(&outcome).ci_low, None);
+        add_intervals(&mut outcome, &[base], &[cand]);
+        let r = only(&outcome);
+        let (low, high, ratio) = (r.ci_low.unwrap(), r.ci_high.unwrap(), r.ratio.unwrap());
+        assert!(low <= ratio && ratio <= high && high - low < 0.1, "{r:?}");
+    }
+
+    #[test]
+    fn a_timer_step_needs_three_finite_positive_values_on_a_fine_enough_grid() {
+        let step = |values: &[f64]| timer_step(values.iter().copied());
+        assert!((step(&[3.104, 3.136, 3.168, f64::INFINITY]).unwrap() - 0.032).abs() < 1e-9);
+        assert_eq!(step(&[0.0, 3.104, 3.136]), None, "zero is not a value");
+        assert!(
+            (step(&[3.104, 3.104 + 2e-9, 3.136, 3.168]).unwrap() - 0.032).abs() < 1e-6,
+            "near-equal values are one"
+        );
+        assert_eq!(step(&[0.5, 1000.0, 1000.5, 1001.0, 1001.5, 1002.0]), None, "a step under 0.1 % of the median");
+    }
+
+    #[test]
     fn only_finite_positive_values_have_a_log_cost() {
         assert_eq!(log_cost(2.0, false), Some(2.0f64.ln()));
         assert_eq!(log_cost(2.0, true), Some(-(2.0f64.ln())));
