@@ -186,6 +186,13 @@ mod tests {
     }
 
     #[test]
+    fn beyond_every_run_but_inside_the_floor_is_no_change() {
+        let h = history();
+        assert_eq!(judge(1.025f64.ln(), &h, 0.0, FLOOR).call, Call::NoChange);
+        assert_eq!(judge(0.975f64.ln(), &h, 0.0, FLOOR).call, Call::NoChange);
+    }
+
+    #[test]
     fn far_above_every_run_is_slower_and_far_below_is_faster() {
         let h = history();
         assert_eq!(judge(1.5f64.ln(), &h, 0.0, FLOOR).call, Call::Slower);

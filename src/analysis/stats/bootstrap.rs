@@ -148,6 +148,18 @@ mod tests {
     }
 
     #[test]
+    fn the_generator_is_splitmix64() {
+        // Vigna's splitmix64.c from state 0, and from 1234567.
+        let mut g = SplitMix::new(0);
+        assert_eq!(
+            [g.next(), g.next(), g.next()],
+            [0xe220_a839_7b1d_cdaf, 0x6e78_9e6a_a1b9_65f4, 0x06c4_5d18_8009_454f]
+        );
+        let mut g = SplitMix::new(1_234_567);
+        assert_eq!([g.next(), g.next()], [0x599e_d017_fb08_fc85, 0x2c73_f084_5854_0fa5]);
+    }
+
+    #[test]
     fn intervals_are_deterministic_and_cover_the_estimate() {
         let base = [10.0, 10.2, 9.9, 10.1, 10.05, 9.95];
         let cand = [11.0, 11.1, 10.9, 11.2, 10.95, 11.05];
