@@ -282,7 +282,7 @@ mod tests {
     #[test]
     fn fsum_agrees_with_cpython_on_its_own_test_cases() {
         let p53 = 2.0f64.powi(53);
-        let cases: [(&[f64], f64); 11] = [
+        let cases: [(&[f64], f64); 12] = [
             (&[1.0, 1e100, 1.0, -1e100], 2.0),
             (&[1e16, 1.0, 1e-16], 1.0000000000000002e16),
             (&[-1e16, -1.0, -1e-16], -1.0000000000000002e16),
@@ -296,6 +296,7 @@ mod tests {
             // an exact zero (a zero partial once hid the half-way correction here: ...994).
             (&[p53 / 2.0, -p53, -3.0, -p53, -(2.0f64.powi(-54)), p53 / 2.0], -9007199254740996.0),
             (&[-3.0, -1e16, 1.1102230246251565e-16, -1e-16], -1.0000000000000002e16),
+            (&[-0.5, -7.0, 1e-32, 0.25, 1e16, -p53, -1e16], -9007199254741000.0),
         ];
         for (values, expected) in cases {
             assert_eq!(fsum(values.iter().copied()), expected, "{values:?}");

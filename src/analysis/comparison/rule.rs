@@ -193,6 +193,20 @@ mod tests {
     }
 
     #[test]
+    fn a_value_an_earlier_run_already_had_is_never_a_change() {
+        // 28 runs at 0 and one at +-1: SD 0.186, so the floor (about 0.86) is below 1, yet a
+        // candidate at the extreme run's own value is not news.
+        for extreme in [1.0, -1.0] {
+            let mut h = vec![0.0; 28];
+            h.push(extreme);
+            let j = judge(extreme, &h, 0.0, FLOOR);
+            assert!(j.floor < 1.0, "{j:?}");
+            assert_eq!(j.call, Call::NoChange, "{j:?}");
+            assert_ne!(judge(extreme * 1.01, &h, 0.0, FLOOR).call, Call::NoChange);
+        }
+    }
+
+    #[test]
     fn far_above_every_run_is_slower_and_far_below_is_faster() {
         let h = history();
         assert_eq!(judge(1.5f64.ln(), &h, 0.0, FLOOR).call, Call::Slower);
