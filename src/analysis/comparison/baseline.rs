@@ -61,11 +61,6 @@ impl RunRef<'_> {
     fn when(&self) -> (Option<i64>, &str, &str) {
         (crate::core::calendar::iso_seconds(self.timestamp), self.timestamp, self.id)
     }
-
-    /// Whether this run is at or before `other` in time (see the module header).
-    pub fn not_after(&self, other: &RunRef) -> bool {
-        self.when() <= other.when()
-    }
 }
 
 impl Choice {
@@ -87,7 +82,7 @@ impl Choice {
 }
 
 /// The indexes of `runs` grouped by configuration (key text), each group in time order
-/// (`RunRef::not_after`).
+/// (`RunRef::when`: the timestamp as an instant, then its text, then the id).
 pub fn timelines<'a>(runs: &[RunRef<'a>]) -> BTreeMap<&'a str, Vec<usize>> {
     let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, run) in runs.iter().enumerate() {
@@ -161,5 +156,28 @@ mod tests {
         let chosen = choose_all(&none, &[all[0], dated, later]);
         assert_eq!(chosen[2], Choice::NewestEarlier("0".into()), "by timestamp, not by id");
         assert_eq!(chosen[1], Choice::NewestEarlier("1".into()), "undated runs are older");
+    }
+
+    #[test]
+    fn pinned_file_absent_read_or_refused_with_its_path() {
+        let runs = tempfile::tempdir().unwrap();
+        assert_eq!(read_pinned(runs.path()), Ok(Pinned::new()), "no baselines.json: nothing pinned");
+        std::fs::write(runs.path().join(PINNED_FILE), r#"{"1x H200": "20261203T081106Z"}"#).unwrap();
+        let pinned = read_pinned(runs.path()).unwrap();
+        assert_eq!(pinned.get("1x H200").map(String::as_str), Some("20261203T081106Z"));
+        std::fs::write(runs.path().join(PINNED_FILE), "[1, 2]").unwrap();
+        let error = read_pinned(runs.path()).unwrap_err();
+        assert!(error.contains(PINNED_FILE) && error.contains("not a JSON object"), "{error}");
+    }
+
+    #[test]
+    fn a_choice_names_its_base_and_says_how_it_was_found() {
+        let pinned = Choice::Pinned("20261203T081106Z".into());
+        let newest = Choice::NewestEarlier("20261204T101010Z".into());
+        let none = Choice::None("no earlier ok run of this configuration".into());
+        assert_eq!((pinned.id(), newest.id(), none.id()), (Some("20261203T081106Z"), Some("20261204T101010Z"), None));
+        assert_eq!(pinned.source(), "pinned in baselines.json");
+        assert_eq!(newest.source(), "newest earlier ok run of the configuration");
+        assert_eq!(none.source(), "no earlier ok run of this configuration");
     }
 }

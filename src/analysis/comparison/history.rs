@@ -1,6 +1,6 @@
 //! The history a candidate run is judged against: the run-level values (median over cycles,
 //! per case) of the last `WINDOW` ok runs of its configuration *before* it in time
-//! (`baseline::RunRef::not_after` order), oldest first. Never later runs: a verdict never
+//! (`baseline::timelines` order), oldest first. Never later runs: a verdict never
 //! changes because a newer run was added, an older run imported changes the verdicts of at
 //! most the `WINDOW` runs after it, and the site and `compare` judge a run alike. Uses
 //! `stats` only.
