@@ -22,6 +22,7 @@
 use crate::analysis::overview::RunOverview;
 use crate::ingest::find::{FileRef, FileStamp, RunDir};
 use crate::ingest::input::Beneath;
+use crate::pipeline::histories::HistoryRow;
 use crate::pipeline::out_dir;
 use crate::pipeline::write::Staging;
 use crate::render::OutputFile;
@@ -36,7 +37,11 @@ use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped whenever the cache layout changes.
 const FORMAT: &str = "nccl-report-cache-7";
-/// Beside an entry: the case verdicts of its last comparison.
+/// Beside an entry (and in a temporary digest store, in a folder a run): the run's digest.
+const DIGEST: &str = "digest.json";
+/// Beside the digest: what the run gives its configuration's history page.
+const HISTORY_ROW: &str = "history-row.json";
+/// Beside the digest: the case verdicts of the run's last comparison.
 const VERDICTS: &str = "verdicts.json";
 /// Beside an entry: the stamps of its files in the live site as last committed.
 const SITE_STAMPS: &str = "site.json";
@@ -108,15 +113,6 @@ impl Cache {
     /// The last entry for a run, if readable.
     pub(crate) fn lookup(&self, run_id: &str) -> Option<CacheEntry> {
         read_json(&self.entry_dir(run_id).join("entry.json"))
-    }
-
-    /// The digest stored with a run's entry, if its content hash still matches.
-    pub(crate) fn digest(&self, run_id: &str) -> Option<RunOverview> {
-        read_checked(&self.digest_path(run_id))
-    }
-
-    fn digest_path(&self, run_id: &str) -> PathBuf {
-        self.entry_dir(run_id).join("digest.json")
     }
 
     /// The key of a run's current inputs, reusing content hashes whose stamps are unchanged.
@@ -245,9 +241,9 @@ impl Cache {
     }
 
     /// Updates a stored run after its comparison with its baseline: `files` replace (or join)
-    /// the cached files of the same path, `removed` leave the run, and the card, the
-    /// comparison stamp and the case verdicts (`verdicts.json`, read only when the run's
-    /// digest must be recomputed: `case_verdicts`) are recorded. Returns the entry as stored.
+    /// the cached files of the same path, `removed` leave the run, and the card and the
+    /// comparison stamp are recorded (the case verdicts go to the digest store:
+    /// `DigestStore::put_verdicts`). Returns the entry as stored.
     pub(crate) fn update_compared(
         &self,
         run_id: &str,
@@ -255,10 +251,8 @@ impl Cache {
         removed: &[String],
         card: RunCard,
         comparison: String,
-        verdicts: &BTreeMap<String, String>,
     ) -> io::Result<CacheEntry> {
         let dir = self.entry_dir(run_id);
-        write_json(&dir.join(VERDICTS), verdicts)?;
         let mut entry: CacheEntry = read_json(&dir.join("entry.json"))
             .ok_or_else(|| io::Error::other(format!("no cache entry for {run_id}")))?;
         entry.files.retain(|f| !removed.contains(&f.rel) && !files.iter().any(|n| n.path == f.rel));
@@ -271,12 +265,6 @@ impl Cache {
         (entry.card, entry.comparison) = (card, Some(comparison));
         write_json(&dir.join("entry.json"), &entry)?;
         Ok(entry)
-    }
-
-    /// The case verdicts of a run's last comparison, for a digest recomputed from the run's
-    /// inputs (`None`: not compared, or not readable).
-    pub(crate) fn case_verdicts(&self, run_id: &str) -> Option<BTreeMap<String, String>> {
-        read_json(&self.entry_dir(run_id).join(VERDICTS))
     }
 
     /// Updates only the stamps of an entry whose inputs were touched but not changed.
@@ -438,8 +426,11 @@ fn hash_reader(mut file: impl Read) -> io::Result<String> {
 
 /// Where a build keeps every run's digest until the cross-run pages are rendered from them, a
 /// page of runs at a time: the build cache (which stores them anyway), or, for a build without
-/// a cache, a temporary folder removed when the build ends. Run ids are the checked names of
-/// run folders, so they are safe file names.
+/// a cache, a temporary folder removed when the build ends (a folder a run, as in the cache).
+/// Beside each digest: its history row (a few KB, all the history stage reads of a run) and
+/// the case verdicts of the run's last comparison (written after the digest, by the
+/// comparison stage). Run ids are the checked names of run folders, so they are safe file
+/// names.
 pub(crate) enum DigestStore<'a> {
     Cache(&'a Cache),
     Temporary(tempfile::TempDir),
@@ -450,23 +441,47 @@ impl DigestStore<'_> {
         Ok(DigestStore::Temporary(tempfile::Builder::new().prefix("nccl-report-digests").tempdir()?))
     }
 
-    /// Keeps a run's digest (in the cache: beside its entry, written first).
-    pub(crate) fn put(&self, digest: &RunOverview) -> io::Result<()> {
-        let path = match self {
-            DigestStore::Cache(cache) => {
-                fs::create_dir_all(cache.entry_dir(&digest.id))?;
-                cache.digest_path(&digest.id)
-            }
-            DigestStore::Temporary(dir) => dir.path().join(format!("{}.json", digest.id)),
-        };
-        write_checked(&path, digest)
+    fn dir(&self, run_id: &str) -> PathBuf {
+        match self {
+            DigestStore::Cache(cache) => cache.entry_dir(run_id),
+            DigestStore::Temporary(dir) => dir.path().join(run_id),
+        }
     }
 
-    /// A run's digest; `None` when it is missing or unreadable (the caller recomputes it).
+    /// Keeps a run's digest and its history row (in the cache: beside its entry, written
+    /// first).
+    pub(crate) fn put(&self, digest: &RunOverview) -> io::Result<()> {
+        let dir = self.dir(&digest.id);
+        fs::create_dir_all(&dir)?;
+        write_checked(&dir.join(DIGEST), digest)?;
+        self.put_row(&digest.id, &HistoryRow::of(digest))
+    }
+
+    /// A run's digest, without its case verdicts (`verdicts`); `None` when it is missing or
+    /// unreadable (the caller recomputes it).
     pub(crate) fn get(&self, run_id: &str) -> Option<RunOverview> {
-        match self {
-            DigestStore::Cache(cache) => cache.digest(run_id),
-            DigestStore::Temporary(dir) => read_checked(&dir.path().join(format!("{run_id}.json"))),
-        }
+        read_checked(&self.dir(run_id).join(DIGEST))
+    }
+
+    /// Keeps a run's history row (`put` does, with the digest).
+    pub(crate) fn put_row(&self, run_id: &str, row: &HistoryRow) -> io::Result<()> {
+        write_checked(&self.dir(run_id).join(HISTORY_ROW), row)
+    }
+
+    /// A run's history row; `None` when it is missing or unreadable.
+    pub(crate) fn row(&self, run_id: &str) -> Option<HistoryRow> {
+        read_checked(&self.dir(run_id).join(HISTORY_ROW))
+    }
+
+    /// Keeps the case verdicts of a run's comparison (empty: not compared).
+    pub(crate) fn put_verdicts(&self, run_id: &str, verdicts: &BTreeMap<String, String>) -> io::Result<()> {
+        let dir = self.dir(run_id);
+        fs::create_dir_all(&dir)?;
+        write_checked(&dir.join(VERDICTS), verdicts)
+    }
+
+    /// The case verdicts of a run's last comparison (empty when none is kept).
+    pub(crate) fn verdicts(&self, run_id: &str) -> BTreeMap<String, String> {
+        read_checked(&self.dir(run_id).join(VERDICTS)).unwrap_or_default()
     }
 }

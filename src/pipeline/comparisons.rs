@@ -146,11 +146,6 @@ pub(super) fn compare_runs(
         .par_iter()
         .map(|&i| Ok((i, compare_one(results, i, plan, &by_id, &loaded, context)?)))
         .collect::<anyhow::Result<_>>()?;
-    updates.par_iter().try_for_each(|(i, update)| {
-        let mut digest = load(&results[*i].id)?;
-        digest.case_verdicts = update.case_verdicts.clone();
-        context.store.put(&digest).with_context(|| format!("cannot keep the digest of {}", results[*i].id))
-    })?;
     for (i, update) in updates {
         let result = &mut results[i];
         result.card.baseline = update.verdict;
@@ -167,8 +162,6 @@ pub(super) fn compare_runs(
 struct Update {
     verdict: crate::site::card::BaselineVerdict,
     cached_files: Option<Vec<crate::pipeline::cache::CachedFile>>,
-    /// The case verdicts the run's digest keeps (empty without a comparison).
-    case_verdicts: BTreeMap<String, String>,
 }
 
 fn compare_one(
@@ -224,13 +217,17 @@ fn compare_one(
     let cached_files = match (context.cache, run.key.is_some()) {
         (Some(cache), true) => Some(
             cache
-                .update_compared(&run.id, &files, &stale, card, plan.stamps[i].clone(), &case_verdicts)
+                .update_compared(&run.id, &files, &stale, card, plan.stamps[i].clone())
                 .with_context(|| format!("cannot update the build cache for {}", run.id))?
                 .files,
         ),
         _ => None,
     };
-    Ok(Update { verdict, cached_files, case_verdicts })
+    context
+        .store
+        .put_verdicts(&run.id, &case_verdicts)
+        .with_context(|| format!("cannot keep the case verdicts of {}", run.id))?;
+    Ok(Update { verdict, cached_files })
 }
 
 /// The comparison of run `i` with its baseline, or why there is none.

@@ -1,6 +1,7 @@
 //! The build stage after the comparisons: every configuration's history page and the
-//! regressions page (`site::history_view`), from the runs' digests (their run-level values,
-//! never the raw files). Uses `comparison`, `site`, `render` and `write` (through `Staging`).
+//! regressions page (`site::history_view`), from the runs' history rows (`HistoryRow`: their
+//! run-level values and what explains a change point, kept beside each digest; never the raw
+//! files). Uses `comparison`, `site`, `render` and `write` (through `Staging`).
 
 use super::RunResult;
 use crate::analysis::comparison::{history, samples};
@@ -11,12 +12,54 @@ use crate::render;
 use crate::site::card::BaselineVerdict;
 use crate::site::history_view::{self, nccl_choices, CaseInfo, ConfigurationHistory, HistoryRun};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+/// What one run gives its configuration's history page, from its digest: kept beside the
+/// digest (`cache::DigestStore`) so that the history stage reads a few KB a run, not the
+/// digest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct HistoryRow {
+    /// Run-level value (the median over its cycles) per case key.
+    values: BTreeMap<String, f64>,
+    /// What each case is, by key, in the digest's order.
+    cases: Vec<(String, CaseInfo)>,
+    soft: Vec<(String, String)>,
+    nccl_choices: BTreeMap<String, String>,
+}
+
+impl HistoryRow {
+    pub(crate) fn of(digest: &RunOverview) -> HistoryRow {
+        let case_samples = samples::of(&digest.sections);
+        let cases = case_samples
+            .iter()
+            .map(|c| {
+                let label = match &c.folder {
+                    Some(folder) => format!("{folder}: {}", c.case),
+                    None => c.case.clone(),
+                };
+                let info = CaseInfo {
+                    section: c.section.to_string(),
+                    label,
+                    metric: c.metric.to_string(),
+                    higher_is_better: c.higher_is_better,
+                };
+                (c.key(), info)
+            })
+            .collect();
+        HistoryRow {
+            values: history::medians(&case_samples),
+            cases,
+            soft: digest.soft_facts.clone(),
+            nccl_choices: nccl_choices(digest.nccl_perf.as_ref().map_or(&[][..], |p| &p.choices)),
+        }
+    }
+}
 
 /// Writes the history pages and the regressions page; returns the paths written.
 pub(super) fn write(
     results: &[RunResult],
-    load: &(dyn Fn(&str) -> anyhow::Result<RunOverview> + Sync),
+    load: &(dyn Fn(&str) -> anyhow::Result<HistoryRow> + Sync),
     staging: &Staging,
 ) -> anyhow::Result<Vec<String>> {
     let mut by_configuration: BTreeMap<&str, Vec<&RunResult>> = BTreeMap::new();
@@ -30,41 +73,24 @@ pub(super) fn write(
                 let t = r.card.timestamp_utc.clone().unwrap_or_default();
                 (crate::core::calendar::iso_seconds(&t), t, r.id.clone())
             });
-            // Every run's digest read and reduced in parallel (a configuration can hold most
-            // of the runs), the case list merged after in time order.
+            // Every run's history row read in parallel (a configuration can hold most of the
+            // runs), the case list merged after in time order.
             let loaded = runs
                 .par_iter()
                 .map(|r| {
-                    let digest = load(&r.id)?;
-                    let case_samples = samples::of(&digest.sections);
-                    let infos: Vec<(String, CaseInfo)> = case_samples
-                        .iter()
-                        .map(|c| {
-                            let label = match &c.folder {
-                                Some(folder) => format!("{folder}: {}", c.case),
-                                None => c.case.clone(),
-                            };
-                            let info = CaseInfo {
-                                section: c.section,
-                                label,
-                                metric: c.metric,
-                                higher_is_better: c.higher_is_better,
-                            };
-                            (c.key(), info)
-                        })
-                        .collect();
+                    let row = load(&r.id)?;
                     let slower = match &r.card.baseline {
                         BaselineVerdict::Compared(v) => v.slower_cases.clone(),
                         _ => Vec::new(),
                     };
                     let run = HistoryRun {
                         id: r.id.clone(),
-                        values: history::medians(&case_samples),
-                        soft: digest.soft_facts,
-                        nccl_choices: nccl_choices(digest.nccl_perf.as_ref().map_or(&[][..], |p| &p.choices)),
+                        values: row.values,
+                        soft: row.soft,
+                        nccl_choices: row.nccl_choices,
                         slower,
                     };
-                    Ok((run, infos))
+                    Ok((run, row.cases))
                 })
                 .collect::<anyhow::Result<Vec<_>>>()?;
             let mut cases = BTreeMap::new();

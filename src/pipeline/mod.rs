@@ -21,6 +21,7 @@ pub(crate) mod cache;
 mod comparisons;
 pub(crate) mod cross_run;
 mod histories;
+use histories::HistoryRow;
 pub(crate) mod out_dir;
 pub(crate) mod write;
 
@@ -177,7 +178,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         }
         None => stages.time("carry cached runs", || restore_cached(results, &folders, &context, lock.out()))?,
     };
-    let digests = Digests { folders: &folders, store: &store, cache: cache.as_ref(), limits: options.limits };
+    let digests = Digests { folders: &folders, store: &store, limits: options.limits };
     let compare_context = RunContext { live: live.as_ref(), ..context };
     stages.time("compare with baselines", || {
         comparisons::compare_runs(&mut results, &plan, &compare_context, &|id| digests.get(id))
@@ -187,7 +188,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     }
     let writer = live.as_ref().unwrap_or(&staging);
     let site_context = RunContext { staging: writer, ..context };
-    let history = stages.time("history pages", || histories::write(&results, &|id| digests.get(id), writer))?;
+    let history = stages.time("history pages", || histories::write(&results, &|id| digests.row(id), writer))?;
     let mut cross_units = live_units.clone();
     let live_history = cross_units.as_mut().and_then(|units| units.remove(HISTORY_UNIT));
     let mut written = stages.time("cross-run pages", || {
@@ -453,7 +454,7 @@ fn write_cross_run(
         })
         .collect();
     let sources = cross_run::Sources {
-        load: &|id| digests.get(id),
+        load: &|id| digests.with_verdicts(id),
         site_notes: context.site_notes,
         keys: cross_key.map(|first| (&keys, first)),
         live,
@@ -468,7 +469,6 @@ fn write_cross_run(
 struct Digests<'a> {
     folders: &'a find::RunFolders,
     store: &'a DigestStore<'a>,
-    cache: Option<&'a Cache>,
     limits: input::Limits,
 }
 
@@ -479,11 +479,26 @@ impl Digests<'_> {
         }
         let (id, path) = self.folders.runs.iter().find(|(run, _)| run == id).with_context(|| format!("no run {id}"))?;
         let run = find::list_run(id.clone(), path.clone(), &self.folders.canonical_root);
-        let mut digest = process_run(&run, self.limits, &StageClock::default()).digest;
-        // The case verdicts come from the run's last comparison, which a cached run keeps.
-        digest.case_verdicts = self.cache.and_then(|c| c.case_verdicts(id)).unwrap_or_default();
+        let digest = process_run(&run, self.limits, &StageClock::default()).digest;
         let _ = self.store.put(&digest);
         Ok(digest)
+    }
+
+    /// A run's digest with the case verdicts of its last comparison (for the Parquet rows).
+    fn with_verdicts(&self, id: &str) -> anyhow::Result<RunOverview> {
+        let mut digest = self.get(id)?;
+        digest.case_verdicts = self.store.verdicts(id);
+        Ok(digest)
+    }
+
+    /// A run's history row: kept beside its digest, else made from the digest (and kept).
+    fn row(&self, id: &str) -> anyhow::Result<HistoryRow> {
+        if let Some(row) = self.store.row(id) {
+            return Ok(row);
+        }
+        let row = HistoryRow::of(&self.get(id)?);
+        let _ = self.store.put_row(id, &row);
+        Ok(row)
     }
 }
 

@@ -37,11 +37,11 @@ pub(crate) struct HistoryRun {
 }
 
 /// What a case is, for labels.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct CaseInfo {
-    pub section: &'static str,
+    pub section: String,
     pub label: String,
-    pub metric: &'static str,
+    pub metric: String,
     pub higher_is_better: bool,
 }
 
@@ -150,7 +150,10 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
             tables,
             ..Block::default()
         });
-        by_section.entry((info.section, info.metric)).or_default().push((&info.label, values[charted_from..].to_vec()));
+        by_section
+            .entry((info.section.as_str(), info.metric.as_str()))
+            .or_default()
+            .push((&info.label, values[charted_from..].to_vec()));
     }
     if let Some(newest) = history.runs.last() {
         for (key, ratio) in &newest.slower {
@@ -405,9 +408,9 @@ mod tests {
     /// One configuration with one decode case over `runs`.
     fn one_case_history(runs: Vec<HistoryRun>) -> ConfigurationHistory {
         let info = CaseInfo {
-            section: "decode",
+            section: "decode".into(),
             label: "tokens=1".into(),
-            metric: "replay_total_us",
+            metric: "replay_total_us".into(),
             higher_is_better: false,
         };
         ConfigurationHistory {

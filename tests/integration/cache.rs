@@ -106,15 +106,18 @@ fn a_damaged_cache_is_never_trusted() {
     assert_eq!(tree(&out), expected);
     assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
 
-    // An unreadable and a missing digest, needed once the cross-run pages change (a run is
-    // added): each is recomputed from its run's inputs (and stored again); the runs' own
-    // folders still come from the cache.
+    // An unreadable and a missing digest and history row, needed once the cross-run and
+    // history pages change (a run is added): each is recomputed from its run's inputs (and
+    // stored again); the runs' own folders still come from the cache.
     fs::write(cache.join("synth-basic/digest.json"), "[]").unwrap();
     fs::remove_file(cache.join("synth-one-cycle/digest.json")).unwrap();
+    change_one_byte(&cache.join("synth-basic/history-row.json"), "\"values\":{\"", b'X', false);
+    fs::remove_file(cache.join("synth-one-cycle/history-row.json")).unwrap();
     crate::common::copy_tree(&crate::common::fixture_runs().join("synth-even-cycles"), &runs.join("synth-even-cycles"));
     assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
     assert_ne!(fs::read_to_string(cache.join("synth-basic/digest.json")).unwrap(), "[]", "repaired");
     assert!(cache.join("synth-one-cycle/digest.json").is_file(), "repaired");
+    assert!(cache.join("synth-one-cycle/history-row.json").is_file(), "repaired");
     let fresh = dir.path().join("fresh");
     assert!(build(&runs, &fresh, &["--no-cache"]).status.success());
     assert_eq!(tree(&out), tree(&fresh));
