@@ -9,7 +9,9 @@
 # folder of the site, the largest file and the largest runs.json shard. Environment: JOBS
 # (all cores), WORK (a temporary folder, removed at the end), DEADLINE_S (stop before the
 # +1000 build when the cold build ended after this many seconds; default 420), FLAGS (extra
-# build flags, e.g. --no-evidence: the issue counts evidence apart).
+# build flags, e.g. --no-evidence: the issue counts evidence apart), STAGE (all: both builds;
+# cold: generate and build N, keeping WORK; more: the +1000 build on the WORK a cold stage
+# kept, e.g. in a second device call on the same warm machine when both do not fit one).
 set -euo pipefail
 BIN=$(readlink -f "${1:?usage: scale-device.sh BIN N}")
 N=${2:?usage: scale-device.sh BIN N}
@@ -17,35 +19,39 @@ JOBS=${JOBS:-$(nproc)}
 WORK=${WORK:-$(mktemp -d /tmp/scale-device.XXXXXX)}
 DEADLINE_S=${DEADLINE_S:-420}
 FLAGS=${FLAGS:-}
-trap 'rm -rf "$WORK"' EXIT
+STAGE=${STAGE:-all}
+[ "$STAGE" = cold ] || trap 'rm -rf "$WORK"' EXIT
 start=$SECONDS
-"$BIN" synth --small --out "$WORK/all" --count $((N + 1000)) --seed 7 >/dev/null
-mkdir -p "$WORK/runs" "$WORK/later"
-ls "$WORK/all" | sort | head -n "$N" | xargs -I{} mv "$WORK/all/{}" "$WORK/runs/"
-mv "$WORK"/all/* "$WORK/later/"
-echo "generated $((N + 1000)) small runs in $((SECONDS - start)) s; $(find "$WORK/runs" -type f | wc -l) input files for N"
 field() { python3 -c "import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(d$2)" "$1"; }
 build() { # LOG
-  local t0=$SECONDS
   "$BIN" build --runs "$WORK/runs" --out "$WORK/site" --jobs "$JOBS" $FLAGS --timings >"$1.out" 2>"$1" || { tail -5 "$1"; exit 1; }
   tail -1 "$1.out"
 }
-t0=$(date +%s.%N)
-build "$WORK/cold.json"
-t1=$(date +%s.%N)
-cold=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-cold_rss=$(field "$WORK/cold.json" "['peak_rss_kib']")
-files=$(find "$WORK/site" -type f | wc -l)
-bytes=$(du -sb "$WORK/site" | cut -f1)
-widest=$(find "$WORK/site" -type d -print0 | xargs -0 -I{} sh -c 'echo "$(ls -A "{}" | wc -l) {}"' | sort -n | tail -1)
-largest=$(find "$WORK/site" -type f -printf '%s %P\n' | sort -n | tail -1)
-shard=$(find "$WORK/site/data" -name '*.json' -printf '%s %P\n' 2>/dev/null | sort -n | tail -1)
-echo "cold: $cold s, peak RSS $((cold_rss / 1024)) MiB; $files files, $bytes bytes; widest folder: $widest; largest file: $largest; largest data JSON: $shard"
-if [ $((SECONDS - start)) -gt "$DEADLINE_S" ]; then
-  echo "deadline: +1000 not built"
-  exit 0
+if [ "$STAGE" != more ]; then
+  "$BIN" synth --small --out "$WORK/all" --count $((N + 1000)) --seed 7 >/dev/null
+  mkdir -p "$WORK/runs" "$WORK/later"
+  (cd "$WORK/all" && ls | sort | head -n "$N" | xargs mv -t "$WORK/runs/")
+  (cd "$WORK/all" && ls | xargs mv -t "$WORK/later/")
+  echo "generated $((N + 1000)) small runs in $((SECONDS - start)) s; $(find "$WORK/runs" -type f | wc -l) input files for N"
+  t0=$(date +%s.%N)
+  build "$WORK/cold.json"
+  t1=$(date +%s.%N)
+  cold=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+  cold_rss=$(field "$WORK/cold.json" "['peak_rss_kib']")
+  files=$(find "$WORK/site" -type f | wc -l)
+  bytes=$(du -sb "$WORK/site" | cut -f1)
+  widest=$(find "$WORK/site" -mindepth 1 -printf '%h\n' | sort | uniq -c | sort -n | tail -1)
+  largest=$(find "$WORK/site" -type f -printf '%s %P\n' | sort -n | tail -1)
+  shard=$(find "$WORK/site/data" -name '*.json' -printf '%s %P\n' 2>/dev/null | sort -n | tail -1)
+  echo "cold: $cold s, peak RSS $((cold_rss / 1024)) MiB; $files files, $bytes bytes; widest folder: $widest; largest file: $largest; largest data JSON: $shard"
+  echo "$cold $cold_rss" >"$WORK/cold.figures"
+  if [ "$STAGE" = cold ] || [ $((SECONDS - start)) -gt "$DEADLINE_S" ]; then
+    echo "+1000 not built (STAGE=$STAGE, $((SECONDS - start)) s so far); WORK=$WORK"
+    exit 0
+  fi
 fi
-mv "$WORK"/later/* "$WORK/runs/"
+read -r cold cold_rss <"$WORK/cold.figures"
+(cd "$WORK/later" && ls | xargs mv -t "$WORK/runs/")
 t0=$(date +%s.%N)
 build "$WORK/more.json"
 t1=$(date +%s.%N)
