@@ -90,16 +90,20 @@ pub(crate) fn write(
         units.insert("first".to_string(), put_unit(staging, first_key, out)?);
     }
 
+    // The shards (a month of runs each: its pages, runs.json shard and Parquet file) in
+    // parallel, in groups of consecutive shards holding at most `SHARD_GROUP_RUNS` runs (or
+    // one larger shard): a shard holds its runs' digests while it is written, so memory stays
+    // bounded by the group, not by the history.
     let shard_pages = paging.has_shard_pages();
-    for (i, shard) in paging.shards.iter().enumerate() {
+    let write_shard = |i: usize| -> anyhow::Result<(String, UnitRecord)> {
+        let shard = &paging.shards[i];
         let name = shard.name();
         let page = Page::Shard(i);
         let here = |p: &PanelIds| p.0 == page;
         let window = &cards[shard.window.clone()];
         let key = sources.keys.map(|(keys, _)| shard_key(&name, shard_pages, window, &panels, page, keys));
         if let Some(record) = carried(sources, &name, key.as_deref()) {
-            units.insert(name, record);
-            continue;
+            return Ok((name, record));
         }
         let digests = load_window(window, load)?;
         let mut out = if shard_pages {
@@ -112,7 +116,12 @@ pub(crate) fn write(
         let refs: Vec<&RunOverview> = digests.iter().collect();
         out.push(OutputFile::new(paths::runs_json_shard(&name), runs_json::shard_file(shard, &refs)));
         out.push(case_file(&shard.month, window, &digests)?);
-        units.insert(name, put_unit(staging, key, out)?);
+        Ok((name, put_unit(staging, key, out)?))
+    };
+    for group in shard_groups(paging.shards.iter().map(|s| s.window.len())) {
+        let written: Vec<(String, UnitRecord)> =
+            group.into_par_iter().map(write_shard).collect::<anyhow::Result<_>>()?;
+        units.extend(written);
     }
 
     // Files of the live site's units that no unit of the new site has: a unit gone, or a file
@@ -127,6 +136,30 @@ pub(crate) fn write(
         }
     }
     Ok(Written { units })
+}
+
+/// Runs whose digests the shards written at once may hold together (a parsed digest of a
+/// small run takes about 150 KB).
+const SHARD_GROUP_RUNS: usize = 500;
+
+/// Consecutive shard indexes grouped so that a group's runs (`sizes`, a shard each) stay
+/// within `SHARD_GROUP_RUNS`; a larger shard is a group of its own.
+fn shard_groups(sizes: impl Iterator<Item = usize>) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut runs = 0;
+    for (i, size) in sizes.enumerate() {
+        match groups.last_mut() {
+            Some(group) if runs + size <= SHARD_GROUP_RUNS => {
+                group.push(i);
+                runs += size;
+            }
+            _ => {
+                groups.push(vec![i]);
+                runs = size;
+            }
+        }
+    }
+    groups
 }
 
 /// Per section: how many runs have it, and every configuration with ok runs in it: the page
@@ -282,4 +315,17 @@ fn render_page(digests: &[RunOverview], cards: &[RunCard], page: Page, context: 
     let refs: Vec<&RunOverview> = digests.iter().collect();
     let model = site::cross_run(&refs, window, cards, page, context);
     render::cross_run_files(&model)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_are_grouped_up_to_the_runs_a_group_may_hold() {
+        let half = SHARD_GROUP_RUNS / 2;
+        let sizes = [half, half, 1, SHARD_GROUP_RUNS + 1, 3, 4];
+        assert_eq!(shard_groups(sizes.into_iter()), vec![vec![0, 1], vec![2], vec![3], vec![4, 5]]);
+        assert!(shard_groups(std::iter::empty()).is_empty());
+    }
 }

@@ -69,11 +69,12 @@ pub(crate) fn history_files(page: &crate::site::history_view::HistoryPage) -> Ve
 }
 
 /// The SVG of every chart of the page at `page` (a site path), and one CSV of all their data
-/// (`paths::charts_csv`), when it has charts.
+/// (`paths::charts_csv`), when it has charts. The charts are drawn in parallel: a history or
+/// section page can hold many charts of thousands of points, and is rendered alone.
 fn figure_files(blocks: &[Block], page: &str) -> Vec<OutputFile> {
     let figures: Vec<&crate::site::view::Figure> = blocks.iter().flat_map(|block| &block.figures).collect();
     let mut out: Vec<OutputFile> = figures
-        .iter()
+        .par_iter()
         .map(|f| OutputFile::new(format!("{}/{}.svg", f.dir, f.spec.id), charts::render_svg(&f.spec)))
         .collect();
     if !figures.is_empty() {

@@ -12,6 +12,7 @@ use crate::core::model::nccl_log::TuningChoice;
 use crate::site::chart::{ChartSpec, Point, Scale, Series};
 use crate::site::paths;
 use crate::site::view::{Block, Cell, Figure, Link, Table};
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 /// Most series one history chart draws (the palette's distinct colours and markers).
@@ -75,6 +76,14 @@ pub(crate) struct Regression {
     pub href: String,
 }
 
+/// One case of a history: its value in each run (`None` where the run lacks it), the runs
+/// with a positive value (index, value) and the change points found over those.
+struct CaseSearch {
+    values: Vec<Option<f64>>,
+    present: Vec<(usize, f64)>,
+    found: Vec<ChangePoint>,
+}
+
 /// The history page of one configuration, and its entries for the regressions page.
 /// Runs a history page charts: the newest ones. The page and its chart data stay bounded
 /// however long a configuration's history grows (issue #27: no file grows with history); the
@@ -92,13 +101,22 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
     let mut regressions = Vec::new();
     let mut case_blocks = Vec::new();
     let mut by_section: SectionSeries = BTreeMap::new();
-    for (key, info) in &history.cases {
-        let values: Vec<Option<f64>> = history.runs.iter().map(|r| r.values.get(key).copied()).collect();
-        let present: Vec<(usize, f64)> =
-            values.iter().enumerate().filter_map(|(i, v)| Some((i, (*v)?))).filter(|(_, v)| *v > 0.0).collect();
-        let costs: Vec<f64> =
-            present.iter().map(|(_, v)| if info.higher_is_better { -v.ln() } else { v.ln() }).collect();
-        let found = change_points::detect(&costs);
+    // The change points of every case, searched in parallel (a configuration's history can
+    // hold thousands of runs and dozens of cases); the page is then put together in order.
+    let searched: Vec<CaseSearch> = history
+        .cases
+        .par_iter()
+        .map(|(key, info)| {
+            let values: Vec<Option<f64>> = history.runs.iter().map(|r| r.values.get(key).copied()).collect();
+            let present: Vec<(usize, f64)> =
+                values.iter().enumerate().filter_map(|(i, v)| Some((i, (*v)?))).filter(|(_, v)| *v > 0.0).collect();
+            let costs: Vec<f64> =
+                present.iter().map(|(_, v)| if info.higher_is_better { -v.ln() } else { v.ln() }).collect();
+            let found = change_points::detect(&costs);
+            CaseSearch { values, present, found }
+        })
+        .collect();
+    for ((key, info), CaseSearch { values, present, found }) in history.cases.iter().zip(searched) {
         let anchor = paths::case_anchor(key);
         let href = format!("{path}#{anchor}");
         let mut intro = vec![format!(
