@@ -185,7 +185,7 @@ pub fn of(sections: &SectionSummaries) -> Vec<CaseSamples> {
 mod tests {
     use super::*;
     use crate::analysis::comparison::engine::{compare, Context};
-    use crate::core::model::summary::DecodeSummary;
+    use crate::core::model::summary::{DecodeSummary, NcclTestsRawRow, NcclTestsSummary};
 
     fn decode(folder: &str, tokens: i64, level: f64) -> DecodeSummary {
         DecodeSummary {
@@ -281,6 +281,91 @@ mod tests {
                 ("world2_decode: tokens=1;bytes=8192;calls=160".to_string(), Some(1.5)),
                 ("world2_decode: tokens=8;bytes=65536;calls=160".to_string(), Some(1.0)),
                 ("world2_full: tokens=1;bytes=8192;calls=160".to_string(), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_loop_is_host_side_at_one_rank_when_host_bound_or_mostly_off_the_gpu() {
+        let clocks = |host: f64, device: Option<f64>| Clocks {
+            median_host_issue_us: host,
+            median_device_us: device,
+            queued_cycles: 10,
+            cycles: 10,
+        };
+        let gpu_bound = clocks(20.0, Some(90.0));
+        assert_eq!(Family::of_loop(Some(&gpu_bound), 100.0, 1), Family::Host, "one rank: no collective kernel");
+        assert_eq!(Family::of_loop(Some(&gpu_bound), 100.0, 2), Family::Device);
+        assert_eq!(Family::of_loop(None, 100.0, 2), Family::Device, "no clocks: device-side");
+        assert_eq!(Family::of_loop(Some(&clocks(95.0, Some(90.0))), 100.0, 2), Family::Host, "within 10 % of issue");
+        assert_eq!(Family::of_loop(Some(&clocks(20.0, Some(49.0))), 100.0, 2), Family::Host, "under half on the GPU");
+        assert_eq!(
+            Family::of_loop(Some(&clocks(20.0, Some(50.0))), 100.0, 2),
+            Family::Device,
+            "half is not under half"
+        );
+        assert_eq!(Family::of_loop(Some(&clocks(20.0, Some(51.0))), 100.0, 2), Family::Device);
+        assert_eq!(Family::of_loop(Some(&clocks(20.0, None)), 100.0, 2), Family::Device, "no queued cycle");
+    }
+
+    #[test]
+    fn nccl_tests_bandwidth_from_one_mib_above_one_rank_else_time() {
+        let summary = |world_size: u64, size_bytes: u64| NcclTestsSummary {
+            world_size,
+            size_bytes,
+            cycles: 2,
+            median_time_us: 10.0,
+            p95_time_us: 10.0,
+            min_time_us: 10.0,
+            max_time_us: 10.0,
+            cv_percent: 0.0,
+            median_algbw_gbs: 1.0,
+            median_busbw_gbs: 1.0,
+            wrong_total: 0,
+            unchecked: false,
+            cycle_values: vec![10.0, 11.0],
+        };
+        let raw = |cycle: u64, world_size: u64, size_bytes: u64, busbw_gbs: f64| NcclTestsRawRow {
+            cycle,
+            size_bytes,
+            time_us: 10.0,
+            algbw_gbs: 1.0,
+            busbw_gbs,
+            wrong: Some(0),
+            inplace_time_us: 10.0,
+            inplace_algbw_gbs: 1.0,
+            inplace_busbw_gbs: 1.0,
+            inplace_wrong: Some(0),
+            world_size,
+        };
+        let mib = BANDWIDTH_FROM_BYTES;
+        assert_eq!(mib, 1 << 20);
+        let sections = SectionSummaries {
+            nccl_tests: Some(vec![summary(2, mib / 2), summary(2, mib), summary(1, mib), summary(4, mib)]),
+            nccl_tests_raw: Some(vec![
+                raw(0, 2, mib, 100.0),
+                raw(1, 2, mib, 101.0),
+                raw(0, 4, mib, 50.0),
+                raw(0, 2, mib / 2, 7.0),
+                raw(0, 1, mib, 0.0),
+            ]),
+            ..SectionSummaries::default()
+        };
+        let cases = of(&sections);
+        let seen: Vec<(String, bool, Family, Vec<f64>)> =
+            cases.iter().map(|c| (c.key(), c.higher_is_better, c.family, c.values.clone())).collect();
+        assert_eq!(
+            seen,
+            [
+                ("nccl_tests_decode_sizes|2|bytes=524288|time_us".to_string(), false, Family::Device, vec![10.0, 11.0]),
+                (
+                    "nccl_tests_decode_sizes|2|bytes=1048576|busbw_GBs".to_string(),
+                    true,
+                    Family::Device,
+                    vec![100.0, 101.0]
+                ),
+                ("nccl_tests_decode_sizes|1|bytes=1048576|time_us".to_string(), false, Family::Host, vec![10.0, 11.0]),
+                ("nccl_tests_decode_sizes|4|bytes=1048576|busbw_GBs".to_string(), true, Family::Device, vec![50.0]),
             ]
         );
     }
