@@ -267,6 +267,14 @@ impl Cache {
         Ok(entry)
     }
 
+    /// Drops a run's entry and everything beside it, if there is one.
+    pub(crate) fn forget(&self, run_id: &str) -> io::Result<()> {
+        match fs::remove_dir_all(self.entry_dir(run_id)) {
+            Err(error) if error.kind() != io::ErrorKind::NotFound => Err(error),
+            _ => Ok(()),
+        }
+    }
+
     /// Updates only the stamps of an entry whose inputs were touched but not changed.
     pub(crate) fn restamp(&self, run_id: &str, entry: &CacheEntry) -> io::Result<()> {
         write_json(&self.entry_dir(run_id).join("entry.json"), entry)
@@ -480,8 +488,14 @@ impl DigestStore<'_> {
         write_checked(&dir.join(VERDICTS), verdicts)
     }
 
-    /// The case verdicts of a run's last comparison (empty when none is kept).
-    pub(crate) fn verdicts(&self, run_id: &str) -> BTreeMap<String, String> {
-        read_checked(&self.dir(run_id).join(VERDICTS)).unwrap_or_default()
+    /// The case verdicts of a run's last comparison; `None` when none is kept or the file is
+    /// damaged (the comparison stage then compares the run again: `has_verdicts`).
+    pub(crate) fn verdicts(&self, run_id: &str) -> Option<BTreeMap<String, String>> {
+        read_checked(&self.dir(run_id).join(VERDICTS))
+    }
+
+    /// Whether a run's case verdicts are kept and intact (their content hash checked).
+    pub(crate) fn has_verdicts(&self, run_id: &str) -> bool {
+        self.verdicts(run_id).is_some()
     }
 }

@@ -116,8 +116,15 @@ pub(super) fn compare_runs(
     context: &RunContext,
     load: &(dyn Fn(&str) -> anyhow::Result<RunOverview> + Sync),
 ) -> anyhow::Result<()> {
+    // A run is compared again when it was built anew, its stamp changed, or its kept case
+    // verdicts are missing or damaged (they are the Parquet rows' verdicts).
     let affected: Vec<usize> = (0..results.len())
-        .filter(|&i| !results[i].cached || results[i].comparison.as_ref() != Some(&plan.stamps[i]))
+        .into_par_iter()
+        .filter(|&i| {
+            !results[i].cached
+                || results[i].comparison.as_ref() != Some(&plan.stamps[i])
+                || !context.store.has_verdicts(&results[i].id)
+        })
         .collect();
     if affected.is_empty() {
         return Ok(());
@@ -214,6 +221,11 @@ fn compare_one(
         .as_ref()
         .map(|r| r.cases.iter().map(|c| (c.key(), c.verdict.as_str().to_string())).collect())
         .unwrap_or_default();
+    // The verdicts first: the entry's new stamp says the comparison is complete.
+    context
+        .store
+        .put_verdicts(&run.id, &case_verdicts)
+        .with_context(|| format!("cannot keep the case verdicts of {}", run.id))?;
     let cached_files = match (context.cache, run.key.is_some()) {
         (Some(cache), true) => Some(
             cache
@@ -223,10 +235,6 @@ fn compare_one(
         ),
         _ => None,
     };
-    context
-        .store
-        .put_verdicts(&run.id, &case_verdicts)
-        .with_context(|| format!("cannot keep the case verdicts of {}", run.id))?;
     Ok(Update { verdict, cached_files })
 }
 

@@ -487,7 +487,7 @@ impl Digests<'_> {
     /// A run's digest with the case verdicts of its last comparison (for the Parquet rows).
     fn with_verdicts(&self, id: &str) -> anyhow::Result<RunOverview> {
         let mut digest = self.get(id)?;
-        digest.case_verdicts = self.store.verdicts(id);
+        digest.case_verdicts = self.store.verdicts(id).unwrap_or_default();
         Ok(digest)
     }
 
@@ -716,12 +716,20 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
     let card = RunCard::of(&run_digest);
     let mut stored_key = None;
     let mut cached_files = Vec::new();
-    if let (Some(cache), Some((new_key, stamps))) = (context.cache, key) {
-        let entry = cache
-            .store(&run.id, new_key.clone(), stamps, card.clone(), problem.clone(), &files)
-            .with_context(|| format!("cannot update the build cache for {}", run.id))?;
-        stored_key = Some(new_key);
-        cached_files = entry.files;
+    match (context.cache, key) {
+        (Some(cache), Some((new_key, stamps))) => {
+            let entry = cache
+                .store(&run.id, new_key.clone(), stamps, card.clone(), problem.clone(), &files)
+                .with_context(|| format!("cannot update the build cache for {}", run.id))?;
+            stored_key = Some(new_key);
+            cached_files = entry.files;
+        }
+        // An input could not be read, so the run has no key: its last entry (of inputs that
+        // may read again unchanged) must not be reused beside the digest kept below.
+        (Some(cache), None) => {
+            cache.forget(&run.id).with_context(|| format!("cannot drop the cache entry of {}", run.id))?
+        }
+        (None, _) => {}
     }
     context.store.put(&run_digest).with_context(|| format!("cannot keep the digest of {}", run.id))?;
     StageClock::add(&clock.write, t);

@@ -123,6 +123,30 @@ fn a_damaged_cache_is_never_trusted() {
     assert_eq!(tree(&out), tree(&fresh));
 }
 
+/// The case verdicts kept beside a run's digest feed the Parquet rows of its month: when they
+/// are lost or damaged while the run stays cached, the run is compared again (an unchanged
+/// stamp is not enough), so the site still equals a build without the cache.
+#[test]
+fn lost_or_damaged_case_verdicts_are_recomputed() {
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle", "synth-twenty-cycles"]);
+    let out = dir.path().join("site");
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
+    let cache = dir.path().join(".nccl-report-cache/site/runs");
+    let (one, twenty) = (cache.join("synth-one-cycle/verdicts.json"), cache.join("synth-twenty-cycles/verdicts.json"));
+    let kept = (fs::read_to_string(&one).unwrap(), fs::read_to_string(&twenty).unwrap());
+    assert!(kept.0.contains("insufficient_history") && kept.1.contains("insufficient_history"), "{kept:?}");
+    fs::remove_file(&twenty).unwrap();
+    change_one_byte(&one, "insufficient_history", b'X', false);
+    // A run of another configuration in the same month: the month's Parquet file is written
+    // again, and no comparison stamp of the three changes.
+    crate::common::copy_tree(&crate::common::fixture_runs().join("synth-even-cycles"), &runs.join("synth-even-cycles"));
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 3);
+    assert_eq!((fs::read_to_string(&one).unwrap(), fs::read_to_string(&twenty).unwrap()), kept, "recomputed");
+    let fresh = dir.path().join("fresh");
+    assert!(build(&runs, &fresh, &["--no-cache"]).status.success());
+    assert_eq!(tree(&out), tree(&fresh));
+}
+
 /// Every file of a site with its inode: a file the build did not write keeps its inode.
 fn inodes(root: &Path) -> std::collections::BTreeMap<String, u64> {
     use std::os::unix::fs::MetadataExt;
