@@ -377,6 +377,15 @@ pub fn add_intervals(outcome: &mut Outcome, base: &[CaseSamples], cand: &[CaseSa
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_ratio_to_the_base_exactly_at_the_floor_is_no_change() {
+        let judged = |call| rule::Judgement { call, shift: 1.0, floor: 0.25 };
+        assert_eq!(case_verdict(judged(Call::Slower), 0.25).0, Verdict::NoChange);
+        assert_eq!(case_verdict(judged(Call::Faster), -0.25).0, Verdict::NoChange);
+        assert_eq!(case_verdict(judged(Call::Slower), 0.25 + f64::EPSILON).0, Verdict::Slower);
+        assert_eq!(case_verdict(judged(Call::Faster), -0.25 - f64::EPSILON).0, Verdict::Faster);
+    }
+
     fn case(metric: &'static str, higher_is_better: bool, values: &[f64]) -> CaseSamples {
         CaseSamples {
             section: "nccl_tests",

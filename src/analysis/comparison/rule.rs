@@ -230,6 +230,16 @@ mod tests {
     }
 
     #[test]
+    fn exactly_at_the_floor_is_no_change() {
+        // "Beyond the floor" is strict: a shift equal to it (exact in binary) is no change.
+        let h = vec![0.0; 10];
+        assert_eq!(judge(0.25, &h, 0.0, 0.25).call, Call::NoChange);
+        assert_eq!(judge(-0.25, &h, 0.0, 0.25).call, Call::NoChange);
+        assert_eq!(judge(0.25 + f64::EPSILON, &h, 0.0, 0.25).call, Call::Slower);
+        assert_eq!(judge(-0.25 - f64::EPSILON, &h, 0.0, 0.25).call, Call::Faster);
+    }
+
+    #[test]
     fn the_minimum_effect_holds_when_the_history_agrees_exactly() {
         let h = vec![0.0; 10];
         assert_eq!(judge(0.02, &h, 0.0, FLOOR).call, Call::NoChange);
