@@ -347,10 +347,15 @@ fn read_json<T: DeserializeOwned>(path: &Path) -> Option<T> {
 /// A JSON file written by `write_checked`: `None` when missing, unreadable, or when its bytes
 /// no longer have the content hash written before them (an edited digit is not trusted).
 fn read_checked<T: DeserializeOwned>(path: &Path) -> Option<T> {
-    let bytes = fs::read(path).ok()?;
+    serde_json::from_slice(&checked_json(path)?).ok()
+}
+
+/// The JSON of a file written by `write_checked`, when its content hash still matches.
+fn checked_json(path: &Path) -> Option<Vec<u8>> {
+    let mut bytes = fs::read(path).ok()?;
     let newline = bytes.iter().position(|&b| b == b'\n')?;
-    let (hash, json) = (&bytes[..newline], &bytes[newline + 1..]);
-    (hash == hash_bytes(json).as_bytes()).then(|| serde_json::from_slice(json).ok()).flatten()
+    let json = bytes.split_off(newline + 1);
+    (bytes[..newline] == *hash_bytes(&json).as_bytes()).then_some(json)
 }
 
 /// Writes `value` as JSON after a line holding the content hash of that JSON.
@@ -494,8 +499,9 @@ impl DigestStore<'_> {
         read_checked(&self.dir(run_id).join(VERDICTS))
     }
 
-    /// Whether a run's case verdicts are kept and intact (their content hash checked).
+    /// Whether a run's case verdicts are kept and intact: their content hash is checked, the
+    /// JSON not parsed (every cached run is asked on every build that compares).
     pub(crate) fn has_verdicts(&self, run_id: &str) -> bool {
-        self.verdicts(run_id).is_some()
+        checked_json(&self.dir(run_id).join(VERDICTS)).is_some()
     }
 }

@@ -21,7 +21,6 @@ pub(crate) mod cache;
 mod comparisons;
 pub(crate) mod cross_run;
 mod histories;
-use histories::HistoryRow;
 pub(crate) mod out_dir;
 pub(crate) mod write;
 
@@ -30,6 +29,7 @@ use crate::analysis::summarize::{RunStatus, RunSummary};
 use crate::core::diag::{Code, Diagnostic};
 use crate::ingest::find::{FileStamp, RunDir};
 use crate::pipeline::cache::{Cache, CacheEntry, CachedFile, DigestStore, Published, Stamp};
+use crate::pipeline::histories::HistoryRow;
 use crate::pipeline::out_dir::{OutputLock, MARKER};
 use crate::pipeline::write::{count_site, SiteCount, Staging, WriteCounts};
 use crate::render::OutputFile;
