@@ -7,10 +7,13 @@
 //! change time or inode differ from the last build; the change time is set by the kernel on
 //! every write (it cannot be restored by `touch`), so an edit that keeps size and mtime is
 //! still seen. The tool binary is part of every key (its hash memoized the same way). The
-//! cache writes only inside its own folder, and owns its files: they are written from the
-//! rendered bytes (never linked to the site), each with its content hash, and a file is
-//! copied into a new site only after its hash is checked, so editing the site (or the
-//! cache) can never change what a later build publishes.
+//! cache writes only inside its own folder, and owns its files: a run's rendered files are
+//! written from their bytes (never linked to the site) one after another into one pack file
+//! beside its entry (`files.pack`: one file to create per run, not one per site file), each
+//! with its place and content hash, and a file is copied into a new site only after its hash
+//! is checked, so editing the site (or the cache) can never change what a later build
+//! publishes. A comparison appends the files it changes to the pack; the pack is written
+//! again without the bytes no file uses any more once they outweigh the rest.
 //!
 //! Carrying unchanged runs without copying: after each commit the stamp (size, mtime, ctime,
 //! inode) of every file of a cached run in the live site is recorded beside the entry
@@ -31,12 +34,12 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{self, Read};
+use std::io::{self, Read, Write as _};
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped whenever the cache layout changes.
-const FORMAT: &str = "nccl-report-cache-7";
+const FORMAT: &str = "nccl-report-cache-8";
 /// Beside an entry (and in a temporary digest store, in a folder a run): the run's digest.
 const DIGEST: &str = "digest.json";
 /// Beside the digest: what the run gives its configuration's history page.
@@ -45,6 +48,8 @@ const HISTORY_ROW: &str = "history-row.json";
 const VERDICTS: &str = "verdicts.json";
 /// Beside an entry: the stamps of its files in the live site as last committed.
 const SITE_STAMPS: &str = "site.json";
+/// Beside an entry: the bytes of its rendered files (`CachedFile::at`).
+const PACK: &str = "files.pack";
 
 /// A file of a run as last built: its stamp and the hash of its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,7 +60,7 @@ pub(crate) struct Stamp {
 }
 
 /// A run as last built: its key, the stamps behind it, its status and its rendered files
-/// (stored under `files/`). Its digest is kept apart (`digest.json`), read only when the
+/// (their bytes in the pack beside it, `PACK`). Its digest is kept apart (`digest.json`), read only when the
 /// cross-run pages must be rendered again.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct CacheEntry {
@@ -71,11 +76,14 @@ pub(crate) struct CacheEntry {
     pub comparison: Option<String>,
 }
 
-/// A rendered file of a run kept in the cache: its site path and the hash of its bytes.
+/// A rendered file of a run kept in the cache: its site path, the hash of its bytes, and
+/// where they lie in the entry's pack (`len` bytes from byte `at`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct CachedFile {
     pub rel: String,
     pub hash: String,
+    pub at: u64,
+    pub len: u64,
 }
 
 /// What the current site was built from: each run folder's key, the cross-run pages' key,
@@ -159,13 +167,13 @@ impl Cache {
     pub(crate) fn restore(&self, entry: &CacheEntry, run_id: &str, staging: &Staging, live: &Path) -> bool {
         let dir = self.entry_dir(run_id);
         let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
+        let mut pack = Pack::new(&dir);
         entry.files.iter().all(|file| {
             crate::pipeline::write::is_safe_relative(&file.rel)
                 && (carry_live(file, &committed, live, staging)
-                    || fs::read(dir.join("files").join(&file.rel)).is_ok_and(|bytes| {
-                        hash_bytes(&bytes) == file.hash
-                            && staging.put(&OutputFile { path: file.rel.clone(), bytes }).is_ok()
-                    }))
+                    || pack
+                        .bytes_of(file)
+                        .is_some_and(|bytes| staging.put(&OutputFile { path: file.rel.clone(), bytes }).is_ok()))
         })
     }
 
@@ -182,6 +190,7 @@ impl Cache {
     ) -> Option<usize> {
         let dir = self.entry_dir(run_id);
         let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
+        let mut pack = Pack::new(&dir);
         let mut repaired = 0;
         for file in &entry.files {
             if !crate::pipeline::write::is_safe_relative(&file.rel) {
@@ -193,8 +202,8 @@ impl Cache {
                     .is_ok_and(|meta| meta.is_file() && FileStamp::of(&meta) == recorded.stamp)
             });
             if !intact {
-                let bytes = fs::read(dir.join("files").join(&file.rel)).ok().filter(|b| hash_bytes(b) == file.hash)?;
-                staging.replace(&OutputFile { path: file.rel.clone(), bytes }).ok()?;
+                let bytes = pack.bytes_of(file)?;
+                staging.put(&OutputFile { path: file.rel.clone(), bytes }).ok()?;
                 repaired += 1;
             }
         }
@@ -230,11 +239,9 @@ impl Cache {
         if dir.exists() {
             fs::remove_dir_all(&dir)?;
         }
-        let mut cached = Vec::with_capacity(files.len());
-        for file in files {
-            cached.push(store_file(&dir, file)?);
-        }
         fs::create_dir_all(&dir)?;
+        let (cached, pack) = packed(files, 0)?;
+        fs::write(dir.join(PACK), pack)?;
         let entry = CacheEntry { key, stamps, card, problem, files: cached, comparison: None };
         write_json(&dir.join("entry.json"), &entry)?;
         Ok(entry)
@@ -256,11 +263,36 @@ impl Cache {
         let mut entry: CacheEntry = read_json(&dir.join("entry.json"))
             .ok_or_else(|| io::Error::other(format!("no cache entry for {run_id}")))?;
         entry.files.retain(|f| !removed.contains(&f.rel) && !files.iter().any(|n| n.path == f.rel));
-        for file in files {
-            entry.files.push(store_file(&dir, file)?);
-        }
-        for rel in removed.iter().filter(|rel| crate::pipeline::write::is_safe_relative(rel)) {
-            let _ = fs::remove_file(dir.join("files").join(rel));
+        let path = dir.join(PACK);
+        // A missing pack counts as all waste: it is written again, which drops the entry
+        // when an old file is kept (its bytes are gone).
+        let end = fs::metadata(&path).map_or(u64::MAX, |meta| meta.len());
+        let live: u64 =
+            entry.files.iter().map(|f| f.len).sum::<u64>() + files.iter().map(|f| f.bytes.len() as u64).sum::<u64>();
+        if end > 2 * live {
+            // Mostly bytes no file uses: the pack is written again with only the files in use.
+            // A damaged pack drops the entry (the run is built again next time).
+            let mut pack = Pack::new(&dir);
+            let kept: Option<Vec<OutputFile>> = entry
+                .files
+                .iter()
+                .map(|f| Some(OutputFile::new(f.rel.clone(), pack.bytes_of(f)?)))
+                .chain(files.iter().map(|f| Some(f.clone())))
+                .collect();
+            let Some(kept) = kept else {
+                fs::remove_file(dir.join("entry.json"))?;
+                entry.files.extend(packed(files, 0)?.0);
+                return Ok(entry);
+            };
+            let (cached, bytes) = packed(&kept, 0)?;
+            let temp = dir.join(format!("{PACK}.new"));
+            fs::write(&temp, bytes)?;
+            fs::rename(&temp, &path)?;
+            entry.files = cached;
+        } else {
+            let (cached, bytes) = packed(files, end)?;
+            fs::OpenOptions::new().append(true).open(&path)?.write_all(&bytes)?;
+            entry.files.extend(cached);
         }
         (entry.card, entry.comparison) = (card, Some(comparison));
         write_json(&dir.join("entry.json"), &entry)?;
@@ -371,20 +403,46 @@ fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
     fs::write(path, serde_json::to_vec(value).map_err(io::Error::other)?)
 }
 
-/// Writes `file` into the entry folder `dir` (a file of that path there is replaced, never
-/// written through: the site may hold a link to it) and returns its record. A path that could
-/// leave the folder is refused.
-fn store_file(dir: &Path, file: &OutputFile) -> io::Result<CachedFile> {
-    if !crate::pipeline::write::is_safe_relative(&file.path) {
-        return Err(io::Error::other(format!("refusing to cache {:?}", file.path)));
+/// The records of `files` and their bytes one after another, to lie in a pack from byte
+/// `from` on. A site path that could leave its folder is refused.
+fn packed(files: &[OutputFile], from: u64) -> io::Result<(Vec<CachedFile>, Vec<u8>)> {
+    let mut bytes = Vec::with_capacity(files.iter().map(|f| f.bytes.len()).sum());
+    let mut cached = Vec::with_capacity(files.len());
+    for file in files {
+        if !crate::pipeline::write::is_safe_relative(&file.path) {
+            return Err(io::Error::other(format!("refusing to cache {:?}", file.path)));
+        }
+        let at = from + bytes.len() as u64;
+        bytes.extend_from_slice(&file.bytes);
+        cached.push(CachedFile {
+            rel: file.path.clone(),
+            hash: hash_bytes(&file.bytes),
+            at,
+            len: file.bytes.len() as u64,
+        });
     }
-    let target = dir.join("files").join(&file.path);
-    if let Some(parent) = target.parent() {
-        fs::create_dir_all(parent)?;
+    Ok((cached, bytes))
+}
+
+/// The pack of an entry, read once when a file is first asked of it.
+struct Pack<'a> {
+    dir: &'a Path,
+    bytes: Option<Option<Vec<u8>>>,
+}
+
+impl<'a> Pack<'a> {
+    fn new(dir: &'a Path) -> Pack<'a> {
+        Pack { dir, bytes: None }
     }
-    let _ = fs::remove_file(&target);
-    fs::write(&target, &file.bytes)?;
-    Ok(CachedFile { rel: file.path.clone(), hash: hash_bytes(&file.bytes) })
+
+    /// A cached file's bytes, when the pack holds them with the hash recorded for them.
+    fn bytes_of(&mut self, file: &CachedFile) -> Option<Vec<u8>> {
+        let pack = self.bytes.get_or_insert_with(|| fs::read(self.dir.join(PACK)).ok()).as_deref()?;
+        let start = usize::try_from(file.at).ok()?;
+        let end = start.checked_add(usize::try_from(file.len).ok()?)?;
+        let bytes = pack.get(start..end)?;
+        (hash_bytes(bytes) == file.hash).then(|| bytes.to_vec())
+    }
 }
 
 /// xxh3-128 of some bytes, as the cache writes it.

@@ -130,29 +130,33 @@ pub(super) fn compare_runs(
         return Ok(());
     }
     let by_id: BTreeMap<&str, usize> = results.iter().enumerate().map(|(i, r)| (r.id.as_str(), i)).collect();
-    let mut needed = BTreeSet::new();
-    for &i in &affected {
-        if let Some(&base) = plan.choices[i].id().and_then(|id| by_id.get(id)) {
-            needed.extend([i, base]);
-            needed.extend(&plan.replicates[i]);
+    let mut updates = Vec::with_capacity(affected.len());
+    // A chunk of runs at a time, each with the digests it needs (its runs, their baselines
+    // and histories), so memory does not grow with the number of runs compared.
+    for chunk in affected.chunks(COMPARED_AT_ONCE) {
+        let mut needed = BTreeSet::new();
+        for &i in chunk {
+            if let Some(&base) = plan.choices[i].id().and_then(|id| by_id.get(id)) {
+                needed.extend([i, base]);
+                needed.extend(&plan.replicates[i]);
+            }
         }
+        let loaded: BTreeMap<usize, Loaded> = needed
+            .into_par_iter()
+            .map(|i| {
+                let digest = load(&results[i].id)?;
+                let samples = samples::of(&digest.sections);
+                let medians = history::medians(&samples);
+                let key = ConfigKey::from_parts(&digest.configuration_key, &digest.soft_facts);
+                Ok((i, Loaded { key, samples, medians }))
+            })
+            .collect::<anyhow::Result<_>>()?;
+        let chunk_updates: Vec<(usize, Update)> = chunk
+            .par_iter()
+            .map(|&i| Ok((i, compare_one(results, i, plan, &by_id, &loaded, context)?)))
+            .collect::<anyhow::Result<_>>()?;
+        updates.extend(chunk_updates);
     }
-    let loaded: BTreeMap<usize, Loaded> = needed
-        .into_par_iter()
-        .map(|i| {
-            let digest = load(&results[i].id)?;
-            let samples = samples::of(&digest.sections);
-            let medians = history::medians(&samples);
-            Ok((
-                i,
-                Loaded { key: ConfigKey::from_parts(&digest.configuration_key, &digest.soft_facts), samples, medians },
-            ))
-        })
-        .collect::<anyhow::Result<_>>()?;
-    let updates: Vec<(usize, Update)> = affected
-        .par_iter()
-        .map(|&i| Ok((i, compare_one(results, i, plan, &by_id, &loaded, context)?)))
-        .collect::<anyhow::Result<_>>()?;
     for (i, update) in updates {
         let result = &mut results[i];
         result.card.baseline = update.verdict;
@@ -164,6 +168,11 @@ pub(super) fn compare_runs(
     }
     Ok(())
 }
+
+/// How many runs the comparison stage compares with one set of loaded digests: a build of
+/// 1000 new runs loads each digest once; a larger one loads the histories at a chunk's edge
+/// again (at most 30 runs a configuration per chunk) to keep memory bounded.
+const COMPARED_AT_ONCE: usize = 1024;
 
 /// What comparing one run changed.
 struct Update {
@@ -212,7 +221,7 @@ fn compare_one(
         writer.remove(rel)?;
     }
     for file in &files {
-        writer.replace(file)?;
+        writer.put(file)?;
     }
     let verdict = baseline_view::verdict(&outcome);
     let mut card = run.card.clone();

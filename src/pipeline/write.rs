@@ -154,8 +154,10 @@ impl<'a> Staging<'a> {
         Ok(self.dir.join(rel))
     }
 
-    /// Writes one file (safe to call from several threads). In place: only when its bytes
-    /// differ from the file there, written beside it and renamed over it.
+    /// Writes one file (safe to call from several threads). A file already at its path is
+    /// replaced, never written through, as the live site may hold a hard link to it (`link`):
+    /// in a staging folder it is unlinked and a new file created; in place, the new bytes are
+    /// written beside it and renamed over it, and only when they differ.
     pub(crate) fn put(&self, file: &OutputFile) -> Result<(), WriteError> {
         let path = self.path_of(&file.path)?;
         if self.in_place {
@@ -168,24 +170,11 @@ impl<'a> Staging<'a> {
             replace_file(&path, &file.bytes)?;
         } else {
             create_parent(&path)?;
-            fs::write(&path, &file.bytes).map_err(io_err(&path))?;
+            write_new(&path, &file.bytes).map_err(io_err(&path))?;
         }
         self.counts.written.fetch_add(1, Ordering::Relaxed);
         self.counts.bytes.fetch_add(file.bytes.len() as u64, Ordering::Relaxed);
         Ok(())
-    }
-
-    /// Replaces the file at `rel`: the old one is unlinked first (in place: renamed over), so
-    /// a file hard-linked from the live site (`link`) is never written through.
-    pub(crate) fn replace(&self, file: &OutputFile) -> Result<(), WriteError> {
-        if !self.in_place {
-            let path = self.path_of(&file.path)?;
-            match fs::remove_file(&path) {
-                Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(io_err(&path)(error)),
-                _ => {}
-            }
-        }
-        self.put(file)
     }
 
     /// Removes the file at `rel`, if there is one.
@@ -257,7 +246,8 @@ impl<'a> Staging<'a> {
 
     /// Hard-links an unchanged file of the live site (`from`, checked by the caller against the
     /// stamp recorded when it was committed) into the new site at `rel`. The live site is not
-    /// changed; it is removed after the swap, leaving the new site the only owner of the file.
+    /// changed (a later write of `rel` replaces the file: `put`); it is removed after the swap,
+    /// leaving the new site the only owner of the file.
     pub(crate) fn link(&self, from: &Path, rel: &str) -> Result<(), WriteError> {
         let path = self.path_of(rel)?;
         if self.in_place {
@@ -296,6 +286,21 @@ impl Drop for Staging<'_> {
 
 /// What the marker file says.
 const MARKER_TEXT: &[u8] = b"written by nccl-report; the whole folder is replaced on each build\n";
+
+/// Writes `bytes` to a new file at `path`; a file already there is unlinked first (a hard link
+/// to it elsewhere keeps its bytes).
+fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write as _;
+    let create = || fs::OpenOptions::new().write(true).create_new(true).open(path);
+    let mut file = match create() {
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
+            fs::remove_file(path)?;
+            create()?
+        }
+        other => other?,
+    };
+    file.write_all(bytes)
+}
 
 /// Writes `bytes` beside `path` and renames the new file over it (a new inode: a hard link
 /// to the old file elsewhere is not written through).

@@ -100,7 +100,7 @@ fn a_damaged_cache_is_never_trusted() {
     let cache = dir.path().join(".nccl-report-cache/site/runs");
     // An unreadable entry, and a run whose cached files and site folder are both gone.
     fs::write(cache.join("synth-basic/entry.json"), "{ not json").unwrap();
-    fs::remove_file(cache.join("synth-one-cycle/files/runs/synth-one-cycle/index.html")).unwrap();
+    fs::remove_file(cache.join("synth-one-cycle/files.pack")).unwrap();
     fs::remove_dir_all(out.join("runs/synth-one-cycle")).unwrap();
     assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
     assert_eq!(tree(&out), expected);
@@ -274,4 +274,45 @@ fn the_build_summary_counts_the_pages_and_files_of_the_site() {
     let partly_cached = build(&runs, &out, &[]);
     assert!(from_cache(&partly_cached) > 0);
     assert_eq!(counted(&partly_cached), actual(), "one run rebuilt, the others cached");
+}
+
+/// A run compared again and again keeps one pack of files in the cache: each comparison
+/// appends the files it changes (its page, its compare page), and the pack is written again
+/// with only the files in use once unused bytes outweigh them. What the cache gives back (the
+/// site deleted) is still what a build without the cache makes.
+#[test]
+fn a_run_compared_again_and_again_keeps_a_bounded_pack() {
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-twenty-cycles"]);
+    let out = dir.path().join("site");
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
+    let pack = dir.path().join(".nccl-report-cache/site/runs/synth-twenty-cycles/files.pack");
+    let first = fs::metadata(&pack).unwrap().len();
+    let compared = crate::common::nccl_report(&[
+        "compare",
+        "--runs",
+        runs.to_str().unwrap(),
+        "synth-basic",
+        "synth-twenty-cycles",
+        "--format",
+        "json",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&compared.stdout).unwrap();
+    let label = json["base"]["configuration"].as_str().unwrap().to_string();
+    // Pinning the baseline and unpinning it changes how synth-twenty-cycles' baseline is
+    // chosen, so it is compared again on every build.
+    let mut sizes = Vec::new();
+    for round in 0..8 {
+        let pins = if round % 2 == 0 { serde_json::json!({ &label: "synth-basic" }) } else { serde_json::json!({}) };
+        fs::write(runs.join("baselines.json"), pins.to_string()).unwrap();
+        assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
+        sizes.push(fs::metadata(&pack).unwrap().len());
+    }
+    assert!(sizes.windows(2).any(|w| w[1] > w[0]), "appended: {first} then {sizes:?}");
+    assert!(sizes.windows(2).any(|w| w[1] < w[0]), "written again: {first} then {sizes:?}");
+    assert!(sizes.iter().all(|&size| size <= 3 * first), "bounded: {first} then {sizes:?}");
+    fs::remove_dir_all(&out).unwrap();
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
+    let fresh = dir.path().join("fresh");
+    assert!(build(&runs, &fresh, &["--no-cache"]).status.success());
+    assert_eq!(tree(&out), tree(&fresh));
 }

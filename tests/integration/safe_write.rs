@@ -85,22 +85,28 @@ fn item5_the_site_never_shares_a_file_with_the_cache() {
     let page = site.join("runs/synth-basic/index.html");
     assert!(build(&runs, &site, &[]).status.success());
     let original = fs::read(&page).unwrap();
-    let cached = dir.path().join(".nccl-report-cache/site/runs/synth-basic/files/runs/synth-basic/index.html");
-    assert_eq!(fs::read(&cached).unwrap(), original);
-    // A rebuild from the cache copies: no inode shared.
+    // The cache keeps its own copy of the run's files, one after another in one pack.
+    let pack = dir.path().join(".nccl-report-cache/site/runs/synth-basic/files.pack");
+    let at = fs::read(&pack).unwrap().windows(original.len()).position(|w| w == original).expect("page in the pack");
+    // A rebuild from the cache copies: the page is the site's own file.
     fs::remove_dir_all(&site).unwrap();
     assert!(build(&runs, &site, &[]).status.success());
-    assert_ne!(fs::metadata(&page).unwrap().ino(), fs::metadata(&cached).unwrap().ino());
+    assert_eq!(fs::read(&page).unwrap(), original);
+    assert_eq!(fs::metadata(&page).unwrap().nlink(), 1);
     // Editing the site never edits the cache.
+    let packed = fs::read(&pack).unwrap();
     fs::write(&page, "defaced").unwrap();
-    assert_eq!(fs::read(&cached).unwrap(), original);
+    assert_eq!(fs::read(&pack).unwrap(), packed);
     fs::remove_dir_all(&site).unwrap();
     assert!(build(&runs, &site, &[]).status.success());
     assert_eq!(fs::read(&page).unwrap(), original);
     // An altered cache file is not trusted: the run is rendered again.
-    fs::write(&cached, "tampered").unwrap();
+    let mut tampered = fs::read(&pack).unwrap();
+    tampered[at + original.len() / 2] ^= 1;
+    fs::write(&pack, tampered).unwrap();
     fs::remove_dir_all(&site).unwrap();
-    assert!(build(&runs, &site, &[]).status.success());
+    let output = build(&runs, &site, &[]);
+    assert!(text(&output).contains("0 from cache"), "{}", text(&output));
     assert_eq!(fs::read(&page).unwrap(), original);
 }
 
