@@ -87,13 +87,16 @@ pub(crate) struct CachedFile {
 }
 
 /// What the current site was built from: each run folder's key, the cross-run pages' key,
-/// and the stamp of the site's marker file as committed (a site rebuilt without the cache,
-/// or deleted, has another marker, so it is not taken for this one).
+/// the stamp of the site's marker file as committed (a site rebuilt without the cache, or
+/// deleted, has another marker, so it is not taken for this one), and its files and pages
+/// then (the next build counts from them rather than walking the site).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Published {
     pub runs: BTreeMap<String, String>,
     pub cross: Option<String>,
     pub site: Option<FileStamp>,
+    #[serde(default)]
+    pub count: Option<crate::pipeline::write::SiteCount>,
 }
 
 pub(crate) struct Cache {

@@ -166,12 +166,13 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     if stages.time("check unchanged", || site_unchanged_now(cache.as_ref(), &results, cross_key.as_ref(), &lock)) {
         stages.report.written = staging.counts();
         drop(staging);
-        let count = stages.time("count", || count_site(lock.out()))?;
+        let published = cache.as_ref().map(Cache::published).and_then(|p| p.count);
+        let count = stages.time("count", || published.map_or_else(|| count_site(lock.out()), Ok))?;
         return Ok(stages.finish(&folders, &results, count));
     }
     let published = cache.as_ref().map(Cache::published).unwrap_or_default();
     let live_units = cache.as_ref().and_then(|c| c.units()).filter(|_| in_place_ok(&published, &results, &lock));
-    let live = live_units.is_some().then(|| Staging::in_place(&lock));
+    let live = live_units.is_some().then(|| Staging::in_place(&lock, published.count));
     let mut results = match &live {
         Some(live) => {
             stages.time("check live runs", || check_in_place(results, &published, &folders, &context, live))?
@@ -203,7 +204,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         None => staging.counts(),
     };
     stages.time("commit", || commit(live.unwrap_or(staging), options))?;
-    stages.time("update cache", || update_cache(cache.as_ref(), &results, cross_key, &written.units, &lock))?;
+    stages.time("update cache", || update_cache(cache.as_ref(), &results, cross_key, &written.units, count, &lock))?;
     Ok(stages.finish(&folders, &results, count))
 }
 
@@ -513,6 +514,7 @@ fn update_cache(
     results: &[RunResult],
     cross_key: Option<String>,
     units: &cross_run::Units,
+    count: SiteCount,
     lock: &OutputLock,
 ) -> anyhow::Result<()> {
     let Some(cache) = cache else { return Ok(()) };
@@ -525,7 +527,8 @@ fn update_cache(
     });
     let runs = results.iter().filter_map(|r| Some((r.id.clone(), r.key.clone()?))).collect();
     let site = std::fs::metadata(lock.out().join(MARKER)).ok().map(|m| FileStamp::of(&m));
-    cache.set_published(&Published { runs, cross: cross_key, site }).context("cannot update the build cache")
+    let published = Published { runs, cross: cross_key, site, count: Some(count) };
+    cache.set_published(&published).context("cannot update the build cache")
 }
 
 /// Whether the live site is exactly what this build would write, so that nothing needs

@@ -20,7 +20,7 @@ use crate::render::OutputFile;
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 pub(crate) use crate::pipeline::out_dir::MARKER;
@@ -57,6 +57,10 @@ pub(crate) struct Staging<'a> {
     /// In place: whether the marker's times were already set (before the first change).
     touched: Mutex<bool>,
     counts: Counts,
+    /// What the folder held before this writer's first change, when known (a staging folder:
+    /// nothing; the live site: the count the last build recorded), so that `count` need not
+    /// walk it.
+    base: Option<SiteCount>,
 }
 
 /// What a writer did: files written (created or replaced), their bytes, files hard-linked,
@@ -68,6 +72,19 @@ struct Counts {
     linked: AtomicU64,
     removed: AtomicU64,
     unchanged: AtomicU64,
+    /// Files and pages (`.html`) this writer added to the folder, less those it removed.
+    files_added: AtomicI64,
+    pages_added: AtomicI64,
+}
+
+impl Counts {
+    /// Notes that the folder has one more (`by` 1) or fewer (-1) file at `rel`.
+    fn add_file(&self, rel: &str, by: i64) {
+        self.files_added.fetch_add(by, Ordering::Relaxed);
+        if rel.ends_with(".html") {
+            self.pages_added.fetch_add(by, Ordering::Relaxed);
+        }
+    }
 }
 
 /// A snapshot of `Counts`, for the build report.
@@ -101,14 +118,24 @@ impl<'a> Staging<'a> {
             in_place: false,
             touched: Mutex::new(false),
             counts: Counts::default(),
+            base: Some(SiteCount::default()),
         })
     }
 
     /// Updates the live site of `lock` in place (the caller has checked that it is the site
-    /// the last build committed). Nothing is written until a file differs.
-    pub(crate) fn in_place(lock: &'a OutputLock) -> Staging<'a> {
+    /// the last build committed; `base` is its count as that build recorded it, if known).
+    /// Nothing is written until a file differs.
+    pub(crate) fn in_place(lock: &'a OutputLock, base: Option<SiteCount>) -> Staging<'a> {
         let dir = lock.out().to_path_buf();
-        Staging { dir, lock, committed: false, in_place: true, touched: Mutex::new(false), counts: Counts::default() }
+        Staging {
+            dir,
+            lock,
+            committed: false,
+            in_place: true,
+            touched: Mutex::new(false),
+            counts: Counts::default(),
+            base,
+        }
     }
 
     /// What this writer has written, linked, removed and left alone so far.
@@ -160,17 +187,22 @@ impl<'a> Staging<'a> {
     /// written beside it and renamed over it, and only when they differ.
     pub(crate) fn put(&self, file: &OutputFile) -> Result<(), WriteError> {
         let path = self.path_of(&file.path)?;
-        if self.in_place {
-            if fs::read(&path).is_ok_and(|old| old == file.bytes) {
+        let replaced = if self.in_place {
+            let old = fs::read(&path);
+            if old.as_ref().is_ok_and(|old| *old == file.bytes) {
                 self.counts.unchanged.fetch_add(1, Ordering::Relaxed);
                 return Ok(());
             }
             self.touch()?;
             create_parent(&path)?;
             replace_file(&path, &file.bytes)?;
+            old.is_ok()
         } else {
             create_parent(&path)?;
-            write_new(&path, &file.bytes).map_err(io_err(&path))?;
+            write_new(&path, &file.bytes).map_err(io_err(&path))?
+        };
+        if !replaced {
+            self.counts.add_file(&file.path, 1);
         }
         self.counts.written.fetch_add(1, Ordering::Relaxed);
         self.counts.bytes.fetch_add(file.bytes.len() as u64, Ordering::Relaxed);
@@ -189,6 +221,7 @@ impl<'a> Staging<'a> {
             Err(_) => Ok(()),
             Ok(()) => {
                 self.counts.removed.fetch_add(1, Ordering::Relaxed);
+                self.counts.add_file(rel, -1);
                 Ok(())
             }
         }
@@ -201,8 +234,11 @@ impl<'a> Staging<'a> {
             return Ok(());
         }
         self.touch()?;
+        let held = count_site(&path)?;
         fs::remove_dir_all(&path).map_err(io_err(&path))?;
         self.counts.removed.fetch_add(1, Ordering::Relaxed);
+        self.counts.files_added.fetch_add(-(held.files as i64), Ordering::Relaxed);
+        self.counts.pages_added.fetch_add(-(held.pages as i64), Ordering::Relaxed);
         Ok(())
     }
 
@@ -230,7 +266,12 @@ impl<'a> Staging<'a> {
                 let target = self.path_of(&child)?;
                 self.touch()?;
                 create_parent(&target)?;
+                let replaced = target.symlink_metadata().is_ok();
                 fs::rename(entry.path(), &target).map_err(io_err(&target))?;
+                if !replaced {
+                    self.counts.add_file(&child, 1);
+                }
+                from.counts.add_file(&child, -1);
                 moved.push(child);
             }
         }
@@ -256,12 +297,20 @@ impl<'a> Staging<'a> {
         create_parent(&path)?;
         fs::hard_link(from, &path).map_err(io_err(&path))?;
         self.counts.linked.fetch_add(1, Ordering::Relaxed);
+        self.counts.add_file(rel, 1);
         Ok(())
     }
 
-    /// How many files the new site holds, and how many of them are pages (`.html`).
+    /// How many files the new site holds, and how many of them are pages (`.html`): what the
+    /// folder held before (`base`) with what this writer added and removed, or, where that is
+    /// not known, counted by walking the folder.
     pub(crate) fn count(&self) -> Result<SiteCount, WriteError> {
-        count_site(&self.dir)
+        let Some(base) = self.base else { return count_site(&self.dir) };
+        let add = |n: usize, by: &AtomicI64| usize::try_from(n as i64 + by.load(Ordering::Relaxed)).ok();
+        match (add(base.files, &self.counts.files_added), add(base.pages, &self.counts.pages_added)) {
+            (Some(files), Some(pages)) => Ok(SiteCount { files, pages }),
+            _ => count_site(&self.dir),
+        }
     }
 
     /// Swaps the complete staging folder in place of `out` in one atomic step (in place:
@@ -288,18 +337,19 @@ impl Drop for Staging<'_> {
 const MARKER_TEXT: &[u8] = b"written by nccl-report; the whole folder is replaced on each build\n";
 
 /// Writes `bytes` to a new file at `path`; a file already there is unlinked first (a hard link
-/// to it elsewhere keeps its bytes).
-fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// to it elsewhere keeps its bytes). Returns whether there was one.
+fn write_new(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     use std::io::Write as _;
     let create = || fs::OpenOptions::new().write(true).create_new(true).open(path);
-    let mut file = match create() {
+    let (mut file, replaced) = match create() {
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
             fs::remove_file(path)?;
-            create()?
+            (create()?, true)
         }
-        other => other?,
+        other => (other?, false),
     };
-    file.write_all(bytes)
+    file.write_all(bytes)?;
+    Ok(replaced)
 }
 
 /// Writes `bytes` beside `path` and renames the new file over it (a new inode: a hard link
@@ -316,7 +366,7 @@ fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
 }
 
 /// The files of a site and its pages (`.html` files), the marker not counted.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct SiteCount {
     pub files: usize,
     pub pages: usize,

@@ -274,6 +274,20 @@ fn the_build_summary_counts_the_pages_and_files_of_the_site() {
     let partly_cached = build(&runs, &out, &[]);
     assert!(from_cache(&partly_cached) > 0);
     assert_eq!(counted(&partly_cached), actual(), "one run rebuilt, the others cached");
+    // Updated in place, the count is the last build's with what this one added and removed.
+    let synth = dir.path().join("synth");
+    let made = crate::common::nccl_report(&["synth", "--out", synth.to_str().unwrap(), "--count", "1", "--seed", "5"]);
+    assert!(made.status.success(), "{}", text(&made));
+    let id = fs::read_dir(&synth).unwrap().next().unwrap().unwrap().file_name();
+    crate::common::copy_tree(&synth, &runs);
+    let added = build(&runs, &out, &[]);
+    assert!(text(&added).contains("in place"), "{}", text(&added));
+    assert_eq!(counted(&added), actual(), "a run added in place");
+    fs::remove_dir_all(runs.join(id)).unwrap();
+    let removed = build(&runs, &out, &[]);
+    assert!(text(&removed).contains("in place"), "{}", text(&removed));
+    assert_eq!(counted(&removed), actual(), "a run removed in place");
+    assert_eq!(counted(&build(&runs, &out, &[])), actual(), "nothing to do after");
 }
 
 /// A run compared again and again keeps one pack of files in the cache: each comparison
