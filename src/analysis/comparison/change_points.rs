@@ -49,8 +49,9 @@ fn split(values: &[f64], offset: usize, found: &mut Vec<ChangePoint>) {
     if n < 2 * MIN_SEGMENT {
         return;
     }
+    let prefix = Prefix::new(values);
     let best = (MIN_SEGMENT..=n - MIN_SEGMENT)
-        .map(|k| (k, welch_t(&values[..k], &values[k..])))
+        .map(|k| (k, prefix.welch_t(k)))
         .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()).then(b.0.cmp(&a.0)));
     let Some((k, t)) = best else { return };
     let (before, after) = values.split_at(k);
@@ -65,26 +66,54 @@ fn split(values: &[f64], offset: usize, found: &mut Vec<ChangePoint>) {
     split(after, offset + k, found);
 }
 
-/// Welch's t of the difference of means (after - before); 0 when both sides are constant and
-/// equal, a large value when they are constant and differ.
-fn welch_t(before: &[f64], after: &[f64]) -> f64 {
-    let (ma, va) = mean_var(before);
-    let (mb, vb) = mean_var(after);
-    let se = (va / before.len() as f64 + vb / after.len() as f64).sqrt();
-    let diff = mb - ma;
-    if se > 0.0 {
-        diff / se
-    } else if diff == 0.0 {
-        0.0
-    } else {
-        diff.signum() * f64::MAX.sqrt()
-    }
+/// Prefix sums of a segment's deviations from its first value and of their squares: the mean
+/// and variance of any stretch in constant time, so the best split of a segment of n runs
+/// costs O(n), not O(n^2) (a configuration's history can hold tens of thousands of runs).
+/// Deviations keep the sums small, and exact for a constant stretch.
+struct Prefix {
+    sums: Vec<f64>,
+    squares: Vec<f64>,
 }
 
-fn mean_var(values: &[f64]) -> (f64, f64) {
-    let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    (mean, values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0))
+impl Prefix {
+    fn new(values: &[f64]) -> Prefix {
+        let first = values.first().copied().unwrap_or(0.0);
+        let (mut sums, mut squares) = (vec![0.0], vec![0.0]);
+        let (mut sum, mut square) = (0.0, 0.0);
+        for v in values {
+            let d = v - first;
+            sum += d;
+            square += d * d;
+            sums.push(sum);
+            squares.push(square);
+        }
+        Prefix { sums, squares }
+    }
+
+    /// Mean (less the first value) and sample variance (n - 1) of the values `a..b`.
+    fn mean_var(&self, a: usize, b: usize) -> (f64, f64) {
+        let n = (b - a) as f64;
+        let sum = self.sums[b] - self.sums[a];
+        let mean = sum / n;
+        (mean, (self.squares[b] - self.squares[a] - sum * mean).max(0.0) / (n - 1.0).max(1.0))
+    }
+
+    /// Welch's t of the difference of means (after - before) of a split before run `k`; 0 when
+    /// both sides are constant and equal, a large value when they are constant and differ.
+    fn welch_t(&self, k: usize) -> f64 {
+        let n = self.sums.len() - 1;
+        let (ma, va) = self.mean_var(0, k);
+        let (mb, vb) = self.mean_var(k, n);
+        let se = (va / k as f64 + vb / (n - k) as f64).sqrt();
+        let diff = mb - ma;
+        if se > 0.0 {
+            diff / se
+        } else if diff == 0.0 {
+            0.0
+        } else {
+            diff.signum() * f64::MAX.sqrt()
+        }
+    }
 }
 
 fn median(values: &[f64]) -> f64 {
@@ -110,15 +139,42 @@ mod tests {
         assert_eq!(median(&[5.0, 1.0, 4.0, 2.0, 3.0]), 3.0);
         assert_eq!(median(&[2.0, 1.0]), 1.5);
         assert_eq!(median(&[6.0, 1.0, 5.0, 2.0, 4.0, 3.0]), 3.5);
-        let (mean, var) = mean_var(&[1.0, 2.0, 3.0, 4.0]);
-        assert_eq!(mean, 2.5);
+        let (mean, var) = Prefix::new(&[9.0, 1.0, 2.0, 3.0, 4.0]).mean_var(1, 5);
+        assert_eq!(mean + 9.0, 2.5, "less the first value");
         assert!((var - 5.0 / 3.0).abs() < 1e-15, "the sample variance (n - 1): {var}");
         // scipy.stats.ttest_ind([1, 2, 3], [4, 5, 7], equal_var=False).statistic = -3.1622...
         // (before - after); this is after - before.
-        assert!((welch_t(&[1.0, 2.0, 3.0], &[4.0, 5.0, 7.0]) - 3.1622776601683795).abs() < 1e-12);
-        assert_eq!(welch_t(&[1.0; 3], &[1.0; 3]), 0.0);
-        assert_eq!(welch_t(&[1.0; 3], &[2.0; 3]), f64::MAX.sqrt());
-        assert_eq!(welch_t(&[2.0; 3], &[1.0; 3]), -f64::MAX.sqrt());
+        assert!((Prefix::new(&[1.0, 2.0, 3.0, 4.0, 5.0, 7.0]).welch_t(3) - 3.1622776601683795).abs() < 1e-12);
+        // Python: (mean(a) - mean(b)) / sqrt(variance(a) / 3 + variance(b) / 4) with
+        // a = [2.5, 1.25, 3], b = [4, 5, 7, 6.5] (`statistics`) = -3.9107168516406676.
+        let t = Prefix::new(&[2.5, 1.25, 3.0, 4.0, 5.0, 7.0, 6.5]).welch_t(3);
+        assert!((t - 3.9107168516406676).abs() < 1e-12, "{t}");
+        assert_eq!(Prefix::new(&[1.0; 6]).welch_t(3), 0.0);
+        assert_eq!(Prefix::new(&[1.0, 1.0, 1.0, 2.0, 2.0, 2.0]).welch_t(3), f64::MAX.sqrt());
+        assert_eq!(Prefix::new(&[2.0, 2.0, 2.0, 1.0, 1.0, 1.0]).welch_t(3), -f64::MAX.sqrt());
+    }
+
+    /// The O(n) search finds the split the textbook two-pass formulas find, on long noisy
+    /// histories with steps (the t of each candidate split agrees to 1e-9 relative).
+    #[test]
+    fn the_prefix_sums_agree_with_two_pass_formulas() {
+        let two_pass = |values: &[f64]| {
+            let n = values.len() as f64;
+            let mean = values.iter().sum::<f64>() / n;
+            (mean, values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0))
+        };
+        let mut rng = Rng(11);
+        for len in [6, 50, 3000] {
+            let values: Vec<f64> =
+                (0..len).map(|i| (3.1f64).ln() + if i > len / 3 { 0.08 } else { 0.0 } + 0.01 * rng.normal()).collect();
+            let prefix = Prefix::new(&values);
+            for k in MIN_SEGMENT..=len - MIN_SEGMENT {
+                let ((ma, va), (mb, vb)) = (two_pass(&values[..k]), two_pass(&values[k..]));
+                let expected = (mb - ma) / (va / k as f64 + vb / (len - k) as f64).sqrt();
+                let t = prefix.welch_t(k);
+                assert!((t - expected).abs() <= 1e-9 * expected.abs(), "len {len}, k {k}: {t} vs {expected}");
+            }
+        }
     }
 
     #[test]
