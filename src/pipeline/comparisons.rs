@@ -129,8 +129,8 @@ pub(super) fn compare_runs(
     if affected.is_empty() {
         return Ok(());
     }
-    let by_id: BTreeMap<&str, usize> = results.iter().enumerate().map(|(i, r)| (r.id.as_str(), i)).collect();
-    let mut updates = Vec::with_capacity(affected.len());
+    let ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
+    let by_id: BTreeMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (id.as_str(), i)).collect();
     // A chunk of runs at a time, each with the digests it needs (its runs, their baselines
     // and histories), so memory does not grow with the number of runs compared.
     for chunk in affected.chunks(COMPARED_AT_ONCE) {
@@ -151,19 +151,18 @@ pub(super) fn compare_runs(
                 Ok((i, Loaded { key, samples, medians }))
             })
             .collect::<anyhow::Result<_>>()?;
-        let chunk_updates: Vec<(usize, Update)> = chunk
+        let updates: Vec<(usize, Update)> = chunk
             .par_iter()
             .map(|&i| Ok((i, compare_one(results, i, plan, &by_id, &loaded, context)?)))
             .collect::<anyhow::Result<_>>()?;
-        updates.extend(chunk_updates);
-    }
-    for (i, update) in updates {
-        let result = &mut results[i];
-        result.card.baseline = update.verdict;
-        result.comparison = Some(plan.stamps[i].clone());
-        if let Some(files) = update.cached_files {
-            result.cached_files = files;
-            result.in_live = false;
+        for (i, update) in updates {
+            let result = &mut results[i];
+            result.card.baseline = update.verdict;
+            result.comparison = Some(plan.stamps[i].clone());
+            if let Some(files) = update.cached_files {
+                result.cached_files = files;
+                result.in_live = false;
+            }
         }
     }
     Ok(())
