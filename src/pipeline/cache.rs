@@ -34,7 +34,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{self, Read, Write as _};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
@@ -166,18 +166,26 @@ impl Cache {
     /// Puts a cached entry's files into the new site: hard-linked from the live site `live`
     /// where the file there still has the stamp recorded at the last commit, else copied from
     /// the cache after its hash is checked; false when any file is missing, altered or cannot
-    /// be written (the run is rebuilt).
+    /// be written (the run is rebuilt; the files already put are removed again).
     pub(crate) fn restore(&self, entry: &CacheEntry, run_id: &str, staging: &Staging, live: &Path) -> bool {
         let dir = self.entry_dir(run_id);
         let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
         let mut pack = Pack::new(&dir);
-        entry.files.iter().all(|file| {
+        let restored = entry.files.iter().all(|file| {
             crate::pipeline::write::is_safe_relative(&file.rel)
                 && (carry_live(file, &committed, live, staging)
                     || pack
                         .bytes_of(file)
                         .is_some_and(|bytes| staging.put(&OutputFile { path: file.rel.clone(), bytes }).is_ok()))
-        })
+        });
+        if !restored {
+            // The files put before the failure go: the run built again may not have them all
+            // (a compare page of another baseline).
+            for file in entry.files.iter().filter(|f| crate::pipeline::write::is_safe_relative(&f.rel)) {
+                let _ = staging.remove(&file.rel);
+            }
+        }
+        restored
     }
 
     /// For a site updated in place: puts back, from the cache and after its hash is checked,
@@ -205,6 +213,9 @@ impl Cache {
                     .is_ok_and(|meta| meta.is_file() && FileStamp::of(&meta) == recorded.stamp)
             });
             if !intact {
+                if fs::symlink_metadata(live.join(&file.rel)).is_err() {
+                    staging.recount();
+                }
                 let bytes = pack.bytes_of(file)?;
                 staging.put(&OutputFile { path: file.rel.clone(), bytes }).ok()?;
                 repaired += 1;
@@ -243,8 +254,9 @@ impl Cache {
             fs::remove_dir_all(&dir)?;
         }
         fs::create_dir_all(&dir)?;
-        let (cached, pack) = packed(files, 0)?;
-        fs::write(dir.join(PACK), pack)?;
+        let mut pack = io::BufWriter::new(fs::File::create(dir.join(PACK))?);
+        let cached = pack_files(&mut pack, files, 0)?;
+        pack.flush()?;
         let entry = CacheEntry { key, stamps, card, problem, files: cached, comparison: None };
         write_json(&dir.join("entry.json"), &entry)?;
         Ok(entry)
@@ -273,29 +285,35 @@ impl Cache {
         let live: u64 =
             entry.files.iter().map(|f| f.len).sum::<u64>() + files.iter().map(|f| f.bytes.len() as u64).sum::<u64>();
         if end > 2 * live {
-            // Mostly bytes no file uses: the pack is written again with only the files in use.
-            // A damaged pack drops the entry (the run is built again next time).
-            let mut pack = Pack::new(&dir);
-            let kept: Option<Vec<OutputFile>> = entry
-                .files
-                .iter()
-                .map(|f| Some(OutputFile::new(f.rel.clone(), pack.bytes_of(f)?)))
-                .chain(files.iter().map(|f| Some(f.clone())))
-                .collect();
-            let Some(kept) = kept else {
-                fs::remove_file(dir.join("entry.json"))?;
-                entry.files.extend(packed(files, 0)?.0);
-                return Ok(entry);
-            };
-            let (cached, bytes) = packed(&kept, 0)?;
+            // Mostly bytes no file uses: the pack is written again with only the files in use,
+            // one file in memory at a time. A damaged pack drops the entry (the run is built
+            // again next time; the records returned name the run's files, their places are
+            // moot).
             let temp = dir.join(format!("{PACK}.new"));
-            fs::write(&temp, bytes)?;
+            let mut out = io::BufWriter::new(fs::File::create(&temp)?);
+            let mut pack = Pack::new(&dir);
+            let mut kept = Vec::with_capacity(entry.files.len() + files.len());
+            let mut at = 0;
+            for old in &entry.files {
+                let Some(bytes) = pack.bytes_of(old) else {
+                    drop(out);
+                    let _ = fs::remove_file(&temp);
+                    fs::remove_file(dir.join("entry.json"))?;
+                    entry.files.extend(pack_files(&mut io::sink(), files, 0)?);
+                    return Ok(entry);
+                };
+                kept.extend(pack_files(&mut out, &[OutputFile::new(old.rel.clone(), bytes)], at)?);
+                at += old.len;
+            }
+            kept.extend(pack_files(&mut out, files, at)?);
+            out.flush()?;
+            drop(out);
             fs::rename(&temp, &path)?;
-            entry.files = cached;
+            entry.files = kept;
         } else {
-            let (cached, bytes) = packed(files, end)?;
-            fs::OpenOptions::new().append(true).open(&path)?.write_all(&bytes)?;
-            entry.files.extend(cached);
+            let mut pack = io::BufWriter::new(fs::OpenOptions::new().append(true).open(&path)?);
+            entry.files.extend(pack_files(&mut pack, files, end)?);
+            pack.flush()?;
         }
         (entry.card, entry.comparison) = (card, Some(comparison));
         write_json(&dir.join("entry.json"), &entry)?;
@@ -406,45 +424,42 @@ fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
     fs::write(path, serde_json::to_vec(value).map_err(io::Error::other)?)
 }
 
-/// The records of `files` and their bytes one after another, to lie in a pack from byte
-/// `from` on. A site path that could leave its folder is refused.
-fn packed(files: &[OutputFile], from: u64) -> io::Result<(Vec<CachedFile>, Vec<u8>)> {
-    let mut bytes = Vec::with_capacity(files.iter().map(|f| f.bytes.len()).sum());
+/// Writes `files` one after another to `pack` (its end at byte `from`) and returns their
+/// records. A site path that could leave its folder is refused.
+fn pack_files(pack: &mut impl Write, files: &[OutputFile], from: u64) -> io::Result<Vec<CachedFile>> {
+    let mut at = from;
     let mut cached = Vec::with_capacity(files.len());
     for file in files {
         if !crate::pipeline::write::is_safe_relative(&file.path) {
             return Err(io::Error::other(format!("refusing to cache {:?}", file.path)));
         }
-        let at = from + bytes.len() as u64;
-        bytes.extend_from_slice(&file.bytes);
-        cached.push(CachedFile {
-            rel: file.path.clone(),
-            hash: hash_bytes(&file.bytes),
-            at,
-            len: file.bytes.len() as u64,
-        });
+        pack.write_all(&file.bytes)?;
+        let len = file.bytes.len() as u64;
+        cached.push(CachedFile { rel: file.path.clone(), hash: hash_bytes(&file.bytes), at, len });
+        at += len;
     }
-    Ok((cached, bytes))
+    Ok(cached)
 }
 
-/// The pack of an entry, read once when a file is first asked of it.
+/// The pack of an entry, opened when a file is first asked of it; each file is read from its
+/// own range (a pack can hold a run's archived inputs: it is never read whole).
 struct Pack<'a> {
     dir: &'a Path,
-    bytes: Option<Option<Vec<u8>>>,
+    file: Option<Option<fs::File>>,
 }
 
 impl<'a> Pack<'a> {
     fn new(dir: &'a Path) -> Pack<'a> {
-        Pack { dir, bytes: None }
+        Pack { dir, file: None }
     }
 
     /// A cached file's bytes, when the pack holds them with the hash recorded for them.
     fn bytes_of(&mut self, file: &CachedFile) -> Option<Vec<u8>> {
-        let pack = self.bytes.get_or_insert_with(|| fs::read(self.dir.join(PACK)).ok()).as_deref()?;
-        let start = usize::try_from(file.at).ok()?;
-        let end = start.checked_add(usize::try_from(file.len).ok()?)?;
-        let bytes = pack.get(start..end)?;
-        (hash_bytes(bytes) == file.hash).then(|| bytes.to_vec())
+        use std::os::unix::fs::FileExt as _;
+        let pack = self.file.get_or_insert_with(|| fs::File::open(self.dir.join(PACK)).ok()).as_ref()?;
+        let mut bytes = vec![0; usize::try_from(file.len).ok()?];
+        pack.read_exact_at(&mut bytes, file.at).ok()?;
+        (hash_bytes(&bytes) == file.hash).then_some(bytes)
     }
 }
 

@@ -13,7 +13,8 @@ use crate::site::card::BaselineVerdict;
 use crate::site::history_view::{self, nccl_choices, CaseInfo, ConfigurationHistory, HistoryRun};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// What one run gives its configuration's history page, from its digest: kept beside the
 /// digest (`cache::DigestStore`) so that the history stage reads a few KB a run, not the
@@ -110,8 +111,8 @@ pub(super) fn write(
 const HISTORY_GROUP_RUNS: usize = 10_000;
 
 /// One configuration's history: its runs in time order with their history rows (read in
-/// parallel: a configuration can hold most of the runs), and its cases merged after in that
-/// order.
+/// parallel, `ROWS_AT_ONCE` at a time: a configuration can hold most of the runs), each row's
+/// values kept by case column (`HistoryRun::values`), and its cases merged in that order.
 fn history_of(
     key_text: &str,
     mut runs: Vec<&RunResult>,
@@ -121,31 +122,48 @@ fn history_of(
         let t = r.card.timestamp_utc.clone().unwrap_or_default();
         (crate::core::calendar::iso_seconds(&t), t, r.id.clone())
     });
-    let loaded = runs
-        .par_iter()
-        .map(|r| {
-            let row = load(&r.id)?;
+    // Columns in the order cases are first seen, renumbered in key order at the end.
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    let mut infos: Vec<(String, CaseInfo)> = Vec::new();
+    let mut history_runs = Vec::with_capacity(runs.len());
+    for block in runs.chunks(ROWS_AT_ONCE) {
+        let rows = block.par_iter().map(|r| load(&r.id)).collect::<anyhow::Result<Vec<_>>>()?;
+        for (r, row) in block.iter().zip(rows) {
+            for (key, info) in row.cases {
+                if !seen.contains_key(&key) {
+                    seen.insert(key.clone(), infos.len() as u32);
+                    infos.push((key, info));
+                }
+            }
+            let values = row.values.into_iter().filter_map(|(key, v)| Some((*seen.get(&key)?, v))).collect();
             let slower = match &r.card.baseline {
                 BaselineVerdict::Compared(v) => v.slower_cases.clone(),
                 _ => Vec::new(),
             };
-            let run = HistoryRun {
-                id: r.id.clone(),
-                values: row.values,
-                soft: row.soft,
-                nccl_choices: row.nccl_choices,
-                slower,
+            let previous = history_runs.last();
+            let soft = match previous {
+                Some(HistoryRun { soft, .. }) if **soft == row.soft => Arc::clone(soft),
+                _ => Arc::new(row.soft),
             };
-            Ok((run, row.cases))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let mut cases = BTreeMap::new();
-    let mut history_runs = Vec::with_capacity(loaded.len());
-    for (run, infos) in loaded {
-        for (key, info) in infos {
-            cases.entry(key).or_insert(info);
+            let nccl_choices = match previous {
+                Some(HistoryRun { nccl_choices, .. }) if **nccl_choices == row.nccl_choices => Arc::clone(nccl_choices),
+                _ => Arc::new(row.nccl_choices),
+            };
+            history_runs.push(HistoryRun { id: r.id.clone(), values, soft, nccl_choices, slower });
         }
-        history_runs.push(run);
+    }
+    let cases: BTreeMap<String, CaseInfo> = infos.into_iter().collect();
+    let column: HashMap<&str, u32> = cases.keys().enumerate().map(|(i, key)| (key.as_str(), i as u32)).collect();
+    let renumber: Vec<u32> = {
+        let mut by_seen = vec![0; seen.len()];
+        for (key, first) in &seen {
+            by_seen[*first as usize] = column[key.as_str()];
+        }
+        by_seen
+    };
+    for run in &mut history_runs {
+        run.values.iter_mut().for_each(|(c, _)| *c = renumber[*c as usize]);
+        run.values.sort_by_key(|(c, _)| *c);
     }
     Ok(ConfigurationHistory {
         label: runs[0].card.configuration.clone(),
@@ -154,3 +172,7 @@ fn history_of(
         cases,
     })
 }
+
+/// How many history rows the history stage reads at once (each a few KB; what is kept of
+/// them is their values by case column and what explains a change point).
+const ROWS_AT_ONCE: usize = 1024;

@@ -61,6 +61,9 @@ pub(crate) struct Staging<'a> {
     /// nothing; the live site: the count the last build recorded), so that `count` need not
     /// walk it.
     base: Option<SiteCount>,
+    /// The folder was found to differ from what `base` counted (a file of the last commit
+    /// missing): `count` walks it.
+    recount: std::sync::atomic::AtomicBool,
 }
 
 /// What a writer did: files written (created or replaced), their bytes, files hard-linked,
@@ -119,6 +122,7 @@ impl<'a> Staging<'a> {
             touched: Mutex::new(false),
             counts: Counts::default(),
             base: Some(SiteCount::default()),
+            recount: Default::default(),
         })
     }
 
@@ -135,6 +139,7 @@ impl<'a> Staging<'a> {
             touched: Mutex::new(false),
             counts: Counts::default(),
             base,
+            recount: Default::default(),
         }
     }
 
@@ -193,10 +198,11 @@ impl<'a> Staging<'a> {
                 self.counts.unchanged.fetch_add(1, Ordering::Relaxed);
                 return Ok(());
             }
+            let existed = old.is_ok() || path.symlink_metadata().is_ok();
             self.touch()?;
             create_parent(&path)?;
             replace_file(&path, &file.bytes)?;
-            old.is_ok()
+            existed
         } else {
             create_parent(&path)?;
             write_new(&path, &file.bytes).map_err(io_err(&path))?
@@ -213,6 +219,8 @@ impl<'a> Staging<'a> {
     pub(crate) fn remove(&self, rel: &str) -> Result<(), WriteError> {
         let path = self.path_of(rel)?;
         if self.in_place && path.symlink_metadata().is_err() {
+            // A file of the last commit is gone from the live site (removed by hand).
+            self.recount();
             return Ok(());
         }
         self.touch()?;
@@ -301,11 +309,19 @@ impl<'a> Staging<'a> {
         Ok(())
     }
 
+    /// Notes that the folder is not what the count it started from says (a file of the last
+    /// commit found missing), so `count` walks it.
+    pub(crate) fn recount(&self) {
+        self.recount.store(true, Ordering::Relaxed);
+    }
+
     /// How many files the new site holds, and how many of them are pages (`.html`): what the
     /// folder held before (`base`) with what this writer added and removed, or, where that is
-    /// not known, counted by walking the folder.
+    /// not known (or `recount` was called), counted by walking the folder. Files put into the
+    /// live site by hand are counted only by a walk.
     pub(crate) fn count(&self) -> Result<SiteCount, WriteError> {
-        let Some(base) = self.base else { return count_site(&self.dir) };
+        let base = self.base.filter(|_| !self.recount.load(Ordering::Relaxed));
+        let Some(base) = base else { return count_site(&self.dir) };
         let add = |n: usize, by: &AtomicI64| usize::try_from(n as i64 + by.load(Ordering::Relaxed)).ok();
         match (add(base.files, &self.counts.files_added), add(base.pages, &self.counts.pages_added)) {
             (Some(files), Some(pages)) => Ok(SiteCount { files, pages }),
@@ -438,6 +454,25 @@ mod tests {
         let files = ["index.html", "a/b.html", "a/c.svg", ".nojekyll"].map(|p| OutputFile::new(p, "x"));
         write_site(&out, &files).unwrap();
         assert_eq!(count_site(&out).unwrap(), SiteCount { files: 4, pages: 2 });
+    }
+
+    /// A file linked from the live site into a new site, then written again there, is
+    /// replaced: the live site's file keeps its bytes (a build that fails before its swap
+    /// leaves the live site as it was). The count follows what was added.
+    #[test]
+    fn a_linked_file_written_again_is_replaced_not_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("site");
+        write_site(&out, &[OutputFile::new("runs/a/index.html", "live")]).unwrap();
+        let lock = OutputLock::acquire(&out).unwrap();
+        let staging = Staging::begin(&lock).unwrap();
+        staging.link(&out.join("runs/a/index.html"), "runs/a/index.html").unwrap();
+        staging.put(&OutputFile::new("runs/a/index.html", "new")).unwrap();
+        staging.put(&OutputFile::new("runs/a/x.svg", "new")).unwrap();
+        assert_eq!(fs::read_to_string(out.join("runs/a/index.html")).unwrap(), "live");
+        assert_eq!(fs::read_to_string(staging.dir().join("runs/a/index.html")).unwrap(), "new");
+        assert_eq!(staging.count().unwrap(), SiteCount { files: 2, pages: 1 });
+        assert_eq!(staging.count().unwrap(), count_site(staging.dir()).unwrap());
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::site::paths;
 use crate::site::view::{Block, Cell, Figure, Link, Table};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Most series one history chart draws (the palette's distinct colours and markers).
 const SERIES_PER_CHART: usize = 6;
@@ -26,15 +27,27 @@ type SectionSeries<'a> = BTreeMap<(&'a str, &'a str), Vec<(&'a String, Vec<Optio
 #[derive(Debug, Clone)]
 pub(crate) struct HistoryRun {
     pub id: String,
-    /// Run-level value per case key.
-    pub values: BTreeMap<String, f64>,
-    /// The run's soft facts (host, machine, cycles...): what explains a change point.
-    pub soft: Vec<(String, String)>,
-    /// NCCL's choices as its log says (`nccl_choices`): `AllReduce 1 MiB` -> `Ring/LL128 x16`.
-    pub nccl_choices: BTreeMap<String, String>,
+    /// Run-level value per case, by the case's column (its position in
+    /// `ConfigurationHistory::cases`), sorted by column: a few bytes a case, as a
+    /// configuration's history can hold tens of thousands of runs.
+    pub values: Vec<(u32, f64)>,
+    /// The run's soft facts (host, machine, cycles...): what explains a change point
+    /// (shared with the run before when equal, as most are).
+    pub soft: Arc<Vec<(String, String)>>,
+    /// NCCL's choices as its log says (`nccl_choices`): `AllReduce 1 MiB` -> `Ring/LL128 x16`
+    /// (shared like `soft`).
+    pub nccl_choices: Arc<BTreeMap<String, String>>,
     /// Case keys of the run's `slower` cases against its baseline, with their ratio to the
     /// history (for the newest run's entries on the regressions page).
     pub slower: Vec<(String, f64)>,
+}
+
+impl HistoryRun {
+    /// The run's value of the case in `column`, if it has the case.
+    pub(crate) fn value(&self, column: usize) -> Option<f64> {
+        let column = u32::try_from(column).ok()?;
+        self.values.binary_search_by_key(&column, |(c, _)| *c).ok().map(|i| self.values[i].1)
+    }
 }
 
 /// What a case is, for labels.
@@ -46,7 +59,8 @@ pub(crate) struct CaseInfo {
     pub higher_is_better: bool,
 }
 
-/// One configuration: its label, and its ok runs oldest first.
+/// One configuration: its label, its ok runs oldest first, and its cases by key (a case's
+/// column in `HistoryRun::values` is its position here).
 pub(crate) struct ConfigurationHistory {
     pub label: String,
     pub key_text: String,
@@ -103,11 +117,12 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
     let mut by_section: SectionSeries = BTreeMap::new();
     // The change points of every case, searched in parallel (a configuration's history can
     // hold thousands of runs and dozens of cases); the page is then put together in order.
-    let searched: Vec<CaseSearch> = history
-        .cases
+    let cases: Vec<&CaseInfo> = history.cases.values().collect();
+    let searched: Vec<CaseSearch> = cases
         .par_iter()
-        .map(|(key, info)| {
-            let values: Vec<Option<f64>> = history.runs.iter().map(|r| r.values.get(key).copied()).collect();
+        .enumerate()
+        .map(|(column, info)| {
+            let values: Vec<Option<f64>> = history.runs.iter().map(|r| r.value(column)).collect();
             let present: Vec<(usize, f64)> =
                 values.iter().enumerate().filter_map(|(i, v)| Some((i, (*v)?))).filter(|(_, v)| *v > 0.0).collect();
             let costs: Vec<f64> =
@@ -416,9 +431,9 @@ mod tests {
     fn run(id: &str, value: f64, host: &str) -> HistoryRun {
         HistoryRun {
             id: id.into(),
-            values: [("decode|1|tokens=1|replay_total_us".to_string(), value)].into(),
-            soft: vec![("host".into(), host.into())],
-            nccl_choices: BTreeMap::new(),
+            values: vec![(0, value)],
+            soft: Arc::new(vec![("host".into(), host.into())]),
+            nccl_choices: Default::default(),
             slower: Vec::new(),
         }
     }
@@ -489,11 +504,11 @@ mod tests {
         let mut after = run("b", 150.0, "h");
         assert_eq!(differences(&before, &after), "nothing the runs record (same host, machine and settings)");
         before.nccl_choices =
-            nccl_choices(&[choice("Ring", "LL128", 1 << 20, 1), choice("Ring", "Simple", 64 << 20, 1)]);
+            Arc::new(nccl_choices(&[choice("Ring", "LL128", 1 << 20, 1), choice("Ring", "Simple", 64 << 20, 1)]));
         after.nccl_choices =
-            nccl_choices(&[choice("Tree", "Simple", 1 << 20, 1), choice("Ring", "Simple", 64 << 20, 1)]);
+            Arc::new(nccl_choices(&[choice("Tree", "Simple", 1 << 20, 1), choice("Ring", "Simple", 64 << 20, 1)]));
         assert_eq!(differences(&before, &after), "NCCL AllReduce 1 MiB: Ring/LL128 x16 → Tree/Simple x16");
-        after.soft = vec![("host".into(), "other".into())];
+        after.soft = Arc::new(vec![("host".into(), "other".into())]);
         assert_eq!(
             differences(&before, &after),
             "host: h → other; NCCL AllReduce 1 MiB: Ring/LL128 x16 → Tree/Simple x16"
@@ -507,7 +522,7 @@ mod tests {
         );
         let many: Vec<TuningChoice> = (0..6).map(|i| choice("Ring", "LL", 1 << (10 + i), 1)).collect();
         let others: Vec<TuningChoice> = (0..6).map(|i| choice("Tree", "LL", 1 << (10 + i), 1)).collect();
-        (before.nccl_choices, after.nccl_choices) = (nccl_choices(&many), nccl_choices(&others));
+        (before.nccl_choices, after.nccl_choices) = (Arc::new(nccl_choices(&many)), Arc::new(nccl_choices(&others)));
         let text = differences(&before, &after);
         assert_eq!(text.matches("NCCL AllReduce").count(), MAX_CHOICES_NAMED, "{text}");
         assert!(text.ends_with("; 2 more NCCL choices"), "{text}");

@@ -288,6 +288,20 @@ fn the_build_summary_counts_the_pages_and_files_of_the_site() {
     assert!(text(&removed).contains("in place"), "{}", text(&removed));
     assert_eq!(counted(&removed), actual(), "a run removed in place");
     assert_eq!(counted(&build(&runs, &out, &[])), actual(), "nothing to do after");
+    // A file of a cached run deleted by hand is put back; one of a run that then goes is
+    // already gone: either way the count is the site's.
+    let kept = fs::read_dir(&runs).unwrap().map(|e| e.unwrap().file_name()).find(|n| n != "synth-basic").unwrap();
+    let kept = kept.to_string_lossy().into_owned();
+    fs::remove_file(out.join(format!("runs/{kept}/summary.md"))).unwrap();
+    fs::write(&notes, "changed again\n").unwrap();
+    let repaired = build(&runs, &out, &[]);
+    assert!(text(&repaired).contains("in place"), "{}", text(&repaired));
+    assert_eq!(counted(&repaired), actual(), "a deleted file put back");
+    fs::remove_file(out.join("runs/synth-basic/summary.md")).unwrap();
+    fs::remove_dir_all(runs.join("synth-basic")).unwrap();
+    let gone = build(&runs, &out, &[]);
+    assert!(text(&gone).contains("in place"), "{}", text(&gone));
+    assert_eq!(counted(&gone), actual(), "a run gone whose file was deleted by hand");
 }
 
 /// A run compared again and again keeps one pack of files in the cache: each comparison
