@@ -299,10 +299,11 @@ impl Cache {
                     drop(out);
                     let _ = fs::remove_file(&temp);
                     fs::remove_file(dir.join("entry.json"))?;
-                    entry.files.extend(pack_files(&mut io::sink(), files, 0)?);
+                    entry.files.extend(files.iter().map(|f| record(f, 0)).collect::<io::Result<Vec<_>>>()?);
                     return Ok(entry);
                 };
-                kept.extend(pack_files(&mut out, &[OutputFile::new(old.rel.clone(), bytes)], at)?);
+                out.write_all(&bytes)?;
+                kept.push(CachedFile { at, ..old.clone() });
                 at += old.len;
             }
             kept.extend(pack_files(&mut out, files, at)?);
@@ -425,20 +426,26 @@ fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
 }
 
 /// Writes `files` one after another to `pack` (its end at byte `from`) and returns their
-/// records. A site path that could leave its folder is refused.
+/// records.
 fn pack_files(pack: &mut impl Write, files: &[OutputFile], from: u64) -> io::Result<Vec<CachedFile>> {
     let mut at = from;
     let mut cached = Vec::with_capacity(files.len());
     for file in files {
-        if !crate::pipeline::write::is_safe_relative(&file.path) {
-            return Err(io::Error::other(format!("refusing to cache {:?}", file.path)));
-        }
+        let kept = record(file, at)?;
         pack.write_all(&file.bytes)?;
-        let len = file.bytes.len() as u64;
-        cached.push(CachedFile { rel: file.path.clone(), hash: hash_bytes(&file.bytes), at, len });
-        at += len;
+        at += kept.len;
+        cached.push(kept);
     }
     Ok(cached)
+}
+
+/// The record of `file` with its bytes at `at` in a pack. A site path that could leave its
+/// folder is refused.
+fn record(file: &OutputFile, at: u64) -> io::Result<CachedFile> {
+    if !crate::pipeline::write::is_safe_relative(&file.path) {
+        return Err(io::Error::other(format!("refusing to cache {:?}", file.path)));
+    }
+    Ok(CachedFile { rel: file.path.clone(), hash: hash_bytes(&file.bytes), at, len: file.bytes.len() as u64 })
 }
 
 /// The pack of an entry, opened when a file is first asked of it; each file is read from its

@@ -118,7 +118,7 @@ pub(crate) fn write(
         out.push(case_file(&shard.month, window, &digests)?);
         Ok((name, put_unit(staging, key, out)?))
     };
-    for group in shard_groups(paging.shards.iter().map(|s| s.window.len())) {
+    for group in super::groups::within(SHARD_GROUP_RUNS, paging.shards.iter().map(|s| s.window.len())) {
         let written: Vec<(String, UnitRecord)> =
             group.into_par_iter().map(write_shard).collect::<anyhow::Result<_>>()?;
         units.extend(written);
@@ -141,26 +141,6 @@ pub(crate) fn write(
 /// Runs whose digests the shards written at once may hold together (a parsed digest of a
 /// small run takes about 150 KB).
 const SHARD_GROUP_RUNS: usize = 500;
-
-/// Consecutive shard indexes grouped so that a group's runs (`sizes`, a shard each) stay
-/// within `SHARD_GROUP_RUNS`; a larger shard is a group of its own.
-fn shard_groups(sizes: impl Iterator<Item = usize>) -> Vec<Vec<usize>> {
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    let mut runs = 0;
-    for (i, size) in sizes.enumerate() {
-        match groups.last_mut() {
-            Some(group) if runs + size <= SHARD_GROUP_RUNS => {
-                group.push(i);
-                runs += size;
-            }
-            _ => {
-                groups.push(vec![i]);
-                runs = size;
-            }
-        }
-    }
-    groups
-}
 
 /// Per section: how many runs have it, and every configuration with ok runs in it: the page
 /// its newest ok run is on, how many ok runs it has, and the newest of them (up to
@@ -315,17 +295,4 @@ fn render_page(digests: &[RunOverview], cards: &[RunCard], page: Page, context: 
     let refs: Vec<&RunOverview> = digests.iter().collect();
     let model = site::cross_run(&refs, window, cards, page, context);
     render::cross_run_files(&model)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shards_are_grouped_up_to_the_runs_a_group_may_hold() {
-        let half = SHARD_GROUP_RUNS / 2;
-        let sizes = [half, half, 1, SHARD_GROUP_RUNS + 1, 3, 4];
-        assert_eq!(shard_groups(sizes.into_iter()), vec![vec![0, 1], vec![2], vec![3], vec![4, 5]]);
-        assert!(shard_groups(std::iter::empty()).is_empty());
-    }
 }

@@ -73,20 +73,11 @@ pub(super) fn write(
     // Configurations in groups of at most `HISTORY_GROUP_RUNS` runs (one larger is a group
     // alone), each group's histories loaded and searched in parallel and written before the
     // next is read: memory holds a group's history rows, not every run's.
-    let mut groups: Vec<Vec<(&str, Vec<&RunResult>)>> = Vec::new();
-    let mut runs_in_last = 0;
-    for (key_text, runs) in by_configuration {
-        if groups.is_empty() || runs_in_last + runs.len() > HISTORY_GROUP_RUNS {
-            groups.push(Vec::new());
-            runs_in_last = 0;
-        }
-        runs_in_last += runs.len();
-        groups.last_mut().expect("a group was pushed").push((key_text, runs));
-    }
-    for group in groups {
+    let by_configuration: Vec<(&str, Vec<&RunResult>)> = by_configuration.into_iter().collect();
+    for group in super::groups::within(HISTORY_GROUP_RUNS, by_configuration.iter().map(|(_, runs)| runs.len())) {
         let configurations: Vec<ConfigurationHistory> = group
             .into_par_iter()
-            .map(|(key_text, runs)| history_of(key_text, runs, load))
+            .map(|i| history_of(by_configuration[i].0, &by_configuration[i].1, load))
             .collect::<anyhow::Result<_>>()?;
         links.extend(history_view::history_links(&configurations));
         let pages: Vec<_> = configurations.par_iter().map(history_view::history_page).collect();
@@ -115,9 +106,10 @@ const HISTORY_GROUP_RUNS: usize = 10_000;
 /// values kept by case column (`HistoryRun::values`), and its cases merged in that order.
 fn history_of(
     key_text: &str,
-    mut runs: Vec<&RunResult>,
+    runs: &[&RunResult],
     load: &(dyn Fn(&str) -> anyhow::Result<HistoryRow> + Sync),
 ) -> anyhow::Result<ConfigurationHistory> {
+    let mut runs = runs.to_vec();
     runs.sort_by_cached_key(|r| {
         let t = r.card.timestamp_utc.clone().unwrap_or_default();
         (crate::core::calendar::iso_seconds(&t), t, r.id.clone())
@@ -153,14 +145,10 @@ fn history_of(
         }
     }
     let cases: BTreeMap<String, CaseInfo> = infos.into_iter().collect();
-    let column: HashMap<&str, u32> = cases.keys().enumerate().map(|(i, key)| (key.as_str(), i as u32)).collect();
-    let renumber: Vec<u32> = {
-        let mut by_seen = vec![0; seen.len()];
-        for (key, first) in &seen {
-            by_seen[*first as usize] = column[key.as_str()];
-        }
-        by_seen
-    };
+    let mut renumber = vec![0; seen.len()];
+    for (column, key) in cases.keys().enumerate() {
+        renumber[seen[key] as usize] = column as u32;
+    }
     for run in &mut history_runs {
         run.values.iter_mut().for_each(|(c, _)| *c = renumber[*c as usize]);
         run.values.sort_by_key(|(c, _)| *c);

@@ -20,6 +20,7 @@
 pub(crate) mod cache;
 mod comparisons;
 pub(crate) mod cross_run;
+mod groups;
 mod histories;
 pub(crate) mod out_dir;
 pub(crate) mod write;
@@ -163,14 +164,19 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     }
     let plan = stages.time("choose baselines", || comparisons::plan(&results, pinned));
     let cross_key = cross_key(&results, &plan.stamps, options);
-    if stages.time("check unchanged", || site_unchanged_now(cache.as_ref(), &results, cross_key.as_ref(), &lock)) {
+    // What the live site was built from (nothing without a cache), and whether it is already
+    // what this build would write.
+    let (published, unchanged) = stages.time("check unchanged", || {
+        let published = cache.as_ref().map(Cache::published).unwrap_or_default();
+        let unchanged = cache.is_some() && site_unchanged(&published, &results, cross_key.as_ref(), lock.out());
+        (published, unchanged)
+    });
+    if unchanged {
         stages.report.written = staging.counts();
         drop(staging);
-        let published = cache.as_ref().map(Cache::published).and_then(|p| p.count);
-        let count = stages.time("count", || published.map_or_else(|| count_site(lock.out()), Ok))?;
+        let count = stages.time("count", || published.count.map_or_else(|| count_site(lock.out()), Ok))?;
         return Ok(stages.finish(&folders, &results, count));
     }
-    let published = cache.as_ref().map(Cache::published).unwrap_or_default();
     let live_units = cache.as_ref().and_then(|c| c.units()).filter(|_| in_place_ok(&published, &results, &lock));
     let live = live_units.is_some().then(|| Staging::in_place(&lock, published.count));
     let mut results = match &live {
@@ -423,16 +429,6 @@ fn build_runs(folders: &find::RunFolders, context: &RunContext) -> anyhow::Resul
         .collect::<anyhow::Result<_>>()?;
     progress.finish();
     Ok(results)
-}
-
-/// With a cache, whether the live site is already what this build would write.
-fn site_unchanged_now(
-    cache: Option<&Cache>,
-    results: &[RunResult],
-    cross_key: Option<&String>,
-    lock: &OutputLock,
-) -> bool {
-    cache.is_some_and(|cache| site_unchanged(&cache.published(), results, cross_key, lock.out()))
 }
 
 /// The static files and the cross-run pages (index, section pages, runs.json); `cross_key`

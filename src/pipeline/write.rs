@@ -20,7 +20,7 @@ use crate::render::OutputFile;
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 pub(crate) use crate::pipeline::out_dir::MARKER;
@@ -63,7 +63,7 @@ pub(crate) struct Staging<'a> {
     base: Option<SiteCount>,
     /// The folder was found to differ from what `base` counted (a file of the last commit
     /// missing): `count` walks it.
-    recount: std::sync::atomic::AtomicBool,
+    recount: AtomicBool,
 }
 
 /// What a writer did: files written (created or replaced), their bytes, files hard-linked,
