@@ -49,13 +49,22 @@ pub(super) fn hex(RGBColor(r, g, b): RGBColor) -> String {
     format!("#{r:02X}{g:02X}{b:02X}")
 }
 
-/// The `<style>` element that repaints the chart in dark mode.
-pub(super) fn scheme_style() -> String {
+/// The `<style>` element that repaints the chart `drawn` in dark mode: a rule for each
+/// colour it paints as a fill or a stroke, none for the others.
+pub(super) fn scheme_style(drawn: &str) -> String {
     let pairs = DARK_FIXED.iter().chain(&SERIES).copied();
     let mut rules = String::new();
     for (light, dark) in pairs {
         let (light, dark) = (hex(light), hex(dark));
-        rules.push_str(&format!("[fill=\"{light}\"]{{fill:{dark}}}[stroke=\"{light}\"]{{stroke:{dark}}}\n"));
+        for attribute in ["fill", "stroke"] {
+            let selector = format!("[{attribute}=\"{light}\"]");
+            if drawn.contains(&selector[1..selector.len() - 1]) {
+                rules.push_str(&format!("{selector}{{{attribute}:{dark}}}"));
+            }
+        }
+        if rules.ends_with('}') {
+            rules.push('\n');
+        }
     }
     format!("<style>\n@media (prefers-color-scheme: dark) {{\n{rules}}}\n</style>\n")
 }
@@ -128,10 +137,13 @@ mod tests {
 
     #[test]
     fn style_repaints_background_and_series() {
-        let style = scheme_style();
-        assert!(style.starts_with("<style>\n@media (prefers-color-scheme: dark) {\n"));
-        assert!(style.contains("[fill=\"#FFFFFF\"]{fill:#0D1117}"));
-        assert!(style.contains("[stroke=\"#0072B2\"]{stroke:#3F8FD2}"));
-        assert_eq!(style.matches("[fill=").count(), DARK_FIXED.len() + COLOURS);
+        let style = scheme_style("<rect fill=\"#FFFFFF\"/><path stroke=\"#0072B2\"/>");
+        assert_eq!(
+            style,
+            "<style>\n@media (prefers-color-scheme: dark) {\n[fill=\"#FFFFFF\"]{fill:#0D1117}\n[stroke=\"#0072B2\"]{stroke:#3F8FD2}\n}\n</style>\n"
+        );
+        let all: String =
+            DARK_FIXED.iter().chain(&SERIES).map(|(l, _)| format!("fill=\"{0}\" stroke=\"{0}\"", hex(*l))).collect();
+        assert_eq!(scheme_style(&all).matches("[fill=").count(), DARK_FIXED.len() + COLOURS);
     }
 }
