@@ -88,12 +88,20 @@ pub(crate) fn gbs(x: f64) -> String {
     }
 }
 
-/// A percentage with `decimals` decimals, e.g. `2.35 %`.
+/// A percentage with `decimals` decimals, e.g. `2.35 %`, fewer where it would show more
+/// than six significant figures (a noise floor of `20382.8 %`, not `20382.80 %`).
 pub(crate) fn percent(x: f64, decimals: usize) -> String {
-    if x.is_finite() {
-        format!("{x:.decimals$} %")
-    } else {
-        non_finite(x)
+    if !x.is_finite() {
+        return non_finite(x);
+    }
+    let mut decimals = decimals;
+    loop {
+        let text = format!("{x:.decimals$}");
+        let figures = text.trim_start_matches(['-', '0', '.']).chars().filter(char::is_ascii_digit).count();
+        if figures <= 6 || decimals == 0 {
+            return format!("{text} %");
+        }
+        decimals -= 1;
     }
 }
 
@@ -350,6 +358,10 @@ mod tests {
         assert_eq!(gbs(0.0), "0.00");
         assert_eq!(gbs(f64::NAN), "n/a");
         assert_eq!(pct2(2.345), "2.35 %");
+        assert_eq!(
+            (pct2(20382.8), pct2(-1234.5678), pct2(99999.996)),
+            ("20382.8 %".into(), "-1234.57 %".into(), "100000 %".into())
+        );
         assert_eq!(rate(0.5), "50.0 %");
         assert_eq!(times(1.23456), "1.235x");
         assert_eq!(trimmed(1.75, 3), "1.75");

@@ -21,7 +21,8 @@ impl OutputFile {
     }
 }
 
-/// The stylesheet, embedded in the binary.
+/// The stylesheet, embedded in the binary (the site's copy ends with
+/// `site::view::column_rules`).
 pub(crate) const STYLE_CSS: &str = include_str!("../../static/style.css");
 /// The optional table sorting and filtering script (pages are complete without it).
 pub(crate) const TABLE_JS: &str = include_str!("../../static/table.js");
@@ -31,7 +32,7 @@ pub(crate) fn static_files(site_url: &str) -> Vec<OutputFile> {
     vec![
         OutputFile::new("404.html", pages::not_found(site_url)),
         OutputFile::new(".nojekyll", Vec::new()),
-        OutputFile::new("static/style.css", STYLE_CSS),
+        OutputFile::new("static/style.css", format!("{STYLE_CSS}{}", crate::site::view::column_rules())),
         OutputFile::new("static/table.js", TABLE_JS),
     ]
 }

@@ -206,7 +206,7 @@ fn cross_run_pages_come_in_shards_of_months() {
     // Every run is on exactly one shard page, in the single page's order.
     let run_links = |page: &Path| -> Vec<String> {
         let html = fs::read_to_string(page).unwrap();
-        let table = &html[html.find("<table>").unwrap()..];
+        let table = &html[html.find("<table").unwrap()..];
         attribute_values(table, "href")
             .into_iter()
             .filter(|h| h.contains("runs/") && h.ends_with("/index.html"))
