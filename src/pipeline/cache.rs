@@ -224,9 +224,10 @@ impl Cache {
         Some(repaired)
     }
 
-    /// Records the stamps of a run's files as they lie in the just committed site `live`
-    /// (a file that cannot be read is left out, so it is copied next time).
-    pub(crate) fn record_site(&self, run_id: &str, files: &[CachedFile], live: &Path) -> io::Result<()> {
+    /// Records the stamps of a run's files (its entry's) as they lie in the just committed
+    /// site `live` (a file that cannot be read is left out, so it is copied next time).
+    pub(crate) fn record_site(&self, run_id: &str, live: &Path) -> io::Result<()> {
+        let files = self.lookup(run_id).map(|e| e.files).unwrap_or_default();
         let stamps: Vec<Stamp> = files
             .iter()
             .filter_map(|file| {

@@ -160,9 +160,11 @@ pub(super) fn compare_runs(
             result.card.baseline = update.verdict;
             result.comparison = Some(plan.stamps[i].clone());
             if let Some(files) = update.cached_files {
-                result.cached_files = files;
+                result.keep_cached(&files);
                 result.in_live = false;
             }
+            // What the comparison wrote again is not a file the run no longer has.
+            result.replaced.retain(|rel| !update.written.contains(rel));
         }
     }
     Ok(())
@@ -177,6 +179,8 @@ const COMPARED_AT_ONCE: usize = 1024;
 struct Update {
     verdict: crate::site::card::BaselineVerdict,
     cached_files: Option<Vec<crate::pipeline::cache::CachedFile>>,
+    /// The site paths it wrote (the run page, its compare page).
+    written: Vec<String>,
 }
 
 fn compare_one(
@@ -210,12 +214,8 @@ fn compare_one(
         let compare = baseline_view::compare_page(report);
         files.push(OutputFile::new(compare.path.clone(), render::pages::compare(&compare)));
     }
-    let stale: Vec<String> = run
-        .cached_files
-        .iter()
-        .map(|f| f.rel.clone())
-        .filter(|rel| paths::is_compare_page_of(rel, &run.id) && !files.iter().any(|f| &f.path == rel))
-        .collect();
+    let stale: Vec<String> =
+        run.compare_pages.iter().filter(|rel| !files.iter().any(|f| &&f.path == rel)).cloned().collect();
     for rel in &stale {
         writer.remove(rel)?;
     }
@@ -243,7 +243,7 @@ fn compare_one(
         ),
         _ => None,
     };
-    Ok(Update { verdict, cached_files })
+    Ok(Update { verdict, cached_files, written: files.into_iter().map(|f| f.path).collect() })
 }
 
 /// The comparison of run `i` with its baseline, or why there is none.

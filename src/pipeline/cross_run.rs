@@ -27,6 +27,7 @@ use crate::site::{self, paths, runs_json};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 /// What a unit of the cross-run pages was rendered from, and the files it wrote.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,7 +59,7 @@ pub(crate) struct Written {
 
 /// A configuration's panel while cards are counted: its page, its ok runs, its key text and
 /// the ids it draws.
-type PanelIds<'a> = (Page, usize, String, Vec<&'a str>);
+type PanelIds<'a> = (Page, usize, Arc<str>, Vec<&'a str>);
 
 /// Per section: how many runs have it, and its panels (`PanelIds`), in order of each
 /// configuration's newest ok run.

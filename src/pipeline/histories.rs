@@ -65,7 +65,7 @@ pub(super) fn write(
 ) -> anyhow::Result<Vec<String>> {
     let mut by_configuration: BTreeMap<&str, Vec<&RunResult>> = BTreeMap::new();
     for result in results.iter().filter(|r| r.card.status == RunStatus::Ok) {
-        by_configuration.entry(result.card.configuration_key.as_str()).or_default().push(result);
+        by_configuration.entry(&*result.card.configuration_key).or_default().push(result);
     }
     let mut links = Vec::new();
     let mut regressions = Vec::new();
@@ -154,7 +154,7 @@ fn history_of(
         run.values.sort_by_key(|(c, _)| *c);
     }
     Ok(ConfigurationHistory {
-        label: runs[0].card.configuration.clone(),
+        label: runs[0].card.configuration.to_string(),
         key_text: key_text.to_string(),
         runs: history_runs,
         cases,

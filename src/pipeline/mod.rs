@@ -185,6 +185,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         }
         None => stages.time("carry cached runs", || restore_cached(results, &folders, &context, lock.out()))?,
     };
+    site::card::intern(results.iter_mut().map(|r| &mut r.card));
     let digests = Digests { folders: &folders, store: &store, limits: options.limits };
     let compare_context = RunContext { live: live.as_ref(), ..context };
     stages.time("compare with baselines", || {
@@ -274,7 +275,7 @@ fn check_in_place(
             let Some(cache) = context.cache else { return Ok(result) };
             match cache.repair_live(&entry, &result.id, live, live.dir()) {
                 Some(repaired) => {
-                    result.cached_files = entry.files;
+                    result.keep_cached(&entry.files);
                     result.in_live = repaired == 0;
                     result.live_site = true;
                     Ok(result)
@@ -302,7 +303,7 @@ fn check_in_place(
 fn move_in_place(results: &[RunResult], staging: &Staging, live: &Staging) -> anyhow::Result<()> {
     live.take_from(staging)?;
     for result in results {
-        for rel in result.replaced.iter().filter(|rel| !result.cached_files.iter().any(|f| &&f.rel == rel)) {
+        for rel in &result.replaced {
             live.remove(rel)?;
         }
     }
@@ -517,9 +518,9 @@ fn update_cache(
     let ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
     cache.retain(&ids);
     cache.set_units(units).context("cannot update the build cache")?;
-    results.par_iter().filter(|r| !r.cached_files.is_empty() && !r.in_live).for_each(|r| {
+    results.par_iter().filter(|r| r.in_cache && !r.in_live).for_each(|r| {
         // A stamp not recorded only makes the next build copy that run from the cache.
-        let _ = cache.record_site(&r.id, &r.cached_files, lock.out());
+        let _ = cache.record_site(&r.id, lock.out());
     });
     let runs = results.iter().filter_map(|r| Some((r.id.clone(), r.key.clone()?))).collect();
     let site = std::fs::metadata(lock.out().join(MARKER)).ok().map(|m| FileStamp::of(&m));
@@ -562,7 +563,7 @@ fn restore_cached(
         .map(|mut result| {
             let Some(entry) = result.restore.take() else { return Ok(result) };
             if cache.restore(&entry, &result.id, context.staging, live) {
-                result.cached_files = entry.files;
+                result.keep_cached(&entry.files);
                 return Ok(result);
             }
             let path = paths.get(result.id.as_str()).with_context(|| format!("no run {}", result.id))?;
@@ -650,12 +651,15 @@ struct RunResult {
     cached: bool,
     /// The cache entry whose files are still to be put into the new site.
     restore: Option<CacheEntry>,
-    /// The run's files as the cache holds them (empty without a cache), whose stamps in the
-    /// live site are recorded after the commit.
-    cached_files: Vec<CachedFile>,
+    /// The cache holds the run's files, whose stamps in the live site are recorded after the
+    /// commit (from its entry: the file list is not kept here, ~3 KB a run; issue 27's memory).
+    in_cache: bool,
+    /// The run's compare pages among its cached files (one a comparison no longer writes is
+    /// removed).
+    compare_pages: Vec<String>,
     /// The comparison stamp the run's page holds (`None`: not compared yet).
     comparison: Option<String>,
-    /// The site files of the run's previous build (built again: those it no longer has are
+    /// The site files of the run's previous build that it no longer has (built again: they are
     /// removed from a site updated in place).
     replaced: Vec<String>,
     /// A cached run left as it is in a site updated in place (its stamps need no recording).
@@ -664,6 +668,15 @@ struct RunResult {
     live_site: bool,
     /// Input bytes of the run.
     bytes: u64,
+}
+
+impl RunResult {
+    /// Notes that the cache holds `files` as the run's site files.
+    fn keep_cached(&mut self, files: &[CachedFile]) {
+        self.in_cache = !files.is_empty();
+        self.compare_pages =
+            files.iter().map(|f| &f.rel).filter(|rel| paths::is_compare_page_of(rel, &self.id)).cloned().collect();
+    }
 }
 
 /// One run: from the cache when its inputs are unchanged (its files copied into the new
@@ -683,7 +696,8 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
             problem: entry.problem.clone(),
             cached: true,
             bytes: run.files.total_bytes,
-            cached_files: Vec::new(),
+            in_cache: false,
+            compare_pages: Vec::new(),
             comparison: entry.comparison.clone(),
             restore: Some(entry),
             replaced: Vec::new(),
@@ -714,14 +728,14 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
     let problem = problem_line(&run_digest);
     let card = RunCard::of(&run_digest);
     let mut stored_key = None;
-    let mut cached_files = Vec::new();
+    let mut in_cache = false;
     match (context.cache, key) {
         (Some(cache), Some((new_key, stamps))) => {
             let entry = cache
                 .store(&run.id, new_key.clone(), stamps, card.clone(), problem.clone(), &files)
                 .with_context(|| format!("cannot update the build cache for {}", run.id))?;
             stored_key = Some(new_key);
-            cached_files = entry.files;
+            in_cache = !entry.files.is_empty();
         }
         // An input could not be read, so the run has no key: its last entry (of inputs that
         // may read again unchanged) must not be reused beside the digest kept below.
@@ -739,10 +753,11 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
         problem,
         cached: false,
         restore: None,
-        cached_files,
+        in_cache,
+        compare_pages: Vec::new(),
         comparison: None,
         bytes: run.files.total_bytes,
-        replaced: previous,
+        replaced: previous.into_iter().filter(|rel| !files.iter().any(|f| &f.path == rel)).collect(),
         in_live: false,
         live_site: false,
     })

@@ -9,6 +9,8 @@ use crate::analysis::summarize::RunStatus;
 use crate::core::diag::{Diagnostic, Severity};
 use crate::site::sections::Section;
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::sync::Arc;
 
 /// What the build keeps in memory of every run until the cross-run pages are written: what
 /// orders them, the index's counts, and which sections the run has (for the charts).
@@ -19,9 +21,10 @@ pub(crate) struct RunCard {
     pub status: RunStatus,
     /// Bit i: the run has section `Section::ALL[i]` (the cache stores this mask).
     pub sections: u8,
-    /// The configuration's full key text and its label (baselines are chosen by them).
-    pub configuration_key: String,
-    pub configuration: String,
+    /// The configuration's full key text and its label (baselines are chosen by them), shared
+    /// by the cards of one configuration (`intern`: a key is ~0.5 KB, issue 27's memory).
+    pub configuration_key: Arc<str>,
+    pub configuration: Arc<str>,
     /// The comparison with the run's baseline (set by the build's comparison stage).
     pub baseline: BaselineVerdict,
     /// How many warnings the run's diagnostics hold (a run with warnings is not a plain ok).
@@ -69,8 +72,8 @@ impl RunCard {
             timestamp_utc: run.facts.timestamp_utc.clone(),
             status: run.status,
             sections,
-            configuration_key: ConfigKey::from_parts(&run.configuration_key, &[]).text(),
-            configuration: run.configuration.clone(),
+            configuration_key: ConfigKey::from_parts(&run.configuration_key, &[]).text().into(),
+            configuration: run.configuration.as_str().into(),
             baseline: BaselineVerdict::Pending,
             warnings: run.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count(),
             reason: (run.status != RunStatus::Ok)
@@ -81,6 +84,22 @@ impl RunCard {
 
     pub(crate) fn has(&self, section: Section) -> bool {
         self.sections & 1 << section.index() != 0
+    }
+}
+
+/// Shares equal configuration keys and labels between `cards` (each card read from the cache
+/// holds its own copy).
+pub(crate) fn intern<'a>(cards: impl Iterator<Item = &'a mut RunCard>) {
+    let mut seen: HashSet<Arc<str>> = HashSet::new();
+    let mut share = |text: &mut Arc<str>| match seen.get(text) {
+        Some(shared) => *text = Arc::clone(shared),
+        None => {
+            seen.insert(Arc::clone(text));
+        }
+    };
+    for card in cards {
+        share(&mut card.configuration_key);
+        share(&mut card.configuration);
     }
 }
 
@@ -100,4 +119,31 @@ pub(crate) fn order(cards: &mut [RunCard]) {
         let time = card.timestamp_utc.as_deref().map(|t| (crate::core::calendar::iso_seconds(t), t.to_string()));
         (time.is_none(), std::cmp::Reverse(time), card.id.clone())
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cards_of_one_configuration_share_its_key() {
+        let card = |id: &str, key: &str| RunCard {
+            id: id.into(),
+            timestamp_utc: None,
+            status: RunStatus::Ok,
+            sections: 0,
+            configuration_key: key.into(),
+            configuration: format!("label {key}").into(),
+            baseline: BaselineVerdict::Pending,
+            warnings: 0,
+            reason: None,
+        };
+        let mut cards = [card("a", "k1"), card("b", "k2"), card("c", "k1")];
+        assert!(!Arc::ptr_eq(&cards[0].configuration_key, &cards[2].configuration_key));
+        intern(cards.iter_mut());
+        assert!(Arc::ptr_eq(&cards[0].configuration_key, &cards[2].configuration_key));
+        assert!(Arc::ptr_eq(&cards[0].configuration, &cards[2].configuration));
+        assert!(!Arc::ptr_eq(&cards[0].configuration_key, &cards[1].configuration_key));
+        assert_eq!((&*cards[2].configuration_key, &*cards[1].configuration_key), ("k1", "k2"));
+    }
 }
