@@ -36,6 +36,7 @@ pub(crate) fn build(
         let figures = section
             .charts(&one, "")
             .into_iter()
+            .filter(|spec| !(spec.id == NCCL_TESTS_BUSBW && busbw_charted_per_table(digest)))
             .map(|spec| {
                 let svg_href = paths::chart_svg(&spec.id);
                 let csv_href = paths::charts_csv_href(&paths::run_file(&run.raw.id, "index.html"));
@@ -96,6 +97,21 @@ pub(crate) fn build(
         evidence: Evidence { statements: run_statements(&digest.facts), notes },
         downloads: digest.outputs.iter().map(|name| Link { text: name.clone(), href: name.clone() }).collect(),
     }
+}
+
+/// The nccl-tests section's busbw chart (all ranks in one).
+const NCCL_TESTS_BUSBW: &str = "nccl-tests-busbw";
+
+/// Whether the "How close NCCL came to the hardware" block charts busbw against size, with
+/// the expected peak, for every multi-rank all_reduce_perf table of the run: the nccl-tests
+/// section's busbw chart would then draw the same medians again, so the run page leaves it out
+/// (issue 27's footprint; the spread over sweeps stays in the time chart, busbw being size
+/// over time times a factor, and the cross-run section pages keep the chart).
+fn busbw_charted_per_table(run: &RunOverview) -> bool {
+    let Some(perf) = &run.nccl_perf else { return false };
+    let raw = run.sections.nccl_tests_raw.as_deref().unwrap_or_default();
+    let charted = |ranks: u64| perf.tables.iter().any(|t| t.binary == "all_reduce_perf" && t.ranks == ranks);
+    raw.iter().any(|r| r.world_size > 1) && raw.iter().filter(|r| r.world_size > 1).all(|r| charted(r.world_size))
 }
 
 fn facts(run: &RunSummary) -> Facts {
