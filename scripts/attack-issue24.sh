@@ -70,11 +70,11 @@ for i in $(seq 1 60); do
 done
 touch "$WORK/stop"; wait $SWAPPER; rm -f "$WORK/stop" "$WORK/runs/.swap"
 
-echo "== Medium: compare page names, .gz twins, import special files, budgets"
+echo "== Medium: run ids with dots, .gz twins, import special files, budgets"
 fresh_runs
 for id in a "b..c" "a..b" c; do cp -r "$ROOT/tests/fixtures/runs/synth-basic" "$WORK/runs/$id"; done
 run "build with ids a, b..c, a..b, c" 0 120 "$BIN" build --runs "$WORK/runs" --out "$WORK/site" --no-cache
-cases=$((cases + 1)); n=$(ls "$WORK/site/compare" 2>/dev/null | wc -l); log "compare pages (distinct files)" "$n files"
+cases=$((cases + 1)); n=$(ls -d "$WORK"/site/runs/*/ 2>/dev/null | wc -l); log "run pages (distinct folders)" "$n folders"
 fresh_runs
 gz < "$ROOT/tests/fixtures/runs/synth-basic/raw/nccl_tests_g2.stdout" > "$WORK/runs/r1/raw/nccl_tests_g2.stdout.gz"
 echo "run_id=$MARKER" | gz > "$WORK/runs/r1/manifest.txt.gz"

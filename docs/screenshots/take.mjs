@@ -1,12 +1,13 @@
 // Takes the screenshots listed in docs/screenshots/take.sh (run by it; needs playwright-core
-// and Debian's chromium). Arguments: SITE_DIR OUT_DIR RUN_ID.
+// and Debian's chromium). Arguments: SITE_DIR OUT_DIR RUN_ID COMPARED_RUN_ID (a run whose
+// comparison with its baseline is shown, every case unfolded).
 import { readFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 
-const [site, out, runId, comparePage] = process.argv.slice(2);
+const [site, out, runId, comparedRun] = process.argv.slice(2);
 const pages = [
   ['index', 'index.html', null],
-  ['compare', comparePage, null],
+  ['compare', `runs/${comparedRun}/index.html`, '#baseline'],
   ['run-page', `runs/${runId}/index.html`, '#async'],
   ['run-evidence', `runs/${runId}/index.html`, '#files'],
   ['decode-section', 'sections/decode.html', '#runs'],
@@ -25,6 +26,7 @@ for (const width of [1280, 390]) {
       // The widest table against the content box: nothing may scroll sideways at 1280.
       const widest = await page.$$eval('main table', (ts) => ts.map((t) => [t.caption ? t.caption.textContent.slice(0, 40) : '', t.scrollWidth, t.closest('main').clientWidth - 32]));
       if (width === 1280 && colorScheme === 'light') for (const [caption, w, box] of widest) if (w > box) console.log(`${name}: table "${caption}" is ${w} px wide in a ${box} px box`);
+      await page.evaluate(() => document.querySelectorAll('details.folded').forEach((d) => { d.open = true; }));
       if (anchor) await page.evaluate((a) => document.querySelector(a).scrollIntoView(), anchor);
       await page.screenshot({ path: `${out}/${name}-${width}-${colorScheme}.png` });
       if (colorScheme === 'light') {

@@ -4,7 +4,8 @@
 #
 # Builds the demo site (scripts/demo-site.sh: bundled runs, synth runs of another
 # configuration, a failed run, a run with a warning, a planted slower run) into a temp folder,
-# then takes (take.mjs) the index, the compare page of the bundled CUDA_LAUNCH_BLOCKING run (7 slower cases), the planted run's page (scrolled to
+# then takes (take.mjs) the index, the comparison with its baseline of the bundled
+# CUDA_LAUNCH_BLOCKING run (7 slower cases; its run page, every case unfolded), the planted run's page (scrolled to
 # its async section, and to its evidence list) and the decode section page (three
 # configurations) at 1280 and 390 px wide, light and dark
 # (prefers-color-scheme), each 1600 px high, and the first page of the run page printed to
@@ -27,7 +28,7 @@ rm -f "$here"/*.png
 pw="${XDG_CACHE_HOME:-$HOME/.cache}/nccl-report-screenshots"
 [ -d "$pw/node_modules/playwright-core" ] || npm install --prefix "$pw" --no-save --no-audit --no-fund playwright-core@1 >/dev/null
 cp "$here/take.mjs" "$pw/take.mjs"
-node "$pw/take.mjs" "$tmp/site" "$tmp" 20261203T090000Z compare/20261204T114158Z..20261204T114621Z-blocking.html
+node "$pw/take.mjs" "$tmp/site" "$tmp" 20261203T090000Z 20261204T114621Z-blocking
 mv "$tmp"/*-1280-*.png "$tmp"/*-390-*.png "$here/"
 pdftoppm -png -r 80 -f 1 -l 1 -singlefile "$tmp/run-page.pdf" "$here/run-page-print"
 # and the printed page that holds the widest table (async: nothing may be cut off)

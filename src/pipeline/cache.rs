@@ -180,7 +180,7 @@ impl Cache {
         });
         if !restored {
             // The files put before the failure go: the run built again may not have them all
-            // (a compare page of another baseline).
+            // (charts of sections it no longer has).
             for file in entry.files.iter().filter(|f| crate::pipeline::write::is_safe_relative(&f.rel)) {
                 let _ = staging.remove(&file.rel);
             }
@@ -264,21 +264,19 @@ impl Cache {
     }
 
     /// Updates a stored run after its comparison with its baseline: `files` replace (or join)
-    /// the cached files of the same path, `removed` leave the run, and the card and the
-    /// comparison stamp are recorded (the case verdicts go to the digest store:
+    /// the cached files of the same path, and the card and the comparison stamp are recorded (the case verdicts go to the digest store:
     /// `DigestStore::put_verdicts`). Returns the entry as stored.
     pub(crate) fn update_compared(
         &self,
         run_id: &str,
         files: &[OutputFile],
-        removed: &[String],
         card: RunCard,
         comparison: String,
     ) -> io::Result<CacheEntry> {
         let dir = self.entry_dir(run_id);
         let mut entry: CacheEntry = read_json(&dir.join("entry.json"))
             .ok_or_else(|| io::Error::other(format!("no cache entry for {run_id}")))?;
-        entry.files.retain(|f| !removed.contains(&f.rel) && !files.iter().any(|n| n.path == f.rel));
+        entry.files.retain(|f| !files.iter().any(|n| n.path == f.rel));
         let path = dir.join(PACK);
         // A missing pack counts as all waste: it is written again, which drops the entry
         // when an old file is kept (its bytes are gone).

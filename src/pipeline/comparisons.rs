@@ -1,8 +1,8 @@
 //! The build's comparison stage: every run's baseline (`comparison::baseline`, the rule
 //! `compare` uses), a stamp of everything its comparison depends on, and, for each run whose
 //! comparison is new or stale, the comparison itself (`comparison::compare` on the digests'
-//! per-cycle samples), spliced into its run page with its compare page
-//! (`compare/<base>..<cand>.html`) and its index verdict. A run whose stamp is unchanged keeps
+//! per-cycle samples), spliced into its run page (every case: no compare page besides) and
+//! its index verdict. A run whose stamp is unchanged keeps
 //! its cached page, so a build that adds the newest run compares only that run (and re-links
 //! its baseline's page, which lists the runs compared with it).
 //!
@@ -109,7 +109,7 @@ struct Loaded {
 }
 
 /// Compares every run whose stamp changed (or that was built from its inputs) with its
-/// baseline, and puts the result in its page, its compare page, its card and the cache.
+/// baseline, and puts the result in its page, its card and the cache.
 pub(super) fn compare_runs(
     results: &mut [RunResult],
     plan: &ComparisonPlan,
@@ -160,7 +160,7 @@ pub(super) fn compare_runs(
             result.card.baseline = update.verdict;
             result.comparison = Some(plan.stamps[i].clone());
             if let Some(files) = update.cached_files {
-                result.keep_cached(&files);
+                result.in_cache = !files.is_empty();
                 result.in_live = false;
             }
             // What the comparison wrote again is not a file the run no longer has.
@@ -179,7 +179,7 @@ const COMPARED_AT_ONCE: usize = 1024;
 struct Update {
     verdict: crate::site::card::BaselineVerdict,
     cached_files: Option<Vec<crate::pipeline::cache::CachedFile>>,
-    /// The site paths it wrote (the run page, its compare page).
+    /// The site paths it wrote (the run page).
     written: Vec<String>,
 }
 
@@ -195,7 +195,6 @@ fn compare_one(
     let report = report_of(results, i, plan, by_id, loaded);
     let outcome = report.as_ref().map_err(Clone::clone);
     let block = baseline_view::block(&RunComparison {
-        id: &run.id,
         outcome: outcome.clone(),
         compared_by: &plan.compared_by[i],
         pinned_error: plan.pinned_error.as_deref(),
@@ -209,16 +208,7 @@ fn compare_one(
     let page = writer.read(&page_path)?;
     let page = render::pages::splice_baseline(&page, &block)
         .with_context(|| format!("the run page of {} has no comparison region", run.id))?;
-    let mut files = vec![OutputFile::new(page_path, page)];
-    if let Ok(report) = &outcome {
-        let compare = baseline_view::compare_page(report);
-        files.push(OutputFile::new(compare.path.clone(), render::pages::compare(&compare)));
-    }
-    let stale: Vec<String> =
-        run.compare_pages.iter().filter(|rel| !files.iter().any(|f| &&f.path == rel)).cloned().collect();
-    for rel in &stale {
-        writer.remove(rel)?;
-    }
+    let files = vec![OutputFile::new(page_path, page)];
     for file in &files {
         writer.put(file)?;
     }
@@ -237,7 +227,7 @@ fn compare_one(
     let cached_files = match (context.cache, run.key.is_some()) {
         (Some(cache), true) => Some(
             cache
-                .update_compared(&run.id, &files, &stale, card, plan.stamps[i].clone())
+                .update_compared(&run.id, &files, card, plan.stamps[i].clone())
                 .with_context(|| format!("cannot update the build cache for {}", run.id))?
                 .files,
         ),

@@ -29,7 +29,7 @@ use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::{RunStatus, RunSummary};
 use crate::core::diag::{Code, Diagnostic};
 use crate::ingest::find::{FileStamp, RunDir};
-use crate::pipeline::cache::{Cache, CacheEntry, CachedFile, DigestStore, Published, Stamp};
+use crate::pipeline::cache::{Cache, CacheEntry, DigestStore, Published, Stamp};
 use crate::pipeline::histories::HistoryRow;
 use crate::pipeline::out_dir::{OutputLock, MARKER};
 use crate::pipeline::write::{count_site, SiteCount, Staging, WriteCounts};
@@ -275,7 +275,7 @@ fn check_in_place(
             let Some(cache) = context.cache else { return Ok(result) };
             match cache.repair_live(&entry, &result.id, live, live.dir()) {
                 Some(repaired) => {
-                    result.keep_cached(&entry.files);
+                    result.in_cache = !entry.files.is_empty();
                     result.in_live = repaired == 0;
                     result.live_site = true;
                     Ok(result)
@@ -563,7 +563,7 @@ fn restore_cached(
         .map(|mut result| {
             let Some(entry) = result.restore.take() else { return Ok(result) };
             if cache.restore(&entry, &result.id, context.staging, live) {
-                result.keep_cached(&entry.files);
+                result.in_cache = !entry.files.is_empty();
                 return Ok(result);
             }
             let path = paths.get(result.id.as_str()).with_context(|| format!("no run {}", result.id))?;
@@ -654,9 +654,6 @@ struct RunResult {
     /// The cache holds the run's files, whose stamps in the live site are recorded after the
     /// commit (from its entry: the file list is not kept here, ~3 KB a run; issue 27's memory).
     in_cache: bool,
-    /// The run's compare pages among its cached files (one a comparison no longer writes is
-    /// removed).
-    compare_pages: Vec<String>,
     /// The comparison stamp the run's page holds (`None`: not compared yet).
     comparison: Option<String>,
     /// The site files of the run's previous build that it no longer has (built again: they are
@@ -668,15 +665,6 @@ struct RunResult {
     live_site: bool,
     /// Input bytes of the run.
     bytes: u64,
-}
-
-impl RunResult {
-    /// Notes that the cache holds `files` as the run's site files.
-    fn keep_cached(&mut self, files: &[CachedFile]) {
-        self.in_cache = !files.is_empty();
-        self.compare_pages =
-            files.iter().map(|f| &f.rel).filter(|rel| paths::is_compare_page_of(rel, &self.id)).cloned().collect();
-    }
 }
 
 /// One run: from the cache when its inputs are unchanged (its files copied into the new
@@ -697,7 +685,6 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
             cached: true,
             bytes: run.files.total_bytes,
             in_cache: false,
-            compare_pages: Vec::new(),
             comparison: entry.comparison.clone(),
             restore: Some(entry),
             replaced: Vec::new(),
@@ -754,7 +741,6 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
         cached: false,
         restore: None,
         in_cache,
-        compare_pages: Vec::new(),
         comparison: None,
         bytes: run.files.total_bytes,
         replaced: previous.into_iter().filter(|rel| !files.iter().any(|f| &f.path == rel)).collect(),

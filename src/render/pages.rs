@@ -4,7 +4,7 @@
 use crate::render::markdown;
 use crate::site::history_view::HistoryPage;
 use crate::site::nav::{self, NavLink, Place};
-use crate::site::view::{Block, ComparePage, Evidence, IndexPage, RunPage, SectionPage};
+use crate::site::view::{Block, Evidence, IndexPage, RunPage, SectionPage};
 use askama::Template;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -37,15 +37,6 @@ struct SectionHtml<'a> {
     nav: Vec<NavLink>,
     page: &'a SectionPage,
     notes_html: Vec<(String, String)>,
-}
-
-#[derive(Template)]
-#[template(path = "compare.html")]
-struct CompareHtml<'a> {
-    root: &'a str,
-    version: &'a str,
-    nav: Vec<NavLink>,
-    page: &'a ComparePage,
 }
 
 #[derive(Template)]
@@ -109,11 +100,6 @@ pub(crate) fn section(page: &SectionPage) -> Vec<u8> {
         page,
         notes_html: notes(&page.evidence),
     })
-}
-
-pub(crate) fn compare(page: &ComparePage) -> Vec<u8> {
-    let root = "../";
-    render(&CompareHtml { root, version: VERSION, nav: nav::links(root, Place::Elsewhere), page })
 }
 
 /// A history page (`history/<slug>.html`) or the regressions page (`regressions.html`): its

@@ -1,7 +1,7 @@
 //! What the site shows of a run's comparison with its baseline (`comparison::Report`): the
-//! run page's "Compared with baseline" block, the compare page
-//! (`compare/<base>..<cand>.html`) and the index's verdict cell. Uses `comparison` and the
-//! site's view types; computes nothing.
+//! run page's "Compared with baseline" block (every case in it: one page a run, not a compare
+//! page besides, issue 27's footprint) and the index's verdict cell. Uses `comparison` and
+//! the site's view types; computes nothing.
 
 use crate::analysis::comparison::engine::{CaseResult, Verdict};
 use crate::analysis::comparison::Report;
@@ -9,15 +9,14 @@ use crate::core::format::{count, natural_cmp, pct2};
 use crate::site::card::{BaselineVerdict, VerdictCounts};
 use crate::site::paths;
 use crate::site::verdict_look::{look, run_look};
-use crate::site::view::{Block, Cell, Column, ComparePage, Link, Table};
+use crate::site::view::{Block, Cell, Column, Table};
 
 /// Id of the run page's comparison block (its anchor).
-pub(crate) const BLOCK_ID: &str = "baseline";
+pub(crate) const BLOCK_ID: &str = paths::COMPARISON_ID;
 
 /// What a run's comparison came to: a report, or why there is none; plus the runs that have
 /// this run as their baseline (their ids), and a note on `baselines.json` if it is unusable.
 pub(crate) struct RunComparison<'a> {
-    pub id: &'a str,
     pub outcome: Result<&'a Report, String>,
     pub compared_by: &'a [String],
     pub pinned_error: Option<&'a str>,
@@ -91,15 +90,13 @@ pub(crate) fn block(c: &RunComparison) -> Block {
                 intro.push(format!("Not comparable: the configurations differ in {}.", parts.join(", ")));
             }
             intro.push(rule_line());
-            let mut links = Table::new("The comparison", &[("baseline run", false), ("every case", false)]);
+            let mut links = Table::new("The comparison", &[("baseline run", false), ("configuration", false)]);
             links.push(vec![
                 Cell::link(report.base.id.clone(), paths::run_link(root, &report.base.id)),
-                Cell::link(
-                    "compare page".to_string(),
-                    paths::compare_link(root, &report.base.id, &report.candidate.id),
-                ),
+                Cell::text(report.candidate.configuration.clone()),
             ]);
             tables.push(links);
+            tables.extend(differences_table(report));
             let flagged: Vec<&CaseResult> =
                 worst_first(&report.cases).into_iter().filter(|r| look(r.verdict.as_str()).rank <= 1).collect();
             if flagged.is_empty() {
@@ -111,6 +108,7 @@ pub(crate) fn block(c: &RunComparison) -> Block {
                 }
                 tables.push(table);
             }
+            tables.push(every_case_table(report));
         }
         Err(why) => intro.push(format!("Not compared: {why}.")),
     }
@@ -120,7 +118,7 @@ pub(crate) fn block(c: &RunComparison) -> Block {
         for candidate in c.compared_by {
             table.push(vec![
                 Cell::link(candidate.clone(), paths::run_link(root, candidate)),
-                Cell::link("compare page".to_string(), paths::compare_link(root, c.id, candidate)),
+                Cell::link("its verdicts".to_string(), paths::comparison_link(root, candidate)),
             ]);
         }
         tables.push(table);
@@ -128,50 +126,36 @@ pub(crate) fn block(c: &RunComparison) -> Block {
     Block { id: BLOCK_ID.into(), title: "Compared with baseline".into(), intro, tables, ..Block::default() }
 }
 
-/// The compare page of a report (links relative to `compare/`).
-pub(crate) fn compare_page(report: &Report) -> ComparePage {
-    let root = "../";
-    let (base, cand) = (&report.base, &report.candidate);
-    let mut intro = vec![
-        format!(
-            "Candidate {} ({}) compared with base {} ({}); the base is the {}.",
-            cand.id, cand.status, base.id, base.status, report.baseline_source
-        ),
-        format!("Configuration: {}.", cand.configuration),
-    ];
-    let BaselineVerdict::Compared(counts) = verdict(&Ok(report)) else { unreachable!("a report has counts") };
-    intro.push(format!("Verdicts: {}.", counts_text(&counts)));
-    intro.extend(shift_lines(report));
-    intro.extend(caveat_line(report));
-    intro.push(rule_line());
-    let mut tables = Vec::new();
-    if !report.key_differences.is_empty() {
-        let mut table = Table::new(
-            "Not comparable: the configurations differ",
-            &[("key part", false), ("base", false), ("candidate", false)],
-        );
-        for d in &report.key_differences {
-            table.push(vec![Cell::text(&d.part), Cell::text(&d.base), Cell::text(&d.candidate)]);
-        }
-        tables.push(table);
+/// The base and candidate configurations side by side where they differ (the comparison is
+/// then refused).
+fn differences_table(report: &Report) -> Option<Table> {
+    if report.key_differences.is_empty() {
+        return None;
     }
-    let mut cases = cases_table("Every case, worst first (ratio = median candidate / median base, as measured)");
+    let mut table = Table::new(
+        "Not comparable: the configurations differ",
+        &[("key part", false), ("base", false), ("candidate", false)],
+    );
+    for d in &report.key_differences {
+        table.push(vec![Cell::text(&d.part), Cell::text(&d.base), Cell::text(&d.candidate)]);
+    }
+    Some(table)
+}
+
+/// Every case, worst first, with why it got its verdict: folded under its caption (a run has
+/// tens to hundreds of cases).
+fn every_case_table(report: &Report) -> Table {
+    let mut cases = cases_table(&format!(
+        "Every case, worst first ({}; ratio = median candidate / median base, as measured)",
+        count(report.cases.len(), "case")
+    ));
     cases.columns.push(Column { label: "why".into(), numeric: false });
     for case in worst_first(&report.cases) {
         let mut row = case_row(case);
         row.push(Cell::text(case.reason.clone().unwrap_or_default()));
         cases.push(row);
     }
-    tables.push(cases);
-    ComparePage {
-        path: paths::compare_page(&base.id, &cand.id),
-        title: format!("{} compared with {}", cand.id, base.id),
-        runs: vec![
-            ("base".into(), Link { text: base.id.clone(), href: paths::run_link(root, &base.id) }),
-            ("candidate".into(), Link { text: cand.id.clone(), href: paths::run_link(root, &cand.id) }),
-        ],
-        block: Block { id: "cases".into(), title: "Verdicts".into(), intro, tables, ..Block::default() },
-    }
+    cases.with_folded()
 }
 
 /// One line per family: its shift against the history and whether it is beyond the noise.
@@ -285,10 +269,8 @@ fn case_row(c: &CaseResult) -> Vec<Cell> {
 pub(crate) fn index_cell(root: &str, id: &str, verdict: &BaselineVerdict) -> Cell {
     match verdict {
         BaselineVerdict::Compared(v) => {
-            let mut cell = Cell::link(
-                format!("vs {}: {}", v.baseline, counts_text(v)),
-                paths::compare_link(root, &v.baseline, id),
-            );
+            let mut cell =
+                Cell::link(format!("vs {}: {}", v.baseline, counts_text(v)), paths::comparison_link(root, id));
             // A slower family counts as a regression as a slower case does (`has_regression`).
             if let Some(l) = run_look(v.of("slower") + usize::from(v.regression), v.of("faster")) {
                 cell.class = l.class;

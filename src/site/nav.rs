@@ -13,7 +13,7 @@ pub(crate) enum Place {
     Section(&'static str),
     /// The regressions page.
     Regressions,
-    /// A run page, a compare page, a history page, the 404 page.
+    /// A run page, a history page, the 404 page.
     Elsewhere,
 }
 

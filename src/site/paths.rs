@@ -76,63 +76,13 @@ pub(crate) fn run_link(root: &str, id: &str) -> String {
     format!("{root}runs/{}/index.html", url_segment(id))
 }
 
-/// A run id as it is written in a compare page name: `%` as `%25`, and a `.` that ends the
-/// id or touches another `.` as `%2E`. Ids never start with `.`, so an escaped id neither
-/// starts nor ends with `.` and holds no `..`: in `<base>..<cand>` the first `..` is the
-/// separator, and `(a, b..c)` and `(a..b, c)` name two pages. Ids without such dots (the
-/// seed's timestamps) are written as they are.
-fn compare_id(id: &str) -> String {
-    let chars: Vec<char> = id.chars().collect();
-    let mut out = String::with_capacity(id.len());
-    for (i, &c) in chars.iter().enumerate() {
-        let dot_run = c == '.' && (i + 1 == chars.len() || chars[i + 1] == '.' || (i > 0 && chars[i - 1] == '.'));
-        match c {
-            '%' => out.push_str("%25"),
-            '.' if dot_run => out.push_str("%2E"),
-            other => out.push(other),
-        }
-    }
-    out
-}
+/// The id (anchor) of a run page's "Compared with baseline" block.
+pub(crate) const COMPARISON_ID: &str = "baseline";
 
-/// The longest compare page file name written as `<base>..<cand>.html`; a longer one (ids
-/// are up to 128 bytes, escaping can triple them, and a file name has at most 255) is
-/// `<hash>.html`, the xxh3-64 of both ids.
-const MAX_COMPARE_NAME: usize = 200;
-
-/// The file name of the page comparing `cand` with `base`.
-fn compare_name(base: &str, cand: &str) -> String {
-    let name = format!("{}..{}", compare_id(base), compare_id(cand));
-    if name.len() <= MAX_COMPARE_NAME {
-        return format!("{name}.html");
-    }
-    let hash = xxhash_rust::xxh3::xxh3_64(format!("{base}\0{cand}").as_bytes());
-    format!("{hash:016x}.html")
-}
-
-/// The page comparing run `cand` with its baseline `base`.
-pub(crate) fn compare_page(base: &str, cand: &str) -> String {
-    format!("compare/{}", compare_name(base, cand))
-}
-
-/// A link to that page from a page whose root prefix is `root` (the name URL-encoded).
-pub(crate) fn compare_link(root: &str, base: &str, cand: &str) -> String {
-    format!("{root}compare/{}", url_segment(&compare_name(base, cand)))
-}
-
-/// Whether `rel`, one of candidate `cand`'s own files, is one of its compare pages (against
-/// any base): `<base>..<cand>.html` with an escaped base, or a hashed name (only the
-/// candidate writes its compare pages, so a hashed name among its files is its own).
-pub(crate) fn is_compare_page_of(rel: &str, cand: &str) -> bool {
-    let Some(name) = rel.strip_prefix("compare/").and_then(|name| name.strip_suffix(".html")) else {
-        return false;
-    };
-    let hashed = name.len() == 16 && name.bytes().all(|b| b.is_ascii_hexdigit());
-    let named = name
-        .strip_suffix(&compare_id(cand))
-        .and_then(|base| base.strip_suffix(".."))
-        .is_some_and(|base| !base.is_empty() && !base.contains("..") && !base.ends_with('.') && !base.contains('/'));
-    hashed || named
+/// A link to a run's comparison with its baseline (that block of its page) from a page whose
+/// root prefix is `root`.
+pub(crate) fn comparison_link(root: &str, id: &str) -> String {
+    format!("{}#{COMPARISON_ID}", run_link(root, id))
 }
 
 /// A chart's SVG, relative to the page that shows it (in its `charts/` folder).
@@ -208,30 +158,9 @@ mod tests {
     }
 
     #[test]
-    fn compare_page_names_never_collide() {
-        assert_eq!(
-            compare_page("20250101T000000Z", "20250102T000000Z"),
-            "compare/20250101T000000Z..20250102T000000Z.html"
-        );
-        assert_eq!(compare_page("v1.2", "v1.3"), "compare/v1.2..v1.3.html");
-        // (a, b..c) and (a..b, c): one file before, two now.
-        let one = compare_page("a", "b..c");
-        let two = compare_page("a..b", "c");
-        assert_ne!(one, two);
-        assert_eq!((one.as_str(), two.as_str()), ("compare/a..b%2E%2Ec.html", "compare/a%2E%2Eb..c.html"));
-        let ids = ["a", "a.", "a..", "b", ".b", "a..b", "b..c", "a.b", "a%2E", "a%2E%2Eb", "x...y", "c"];
-        let mut names = std::collections::BTreeSet::new();
-        for base in ids {
-            for cand in ids {
-                assert!(names.insert(compare_page(base, cand)), "({base}, {cand}) collides");
-                assert!(is_compare_page_of(&compare_page(base, cand), cand), "({base}, {cand})");
-            }
-        }
-        assert_eq!(compare_link("../", "a..b", "c"), "../compare/a%252E%252Eb..c.html");
-        let long = "x".repeat(128);
-        let hashed = compare_page(&long, &long);
-        assert!(hashed.len() < 40 && is_compare_page_of(&hashed, &long), "{hashed}");
-        assert_ne!(hashed, compare_page(&long, &"y".repeat(128)));
+    fn a_comparison_is_linked_on_its_run_page() {
+        assert_eq!(comparison_link("../", "a..b"), "../runs/a..b/index.html#baseline");
+        assert_eq!(comparison_link("", "x y"), "runs/x%20y/index.html#baseline");
     }
 
     #[test]

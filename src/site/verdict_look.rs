@@ -5,7 +5,7 @@
 
 use crate::site::view::Cell;
 
-/// What a verdict looks like on every page (index, run page, compare page).
+/// What a verdict looks like on every page (index, run page, history pages).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Look {
     /// CSS class of the cell: `regression`, `improvement`, `na` or empty.

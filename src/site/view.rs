@@ -14,6 +14,8 @@ pub(crate) struct Table {
     pub cards: bool,
     /// An extra class of the table's wrapper (`runs`: the run list's wrapping rules), or empty.
     pub class: &'static str,
+    /// Shown folded under its caption (`<details>`), opened by the reader.
+    pub folded: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -44,7 +46,13 @@ impl Table {
             row_headers: false,
             cards: false,
             class: "",
+            folded: false,
         }
+    }
+
+    /// The table folded under its caption.
+    pub(crate) fn with_folded(self) -> Self {
+        Table { folded: true, ..self }
     }
 
     /// The table shown as one card per row on a phone.
@@ -273,17 +281,6 @@ pub(crate) struct SectionPage {
     pub what: Vec<String>,
     pub blocks: Vec<Block>,
     pub evidence: Evidence,
-}
-
-/// A run compared with its baseline, every case (`compare/<base>..<cand>.html`).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ComparePage {
-    /// Where the page is written, from the site root.
-    pub path: String,
-    pub title: String,
-    /// ("base" | "candidate", link to the run's page).
-    pub runs: Vec<(String, Link)>,
-    pub block: Block,
 }
 
 /// One page of runs of the pages that span every run, ready to render.

@@ -198,7 +198,6 @@ fn adding_a_run_writes_only_the_run_and_the_pages_that_list_it() {
             continue;
         }
         let expected = rel.starts_with(&format!("runs/{id}/"))
-            || (rel.starts_with("compare/") && rel.ends_with(&format!("..{id}.html")))
             || ["index.html", "data/runs.json", ".nccl-report-site", "regressions.html"].contains(&rel.as_str())
             || rel.starts_with("history/")
             || rel.starts_with("sections/charts/")
@@ -242,8 +241,7 @@ fn adding_a_run_writes_only_the_run_and_the_pages_that_list_it() {
     assert_eq!(tree(&out), before);
 }
 
-/// Issue 26: the summary line counts what the site holds, pages (every `.html`, compare pages
-/// included) and files, on a clean build, a build with nothing to do and one that rebuilds
+/// Issue 26: the summary line counts what the site holds, pages (every `.html`) and files, on a clean build, a build with nothing to do and one that rebuilds
 /// one run and takes the others from the cache.
 #[test]
 fn the_build_summary_counts_the_pages_and_files_of_the_site() {
@@ -266,7 +264,7 @@ fn the_build_summary_counts_the_pages_and_files_of_the_site() {
     };
     let clean = counted(&build(&runs, &out, &[]));
     let (pages, files) = actual();
-    assert!(tree(&out).keys().any(|p| p.starts_with("compare/")), "the bundled runs give compare pages");
+    assert!(tree(&out).keys().any(|p| p.starts_with("history/")), "the bundled runs give history pages");
     assert_eq!(clean, (pages, files));
     assert_eq!(counted(&build(&runs, &out, &[])), (pages, files), "nothing to do");
     let notes = runs.join("synth-basic/NOTES.md");
@@ -305,7 +303,7 @@ fn the_build_summary_counts_the_pages_and_files_of_the_site() {
 }
 
 /// A run compared again and again keeps one pack of files in the cache: each comparison
-/// appends the files it changes (its page, its compare page), and the pack is written again
+/// appends the file it changes (its page), and the pack is written again
 /// with only the files in use once unused bytes outweigh them. What the cache gives back (the
 /// site deleted) is still what a build without the cache makes.
 #[test]

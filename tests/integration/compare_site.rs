@@ -1,7 +1,7 @@
 //! Comparisons on the site: each run's page says how it compares with its baseline (the rule
-//! of `compare`), its compare page lists every case and is linked from both runs, the index
-//! has the verdict; builds that add or remove runs update exactly what changed and give the
-//! site a clean build gives.
+//! of `compare`) and lists every case, its baseline's page links there, the index has the
+//! verdict; builds that add or remove runs update exactly what changed and give the site a
+//! clean build gives.
 
 use crate::common::{build, copy_tree, nccl_report, text, tree};
 use crate::compare::{bundled_run, two_runs, EARLIER, LATER, REAL};
@@ -13,13 +13,14 @@ fn page(out: &Path, rel: &str) -> String {
 }
 
 #[test]
-fn a_planted_regression_is_on_the_run_page_the_compare_page_and_the_index() {
+fn a_planted_regression_is_on_the_run_page_its_baseline_s_page_and_the_index() {
     let (dir, runs) = two_runs(1.5);
     let out = dir.path().join("site");
     let output = build(&runs, &out, &[]);
     assert!(output.status.success(), "{}", text(&output));
-    let compare_page = format!("compare/{REAL}..{LATER}.html");
-    let link = format!("../../{compare_page}");
+    let verdicts = format!("runs/{LATER}/index.html#baseline");
+    let link = format!("../../{verdicts}");
+    assert!(!out.join("compare").exists(), "no compare pages: every case is on the run page");
 
     let later = page(&out, &format!("runs/{LATER}/index.html"));
     assert!(
@@ -27,7 +28,6 @@ fn a_planted_regression_is_on_the_run_page_the_compare_page_and_the_index() {
         "{later}"
     );
     assert!(later.contains("Flagged cases") && later.contains("tokens=1;bytes=8192;calls=160"), "{later}");
-    assert!(later.contains(&format!("href=\"{link}\"")), "candidate links its compare page");
     let real = page(&out, &format!("runs/{REAL}/index.html"));
     assert!(
         real.contains("Runs compared with this run as their baseline") && real.contains(&format!("href=\"{link}\""))
@@ -37,7 +37,7 @@ fn a_planted_regression_is_on_the_run_page_the_compare_page_and_the_index() {
 
     let index = page(&out, "index.html");
     let cell =
-        format!("<td class=\"regression\"><a href=\"{compare_page}\">vs {REAL}: ▲ 1 slower · = 51 no change</a></td>");
+        format!("<td class=\"regression\"><a href=\"{verdicts}\">vs {REAL}: ▲ 1 slower · = 51 no change</a></td>");
     assert!(index.contains(&cell), "{index}");
     assert!(index.contains("<li class=\"regression\"><strong>▲ 1 run, slower than before</strong>"), "{index}");
 
@@ -46,19 +46,20 @@ fn a_planted_regression_is_on_the_run_page_the_compare_page_and_the_index() {
     let json: Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!((json["counts"]["slower"].as_u64(), json["counts"]["no_change"].as_u64()), (Some(1), Some(51)));
 
-    // Verdict first, worst first: the slower case is the first row of the compare page.
-    let compare = page(&out, &compare_page);
-    let every_case = &compare[compare.find("Every case, worst first").unwrap()..];
+    // Verdict first, worst first: the slower case is the first row of every case, folded
+    // under its caption on the run page.
+    let block = &later[later.find("<section id=\"baseline\">").unwrap()..];
+    let block = &block[..block.find("</section>").unwrap()];
+    let every_case =
+        &block[block.find("<details class=\"folded\"><summary>Every case, worst first (52 cases;").unwrap()..];
     let first_row = every_case.split("<tbody>").nth(1).unwrap_or_default();
     assert!(first_row.starts_with("\n<tr><td class=\"regression\">▲ slower</td>"), "{first_row}");
-    for table in compare.split("<table").skip(1) {
+    assert_eq!(every_case.matches("<tr><td").count(), 52, "every case, once");
+    for table in block.split("<table").skip(1) {
         let width = min_table_width_px(&table[..table.find("</table>").unwrap()]);
-        assert!(width <= CONTENT_BOX_PX, "a compare table needs {width} px, wider than the {CONTENT_BOX_PX} px box");
+        assert!(width <= CONTENT_BOX_PX, "a comparison table needs {width} px, wider than the {CONTENT_BOX_PX} px box");
     }
-
-    let html =
-        page(&out, &compare_page).replace(concat!("nccl-report ", env!("CARGO_PKG_VERSION")), "nccl-report [version]");
-    insta::assert_snapshot!("compare_page", html);
+    insta::assert_snapshot!("comparison_block", block);
 }
 
 /// The content box at a 1280 px window (`main`: 1200 px less 2 x 16 px padding).
@@ -137,24 +138,26 @@ fn builds_that_add_or_remove_runs_redo_only_the_comparisons_that_changed() {
         assert!(fresh.status.success(), "{}", text(&fresh));
         assert!(tree(&out) == tree(&clean), "an incremental build gives the site a clean build gives");
     };
+    let compared_with = |id: &str| {
+        let html = page(&out, &format!("runs/{id}/index.html"));
+        html.split_once("<p>Compared with ")
+            .and_then(|(_, rest)| rest.split_once(' '))
+            .map(|(base, _)| base.to_string())
+    };
     built("2 runs");
-    assert!(out.join(format!("compare/{REAL}..{LATER}.html")).is_file());
+    assert_eq!(compared_with(LATER).as_deref(), Some(REAL));
 
-    // A newer run: compared with LATER, which now lists it; REAL..LATER stays.
+    // A newer run: compared with LATER, whose page now links its verdicts; LATER's stay.
     const NEWER: &str = "20261203T100000Z";
     copy_tree(&bundled_run(), &runs.join(NEWER));
     built("; 2 from cache");
-    assert!(page(&out, &format!("runs/{LATER}/index.html")).contains(&format!("compare/{LATER}..{NEWER}.html")));
-    assert!(out.join(format!("compare/{REAL}..{LATER}.html")).is_file());
+    assert!(page(&out, &format!("runs/{LATER}/index.html")).contains(&format!("runs/{NEWER}/index.html#baseline")));
+    assert_eq!((compared_with(LATER).as_deref(), compared_with(NEWER).as_deref()), (Some(REAL), Some(LATER)));
 
-    // LATER removed: NEWER's baseline is REAL, and LATER's compare pages are gone.
+    // LATER removed: NEWER's baseline is REAL.
     std::fs::remove_dir_all(runs.join(LATER)).unwrap();
     built("2 runs");
-    let names: Vec<String> = std::fs::read_dir(out.join("compare"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert_eq!(names, [format!("{REAL}..{NEWER}.html")]);
+    assert_eq!(compared_with(NEWER).as_deref(), Some(REAL));
 
     // A pinned baseline changes every comparison of the configuration.
     let label = serde_json::from_slice::<Value>(
