@@ -74,7 +74,7 @@ pub(crate) fn build(
     }
     blocks.extend(inspector_block(run));
     blocks.push(manifest_block(run));
-    blocks.push(artifacts_block(run));
+    blocks.push(artifacts_block(run, evidence));
     // The budget is applied before the file list is made, which links only the charts drawn;
     // the file list has its own (every table count is within it).
     let mut facts = facts(run);
@@ -373,7 +373,12 @@ fn manifest_block(run: &RunSummary) -> Block {
     }
 }
 
-fn artifacts_block(run: &RunSummary) -> Block {
+/// An archived artifact longer than this is linked to its evidence copy when the site
+/// publishes one, not repeated on the page (`nvidia-smi -q` is ~14 KB: issue 27's footprint);
+/// shorter ones, and every one without evidence, are shown as recorded.
+const ARTIFACT_SHOWN_BYTES: usize = 2048;
+
+fn artifacts_block(run: &RunSummary, evidence: Option<&[EvidenceFile]>) -> Block {
     let mut tables = Vec::new();
     if !run.raw.gpus.is_empty() {
         let mut gpus = Table::new(
@@ -409,8 +414,22 @@ fn artifacts_block(run: &RunSummary) -> Block {
         }
         tables.push(table);
     }
-    let pre = run.raw.other_artifacts.iter().map(|(name, text)| (name.clone(), text.clone())).collect();
     let intro = if tables.is_empty() { vec!["No nvidia-smi artifacts in this run.".to_string()] } else { Vec::new() };
+    let published = |name: &str| evidence.is_some_and(|files| files.iter().any(|f| f.rel == name && f.bytes.is_ok()));
+    let (linked, shown): (Vec<_>, Vec<_>) =
+        run.raw.other_artifacts.iter().partition(|(name, text)| text.len() > ARTIFACT_SHOWN_BYTES && published(name));
+    if !linked.is_empty() {
+        let mut table =
+            Table::new("Longer artifacts, as recorded (evidence copies)", &[("file", false), ("size", true)]);
+        for (name, text) in linked {
+            table.push(vec![
+                Cell::link(name.clone(), paths::evidence_link(name)),
+                Cell::text(bytes_about(text.len() as u64)),
+            ]);
+        }
+        tables.push(table);
+    }
+    let pre = shown.into_iter().map(|(name, text)| (name.clone(), text.clone())).collect();
     Block { id: "artifacts".into(), title: "Hardware artifacts".into(), intro, tables, figures: Vec::new(), pre }
 }
 

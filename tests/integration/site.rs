@@ -701,11 +701,14 @@ fn scoped_notes_show_only_on_the_runs_they_apply_to() {
 
 /// Issue 26: every archived input is published beside its run page, byte for byte as stored
 /// (a `.gz` stays gzipped) and linked with its size; a file that sets a secret-named variable
-/// is withheld and says why; `--no-evidence` leaves them all out.
+/// is withheld and says why; `--no-evidence` leaves them all out. A long artifact is shown
+/// once: linked to its evidence copy, or on the page without evidence.
 #[test]
 fn archived_inputs_are_published_as_evidence_unless_withheld() {
     let (dir, runs) = runs_dir(&["synth-gzip-logs"]);
     let run = runs.join("synth-gzip-logs");
+    let long = "GPU 00000000:18:00.0\n    Product Name : NVIDIA H200\n".repeat(60);
+    fs::write(run.join("artifacts/nvidia_smi_q.txt"), &long).unwrap();
     fs::write(run.join("raw/world4_full.stdout"), "step 1\nexport HF_TOKEN=hf_supersecret\n").unwrap();
     fs::write(run.join("artifacts/evil.html"), "<script>alert(1)</script>").unwrap();
     let out = dir.path().join("site");
@@ -732,6 +735,8 @@ fn archived_inputs_are_published_as_evidence_unless_withheld() {
     }
     assert!(published > 10 && inputs.keys().any(|p| p.ends_with(".log.gz")), "{published}");
     assert!(!site.values().any(|b| b.windows(14).any(|w| w == b"hf_supersecret")), "the secret is nowhere");
+    assert!(!page.contains("<h3>artifacts/nvidia_smi_q.txt</h3>"), "a long artifact is not repeated on the page");
+    assert!(page.contains("Longer artifacts, as recorded (evidence copies)"), "{page}");
 
     let bare = dir.path().join("bare");
     assert!(build(&runs, &bare, &["--no-evidence"]).status.success());
@@ -739,6 +744,10 @@ fn archived_inputs_are_published_as_evidence_unless_withheld() {
     assert!(!bare_site.keys().any(|p| p.contains("/evidence/")));
     let page = String::from_utf8(bare_site["runs/synth-gzip-logs/index.html"].clone()).unwrap();
     assert!(page.contains("In the archive only") && page.contains("--no-evidence"));
+    assert!(
+        page.contains("<h3>artifacts/nvidia_smi_q.txt</h3>\n<pre>GPU 00000000:18:00.0"),
+        "shown where it is the only copy"
+    );
 }
 
 /// The run page and `runs.json` list diagnostics in the one order (worst severity first, then
