@@ -291,14 +291,14 @@ pub(crate) fn yes_no(b: bool) -> &'static str {
     }
 }
 
-/// A run id as one URL path segment: everything but unreserved characters percent-encoded,
-/// so an id holding `#`, `?`, `%` or spaces still links to its own folder.
 /// `text` with control characters (terminal escape sequences among them) written as Rust
 /// escapes (`\u{1b}`), so that names and messages from runs cannot drive the terminal.
 pub(crate) fn terminal_safe(text: &str) -> String {
     text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
+/// A run id as one URL path segment: everything but unreserved characters percent-encoded,
+/// so an id holding `#`, `?`, `%` or spaces still links to its own folder.
 pub(crate) fn url_segment(id: &str) -> String {
     let mut out = String::with_capacity(id.len());
     for byte in id.bytes() {
