@@ -30,7 +30,7 @@ build() { # LOG
 if [ "$STAGE" != more ]; then
   "$BIN" synth --small --out "$WORK/all" --count $((N + 1000)) --seed 7 >/dev/null
   mkdir -p "$WORK/runs" "$WORK/later"
-  (cd "$WORK/all" && ls | sort | head -n "$N" | xargs mv -t "$WORK/runs/")
+  (cd "$WORK/all" && ls | sort | sed -n "1,${N}p" | xargs mv -t "$WORK/runs/")
   (cd "$WORK/all" && ls | xargs mv -t "$WORK/later/")
   echo "generated $((N + 1000)) small runs in $((SECONDS - start)) s; $(find "$WORK/runs" -type f | wc -l) input files for N"
   t0=$(date +%s.%N)
