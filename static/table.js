@@ -2,7 +2,8 @@
 // complete without it (tables come sorted: worst verdict first, newest run first). Works from
 // file:// (a classic script, no modules, no requests). Each header becomes a button that
 // sorts its column (numbers by value, text in natural order: tokens=1 before tokens=128);
-// a table of more than 8 rows gets a filter box that hides rows not containing its text.
+// a table of more than 8 rows gets a filter box that hides rows not containing its text; a
+// folded table is unfolded for printing.
 (function () {
   "use strict";
   var collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
@@ -57,4 +58,8 @@
     }
   }
   Array.prototype.forEach.call(document.querySelectorAll("main table"), enhance);
+  // A folded table (every case of a comparison) prints unfolded.
+  window.addEventListener("beforeprint", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("details.folded"), function (d) { d.open = true; });
+  });
 })();

@@ -288,7 +288,7 @@ fn check_in_place(
                         .with_context(|| format!("no run {}", result.id))?;
                     let run = find::list_run(id.clone(), path.clone(), &folders.canonical_root);
                     let previous = entry.files.iter().map(|f| f.rel.clone()).collect();
-                    let plan = CachePlan { key: Some((entry.key, entry.stamps)), hit: None, previous };
+                    let plan = CachePlan { key: cache.key(&run, None).ok(), hit: None, previous };
                     let rebuilt = build_run(&run, plan, &in_live)?;
                     Ok(RunResult { live_site: true, ..rebuilt })
                 }
@@ -299,13 +299,19 @@ fn check_in_place(
 
 /// Moves the runs built anew (and compared) from the staging folder into the live site, each
 /// file renamed over its old version, and removes the files those runs had before and no
-/// longer have.
+/// longer have, and the folders that leaves empty.
 fn move_in_place(results: &[RunResult], staging: &Staging, live: &Staging) -> anyhow::Result<()> {
     live.take_from(staging)?;
+    let mut folders = std::collections::BTreeSet::new();
     for result in results {
         for rel in &result.replaced {
             live.remove(rel)?;
+            folders.extend(std::path::Path::new(rel).ancestors().skip(1).filter_map(|p| p.to_str()));
         }
+    }
+    // The deepest first, so that a folder emptied by removing its empty subfolder goes too.
+    for folder in folders.iter().rev().filter(|f| !f.is_empty()) {
+        live.remove_if_empty(folder)?;
     }
     Ok(())
 }
@@ -568,11 +574,7 @@ fn restore_cached(
             }
             let path = paths.get(result.id.as_str()).with_context(|| format!("no run {}", result.id))?;
             let run = find::list_run(result.id.clone(), path.to_path_buf(), &folders.canonical_root);
-            build_run(
-                &run,
-                CachePlan { key: Some((entry.key, entry.stamps)), hit: None, previous: Vec::new() },
-                context,
-            )
+            build_run(&run, CachePlan { key: cache.key(&run, None).ok(), hit: None, previous: Vec::new() }, context)
         })
         .collect()
 }
@@ -677,6 +679,9 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
             entry.stamps = stamps.clone();
             let _ = cache.restamp(&run.id, &entry);
         }
+        // The inputs' stamps are not kept until the entry's files are put back (a few KB a
+        // run: issue 27's memory); the rare run whose files cannot be put back is keyed again.
+        entry.stamps = Vec::new();
         return Ok(RunResult {
             id: run.id.clone(),
             key: Some(key.clone()),

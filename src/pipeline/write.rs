@@ -250,6 +250,17 @@ impl<'a> Staging<'a> {
         Ok(())
     }
 
+    /// Removes the folder `rel` if it is empty (a folder whose files a build removed, e.g. the
+    /// `compare/` of a site an older version wrote); a folder that still holds anything stays.
+    pub(crate) fn remove_if_empty(&self, rel: &str) -> Result<(), WriteError> {
+        let path = self.path_of(rel)?;
+        if fs::read_dir(&path).map_or(true, |mut entries| entries.next().is_some()) {
+            return Ok(());
+        }
+        self.touch()?;
+        fs::remove_dir(&path).map_err(io_err(&path))
+    }
+
     /// Moves every file of `from` (a staging folder of this output, holding only new files)
     /// into this in-place site at the same path, each renamed over the file there; returns
     /// the site paths moved. Used to put the runs built into a staging folder in place.
@@ -473,6 +484,24 @@ mod tests {
         assert_eq!(fs::read_to_string(staging.dir().join("runs/a/index.html")).unwrap(), "new");
         assert_eq!(staging.count().unwrap(), SiteCount { files: 2, pages: 1 });
         assert_eq!(staging.count().unwrap(), count_site(staging.dir()).unwrap());
+    }
+
+    #[test]
+    fn only_an_empty_folder_is_removed_if_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("site");
+        write_site(&out, &[OutputFile::new("compare/a..b.html", "x"), OutputFile::new("runs/a/index.html", "y")])
+            .unwrap();
+        let lock = OutputLock::acquire(&out).unwrap();
+        let staging = Staging::begin(&lock).unwrap();
+        staging.put(&OutputFile::new("kept/x.txt", "z")).unwrap();
+        staging.put(&OutputFile::new("emptied/x.txt", "z")).unwrap();
+        staging.remove("emptied/x.txt").unwrap();
+        staging.remove_if_empty("emptied").unwrap();
+        staging.remove_if_empty("kept").unwrap();
+        staging.remove_if_empty("never-there").unwrap();
+        assert!(!staging.dir().join("emptied").exists() && staging.dir().join("kept/x.txt").is_file());
+        assert!(staging.remove_if_empty("../site").is_err(), "no path outside the output");
     }
 
     #[test]

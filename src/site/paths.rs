@@ -1,7 +1,7 @@
 //! Every path of the built site, from the site root: the one place that knows the layout
 //! (`index.html`, `pages/<shard>.html`, `sections/<slug>[-<shard>].html`,
-//! `data/runs[/<shard>].json`, `data/cases/month=<month>/`, `runs/<id>/...`,
-//! `compare/<base>..<cand>.html` with dots escaped so names never collide, `charts/`).
+//! `data/runs[/<shard>].json`, `data/cases/month=<month>/`, `runs/<id>/...` with its
+//! comparison at `#baseline`, `charts/`).
 //! Links from a page add the page's root prefix (`""` or `"../"`). Uses `crate::core::format` only.
 
 use crate::core::format::url_segment;

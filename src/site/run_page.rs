@@ -414,13 +414,14 @@ fn artifacts_block(run: &RunSummary, evidence: Option<&[EvidenceFile]>) -> Block
         }
         tables.push(table);
     }
-    let intro = if tables.is_empty() { vec!["No nvidia-smi artifacts in this run.".to_string()] } else { Vec::new() };
+    let nvidia_smi = !tables.is_empty() || run.raw.other_artifacts.iter().any(|(name, _)| name.contains("nvidia_smi"));
+    let intro = if nvidia_smi { Vec::new() } else { vec!["No nvidia-smi artifacts in this run.".to_string()] };
     let published = |name: &str| evidence.is_some_and(|files| files.iter().any(|f| f.rel == name && f.bytes.is_ok()));
     let (linked, shown): (Vec<_>, Vec<_>) =
         run.raw.other_artifacts.iter().partition(|(name, text)| text.len() > ARTIFACT_SHOWN_BYTES && published(name));
     if !linked.is_empty() {
         let mut table =
-            Table::new("Longer artifacts, as recorded (evidence copies)", &[("file", false), ("size", true)]);
+            Table::new("Longer artifacts, as recorded (evidence copies)", &[("file", false), ("size, as read", true)]);
         for (name, text) in linked {
             table.push(vec![
                 Cell::link(name.clone(), paths::evidence_link(name)),

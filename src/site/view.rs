@@ -121,8 +121,10 @@ pub(crate) const STYLED_COLUMNS: usize = 24;
 
 /// The stylesheet's rules for `STYLED_COLUMNS` columns, appended to `static/style.css`: the
 /// same looks as `td.num` (right-aligned tabular numbers; in the run list, wrapping with a
-/// minimum width; on a phone's cards, after the status) and the cards' `data-label`. Each
-/// `:nth-child` selector sits in `:where()` so it weighs what `td.num` weighed, no more.
+/// minimum width; on a phone's cards, after the status; in print, on one line) and the cards'
+/// labels. Each selector's table part sits in `:where()`, so it weighs (0,1,0), just under
+/// `td.num`'s (0,1,1): the stylesheet's `.cards td` and `.runs` rules still win where they
+/// did.
 pub(crate) fn column_rules() -> String {
     let numeric = |prefix: &str| {
         let each = (1..=STYLED_COLUMNS).map(|k| format!("{prefix}:where(.n{k} tbody tr) > :nth-child({k})"));
@@ -137,7 +139,8 @@ pub(crate) fn column_rules() -> String {
             "stated once on each <table>. */\n",
             "{all} {{ text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }}\n",
             "{runs} {{ white-space: normal; min-width: 6rem; }}\n",
-            "@media (max-width: 600px) {{\n{cards} {{ order: -1; }}\n{labels}}}\n"
+            "@media (max-width: 600px) {{\n{cards} {{ order: -1; }}\n{labels}}}\n",
+            "@media print {{\n{cards} {{ white-space: nowrap; }}\n}}\n"
         ),
         all = numeric(""),
         runs = numeric(".runs "),
