@@ -163,8 +163,6 @@ pub(super) fn compare_runs(
                 result.in_cache = !files.is_empty();
                 result.in_live = false;
             }
-            // What the comparison wrote again is not a file the run no longer has.
-            result.replaced.retain(|rel| !update.written.contains(rel));
         }
     }
     Ok(())
@@ -179,8 +177,6 @@ const COMPARED_AT_ONCE: usize = 1024;
 struct Update {
     verdict: crate::site::card::BaselineVerdict,
     cached_files: Option<Vec<crate::pipeline::cache::CachedFile>>,
-    /// The site paths it wrote (the run page).
-    written: Vec<String>,
 }
 
 fn compare_one(
@@ -208,10 +204,8 @@ fn compare_one(
     let page = writer.read(&page_path)?;
     let page = render::pages::splice_baseline(&page, &block)
         .with_context(|| format!("the run page of {} has no comparison region", run.id))?;
-    let files = vec![OutputFile::new(page_path, page)];
-    for file in &files {
-        writer.put(file)?;
-    }
+    let page = OutputFile::new(page_path, page);
+    writer.put(&page)?;
     let verdict = baseline_view::verdict(&outcome);
     let mut card = run.card.clone();
     card.baseline = verdict.clone();
@@ -227,13 +221,13 @@ fn compare_one(
     let cached_files = match (context.cache, run.key.is_some()) {
         (Some(cache), true) => Some(
             cache
-                .update_compared(&run.id, &files, card, plan.stamps[i].clone())
+                .update_compared(&run.id, std::slice::from_ref(&page), card, plan.stamps[i].clone())
                 .with_context(|| format!("cannot update the build cache for {}", run.id))?
                 .files,
         ),
         _ => None,
     };
-    Ok(Update { verdict, cached_files, written: files.into_iter().map(|f| f.path).collect() })
+    Ok(Update { verdict, cached_files })
 }
 
 /// The comparison of run `i` with its baseline, or why there is none.

@@ -56,13 +56,13 @@ pub(super) fn scheme_style(drawn: &str) -> String {
     let mut rules = String::new();
     for (light, dark) in pairs {
         let (light, dark) = (hex(light), hex(dark));
-        for attribute in ["fill", "stroke"] {
-            let selector = format!("[{attribute}=\"{light}\"]");
-            if drawn.contains(&selector[1..selector.len() - 1]) {
-                rules.push_str(&format!("{selector}{{{attribute}:{dark}}}"));
-            }
-        }
-        if rules.ends_with('}') {
+        let line: String = ["fill", "stroke"]
+            .into_iter()
+            .filter(|attribute| drawn.contains(&format!("{attribute}=\"{light}\"")))
+            .map(|attribute| format!("[{attribute}=\"{light}\"]{{{attribute}:{dark}}}"))
+            .collect();
+        if !line.is_empty() {
+            rules.push_str(&line);
             rules.push('\n');
         }
     }

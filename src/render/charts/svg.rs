@@ -19,10 +19,7 @@ pub(super) fn with_alt_text(svg: &str, title: &str, description: &str) -> String
         escape_xml(&clean(description, ALT_CHARS)),
         scheme_style(svg)
     );
-    let insert_at = svg
-        .find("<svg")
-        .and_then(|start| svg[start..].find('>').map(|end| start + end + 1))
-        .map_or(0, |end| end + usize::from(svg[end..].starts_with('\n')));
+    let insert_at = root_tag_end(svg).map_or(0, |end| end + 1 + usize::from(svg[end + 1..].starts_with('\n')));
     let mut out = String::with_capacity(svg.len() + alt.len());
     out.push_str(&svg[..insert_at]);
     out.push_str(&alt);
@@ -83,17 +80,18 @@ fn value<'a>(pairs: &[(&str, &'a str)], name: &str) -> Option<&'a str> {
 /// style's `[fill=..]` rules find it, and the opacity as `fill-opacity`.
 fn dots_as_markers(svg: &str) -> String {
     let lines: Vec<&str> = svg.split_inclusive('\n').collect();
+    let dots: Vec<Option<[&str; 5]>> = lines.iter().map(|line| dot(line.trim_end_matches('\n'))).collect();
     let mut markers: Vec<[&str; 3]> = Vec::new();
     let mut out = String::with_capacity(svg.len());
     let mut i = 0;
     while i < lines.len() {
-        let Some([_, _, r, opacity, fill]) = dot(lines[i].trim_end_matches('\n')) else {
+        let Some([_, _, r, opacity, fill]) = dots[i] else {
             out.push_str(lines[i]);
             i += 1;
             continue;
         };
-        let same = |line: &&&str| dot(line.trim_end_matches('\n')).is_some_and(|d| d[2..] == [r, opacity, fill]);
-        let end = i + lines[i..].iter().take_while(same).count();
+        let same = |d: &&Option<[&str; 5]>| d.is_some_and(|d| d[2..] == [r, opacity, fill]);
+        let end = i + dots[i..].iter().take_while(same).count();
         if end - i < 2 {
             out.push_str(lines[i]);
             i += 1;
@@ -112,10 +110,7 @@ fn dots_as_markers(svg: &str) -> String {
                 markers.len() - 1
             }
         };
-        let points: Vec<String> = lines[i..end]
-            .iter()
-            .filter_map(|line| dot(line.trim_end_matches('\n')).map(|[cx, cy, ..]| format!("{cx},{cy}")))
-            .collect();
+        let points: Vec<String> = dots[i..end].iter().flatten().map(|[cx, cy, ..]| format!("{cx},{cy}")).collect();
         out.push_str(&format!(
             "<polyline fill=\"none\" marker-start=\"url(#m{id})\" marker-mid=\"url(#m{id})\" marker-end=\"url(#m{id})\" points=\"{}\"/>\n",
             points.join(" ")
@@ -125,10 +120,13 @@ fn dots_as_markers(svg: &str) -> String {
     out
 }
 
+/// A stroke's style as `<path>` attributes, and its vertices.
+type Stroke<'a> = (String, Vec<(&'a str, &'a str)>);
+
 /// A stroke as `trim_defaults` leaves it, one a line: `<polyline fill="none" [opacity]
 /// stroke [stroke-width] points/>` or `<line [opacity] stroke [stroke-width] x1 y1 x2 y2/>`
 /// -> (its style as `<path>` attributes, its vertices).
-fn stroke(line: &str) -> Option<(String, Vec<(&str, &str)>)> {
+fn stroke(line: &str) -> Option<Stroke<'_>> {
     let (tag, body) = line.strip_suffix("/>")?.split_once(' ')?;
     let pairs = pairs(body)?;
     let get = |name| value(&pairs, name);
@@ -175,26 +173,27 @@ fn push_path(d: &mut String, vertices: &[(&str, &str)]) {
 /// differently. Any other element ends the run, keeping the painting order.
 fn merge_strokes(svg: &str) -> String {
     let items = items(svg);
+    let strokes: Vec<Option<Stroke>> = items.iter().map(|item| stroke(item.trim_end_matches('\n'))).collect();
     let mut out = String::with_capacity(svg.len());
     let mut i = 0;
     while i < items.len() {
-        let Some((style, vertices)) = stroke(items[i].trim_end_matches('\n')) else {
+        let Some((style, vertices)) = &strokes[i] else {
             out.push_str(items[i]);
             i += 1;
             continue;
         };
         let mut d = String::new();
-        push_path(&mut d, &vertices);
+        push_path(&mut d, vertices);
         let mut texts_between: Vec<&str> = Vec::new();
         let mut last = i;
         for (j, item) in items.iter().enumerate().skip(i + 1) {
             if item.starts_with("<text") {
                 continue;
             }
-            match stroke(item.trim_end_matches('\n')) {
+            match &strokes[j] {
                 Some((next, vertices)) if next == style => {
                     texts_between.extend(&items[last + 1..j]);
-                    push_path(&mut d, &vertices);
+                    push_path(&mut d, vertices);
                     last = j;
                 }
                 _ => break,
@@ -234,10 +233,15 @@ fn items(svg: &str) -> Vec<&str> {
     items
 }
 
+/// Where the root `<svg ...>` tag ends (its `>`).
+fn root_tag_end(svg: &str) -> Option<usize> {
+    svg.find("<svg").and_then(|at| svg[at..].find('>').map(|end| at + end))
+}
+
 /// The font family written on every `<text>` once on the root `<svg>` (inherited).
 fn hoist_font(svg: &str) -> String {
     let family = format!(" font-family=\"{FONT}\"");
-    let Some(root_end) = svg.find("<svg").and_then(|at| svg[at..].find('>').map(|end| at + end)) else {
+    let Some(root_end) = root_tag_end(svg) else {
         return svg.to_string();
     };
     let (root, body) = svg.split_at(root_end);
