@@ -76,6 +76,27 @@ pub(crate) struct CacheEntry {
     pub comparison: Option<String>,
 }
 
+/// A hash of a run's rendered files, each its site path and the hash of its bytes, in order:
+/// what a build keeps of a cached run's file list until its files are put back (8 bytes, not
+/// the list).
+pub(crate) fn files_print<'a>(files: impl Iterator<Item = (&'a str, &'a str)>) -> u64 {
+    let mut hasher = Xxh3::new();
+    for (rel, hash) in files {
+        hasher.update(rel.as_bytes());
+        hasher.update(&[0]);
+        hasher.update(hash.as_bytes());
+        hasher.update(&[0]);
+    }
+    hasher.digest()
+}
+
+impl CacheEntry {
+    /// `files_print` of the entry's files.
+    pub(crate) fn files_print(&self) -> u64 {
+        files_print(self.files.iter().map(|f| (f.rel.as_str(), f.hash.as_str())))
+    }
+}
+
 /// A rendered file of a run kept in the cache: its site path, the hash of its bytes, and
 /// where they lie in the entry's pack (`len` bytes from byte `at`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,6 +145,12 @@ impl Cache {
     /// The last entry for a run, if readable.
     pub(crate) fn lookup(&self, run_id: &str) -> Option<CacheEntry> {
         read_json(&self.entry_dir(run_id).join("entry.json"))
+    }
+
+    /// A run's entry read again when its files are put back, if it is still the one keyed
+    /// `key` at the start of the build (`None` otherwise: the run is then built again).
+    pub(crate) fn entry_as_keyed(&self, run_id: &str, key: Option<&str>) -> Option<CacheEntry> {
+        self.lookup(run_id).filter(|entry| Some(entry.key.as_str()) == key)
     }
 
     /// The key of a run's current inputs, reusing content hashes whose stamps are unchanged.
@@ -191,16 +218,31 @@ impl Cache {
     /// For a site updated in place: puts back, from the cache and after its hash is checked,
     /// every file of a cached run whose stamp in the live site `live` is not the one recorded
     /// at the last commit (a file edited by hand, or missing). Returns how many files were put
-    /// back, or `None` when one cannot be (the run is then built again).
+    /// back, or `None` when one cannot be (the run is then built again). `print` is the
+    /// `files_print` of the entry keyed `key` at the start of the build: when the stamps
+    /// recorded at the last commit are of exactly those files and all still hold, the entry
+    /// itself is not read again.
     pub(crate) fn repair_live(
         &self,
-        entry: &CacheEntry,
         run_id: &str,
+        key: Option<&str>,
+        print: u64,
         staging: &Staging,
         live: &Path,
     ) -> Option<usize> {
         let dir = self.entry_dir(run_id);
         let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
+        let holds = |recorded: &Stamp| {
+            crate::pipeline::write::is_safe_relative(&recorded.rel)
+                && fs::symlink_metadata(live.join(&recorded.rel))
+                    .is_ok_and(|meta| meta.is_file() && FileStamp::of(&meta) == recorded.stamp)
+        };
+        if files_print(committed.iter().map(|s| (s.rel.as_str(), s.hash.as_str()))) == print
+            && committed.iter().all(holds)
+        {
+            return Some(0);
+        }
+        let entry = self.entry_as_keyed(run_id, key)?;
         let mut pack = Pack::new(&dir);
         let mut repaired = 0;
         for file in &entry.files {
@@ -208,11 +250,7 @@ impl Cache {
                 return None;
             }
             let recorded = committed.iter().find(|s| s.rel == file.rel && s.hash == file.hash);
-            let intact = recorded.is_some_and(|recorded| {
-                fs::symlink_metadata(live.join(&file.rel))
-                    .is_ok_and(|meta| meta.is_file() && FileStamp::of(&meta) == recorded.stamp)
-            });
-            if !intact {
+            if !recorded.is_some_and(holds) {
                 if fs::symlink_metadata(live.join(&file.rel)).is_err() {
                     staging.recount();
                 }

@@ -33,7 +33,7 @@ pub(super) struct ComparisonPlan {
     compared_by: Vec<Vec<String>>,
     /// Per run: its history (indexes), the earlier ok runs of its configuration it is judged
     /// against (`comparison::history::windows`).
-    replicates: Vec<Vec<usize>>,
+    replicates: history::Windows,
     pub(super) stamps: Vec<String>,
     pinned_error: Option<String>,
 }
@@ -91,7 +91,7 @@ pub(super) fn plan(results: &[RunResult], pinned: Result<Pinned, String>) -> Com
             add(&run_part(i));
             add(&format!("{:?}", choices[i]));
             add(&choices[i].id().and_then(|id| by_id.get(id)).map_or("absent".to_string(), |&b| run_part(b)));
-            replicates[i].iter().for_each(|&j| add(&run_part(j)));
+            replicates.of(i).iter().for_each(|&j| add(&run_part(j)));
             add("compared by");
             compared_by[i].iter().for_each(|id| add(id));
             add(pinned_error.as_deref().unwrap_or(""));
@@ -138,7 +138,7 @@ pub(super) fn compare_runs(
         for &i in chunk {
             if let Some(&base) = plan.choices[i].id().and_then(|id| by_id.get(id)) {
                 needed.extend([i, base]);
-                needed.extend(&plan.replicates[i]);
+                needed.extend(plan.replicates.of(i));
             }
         }
         let loaded: BTreeMap<usize, Loaded> = needed
@@ -259,7 +259,7 @@ fn report_of(
             samples: &run.samples,
         }
     };
-    let history = plan.replicates[i].iter().map(|j| loaded[j].medians.clone()).collect();
+    let history = plan.replicates.of(i).iter().map(|j| loaded[j].medians.clone()).collect();
     let caveats = loaded[&b].key.caveats(&loaded[&i].key);
     Ok(comparison::compare(&side(b), &side(i), history, caveats, &choice.source()))
 }

@@ -101,9 +101,10 @@ pub(super) fn write(
 /// grouped in key order; one with more runs is a group of its own).
 const HISTORY_GROUP_RUNS: usize = 10_000;
 
-/// One configuration's history: its runs in time order with their history rows (read in
-/// parallel, `ROWS_AT_ONCE` at a time: a configuration can hold most of the runs), each row's
-/// values kept by case column (`HistoryRun::values`), and its cases merged in that order.
+/// One configuration's history: its newest `SEARCHED_RUNS` runs in time order with their
+/// history rows (read in parallel, `ROWS_AT_ONCE` at a time), each row's values kept by case
+/// column (`HistoryRun::values`), and its cases merged in that order. The older runs are only
+/// counted: what the stage holds and reads is bounded however long the history grows.
 fn history_of(
     key_text: &str,
     runs: &[&RunResult],
@@ -114,6 +115,8 @@ fn history_of(
         let t = r.card.timestamp_utc.clone().unwrap_or_default();
         (crate::core::calendar::iso_seconds(&t), t, r.id.clone())
     });
+    let older = runs.len().saturating_sub(history_view::SEARCHED_RUNS);
+    let runs = &runs[older..];
     // Columns in the order cases are first seen, renumbered in key order at the end.
     let mut seen: HashMap<String, u32> = HashMap::new();
     let mut infos: Vec<(String, CaseInfo)> = Vec::new();
@@ -156,6 +159,7 @@ fn history_of(
     Ok(ConfigurationHistory {
         label: runs[0].card.configuration.to_string(),
         key_text: key_text.to_string(),
+        older,
         runs: history_runs,
         cases,
     })
@@ -164,3 +168,68 @@ fn history_of(
 /// How many history rows the history stage reads at once (each a few KB; what is kept of
 /// them is their values by case column and what explains a change point).
 const ROWS_AT_ONCE: usize = 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::site::card::RunCard;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn result(i: usize) -> RunResult {
+        let id = format!("r{i:05}");
+        let timestamp = format!("2026-01-01T{:02}:{:02}:{:02}Z", i / 3600, i / 60 % 60, i % 60);
+        RunResult {
+            id: id.clone(),
+            key: None,
+            card: RunCard {
+                id,
+                timestamp_utc: Some(timestamp),
+                status: RunStatus::Ok,
+                sections: 0,
+                configuration_key: "gpu=H200".into(),
+                configuration: "1x H200".into(),
+                baseline: BaselineVerdict::Pending,
+                warnings: 0,
+                reason: None,
+            },
+            problem: None,
+            cached: false,
+            restore: None,
+            in_cache: false,
+            comparison: None,
+            replaced: Vec::new(),
+            in_live: false,
+            live_site: false,
+            bytes: 0,
+        }
+    }
+
+    #[test]
+    fn a_long_history_reads_only_its_newest_runs() {
+        let total = history_view::SEARCHED_RUNS + 7;
+        let results: Vec<RunResult> = (0..total).rev().map(result).collect();
+        let refs: Vec<&RunResult> = results.iter().collect();
+        let read = AtomicUsize::new(0);
+        let oldest_read = std::sync::Mutex::new(String::from("~"));
+        let load = |id: &str| {
+            read.fetch_add(1, Ordering::Relaxed);
+            let mut oldest = oldest_read.lock().unwrap();
+            if id < oldest.as_str() {
+                *oldest = id.to_string();
+            }
+            Ok(HistoryRow {
+                values: [("c".to_string(), 1.0)].into(),
+                cases: Vec::new(),
+                soft: Vec::new(),
+                nccl_choices: BTreeMap::new(),
+            })
+        };
+        let history = history_of("gpu=H200", &refs, &load).unwrap();
+        assert_eq!(read.load(Ordering::Relaxed), history_view::SEARCHED_RUNS, "only the newest rows are read");
+        assert_eq!(*oldest_read.lock().unwrap(), "r00007", "the 7 oldest runs are not read");
+        assert_eq!((history.runs.len(), history.older), (history_view::SEARCHED_RUNS, 7));
+        assert_eq!(history.runs.first().map(|r| r.id.as_str()), Some("r00007"));
+        let (page, _) = history_view::history_page(&history);
+        assert!(page.intro[0].starts_with("The newest 2000 of 2007 ok runs (the 7 older ones"), "{}", page.intro[0]);
+    }
+}

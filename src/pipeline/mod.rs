@@ -185,6 +185,8 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         }
         None => stages.time("carry cached runs", || restore_cached(results, &folders, &context, lock.out()))?,
     };
+    // What the live site was built from is not needed any more (~150 bytes a run).
+    drop(published);
     site::card::intern(results.iter_mut().map(|r| &mut r.card));
     let digests = Digests { folders: &folders, store: &store, limits: options.limits };
     let compare_context = RunContext { live: live.as_ref(), ..context };
@@ -271,11 +273,10 @@ fn check_in_place(
     results
         .into_par_iter()
         .map(|mut result| {
-            let Some(entry) = result.restore.take() else { return Ok(result) };
-            let Some(cache) = context.cache else { return Ok(result) };
-            match cache.repair_live(&entry, &result.id, live, live.dir()) {
+            let (Some(cache), Some(print)) = (context.cache, result.restore.take()) else { return Ok(result) };
+            match cache.repair_live(&result.id, result.key.as_deref(), print, live, live.dir()) {
                 Some(repaired) => {
-                    result.in_cache = !entry.files.is_empty();
+                    result.in_cache = true;
                     result.in_live = repaired == 0;
                     result.live_site = true;
                     Ok(result)
@@ -287,7 +288,8 @@ fn check_in_place(
                         .find(|(id, _)| *id == result.id)
                         .with_context(|| format!("no run {}", result.id))?;
                     let run = find::list_run(id.clone(), path.clone(), &folders.canonical_root);
-                    let previous = entry.files.iter().map(|f| f.rel.clone()).collect();
+                    let entry = cache.entry_as_keyed(&result.id, result.key.as_deref());
+                    let previous = entry.map(|e| e.files.into_iter().map(|f| f.rel).collect()).unwrap_or_default();
                     let plan = CachePlan { key: cache.key(&run, None).ok(), hit: None, previous };
                     let rebuilt = build_run(&run, plan, &in_live)?;
                     Ok(RunResult { live_site: true, ..rebuilt })
@@ -567,10 +569,14 @@ fn restore_cached(
     results
         .into_par_iter()
         .map(|mut result| {
-            let Some(entry) = result.restore.take() else { return Ok(result) };
-            if cache.restore(&entry, &result.id, context.staging, live) {
-                result.in_cache = !entry.files.is_empty();
+            if result.restore.take().is_none() {
                 return Ok(result);
+            }
+            if let Some(entry) = cache.entry_as_keyed(&result.id, result.key.as_deref()) {
+                if cache.restore(&entry, &result.id, context.staging, live) {
+                    result.in_cache = !entry.files.is_empty();
+                    return Ok(result);
+                }
             }
             let path = paths.get(result.id.as_str()).with_context(|| format!("no run {}", result.id))?;
             let run = find::list_run(result.id.clone(), path.to_path_buf(), &folders.canonical_root);
@@ -651,8 +657,10 @@ struct RunResult {
     card: RunCard,
     problem: Option<String>,
     cached: bool,
-    /// The cache entry whose files are still to be put into the new site.
-    restore: Option<CacheEntry>,
+    /// Taken from the cache: its entry's files are still to be put into the new site. Only
+    /// their `files_print` is held; the entry is read again when needed (its file list is
+    /// ~3.7 KB a run: issue 27's memory).
+    restore: Option<u64>,
     /// The cache holds the run's files, whose stamps in the live site are recorded after the
     /// commit (from its entry: the file list is not kept here, ~3 KB a run; issue 27's memory).
     in_cache: bool,
@@ -679,19 +687,19 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
             entry.stamps = stamps.clone();
             let _ = cache.restamp(&run.id, &entry);
         }
-        // The inputs' stamps are not kept until the entry's files are put back (a few KB a
-        // run: issue 27's memory); the rare run whose files cannot be put back is keyed again.
-        entry.stamps = Vec::new();
+        // Nothing of the entry is held until its files are put back but their print (it is
+        // read again then; the rare run whose files cannot be put back is keyed again).
+        let print = entry.files_print();
         return Ok(RunResult {
             id: run.id.clone(),
             key: Some(key.clone()),
-            card: entry.card.clone(),
-            problem: entry.problem.clone(),
+            card: entry.card,
+            problem: entry.problem,
             cached: true,
             bytes: run.files.total_bytes,
             in_cache: false,
-            comparison: entry.comparison.clone(),
-            restore: Some(entry),
+            comparison: entry.comparison,
+            restore: Some(print),
             replaced: Vec::new(),
             in_live: false,
             live_site: false,

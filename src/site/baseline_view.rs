@@ -29,7 +29,7 @@ pub(crate) fn verdict(outcome: &Result<&Report, String>) -> BaselineVerdict {
             let mut counts: Vec<(String, usize)> =
                 report.counts.iter().filter(|(_, n)| **n > 0).map(|(v, n)| (v.to_string(), *n)).collect();
             counts.sort_by_key(|(v, _)| look(v).rank);
-            BaselineVerdict::Compared(VerdictCounts {
+            BaselineVerdict::Compared(Box::new(VerdictCounts {
                 baseline: report.base.id.clone(),
                 counts,
                 shifts: report
@@ -45,7 +45,7 @@ pub(crate) fn verdict(outcome: &Result<&Report, String>) -> BaselineVerdict {
                     .filter(|c| c.verdict == Verdict::Slower)
                     .map(|c| (c.key(), c.history_ratio.unwrap_or(f64::NAN)))
                     .collect(),
-            })
+            }))
         }
         Err(why) => BaselineVerdict::NotCompared(why.clone()),
     }

@@ -38,7 +38,8 @@ pub(crate) struct RunCard {
 pub(crate) enum BaselineVerdict {
     /// Not yet compared (only between the per-run and the comparison stages of a build).
     Pending,
-    Compared(VerdictCounts),
+    /// Boxed: most of a build holds cards still `Pending` (issue 27's memory).
+    Compared(Box<VerdictCounts>),
     /// Not compared, and why.
     NotCompared(String),
 }

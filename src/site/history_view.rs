@@ -59,12 +59,16 @@ pub(crate) struct CaseInfo {
     pub higher_is_better: bool,
 }
 
-/// One configuration: its label, its ok runs oldest first, and its cases by key (a case's
-/// column in `HistoryRun::values` is its position here).
+/// One configuration: its label, its newest ok runs oldest first (at most `SEARCHED_RUNS`),
+/// how many older ok runs it has besides, and its cases by key (a case's column in
+/// `HistoryRun::values` is its position here).
 pub(crate) struct ConfigurationHistory {
     pub label: String,
     pub key_text: String,
     pub runs: Vec<HistoryRun>,
+    /// Ok runs older than `runs`: neither searched nor charted (their values are in the
+    /// Parquet history).
+    pub older: usize,
     pub cases: BTreeMap<String, CaseInfo>,
 }
 
@@ -106,6 +110,12 @@ struct CaseSearch {
 pub(crate) const CHARTED_RUNS: usize = 200;
 /// Change points listed per case, the newest ones (the count says how many there are).
 pub(crate) const LISTED_CHANGE_POINTS: usize = 20;
+/// Runs a history page searches for change points: its configuration's newest ones. A build
+/// holds and reads the history rows of at most this many runs of a configuration, so its
+/// memory and the work of adding a run stay bounded however long the history grows (issue
+/// #27); a step older than the newest 2,000 runs is history, not news, and every run's values
+/// stay in the Parquet history (`data/cases/`).
+pub(crate) const SEARCHED_RUNS: usize = 2_000;
 
 pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<Regression>) {
     let charted_from = history.runs.len().saturating_sub(CHARTED_RUNS);
@@ -217,7 +227,14 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
         intro: vec![
             format!(
                 "{} of this configuration, oldest first ({first} to {last}){}; its full key is at the end of the page.",
-                crate::core::format::count(history.runs.len(), "ok run"),
+                match history.older {
+                    0 => crate::core::format::count(history.runs.len(), "ok run"),
+                    older => format!(
+                        "The newest {} of {} ok runs (the {older} older ones are in data/cases/, not searched for change points)",
+                        history.runs.len(),
+                        history.runs.len() + older
+                    ),
+                },
                 if charted_from > 0 {
                     format!(
                         "; the charts show the newest {CHARTED_RUNS}, each case lists its newest {LISTED_CHANGE_POINTS} change points, and every run's values are in data/cases/ (Parquet)"
@@ -450,6 +467,7 @@ mod tests {
             label: "1x H200 · key abc".into(),
             key_text: "gpu=H200".into(),
             runs,
+            older: 0,
             cases: [("decode|1|tokens=1|replay_total_us".to_string(), info)].into(),
         }
     }

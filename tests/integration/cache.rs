@@ -302,6 +302,36 @@ fn the_build_summary_counts_the_pages_and_files_of_the_site() {
     assert_eq!(counted(&gone), actual(), "a run gone whose file was deleted by hand");
 }
 
+/// A build that updates the site in place leaves a cached run's files as they are when their
+/// stamps are the ones recorded at the last commit, and puts back from the cache a file
+/// edited or deleted by hand, and every file of a run whose recorded stamps are lost; the
+/// site is then the one a whole build makes.
+#[test]
+fn files_of_cached_runs_altered_by_hand_are_put_back_in_place() {
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle", "synth-even-cycles"]);
+    let out = dir.path().join("site");
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
+    let untouched = out.join("runs/synth-even-cycles/summary.md");
+    let untouched_inode = std::os::unix::fs::MetadataExt::ino(&fs::metadata(&untouched).unwrap());
+    fs::write(out.join("runs/synth-basic/summary.md"), "edited by hand\n").unwrap();
+    fs::remove_file(out.join("runs/synth-basic/summary.csv")).unwrap();
+    let cache = dir.path().join(".nccl-report-cache/site/runs");
+    fs::remove_file(cache.join("synth-one-cycle/site.json")).unwrap();
+    fs::write(out.join("runs/synth-one-cycle/summary.md"), "edited too\n").unwrap();
+    let synth = dir.path().join("synth");
+    let made = crate::common::nccl_report(&["synth", "--out", synth.to_str().unwrap(), "--count", "1", "--seed", "5"]);
+    assert!(made.status.success(), "{}", text(&made));
+    crate::common::copy_tree(&synth, &runs);
+    let added = build(&runs, &out, &[]);
+    assert!(text(&added).contains("in place"), "{}", text(&added));
+    assert_eq!(from_cache(&added), 3);
+    let whole = dir.path().join("whole");
+    assert!(build(&runs, &whole, &["--no-cache"]).status.success());
+    assert_eq!(tree(&out), tree(&whole), "every altered file put back");
+    let inode = std::os::unix::fs::MetadataExt::ino(&fs::metadata(&untouched).unwrap());
+    assert_eq!(inode, untouched_inode, "an intact run's files are left as they are");
+}
+
 /// A run compared again and again keeps one pack of files in the cache: each comparison
 /// appends the file it changes (its page), and the pack is written again
 /// with only the files in use once unused bytes outweigh them. What the cache gives back (the

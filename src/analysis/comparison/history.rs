@@ -14,18 +14,40 @@ use std::collections::BTreeMap;
 /// Most earlier runs a verdict looks at (the latest ones before the candidate).
 pub const WINDOW: usize = 30;
 
-/// Per run of `runs` (any order): the indexes of its history, the last `WINDOW` ok runs of
-/// its configuration before it, oldest first.
-pub fn windows(runs: &[RunRef]) -> Vec<Vec<usize>> {
-    let mut windows = vec![Vec::new(); runs.len()];
+/// Every run's history: per run of `runs` (any order), the last `WINDOW` ok runs of its
+/// configuration before it, oldest first (indexes into `runs`). Each history is a slice of
+/// its configuration's ok runs, so this holds a few bytes a run, not `WINDOW` indexes.
+pub struct Windows {
+    /// Per configuration (the first list is empty, for runs in none): its ok runs in time
+    /// order.
+    ok: Vec<Vec<usize>>,
+    /// Per run: its configuration's list in `ok`, and how many of that list's runs are
+    /// earlier than it.
+    at: Vec<(u32, u32)>,
+}
+
+impl Windows {
+    /// The history of run `i`: indexes into `runs`, oldest first.
+    pub fn of(&self, i: usize) -> &[usize] {
+        let (list, before) = self.at[i];
+        let before = before as usize;
+        &self.ok[list as usize][before.saturating_sub(WINDOW)..before]
+    }
+}
+
+/// Every run's history (`Windows`).
+pub fn windows(runs: &[RunRef]) -> Windows {
+    let mut windows = Windows { ok: vec![Vec::new()], at: vec![(0, 0); runs.len()] };
     for group in timelines(runs).values() {
+        let list = windows.ok.len();
         let mut ok: Vec<usize> = Vec::new();
         for &i in group {
-            windows[i] = ok[ok.len().saturating_sub(WINDOW)..].to_vec();
+            windows.at[i] = (list as u32, ok.len() as u32);
             if runs[i].status == RunStatus::Ok {
                 ok.push(i);
             }
         }
+        windows.ok.push(ok);
     }
     windows
 }
@@ -53,10 +75,10 @@ mod tests {
             run("d", "2026-01-04T00:00:00Z", RunStatus::Ok),
         ];
         let w = windows(&runs);
-        assert_eq!(w[1], Vec::<usize>::new(), "the first run has no history");
-        assert_eq!(w[2], vec![1], "a failed run is judged against the ok runs before it");
-        assert_eq!(w[0], vec![1], "the failed run is in no history");
-        assert_eq!(w[3], vec![1, 0], "oldest first, itself excluded");
+        assert_eq!(w.of(1), &[] as &[usize], "the first run has no history");
+        assert_eq!(w.of(2), &[1], "a failed run is judged against the ok runs before it");
+        assert_eq!(w.of(0), &[1], "the failed run is in no history");
+        assert_eq!(w.of(3), &[1, 0], "oldest first, itself excluded");
     }
 
     #[test]
@@ -65,7 +87,7 @@ mod tests {
         let ids: Vec<String> = (0..WINDOW + 5).map(|i| format!("r{i:02}")).collect();
         let runs: Vec<RunRef> = ids.iter().zip(&stamps).map(|(id, t)| run(id, t, RunStatus::Ok)).collect();
         let w = windows(&runs);
-        let last = w.last().unwrap();
+        let last = w.of(runs.len() - 1);
         assert_eq!(last.len(), WINDOW);
         assert_eq!(last.first(), Some(&4));
         assert_eq!(last.last(), Some(&(WINDOW + 3)));

@@ -155,7 +155,7 @@ pub fn choose_baseline(runs: &Path, all: &[LoadedRun], candidate: &LoadedRun) ->
 pub fn history_for(all: &[LoadedRun], candidate: &LoadedRun) -> Vec<BTreeMap<String, f64>> {
     let texts = key_texts(all);
     let windows = history::windows(&run_refs(all, &texts));
-    windows[index_of(all, candidate)].iter().map(|&i| history::medians(&all[i].samples)).collect()
+    windows.of(index_of(all, candidate)).iter().map(|&i| history::medians(&all[i].samples)).collect()
 }
 
 /// Compares `candidate` with `base` and judges it against `history` (`history_for`);
