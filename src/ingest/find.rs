@@ -152,18 +152,34 @@ pub use crate::core::model::seed_outputs::SEED_OUTPUTS;
 /// Folders that are not runs are reported.
 pub fn find_runs(root: &Path) -> std::io::Result<(Vec<RunDir>, Vec<String>)> {
     let found = find_run_folders(root)?;
-    let runs = found.runs.into_par_iter().map(|(name, path)| list_run(name, path, &found.canonical_root)).collect();
+    let runs = found.ids.par_iter().map(|id| list_run(id.clone(), found.path(id), &found.canonical_root)).collect();
     Ok((runs, found.skipped))
 }
 
 /// The run folders under a runs folder, before their files are listed.
 pub struct RunFolders {
-    /// (id, path), sorted by id.
-    pub runs: Vec<(String, PathBuf)>,
+    /// The runs folder as given: run `id` is its folder `id` (`path`).
+    pub root: PathBuf,
+    /// The runs' ids (their folders' names), sorted; not their paths, which `path` makes
+    /// (a build holds this list throughout: issue 27's memory).
+    pub ids: Vec<String>,
     /// Folders that are not runs, with why.
     pub skipped: Vec<String>,
     /// The runs folder, canonical (symlinks in runs must stay inside it).
     pub canonical_root: PathBuf,
+}
+
+impl RunFolders {
+    /// The folder of run `id`.
+    pub fn path(&self, id: &str) -> PathBuf {
+        self.root.join(id)
+    }
+
+    /// The run `id` listed with its files, if it is one of these runs.
+    pub fn list(&self, id: &str) -> Option<RunDir> {
+        let at = self.ids.binary_search_by(|known| known.as_str().cmp(id)).ok()?;
+        Some(list_run(self.ids[at].clone(), self.path(id), &self.canonical_root))
+    }
 }
 
 /// Finds the run folders under `root` (a build lists each one's files when it builds it).
@@ -172,7 +188,7 @@ pub const NOTES_FOLDER: &str = "notes";
 
 pub fn find_run_folders(root: &Path) -> std::io::Result<RunFolders> {
     let canonical_root = root.canonicalize()?;
-    let mut runs = Vec::new();
+    let mut ids = Vec::new();
     let mut skipped = Vec::new();
     for entry in WalkDir::new(root).min_depth(1).max_depth(1).sort_by_file_name() {
         let entry = entry.map_err(std::io::Error::other)?;
@@ -204,9 +220,9 @@ pub fn find_run_folders(root: &Path) -> std::io::Result<RunFolders> {
             skipped.push(format!("{name:?}: not a valid run id ({why}); skipped"));
             continue;
         }
-        runs.push((name, path));
+        ids.push(name);
     }
-    Ok(RunFolders { runs, skipped, canonical_root })
+    Ok(RunFolders { root: root.to_path_buf(), ids, skipped, canonical_root })
 }
 
 /// True when `path`, symlinks resolved, lies inside `canonical_root`.

@@ -29,8 +29,9 @@ use xxhash_rust::xxh3::Xxh3;
 /// Every run's baseline and stamp, in the order of the build's results.
 pub(super) struct ComparisonPlan {
     choices: Vec<Choice>,
-    /// Per run: the runs compared with it as their baseline (ids, sorted).
-    compared_by: Vec<Vec<String>>,
+    /// Per run: the runs compared with it as their baseline (indexes into the results, in
+    /// id order).
+    compared_by: Vec<Vec<u32>>,
     /// Per run: its history (indexes), the earlier ok runs of its configuration it is judged
     /// against (`comparison::history::windows`).
     replicates: history::Windows,
@@ -71,11 +72,11 @@ pub(super) fn plan(results: &[RunResult], pinned: Result<Pinned, String>) -> Com
     for (i, choice) in choices.iter().enumerate() {
         if let Some(&base) = choice.id().and_then(|id| by_id.get(id)) {
             if results[base].card.status == RunStatus::Ok {
-                compared_by[base].push(results[i].id.clone());
+                compared_by[base].push(i as u32);
             }
         }
     }
-    compared_by.iter_mut().for_each(|ids| ids.sort());
+    compared_by.iter_mut().for_each(|runs| runs.sort_by(|&a, &b| results[a as usize].id.cmp(&results[b as usize].id)));
     let replicates = history::windows(&refs);
     let stamps = (0..results.len())
         .map(|i| {
@@ -93,7 +94,7 @@ pub(super) fn plan(results: &[RunResult], pinned: Result<Pinned, String>) -> Com
             add(&choices[i].id().and_then(|id| by_id.get(id)).map_or("absent".to_string(), |&b| run_part(b)));
             replicates.of(i).iter().for_each(|&j| add(&run_part(j)));
             add("compared by");
-            compared_by[i].iter().for_each(|id| add(id));
+            compared_by[i].iter().for_each(|&j| add(&results[j as usize].id));
             add(pinned_error.as_deref().unwrap_or(""));
             format!("{:032x}", hasher.digest128())
         })
@@ -190,9 +191,10 @@ fn compare_one(
     let run = &results[i];
     let report = report_of(results, i, plan, by_id, loaded);
     let outcome = report.as_ref().map_err(Clone::clone);
+    let compared_by: Vec<String> = plan.compared_by[i].iter().map(|&j| results[j as usize].id.clone()).collect();
     let block = baseline_view::block(&RunComparison {
         outcome: outcome.clone(),
-        compared_by: &plan.compared_by[i],
+        compared_by: &compared_by,
         pinned_error: plan.pinned_error.as_deref(),
     });
     let page_path = paths::run_file(&run.id, "index.html");

@@ -70,11 +70,13 @@ pub(super) fn write(
     let mut links = Vec::new();
     let mut regressions = Vec::new();
     let mut files = Vec::new();
-    // Configurations in groups of at most `HISTORY_GROUP_RUNS` runs (one larger is a group
-    // alone), each group's histories loaded and searched in parallel and written before the
-    // next is read: memory holds a group's history rows, not every run's.
+    // Configurations in groups of at most `HISTORY_GROUP_RUNS` searched runs (each
+    // configuration's newest `SEARCHED_RUNS`), each group's histories loaded and searched in
+    // parallel and written before the next is read: memory holds a group's history rows, not
+    // every run's.
     let by_configuration: Vec<(&str, Vec<&RunResult>)> = by_configuration.into_iter().collect();
-    for group in super::groups::within(HISTORY_GROUP_RUNS, by_configuration.iter().map(|(_, runs)| runs.len())) {
+    let searched = by_configuration.iter().map(|(_, runs)| runs.len().min(history_view::SEARCHED_RUNS));
+    for group in super::groups::within(HISTORY_GROUP_RUNS, searched) {
         let configurations: Vec<ConfigurationHistory> = group
             .into_par_iter()
             .map(|i| history_of(by_configuration[i].0, &by_configuration[i].1, load))
@@ -98,7 +100,7 @@ pub(super) fn write(
 }
 
 /// How many runs' history rows the history stage holds at once, at most (configurations are
-/// grouped in key order; one with more runs is a group of its own).
+/// grouped in key order).
 const HISTORY_GROUP_RUNS: usize = 10_000;
 
 /// One configuration's history: its newest `SEARCHED_RUNS` runs in time order with their

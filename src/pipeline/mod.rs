@@ -132,7 +132,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let mut stages = Stages::start();
     stages.time("validate", || validate(options))?;
     let folders = stages.time("find", || find_runs(options))?;
-    if folders.runs.is_empty() {
+    if folders.ids.is_empty() {
         anyhow::bail!(
             "no runs in {} (a run is a folder holding manifest.txt or raw/; {} other entries skipped); nothing to build",
             options.runs.display(),
@@ -282,12 +282,7 @@ fn check_in_place(
                     Ok(result)
                 }
                 None => {
-                    let (id, path) = folders
-                        .runs
-                        .iter()
-                        .find(|(id, _)| *id == result.id)
-                        .with_context(|| format!("no run {}", result.id))?;
-                    let run = find::list_run(id.clone(), path.clone(), &folders.canonical_root);
+                    let run = folders.list(&result.id).with_context(|| format!("no run {}", result.id))?;
                     let entry = cache.entry_as_keyed(&result.id, result.key.as_deref());
                     let previous = entry.map(|e| e.files.into_iter().map(|f| f.rel).collect()).unwrap_or_default();
                     let plan = CachePlan { key: cache.key(&run, None).ok(), hit: None, previous };
@@ -422,13 +417,13 @@ fn digest_store(cache: Option<&Cache>) -> anyhow::Result<DigestStore<'_>> {
 /// Every run, in parallel: its files are listed, keyed and built in one go and only its
 /// result kept, so memory does not hold every run's file list.
 fn build_runs(folders: &find::RunFolders, context: &RunContext) -> anyhow::Result<Vec<RunResult>> {
-    let progress = Progress::new(folders.runs.len());
+    let progress = Progress::new(folders.ids.len());
     let results = folders
-        .runs
+        .ids
         .par_iter()
-        .map(|(id, path)| {
+        .map(|id| {
             let mut run = StageClock::time(&context.clock.list, || {
-                find::list_run(id.clone(), path.clone(), &folders.canonical_root)
+                find::list_run(id.clone(), folders.path(id), &folders.canonical_root)
             });
             let plan = plan(&mut run, context.cache);
             let result = build_run(&run, plan, context);
@@ -483,8 +478,7 @@ impl Digests<'_> {
         if let Some(digest) = self.store.get(id) {
             return Ok(digest);
         }
-        let (id, path) = self.folders.runs.iter().find(|(run, _)| run == id).with_context(|| format!("no run {id}"))?;
-        let run = find::list_run(id.clone(), path.clone(), &self.folders.canonical_root);
+        let run = self.folders.list(id).with_context(|| format!("no run {id}"))?;
         let digest = process_run(&run, self.limits, &StageClock::default()).digest;
         let _ = self.store.put(&digest);
         Ok(digest)
@@ -564,8 +558,6 @@ fn restore_cached(
     live: &Path,
 ) -> anyhow::Result<Vec<RunResult>> {
     let (Some(cache), true) = (context.cache, results.iter().any(|r| r.restore.is_some())) else { return Ok(results) };
-    let paths: std::collections::HashMap<&str, &PathBuf> =
-        folders.runs.iter().map(|(id, p)| (id.as_str(), p)).collect();
     results
         .into_par_iter()
         .map(|mut result| {
@@ -578,8 +570,7 @@ fn restore_cached(
                     return Ok(result);
                 }
             }
-            let path = paths.get(result.id.as_str()).with_context(|| format!("no run {}", result.id))?;
-            let run = find::list_run(result.id.clone(), path.to_path_buf(), &folders.canonical_root);
+            let run = folders.list(&result.id).with_context(|| format!("no run {}", result.id))?;
             build_run(&run, CachePlan { key: cache.key(&run, None).ok(), hit: None, previous: Vec::new() }, context)
         })
         .collect()
@@ -794,10 +785,10 @@ pub(crate) fn compared_runs(runs: &Path, limits: input::Limits) -> anyhow::Resul
     let found =
         find::find_run_folders(runs).with_context(|| format!("cannot read the runs folder {}", runs.display()))?;
     Ok(found
-        .runs
-        .into_par_iter()
-        .map(|(id, path)| {
-            let run = find::list_run(id, path, &found.canonical_root);
+        .ids
+        .par_iter()
+        .map(|id| {
+            let run = find::list_run(id.clone(), found.path(id), &found.canonical_root);
             comparison::LoadedRun::of(process_run(&run, limits, &StageClock::default()).summary)
         })
         .collect())
