@@ -22,7 +22,8 @@ tmp=$(mktemp -d)
 if [ -z "${KEEP:-}" ]; then trap 'rm -rf "$tmp"' EXIT; else echo "temp folder: $tmp"; fi
 "$repo/scripts/demo-site.sh" "$tmp"
 
-rm -f "$here"/*.png
+# only the shots this script takes (the history, regressions and two-node shots are not)
+rm -f "$here"/{index,compare,run-page,run-evidence,decode-section}-*.png
 # playwright-core drives Debian's chromium (viewport, colorScheme, scrolling to an anchor,
 # printing); it is installed from npm into a cache folder, never into the repository.
 pw="${XDG_CACHE_HOME:-$HOME/.cache}/nccl-report-screenshots"
