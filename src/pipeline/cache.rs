@@ -76,6 +76,16 @@ pub(crate) struct CacheEntry {
     pub comparison: Option<String>,
 }
 
+/// A cached run in a live site updated in place, as `Cache::repair_live` found it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LiveRun {
+    /// Its files are the ones recorded at the last commit, unchanged since.
+    Intact,
+    /// Its files were checked one by one against its entry, and `repaired` put back: its
+    /// stamps are to be recorded again at this commit.
+    Checked { repaired: usize },
+}
+
 /// A hash of a run's rendered files, each its site path and the hash of its bytes, in order:
 /// what a build keeps of a cached run's file list until its files are put back (8 bytes, not
 /// the list).
@@ -217,11 +227,11 @@ impl Cache {
 
     /// For a site updated in place: puts back, from the cache and after its hash is checked,
     /// every file of a cached run whose stamp in the live site `live` is not the one recorded
-    /// at the last commit (a file edited by hand, or missing). Returns how many files were put
-    /// back, or `None` when one cannot be (the run is then built again). `print` is the
+    /// at the last commit (a file edited by hand, or missing). Returns what it found, or
+    /// `None` when a file cannot be put back (the run is then built again). `print` is the
     /// `files_print` of the entry keyed `key` at the start of the build: when the stamps
-    /// recorded at the last commit are of exactly those files and all still hold, the entry
-    /// itself is not read again.
+    /// recorded at the last commit are of exactly those files and all still hold, the run is
+    /// `Intact` and the entry itself is not read again.
     pub(crate) fn repair_live(
         &self,
         run_id: &str,
@@ -229,7 +239,7 @@ impl Cache {
         print: u64,
         staging: &Staging,
         live: &Path,
-    ) -> Option<usize> {
+    ) -> Option<LiveRun> {
         let dir = self.entry_dir(run_id);
         let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
         let holds = |recorded: &Stamp| {
@@ -240,9 +250,9 @@ impl Cache {
         if files_print(committed.iter().map(|s| (s.rel.as_str(), s.hash.as_str()))) == print
             && committed.iter().all(holds)
         {
-            return Some(0);
+            return Some(LiveRun::Intact);
         }
-        let entry = self.entry_as_keyed(run_id, key)?;
+        let entry = self.entry_as_keyed(run_id, key).filter(|entry| entry.files_print() == print)?;
         let mut pack = Pack::new(&dir);
         let mut repaired = 0;
         for file in &entry.files {
@@ -259,7 +269,7 @@ impl Cache {
                 repaired += 1;
             }
         }
-        Some(repaired)
+        Some(LiveRun::Checked { repaired })
     }
 
     /// Records the stamps of a run's files (its entry's) as they lie in the just committed

@@ -232,6 +232,11 @@ mod tests {
         assert_eq!((history.runs.len(), history.older), (history_view::SEARCHED_RUNS, 7));
         assert_eq!(history.runs.first().map(|r| r.id.as_str()), Some("r00007"));
         let (page, _) = history_view::history_page(&history);
-        assert!(page.intro[0].starts_with("The newest 2000 of 2007 ok runs (the 7 older ones"), "{}", page.intro[0]);
+        assert!(
+            page.intro[0].starts_with("The newest 2000 of 2007 ok runs (7 older ones not searched"),
+            "{}",
+            page.intro[0]
+        );
+        assert!(page.intro[0].contains("every run's values are in data/cases/"), "{}", page.intro[0]);
     }
 }

@@ -29,7 +29,7 @@ use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::{RunStatus, RunSummary};
 use crate::core::diag::{Code, Diagnostic};
 use crate::ingest::find::{FileStamp, RunDir};
-use crate::pipeline::cache::{Cache, CacheEntry, DigestStore, Published, Stamp};
+use crate::pipeline::cache::{Cache, CacheEntry, DigestStore, LiveRun, Published, Stamp};
 use crate::pipeline::histories::HistoryRow;
 use crate::pipeline::out_dir::{OutputLock, MARKER};
 use crate::pipeline::write::{count_site, SiteCount, Staging, WriteCounts};
@@ -217,8 +217,8 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     Ok(stages.finish(&folders, &results, count))
 }
 
-/// The unit of the history pages (rendered on every build that writes: they list every run
-/// of a configuration).
+/// The unit of the history pages (rendered on every build that writes: each lists its
+/// configuration's newest runs).
 const HISTORY_UNIT: &str = "history";
 
 /// In place: removes the history pages of the live site that this build did not write (a
@@ -275,15 +275,18 @@ fn check_in_place(
         .map(|mut result| {
             let (Some(cache), Some(print)) = (context.cache, result.restore.take()) else { return Ok(result) };
             match cache.repair_live(&result.id, result.key.as_deref(), print, live, live.dir()) {
-                Some(repaired) => {
+                Some(found) => {
+                    // Checked runs have their stamps recorded again at the commit (from their
+                    // entries: `update_cache`); an intact one keeps those recorded.
                     result.in_cache = true;
-                    result.in_live = repaired == 0;
+                    result.in_live = found == LiveRun::Intact;
                     result.live_site = true;
                     Ok(result)
                 }
                 None => {
                     let run = folders.list(&result.id).with_context(|| format!("no run {}", result.id))?;
-                    let entry = cache.entry_as_keyed(&result.id, result.key.as_deref());
+                    // The files it had, whatever its entry now says, go if it no longer has them.
+                    let entry = cache.lookup(&result.id);
                     let previous = entry.map(|e| e.files.into_iter().map(|f| f.rel).collect()).unwrap_or_default();
                     let plan = CachePlan { key: cache.key(&run, None).ok(), hit: None, previous };
                     let rebuilt = build_run(&run, plan, &in_live)?;
@@ -561,10 +564,13 @@ fn restore_cached(
     results
         .into_par_iter()
         .map(|mut result| {
-            if result.restore.take().is_none() {
+            let print = result.restore.take();
+            if print.is_none() {
                 return Ok(result);
             }
-            if let Some(entry) = cache.entry_as_keyed(&result.id, result.key.as_deref()) {
+            let entry =
+                cache.entry_as_keyed(&result.id, result.key.as_deref()).filter(|e| Some(e.files_print()) == print);
+            if let Some(entry) = entry {
                 if cache.restore(&entry, &result.id, context.staging, live) {
                     result.in_cache = !entry.files.is_empty();
                     return Ok(result);

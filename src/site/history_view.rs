@@ -1,8 +1,8 @@
 //! The history of every configuration (`history/<configuration>.html`): per case, the
-//! run-level value of each ok run in time order, charted against the case's median, its
-//! change points (`comparison::change_points`), each with the runs on both sides and what
-//! differs between them; and the regressions page (`regressions.html`): every open change
-//! point that made a case slower and every slower case of each configuration's newest run,
+//! run-level value of each of its newest ok runs in time order (`SEARCHED_RUNS`; the newest
+//! `CHARTED_RUNS` charted), its change points (`comparison::change_points`) among them, each
+//! with the runs on both sides and what differs between them; and the regressions page
+//! (`regressions.html`): every open change point that made a case slower and every slower case of each configuration's newest run,
 //! worst first, linked to the case's history (`#case-...`). Uses `comparison` and the site's
 //! view types; computes no statistic of its own.
 
@@ -102,11 +102,10 @@ struct CaseSearch {
     found: Vec<ChangePoint>,
 }
 
-/// The history page of one configuration, and its entries for the regressions page.
 /// Runs a history page charts: the newest ones. The page and its chart data stay bounded
 /// however long a configuration's history grows (issue #27: no file grows with history); the
-/// change points are still found over the whole history, and every run's case values are in
-/// the Parquet history (`data/cases/`).
+/// change points are found over the newest `SEARCHED_RUNS`, and every run's case values are
+/// in the Parquet history (`data/cases/`).
 pub(crate) const CHARTED_RUNS: usize = 200;
 /// Change points listed per case, the newest ones (the count says how many there are).
 pub(crate) const LISTED_CHANGE_POINTS: usize = 20;
@@ -117,6 +116,7 @@ pub(crate) const LISTED_CHANGE_POINTS: usize = 20;
 /// stay in the Parquet history (`data/cases/`).
 pub(crate) const SEARCHED_RUNS: usize = 2_000;
 
+/// The history page of one configuration, and its entries for the regressions page.
 pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<Regression>) {
     let charted_from = history.runs.len().saturating_sub(CHARTED_RUNS);
     let slug = paths::history_slug(&history.key_text);
@@ -230,9 +230,10 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
                 match history.older {
                     0 => crate::core::format::count(history.runs.len(), "ok run"),
                     older => format!(
-                        "The newest {} of {} ok runs (the {older} older ones are in data/cases/, not searched for change points)",
+                        "The newest {} of {} ok runs ({} not searched for change points)",
                         history.runs.len(),
-                        history.runs.len() + older
+                        history.runs.len() + older,
+                        crate::core::format::count(older, "older one")
                     ),
                 },
                 if charted_from > 0 {

@@ -304,11 +304,12 @@ fn the_build_summary_counts_the_pages_and_files_of_the_site() {
 
 /// A build that updates the site in place leaves a cached run's files as they are when their
 /// stamps are the ones recorded at the last commit, and puts back from the cache a file
-/// edited or deleted by hand, and every file of a run whose recorded stamps are lost; the
-/// site is then the one a whole build makes.
+/// edited or deleted by hand, and every file of a run whose recorded stamps are lost; a run
+/// whose cached files cannot be read back is built again in place; the site is then the one
+/// a whole build makes.
 #[test]
 fn files_of_cached_runs_altered_by_hand_are_put_back_in_place() {
-    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle", "synth-even-cycles"]);
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle", "synth-even-cycles", "synth-twenty-cycles"]);
     let out = dir.path().join("site");
     assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
     let untouched = out.join("runs/synth-even-cycles/summary.md");
@@ -318,13 +319,24 @@ fn files_of_cached_runs_altered_by_hand_are_put_back_in_place() {
     let cache = dir.path().join(".nccl-report-cache/site/runs");
     fs::remove_file(cache.join("synth-one-cycle/site.json")).unwrap();
     fs::write(out.join("runs/synth-one-cycle/summary.md"), "edited too\n").unwrap();
+    // A run whose cached files cannot be read back is built again in place, and a file it
+    // had and no longer has (planted in its old file list) goes.
+    fs::remove_file(cache.join("synth-twenty-cycles/files.pack")).unwrap();
+    fs::write(out.join("runs/synth-twenty-cycles/summary.md"), "edited as well\n").unwrap();
+    let entry = cache.join("synth-twenty-cycles/entry.json");
+    let mut planted: serde_json::Value = serde_json::from_slice(&fs::read(&entry).unwrap()).unwrap();
+    let mut gone = planted["files"][0].clone();
+    gone["rel"] = "runs/synth-twenty-cycles/gone.html".into();
+    planted["files"].as_array_mut().unwrap().push(gone);
+    fs::write(&entry, serde_json::to_vec(&planted).unwrap()).unwrap();
+    fs::write(out.join("runs/synth-twenty-cycles/gone.html"), "an old file\n").unwrap();
     let synth = dir.path().join("synth");
     let made = crate::common::nccl_report(&["synth", "--out", synth.to_str().unwrap(), "--count", "1", "--seed", "5"]);
     assert!(made.status.success(), "{}", text(&made));
     crate::common::copy_tree(&synth, &runs);
     let added = build(&runs, &out, &[]);
     assert!(text(&added).contains("in place"), "{}", text(&added));
-    assert_eq!(from_cache(&added), 3);
+    assert_eq!(from_cache(&added), 3, "the run whose files cannot be read back is built again");
     let whole = dir.path().join("whole");
     assert!(build(&runs, &whole, &["--no-cache"]).status.success());
     assert_eq!(tree(&out), tree(&whole), "every altered file put back");
