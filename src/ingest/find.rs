@@ -152,15 +152,15 @@ pub use crate::core::model::seed_outputs::SEED_OUTPUTS;
 /// Folders that are not runs are reported.
 pub fn find_runs(root: &Path) -> std::io::Result<(Vec<RunDir>, Vec<String>)> {
     let found = find_run_folders(root)?;
-    let runs = found.ids.par_iter().map(|id| list_run(id.clone(), found.path(id), &found.canonical_root)).collect();
+    let runs = found.ids.par_iter().map(|id| found.listed(id)).collect();
     Ok((runs, found.skipped))
 }
 
 /// The run folders under a runs folder, before their files are listed.
 pub struct RunFolders {
-    /// The runs folder as given: run `id` is its folder `id` (`path`).
+    /// The runs folder as given: run `id` is its folder `id`.
     pub root: PathBuf,
-    /// The runs' ids (their folders' names), sorted; not their paths, which `path` makes
+    /// The runs' ids (their folders' names), sorted; not their paths, which `listed` makes
     /// (a build holds this list throughout: issue 27's memory).
     pub ids: Vec<String>,
     /// Folders that are not runs, with why.
@@ -170,15 +170,14 @@ pub struct RunFolders {
 }
 
 impl RunFolders {
-    /// The folder of run `id`.
-    pub fn path(&self, id: &str) -> PathBuf {
-        self.root.join(id)
+    /// Run `id` (one of `ids`, in its folder `root/id`) listed with its files.
+    pub fn listed(&self, id: &str) -> RunDir {
+        list_run(id.to_string(), self.root.join(id), &self.canonical_root)
     }
 
     /// The run `id` listed with its files, if it is one of these runs.
     pub fn list(&self, id: &str) -> Option<RunDir> {
-        let at = self.ids.binary_search_by(|known| known.as_str().cmp(id)).ok()?;
-        Some(list_run(self.ids[at].clone(), self.path(id), &self.canonical_root))
+        self.ids.binary_search_by(|known| known.as_str().cmp(id)).ok().map(|_| self.listed(id))
     }
 }
 

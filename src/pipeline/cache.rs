@@ -158,9 +158,10 @@ impl Cache {
     }
 
     /// A run's entry read again when its files are put back, if it is still the one keyed
-    /// `key` at the start of the build (`None` otherwise: the run is then built again).
-    pub(crate) fn entry_as_keyed(&self, run_id: &str, key: Option<&str>) -> Option<CacheEntry> {
-        self.lookup(run_id).filter(|entry| Some(entry.key.as_str()) == key)
+    /// `key` at the start of the build with files of `print` (`files_print`; `None` otherwise:
+    /// the run is then built again).
+    pub(crate) fn entry_as_keyed(&self, run_id: &str, key: Option<&str>, print: u64) -> Option<CacheEntry> {
+        self.lookup(run_id).filter(|entry| Some(entry.key.as_str()) == key && entry.files_print() == print)
     }
 
     /// The key of a run's current inputs, reusing content hashes whose stamps are unchanged.
@@ -252,7 +253,7 @@ impl Cache {
         {
             return Some(LiveRun::Intact);
         }
-        let entry = self.entry_as_keyed(run_id, key).filter(|entry| entry.files_print() == print)?;
+        let entry = self.entry_as_keyed(run_id, key, print)?;
         let mut pack = Pack::new(&dir);
         let mut repaired = 0;
         for file in &entry.files {

@@ -160,8 +160,8 @@ pub(super) fn compare_runs(
             let result = &mut results[i];
             result.card.baseline = update.verdict;
             result.comparison = Some(plan.stamps[i].clone());
-            if let Some(files) = update.cached_files {
-                result.in_cache = !files.is_empty();
+            if let Some(in_cache) = update.in_cache {
+                result.in_cache = in_cache;
                 result.in_live = false;
             }
         }
@@ -177,7 +177,8 @@ const COMPARED_AT_ONCE: usize = 1024;
 /// What comparing one run changed.
 struct Update {
     verdict: crate::site::card::BaselineVerdict,
-    cached_files: Option<Vec<crate::pipeline::cache::CachedFile>>,
+    /// With a cache: whether it holds the run's files (its page just stored in it).
+    in_cache: Option<bool>,
 }
 
 fn compare_one(
@@ -220,16 +221,16 @@ fn compare_one(
         .store
         .put_verdicts(&run.id, &case_verdicts)
         .with_context(|| format!("cannot keep the case verdicts of {}", run.id))?;
-    let cached_files = match (context.cache, run.key.is_some()) {
-        (Some(cache), true) => Some(
-            cache
+    let in_cache = match (context.cache, run.key.is_some()) {
+        (Some(cache), true) => {
+            let entry = cache
                 .update_compared(&run.id, std::slice::from_ref(&page), card, plan.stamps[i].clone())
-                .with_context(|| format!("cannot update the build cache for {}", run.id))?
-                .files,
-        ),
+                .with_context(|| format!("cannot update the build cache for {}", run.id))?;
+            Some(!entry.files.is_empty())
+        }
         _ => None,
     };
-    Ok(Update { verdict, cached_files })
+    Ok(Update { verdict, in_cache })
 }
 
 /// The comparison of run `i` with its baseline, or why there is none.

@@ -425,9 +425,7 @@ fn build_runs(folders: &find::RunFolders, context: &RunContext) -> anyhow::Resul
         .ids
         .par_iter()
         .map(|id| {
-            let mut run = StageClock::time(&context.clock.list, || {
-                find::list_run(id.clone(), folders.path(id), &folders.canonical_root)
-            });
+            let mut run = StageClock::time(&context.clock.list, || folders.listed(id));
             let plan = plan(&mut run, context.cache);
             let result = build_run(&run, plan, context);
             progress.inc();
@@ -564,13 +562,8 @@ fn restore_cached(
     results
         .into_par_iter()
         .map(|mut result| {
-            let print = result.restore.take();
-            if print.is_none() {
-                return Ok(result);
-            }
-            let entry =
-                cache.entry_as_keyed(&result.id, result.key.as_deref()).filter(|e| Some(e.files_print()) == print);
-            if let Some(entry) = entry {
+            let Some(print) = result.restore.take() else { return Ok(result) };
+            if let Some(entry) = cache.entry_as_keyed(&result.id, result.key.as_deref(), print) {
                 if cache.restore(&entry, &result.id, context.staging, live) {
                     result.in_cache = !entry.files.is_empty();
                     return Ok(result);
@@ -659,7 +652,7 @@ struct RunResult {
     /// ~3.7 KB a run: issue 27's memory).
     restore: Option<u64>,
     /// The cache holds the run's files, whose stamps in the live site are recorded after the
-    /// commit (from its entry: the file list is not kept here, ~3 KB a run; issue 27's memory).
+    /// commit (from its entry, read again then).
     in_cache: bool,
     /// The comparison stamp the run's page holds (`None`: not compared yet).
     comparison: Option<String>,
@@ -794,7 +787,7 @@ pub(crate) fn compared_runs(runs: &Path, limits: input::Limits) -> anyhow::Resul
         .ids
         .par_iter()
         .map(|id| {
-            let run = find::list_run(id.clone(), found.path(id), &found.canonical_root);
+            let run = found.listed(id);
             comparison::LoadedRun::of(process_run(&run, limits, &StageClock::default()).summary)
         })
         .collect())

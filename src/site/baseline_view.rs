@@ -11,9 +11,6 @@ use crate::site::paths;
 use crate::site::verdict_look::{look, run_look};
 use crate::site::view::{Block, Cell, Column, Table};
 
-/// Id of the run page's comparison block (its anchor).
-pub(crate) const BLOCK_ID: &str = paths::COMPARISON_ID;
-
 /// What a run's comparison came to: a report, or why there is none; plus the runs that have
 /// this run as their baseline (their ids), and a note on `baselines.json` if it is unusable.
 pub(crate) struct RunComparison<'a> {
@@ -123,7 +120,7 @@ pub(crate) fn block(c: &RunComparison) -> Block {
         }
         tables.push(table);
     }
-    Block { id: BLOCK_ID.into(), title: "Compared with baseline".into(), intro, tables, ..Block::default() }
+    Block { id: paths::COMPARISON_ID.into(), title: "Compared with baseline".into(), intro, tables, ..Block::default() }
 }
 
 /// The base and candidate configurations side by side where they differ (the comparison is
