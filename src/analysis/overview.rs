@@ -1,6 +1,6 @@
 //! What the cross-run pages need of a run (`RunOverview`): facts, status, diagnostics and
 //! the section summaries with their per-cycle values, without the raw rows. The build keeps
-//! it in the cache (or a temporary folder) and reads it back a page of runs at a time, so
+//! it in the cache (or a temporary file) and reads it back a page of runs at a time, so
 //! memory is bounded by the largest run and the page size. Uses `summarize` and the
 //! comparison key.
 

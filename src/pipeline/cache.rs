@@ -25,6 +25,7 @@
 use crate::analysis::overview::RunOverview;
 use crate::ingest::find::{FileRef, FileStamp, RunDir};
 use crate::ingest::input::Beneath;
+use crate::pipeline::digest_pack::{DigestPack, Part};
 use crate::pipeline::histories::HistoryRow;
 use crate::pipeline::out_dir;
 use crate::pipeline::write::Staging;
@@ -569,70 +570,91 @@ fn hash_reader(mut file: impl Read) -> io::Result<String> {
 }
 
 /// Where a build keeps every run's digest until the cross-run pages are rendered from them, a
-/// page of runs at a time: the build cache (which stores them anyway), or, for a build without
-/// a cache, a temporary folder removed when the build ends (a folder a run, as in the cache).
-/// Beside each digest: its history row (a few KB, all the history stage reads of a run) and
-/// the case verdicts of the run's last comparison (written after the digest, by the
-/// comparison stage). Run ids are the checked names of run folders, so they are safe file
-/// names.
+/// page of runs at a time: the build cache (which stores them anyway, a folder a run), or, for
+/// a build without a cache, one unnamed temporary file (`digest_pack`). Beside each digest:
+/// its history row (a few KB, all the history stage reads of a run) and the case verdicts of
+/// the run's last comparison (written after the digest, by the comparison stage). Run ids are
+/// the checked names of run folders, so they are safe file names.
 pub(crate) enum DigestStore<'a> {
     Cache(&'a Cache),
-    Temporary(tempfile::TempDir),
+    Temporary(DigestPack),
 }
 
 impl DigestStore<'_> {
     pub(crate) fn temporary() -> io::Result<DigestStore<'static>> {
-        Ok(DigestStore::Temporary(tempfile::Builder::new().prefix("nccl-report-digests").tempdir()?))
-    }
-
-    fn dir(&self, run_id: &str) -> PathBuf {
-        match self {
-            DigestStore::Cache(cache) => cache.entry_dir(run_id),
-            DigestStore::Temporary(dir) => dir.path().join(run_id),
-        }
+        Ok(DigestStore::Temporary(DigestPack::new()?))
     }
 
     /// Keeps a run's digest and its history row (in the cache: beside its entry, written
     /// first).
     pub(crate) fn put(&self, digest: &RunOverview) -> io::Result<()> {
-        let dir = self.dir(&digest.id);
-        fs::create_dir_all(&dir)?;
-        write_checked(&dir.join(DIGEST), digest)?;
+        if let DigestStore::Cache(cache) = self {
+            fs::create_dir_all(cache.entry_dir(&digest.id))?;
+        }
+        self.put_part(&digest.id, Part::Digest, digest)?;
         self.put_row(&digest.id, &HistoryRow::of(digest))
     }
 
     /// A run's digest, without its case verdicts (`verdicts`); `None` when it is missing or
     /// unreadable (the caller recomputes it).
     pub(crate) fn get(&self, run_id: &str) -> Option<RunOverview> {
-        read_checked(&self.dir(run_id).join(DIGEST))
+        self.part(run_id, Part::Digest)
     }
 
     /// Keeps a run's history row (`put` does, with the digest).
     pub(crate) fn put_row(&self, run_id: &str, row: &HistoryRow) -> io::Result<()> {
-        write_checked(&self.dir(run_id).join(HISTORY_ROW), row)
+        self.put_part(run_id, Part::Row, row)
     }
 
     /// A run's history row; `None` when it is missing or unreadable.
     pub(crate) fn row(&self, run_id: &str) -> Option<HistoryRow> {
-        read_checked(&self.dir(run_id).join(HISTORY_ROW))
+        self.part(run_id, Part::Row)
     }
 
     /// Keeps the case verdicts of a run's comparison (empty: not compared).
     pub(crate) fn put_verdicts(&self, run_id: &str, verdicts: &BTreeMap<String, String>) -> io::Result<()> {
-        let dir = self.dir(run_id);
-        fs::create_dir_all(&dir)?;
-        write_checked(&dir.join(VERDICTS), verdicts)
+        if let DigestStore::Cache(cache) = self {
+            fs::create_dir_all(cache.entry_dir(run_id))?;
+        }
+        self.put_part(run_id, Part::Verdicts, verdicts)
     }
 
     /// The case verdicts of a run's last comparison; `None` when none is kept or the file is
     /// damaged (the comparison stage then compares the run again: `has_verdicts`).
     pub(crate) fn verdicts(&self, run_id: &str) -> Option<BTreeMap<String, String>> {
-        read_checked(&self.dir(run_id).join(VERDICTS))
+        self.part(run_id, Part::Verdicts)
     }
 
-    /// Whether a run's case verdicts are kept and intact: their content hash is checked, the
-    /// JSON not parsed (every cached run is asked on every build that compares).
+    /// Whether a run's case verdicts are kept and intact: in the cache their content hash is
+    /// checked, the JSON not parsed (every cached run is asked on every build that compares).
     pub(crate) fn has_verdicts(&self, run_id: &str) -> bool {
-        checked_json(&self.dir(run_id).join(VERDICTS)).is_some()
+        match self {
+            DigestStore::Cache(cache) => checked_json(&part_path(cache, run_id, Part::Verdicts)).is_some(),
+            DigestStore::Temporary(pack) => pack.has(run_id, Part::Verdicts),
+        }
     }
+
+    fn put_part(&self, run_id: &str, part: Part, value: &impl Serialize) -> io::Result<()> {
+        match self {
+            DigestStore::Cache(cache) => write_checked(&part_path(cache, run_id, part), value),
+            DigestStore::Temporary(pack) => pack.put(run_id, part, value),
+        }
+    }
+
+    fn part<T: DeserializeOwned>(&self, run_id: &str, part: Part) -> Option<T> {
+        match self {
+            DigestStore::Cache(cache) => read_checked(&part_path(cache, run_id, part)),
+            DigestStore::Temporary(pack) => pack.get(run_id, part),
+        }
+    }
+}
+
+/// The file of a run's `part` beside its cache entry.
+fn part_path(cache: &Cache, run_id: &str, part: Part) -> PathBuf {
+    let name = match part {
+        Part::Digest => DIGEST,
+        Part::Row => HISTORY_ROW,
+        Part::Verdicts => VERDICTS,
+    };
+    cache.entry_dir(run_id).join(name)
 }

@@ -20,6 +20,7 @@
 pub(crate) mod cache;
 mod comparisons;
 pub(crate) mod cross_run;
+mod digest_pack;
 mod groups;
 mod histories;
 pub(crate) mod out_dir;
@@ -409,11 +410,11 @@ fn begin_staging<'a>(options: &BuildOptions, lock: &'a OutputLock) -> anyhow::Re
     Staging::begin(lock).with_context(|| format!("cannot write the site to {}", options.out.display()))
 }
 
-/// Where every run's digest waits for the cross-run pages: the cache, or a temporary folder.
+/// Where every run's digest waits for the cross-run pages: the cache, or a temporary file.
 fn digest_store(cache: Option<&Cache>) -> anyhow::Result<DigestStore<'_>> {
     match cache {
         Some(cache) => Ok(DigestStore::Cache(cache)),
-        None => DigestStore::temporary().context("cannot create a temporary folder for run digests"),
+        None => DigestStore::temporary().context("cannot create a temporary file for run digests"),
     }
 }
 

@@ -1,0 +1,123 @@
+//! Where a build without a cache keeps its runs' digests, history rows and case verdicts
+//! until the cross-run stages have read them: one unnamed temporary file (`O_TMPFILE` where
+//! the file system has it), appended to from every worker thread at offsets taken from an
+//! atomic counter, and the place of each part in memory (about 100 bytes a run). The file has
+//! no name, so nothing is left to remove when the build ends: the system frees it when the
+//! build closes it, also when the build is killed. (A folder a run, as the cache keeps them,
+//! cost a build of 200 runs 600 file creations, and as many removals at its end, serial and
+//! untimed: 0.2 s of a 0.65 s build on 16 cores.) Uses only `std`, `serde_json` and
+//! `tempfile`.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// The parts kept of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Part {
+    Digest,
+    Row,
+    Verdicts,
+}
+
+/// The temporary file and where each run's parts lie in it (`put` again replaces a part: its
+/// new bytes are appended, the old ones stay unread).
+#[derive(Debug)]
+pub(crate) struct DigestPack {
+    file: File,
+    end: AtomicU64,
+    places: Mutex<HashMap<(String, Part), Place>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    at: u64,
+    len: usize,
+}
+
+impl DigestPack {
+    /// An empty pack in the system's temporary folder.
+    pub(crate) fn new() -> io::Result<Self> {
+        Ok(DigestPack { file: tempfile::tempfile()?, end: AtomicU64::new(0), places: Mutex::new(HashMap::new()) })
+    }
+
+    /// Keeps `value` as a run's `part`, as JSON.
+    pub(crate) fn put(&self, run_id: &str, part: Part, value: &impl Serialize) -> io::Result<()> {
+        let bytes = serde_json::to_vec(value).map_err(io::Error::other)?;
+        let at = self.end.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        self.file.write_all_at(&bytes, at)?;
+        self.lock().insert((run_id.to_string(), part), Place { at, len: bytes.len() });
+        Ok(())
+    }
+
+    /// A run's `part`; `None` when it was never kept or cannot be read back (the callers then
+    /// recompute it, as for a damaged cache file).
+    pub(crate) fn get<T: DeserializeOwned>(&self, run_id: &str, part: Part) -> Option<T> {
+        let place = self.place(run_id, part)?;
+        let mut bytes = vec![0; place.len];
+        self.file.read_exact_at(&mut bytes, place.at).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// Whether a run's `part` is kept.
+    pub(crate) fn has(&self, run_id: &str, part: Part) -> bool {
+        self.place(run_id, part).is_some()
+    }
+
+    fn place(&self, run_id: &str, part: Part) -> Option<Place> {
+        self.lock().get(&(run_id.to_string(), part)).copied()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, Part), Place>> {
+        self.places.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rayon::prelude::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn parts_read_back_as_written_from_many_threads() {
+        let pack = DigestPack::new().unwrap();
+        (0..200).into_par_iter().for_each(|i| {
+            let id = format!("r{i:03}");
+            pack.put(&id, Part::Digest, &vec![i; i % 7 + 1]).unwrap();
+            pack.put(&id, Part::Row, &format!("row {i}")).unwrap();
+        });
+        for i in 0..200 {
+            let id = format!("r{i:03}");
+            assert_eq!(pack.get::<Vec<usize>>(&id, Part::Digest), Some(vec![i; i % 7 + 1]));
+            assert_eq!(pack.get::<String>(&id, Part::Row).as_deref(), Some(format!("row {i}").as_str()));
+            assert!(!pack.has(&id, Part::Verdicts));
+        }
+    }
+
+    #[test]
+    fn a_part_put_again_replaces_the_old_one_and_others_stay() {
+        let pack = DigestPack::new().unwrap();
+        let first: BTreeMap<String, String> = [("a".into(), "slower".into())].into();
+        let second: BTreeMap<String, String> = [("a".into(), "no_change".into()), ("b".into(), "faster".into())].into();
+        pack.put("r1", Part::Verdicts, &first).unwrap();
+        pack.put("r2", Part::Verdicts, &first).unwrap();
+        pack.put("r1", Part::Verdicts, &second).unwrap();
+        assert_eq!(pack.get::<BTreeMap<String, String>>("r1", Part::Verdicts), Some(second));
+        assert_eq!(pack.get::<BTreeMap<String, String>>("r2", Part::Verdicts), Some(first));
+        assert!(pack.has("r1", Part::Verdicts));
+        assert_eq!(pack.get::<String>("r3", Part::Digest), None);
+    }
+
+    #[test]
+    fn a_part_of_another_type_is_none_not_a_panic() {
+        let pack = DigestPack::new().unwrap();
+        pack.put("r1", Part::Row, &"text").unwrap();
+        assert_eq!(pack.get::<Vec<u32>>("r1", Part::Row), None);
+    }
+}
