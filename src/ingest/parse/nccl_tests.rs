@@ -29,8 +29,9 @@ pub(crate) fn parse_text(bytes: &[u8]) -> NcclTestsOutput {
 #[derive(Debug, Default)]
 pub(crate) struct CycleCounter {
     seen: FxHashMap<RowKey, u64>,
-    /// The type and redop names met so far; keys hold their index (no string per row).
-    names: Vec<String>,
+    /// The type and redop names met so far and their indexes (keys hold the index: no string
+    /// per row; a hash lookup, as a file may name a new type on every row).
+    names: FxHashMap<String, u32>,
 }
 
 /// (size, type, redop, root), names as indexes into `CycleCounter::names`.
@@ -46,11 +47,12 @@ impl CycleCounter {
     }
 
     fn name(&mut self, name: &str) -> u32 {
-        let index = self.names.iter().position(|n| n == name).unwrap_or_else(|| {
-            self.names.push(name.to_string());
-            self.names.len() - 1
-        });
-        index as u32
+        if let Some(&index) = self.names.get(name) {
+            return index;
+        }
+        let index = self.names.len() as u32;
+        self.names.insert(name.to_string(), index);
+        index
     }
 }
 
@@ -345,7 +347,13 @@ impl OpenTable {
 struct TextParser {
     out: NcclTestsOutput,
     open: Option<OpenTable>,
+    /// Warnings past `MAX_WARNINGS`, counted (one last warning says how many).
+    more_warnings: u64,
 }
+
+/// Warnings named one by one per file; more are counted in one last warning (a file of a
+/// million odd lines gives 21 diagnostics, not a million).
+pub(crate) const MAX_WARNINGS: usize = 20;
 
 impl Default for TextParser {
     fn default() -> Self {
@@ -359,13 +367,14 @@ impl Default for TextParser {
                 warnings: Vec::new(),
             },
             open: None,
+            more_warnings: 0,
         }
     }
 }
 
 impl TextParser {
     fn warn(&mut self, line: u64, message: impl Into<String>) {
-        self.out.warnings.push(LineWarning { line, message: message.into() });
+        warn_into(&mut self.out.warnings, &mut self.more_warnings, line, message);
     }
 
     fn line(&mut self, number: u64, raw: &[u8]) {
@@ -514,7 +523,7 @@ impl TextParser {
                 names.join(" ")
             );
             open.set_schema(names.into_iter().map(str::to_owned).collect(), schema);
-            self.out.warnings.push(LineWarning { line: number, message });
+            warn_into(&mut self.out.warnings, &mut self.more_warnings, number, message);
         }
         let OpenTable { schema: Some(schema), cycles, table, .. } = open else {
             return;
@@ -544,7 +553,20 @@ impl TextParser {
 
     fn finish(mut self) -> NcclTestsOutput {
         self.close();
+        if self.more_warnings > 0 {
+            let message = format!("{} more lines like these not listed", self.more_warnings);
+            self.out.warnings.push(LineWarning { line: 0, message });
+        }
         self.out
+    }
+}
+
+/// Keeps a warning while fewer than `MAX_WARNINGS` are kept, else counts it in `more`.
+fn warn_into(warnings: &mut Vec<LineWarning>, more: &mut u64, line: u64, message: impl Into<String>) {
+    if warnings.len() < MAX_WARNINGS {
+        warnings.push(LineWarning { line, message: message.into() });
+    } else {
+        *more += 1;
     }
 }
 
@@ -636,18 +658,25 @@ fn remove_inner_tags(line: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The longest rank tag inside brackets (`[12,3]`), and the longest stream name (`<stdout>`).
+const MAX_TAG: usize = 32;
+const MAX_STREAM: usize = 16;
+
 /// The byte length of a rank tag at the start of `text`: `[` digits and commas `]`, then an
 /// optional `<stream>` and an optional `:`.
 fn inner_tag_len(text: &str) -> Option<usize> {
     let inner = text.strip_prefix('[')?;
-    let close = inner.find(']')?;
+    // A tag is at most `MAX_TAG` bytes: `]` is looked for no further (a line of `[`s stays
+    // linear).
+    let close = memchr::memchr(b']', &inner.as_bytes()[..inner.len().min(MAX_TAG + 1)])?;
     let tag = &inner[..close];
-    if tag.is_empty() || tag.len() > 32 || !tag.chars().all(|c| c.is_ascii_digit() || c == ',') {
+    if tag.is_empty() || !tag.chars().all(|c| c.is_ascii_digit() || c == ',') {
         return None;
     }
     let mut len = close + 2;
     if let Some(stream) = text[len..].strip_prefix('<') {
-        let end = stream.find('>').filter(|&end| stream[..end].chars().all(|c| c.is_ascii_alphabetic()))?;
+        let end = memchr::memchr(b'>', &stream.as_bytes()[..stream.len().min(MAX_STREAM + 1)])
+            .filter(|&end| stream[..end].chars().all(|c| c.is_ascii_alphabetic()))?;
         len += end + 2;
     }
     if text[len..].starts_with(':') {
@@ -1110,5 +1139,45 @@ mod tests {
         assert_eq!(out.warnings.len(), 5, "{:?}", out.warnings);
         let empty = parse(b"");
         assert!(empty.tables.is_empty() && empty.warnings.is_empty());
+    }
+
+    /// What the fuzzer found: a warning per odd line (200,000 lines made a 32 MB run page),
+    /// a new `type` on every row (a linear name lookup per row), a line of `[` (a search for
+    /// `]` to the line's end at every `[`). Now: 20 warnings and a count, a hash lookup, a
+    /// bounded search.
+    #[test]
+    fn many_odd_lines_many_types_and_brackets_stay_bounded() {
+        let header = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
+        let mut odd = header.as_bytes().to_vec();
+        odd.extend(b"\xff\n".repeat(5000));
+        let out = parse(&odd);
+        assert_eq!(out.warnings.len(), MAX_WARNINGS + 1, "{:?}", &out.warnings[..3]);
+        assert_eq!(out.warnings[0].line, 2);
+        let last = out.warnings.last().unwrap();
+        assert_eq!(
+            (last.line, last.message.as_str()),
+            (0, "4981 more lines like these not listed"),
+            "5,000 lines and the cut table"
+        );
+
+        let rows: String = (0..3000)
+            .map(|i| {
+                format!("{:>12} {:>12} {:>9} sum -1 10.0 0.10 0.10 0 10.0 0.10 0.10 0\n", 8192, 2048, format!("t{i}"))
+            })
+            .collect();
+        let out = parse(format!("{header}{rows}").as_bytes());
+        let table = &out.tables[0];
+        assert_eq!(table.rows.len(), 3000);
+        assert!(table.rows.iter().all(|r| r.cycle == 0), "each type is its own key");
+        assert_eq!(table.rows[2999].dtype.as_deref(), Some("t2999"));
+
+        let brackets = "[".repeat(100_000);
+        assert_eq!(remove_inner_tags(&brackets), brackets);
+        assert_eq!(remove_inner_tags(&format!("{brackets}[1]x")), format!("{brackets}x"));
+        assert_eq!(
+            remove_inner_tags("a [111111111111111111111111111111111] b"),
+            "a [111111111111111111111111111111111] b"
+        );
+        assert_eq!(remove_inner_tags("[1]<stdout>:x [2]<aaaaaaaaaaaaaaaaa>:y"), "x [2]<aaaaaaaaaaaaaaaaa>:y");
     }
 }
