@@ -48,6 +48,8 @@ pub enum Code {
     InspectorObject = 204,
     /// An NCCL Inspector record out of range (negative time, absurd bandwidth): left out.
     InspectorValue = 205,
+    /// An `nvidia-smi topo -m` matrix with more devices than a node has: not read.
+    TopologyTooLarge = 206,
     /// A per-rank contract row says `correct=False`.
     ContractFailed = 301,
     /// nccl-tests counted wrong values.
@@ -94,7 +96,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in number order.
-    pub const ALL: [Code; 31] = [
+    pub const ALL: [Code; 32] = [
         Code::CannotRead,
         Code::SymlinkOutside,
         Code::FolderForFile,
@@ -105,6 +107,7 @@ impl Code {
         Code::NcclTestsLine,
         Code::InspectorObject,
         Code::InspectorValue,
+        Code::TopologyTooLarge,
         Code::ContractFailed,
         Code::NcclTestsWrong,
         Code::NcclTestsOutOfBounds,

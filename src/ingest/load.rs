@@ -5,6 +5,7 @@
 //! runs in parallel, and per-stage timings stay per run.
 
 use crate::core::diag::{Code, Diagnostic};
+use crate::core::model::artifacts::TopologyMatrix;
 use crate::core::model::hosts::HostFacts;
 use crate::core::model::inspector::InspectorCase;
 use crate::core::model::nccl_log::NcclLogFacts;
@@ -37,8 +38,7 @@ pub fn load_tables(run: &RunDir, limits: Limits) -> RawRun {
     }
     if let Some(file) = &files.topology {
         if let Some(text) = read_text(file, limits, &mut raw.diagnostics) {
-            let topology = parse::artifacts::parse_topology(&text);
-            raw.topology = (!topology.header.is_empty()).then_some(topology);
+            raw.topology = topology(&file.rel, &text, &mut raw.diagnostics);
         }
     }
     raw.hosts = load_hosts(run, limits, &mut raw.diagnostics);
@@ -76,13 +76,29 @@ fn load_hosts(run: &RunDir, limits: Limits, diagnostics: &mut Vec<Diagnostic>) -
         match artifact {
             Artifact::GpuQuery => facts.gpus = parse::artifacts::parse_gpu_query(&text),
             Artifact::IbDevices => facts.nics = parse::ib_devices::parse_ib_devices(&text),
-            Artifact::GpuTopology => {
-                let topology = parse::artifacts::parse_topology(&text);
-                facts.topology = (!topology.header.is_empty()).then_some(topology);
-            }
+            Artifact::GpuTopology => facts.topology = topology(&file.rel, &text, diagnostics),
         }
     }
     hosts.into_values().collect()
+}
+
+/// The most devices (columns or rows) a topology matrix may have: a node has tens of GPUs
+/// and NICs, and the matrix is read cell by cell into the comparison key (columns x rows).
+const MAX_TOPOLOGY_DEVICES: usize = 512;
+
+/// The `nvidia-smi topo -m` matrix of `text` (the file `rel`); `None` when it has none, or more
+/// devices than a node has (a warning naming the file).
+fn topology(rel: &str, text: &str, diagnostics: &mut Vec<Diagnostic>) -> Option<TopologyMatrix> {
+    let topology = parse::artifacts::parse_topology(text);
+    let (columns, rows) = (topology.header.len(), topology.rows.len());
+    if columns.max(rows) > MAX_TOPOLOGY_DEVICES {
+        let message = format!(
+            "a topology matrix of {columns} columns and {rows} rows: more devices than a node has (at most {MAX_TOPOLOGY_DEVICES}); not read"
+        );
+        diagnostics.push(Diagnostic::warning(Code::TopologyTooLarge, rel, None, message));
+        return None;
+    }
+    (!topology.header.is_empty()).then_some(topology)
 }
 
 fn load_sections(run: &RunDir, limits: Limits, raw: &mut RawRun) {
@@ -253,4 +269,29 @@ fn read_text(file: &FileRef, limits: Limits, diagnostics: &mut Vec<Diagnostic>) 
 
 fn parse_diag(file: &FileRef, error: ParseError) -> Diagnostic {
     Diagnostic::error(Code::CannotParse, &file.rel, error.line, error.message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fuzzer's 100,000-column header made a 1.7 GB site through the comparison key; a
+    /// matrix larger than a node is not read, with a warning. A real one is.
+    #[test]
+    fn a_topology_larger_than_a_node_is_not_read() {
+        let mut diagnostics = Vec::new();
+        let real = include_str!("../../tests/data/topology/dgx_h100_nv18_nics.txt");
+        assert!(topology("artifacts/nvidia_smi_topo.txt", real, &mut diagnostics).is_some());
+        assert_eq!(diagnostics, []);
+        let huge = format!("{}\n{}", "\tG".repeat(100_000), "GPU0\tX\n".repeat(300));
+        assert_eq!(topology("artifacts/nvidia_smi_topo.txt", &huge, &mut diagnostics), None);
+        assert_eq!(diagnostics.len(), 1);
+        assert_eq!(diagnostics[0].code, Code::TopologyTooLarge);
+        assert_eq!(diagnostics[0].file, "artifacts/nvidia_smi_topo.txt");
+        assert!(
+            diagnostics[0].message.starts_with("a topology matrix of 100000 columns and 300 rows"),
+            "{}",
+            diagnostics[0]
+        );
+    }
 }

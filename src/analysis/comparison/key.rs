@@ -25,6 +25,22 @@ pub const UNKNOWN: &str = "unknown";
 /// A soft fact one run of a pair does not record.
 const NOT_RECORDED: &str = "not recorded";
 
+/// The longest value a key part or soft fact keeps as it is (bytes); a DGX's 8-GPU, 8-NIC
+/// topology is about 1.2 KB.
+const MAX_PART_BYTES: usize = 4096;
+
+/// `value`, or for one over `MAX_PART_BYTES` (a run's text: a topology of 100,000 columns, a
+/// manifest of 100,000 nccl-tests commands) its head, its length and a hash of the whole, so
+/// that two values still agree only when they are equal and every page, Parquet row and digest
+/// that names the key stays small.
+fn bounded(value: String) -> String {
+    if value.len() <= MAX_PART_BYTES {
+        return value;
+    }
+    let head = value.char_indices().map(|(at, _)| at).take_while(|&at| at <= 64).last().unwrap_or(0);
+    format!("{}... ({} bytes, xxh3 {:016x})", &value[..head], value.len(), xxhash_rust::xxh3::xxh3_64(value.as_bytes()))
+}
+
 /// Ordered (part, value) pairs; two runs are comparable when every part agrees. `soft`:
 /// the facts shown as caveats where they differ, never part of the key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -65,8 +81,11 @@ impl ConfigKey {
             ("nics", key_hosts::nics(run, nodes.as_deref())),
         ];
         ConfigKey {
-            parts: parts.into_iter().map(|(k, v)| (k.to_string(), v.unwrap_or_else(|| UNKNOWN.to_string()))).collect(),
-            soft: soft_facts(run),
+            parts: parts
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.map_or_else(|| UNKNOWN.to_string(), bounded)))
+                .collect(),
+            soft: soft_facts(run).into_iter().map(|(k, v)| (k, bounded(v))).collect(),
         }
     }
 
@@ -357,6 +376,26 @@ fn standalone(commands: &[String]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key part or soft fact over 4 KB (the fuzzer's topologies and manifests made every
+    /// page and Parquet row carry megabytes) keeps its head, its length and a hash: equal
+    /// values agree, different ones do not, and the text stays small. A DGX's is kept whole.
+    #[test]
+    fn long_key_values_are_bounded_and_still_tell_runs_apart() {
+        let dgx = crate::ingest::parse::artifacts::parse_topology(include_str!(
+            "../../../tests/data/topology/dgx_h100_nv18_nics.txt"
+        ));
+        let signature = topology_signature(&dgx);
+        assert_eq!(bounded(signature.clone()), signature);
+        let long = "GPU0:NV18,".repeat(1000);
+        let other = format!("{}X", &long[..long.len() - 1]);
+        let (a, b) = (bounded(long.clone()), bounded(other));
+        assert!(a.len() < 120, "{a}");
+        assert!(a.starts_with("GPU0:NV18,GPU0:NV18,") && a.contains("... (10000 bytes, xxh3 "), "{a}");
+        assert_ne!(a, b);
+        assert_eq!(a, bounded(long));
+        assert_eq!(bounded("é".repeat(3000)).chars().take(3).collect::<String>(), "ééé");
+    }
     use crate::analysis::summarize::summarize;
     use crate::core::model::run::RawRun;
 
