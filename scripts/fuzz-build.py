@@ -12,7 +12,8 @@ columns added or dropped, invalid UTF-8, CRLF and bare CR, lines up to 5 MB, fil
 gzip truncated, corrupt, concatenated, bombs; symlinks (to /dev/zero, outside the runs
 folder, loops), FIFOs, folders for files; odd names. A failing iteration is kept under
 WORK-findings/SEED-N with what was wrong (WORK itself is emptied every iteration). Defaults: WORK /tmp/fuzz-build, 600 s, seed 1.
-Stop 34 ran 1,933 builds in 900 s with no finding left after the fixes of that stop.
+Stop 34's review ran 1,933 builds in 900 s: none failed, and the six problems that review
+found came from reading the code (bounds on lengths, counts and rescans), not from this script.
 """
 import os, sys, random, shutil, subprocess, gzip, time, json, re, html.parser, resource
 if len(sys.argv) < 2:
