@@ -22,7 +22,11 @@ BIN = os.path.abspath(sys.argv[1])
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "runs")
 GOOD = ["20261204T114025Z", "h200-rdzv"]
 VICTIMS = ["20261204T114050Z", "20261203T081106Z", "20261204T114621Z-blocking", "h200-rdzv"]
-WORK = sys.argv[2] if len(sys.argv) > 2 else "/tmp/fuzz-build"
+WORK = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else "/tmp/fuzz-build")
+MARK = os.path.join(WORK, ".fuzz-build")
+# WORK is emptied every iteration: only a folder this script made (its marker) or a new one.
+if os.path.exists(WORK) and not os.path.exists(MARK):
+    sys.exit(f"{WORK} exists and was not made by this script; give a new folder")
 SECONDS = float(sys.argv[3]) if len(sys.argv) > 3 else 600
 SEED = int(sys.argv[4]) if len(sys.argv) > 4 else 1
 FIND = WORK + "-findings"
@@ -56,8 +60,6 @@ def mut_bytes(data):
         toks = list(re.finditer(rb"-?\d+(\.\d+)?(e[-+]?\d+)?", data))
         if not toks: return data + b"\n" + rnd.choice(NUMS), "appendnum"
         b = data
-        for t in rnd.sample(toks, min(len(toks), rnd.randint(1, 4))):
-            pass
         t = rnd.choice(toks)
         return data[:t.start()] + rnd.choice(NUMS) + data[t.end():], "numreplace"
     if m == 3: return b"", "empty"
@@ -215,6 +217,7 @@ def main():
         it += 1
         shutil.rmtree(WORK, ignore_errors=True)
         runs = os.path.join(WORK, "runs"); os.makedirs(runs)
+        open(MARK, "w").close()
         for g in GOOD: shutil.copytree(os.path.join(SRC, g), os.path.join(runs, g))
         victim_src = rnd.choice(VICTIMS)
         vid = "zz-victim"

@@ -41,7 +41,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped whenever the cache layout changes.
 const FORMAT: &str = "nccl-report-cache-8";
-/// Beside an entry (and in a temporary digest store, in a folder a run): the run's digest.
+/// Beside an entry: the run's digest.
 const DIGEST: &str = "digest.json";
 /// Beside the digest: what the run gives its configuration's history page.
 const HISTORY_ROW: &str = "history-row.json";

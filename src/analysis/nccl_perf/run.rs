@@ -7,7 +7,7 @@
 use super::busbw::busbw_factor;
 use super::link_peaks::nvlink_peak;
 use super::table::{analyse, headline, TableAnalysis};
-use super::topology::{bottleneck_text, intra_node_bottleneck, link_graph, LinkClass, LinkGraph};
+use super::topology::{bottleneck_text, intra_node_bottleneck, link_graph, LinkClass};
 use crate::core::model::nccl_log::TuningChoice;
 use crate::core::model::run::RawRun;
 use serde::{Deserialize, Serialize};
@@ -127,8 +127,9 @@ fn manifest_binary(raw: &RawRun) -> Option<String> {
 fn expected_peak(raw: &RawRun, ranks: u64) -> ExpectedPeak {
     let nodes = raw.hosts.len().max(1) as u64;
     let graph = raw.topology.as_ref().map(link_graph).unwrap_or_default();
-    let gpus = gpus_in_use(&graph, ranks);
-    let bottleneck = bottleneck_text(&graph, &gpus, nodes, None);
+    // GPU i for rank i; the rank count (a log's `nranks`, a `g<N>` name) is never a length.
+    let in_use = |gpu: usize| (gpu as u64) < ranks;
+    let bottleneck = bottleneck_text(&graph, in_use, nodes, None);
     let unknown = |why: &str| ExpectedPeak { bottleneck: bottleneck.clone(), gbs: None, source: why.to_string() };
     if ranks < 2 {
         return unknown("peak unknown: one rank moves no data between GPUs");
@@ -137,7 +138,7 @@ fn expected_peak(raw: &RawRun, ranks: u64) -> ExpectedPeak {
         return unknown("peak unknown: the NIC rate is not recorded");
     }
     let gpu = raw.gpus.first().map(|g| g.name.as_str()).unwrap_or_default();
-    match (intra_node_bottleneck(&graph, &gpus), nvlink_peak(gpu)) {
+    match (intra_node_bottleneck(&graph, in_use), nvlink_peak(gpu)) {
         (Some(LinkClass::Nvlink(links)), Some(peak)) => ExpectedPeak {
             gbs: Some(peak.nccl_expected_gbs(links)),
             source: format!(
@@ -150,14 +151,6 @@ fn expected_peak(raw: &RawRun, ranks: u64) -> ExpectedPeak {
         (Some(_), _) => unknown("peak unknown: the PCIe generation and width are not recorded"),
         (None, _) => unknown("peak unknown: the topology matrix does not say"),
     }
-}
-
-/// The GPUs `ranks` ranks use on one node (GPU i for rank i), as far as the matrix names
-/// them: a GPU it has no link of changes no bottleneck. The rank count comes from the run (a
-/// log's `nranks`, a `g<N>` file name) and is never a length by itself.
-fn gpus_in_use(graph: &LinkGraph, ranks: u64) -> Vec<usize> {
-    let named = graph.gpu_links.iter().map(|&(a, b, _)| a.max(b) + 1).max().unwrap_or(0);
-    (0..usize::try_from(ranks).map_or(named, |ranks| ranks.min(named))).collect()
 }
 
 /// The index headline: busbw at the largest size with the size named, per rank count of the
@@ -216,22 +209,22 @@ mod tests {
         assert_eq!(analyse_run(&RawRun::default()), None);
     }
 
-    /// A rank count from the run is never a length: a log's `nranks 18446744073709551615` or
-    /// a `g99999999999999` output (the fuzzer's) gives the peak of the GPUs the matrix names.
+    /// A rank count from the run is never a length: a log's `nranks 18446744073709551615`
+    /// or a `g99999999999999` output (the fuzzer's), even beside a matrix naming
+    /// `GPU3000000000` (the second reader's), gives the peak of the GPUs the matrix links.
     #[test]
-    fn an_absurd_rank_count_uses_the_gpus_the_matrix_names() {
+    fn an_absurd_rank_count_or_gpu_index_is_never_a_length() {
         use crate::ingest::parse::artifacts::parse_topology;
-        let topology = parse_topology(include_str!("../../../tests/data/topology/dgx_h100_nv18_nics.txt"));
-        let graph = link_graph(&topology);
-        assert_eq!(gpus_in_use(&graph, u64::MAX), (0..8).collect::<Vec<_>>());
-        assert_eq!(gpus_in_use(&graph, 4), vec![0, 1, 2, 3]);
-        assert_eq!(gpus_in_use(&LinkGraph::default(), u64::MAX), Vec::<usize>::new());
         let mut raw = one_rank_run();
-        raw.topology = Some(topology);
+        raw.topology = Some(parse_topology(include_str!("../../../tests/data/topology/dgx_h100_nv18_nics.txt")));
         raw.nccl_tests[0].world_size = Some(u64::MAX);
         let huge = analyse_run(&raw).unwrap().expected;
         raw.nccl_tests[0].world_size = Some(8);
         assert_eq!(huge, analyse_run(&raw).unwrap().expected);
+        assert_eq!(huge.bottleneck, "NVLink x18 (NV18)");
+        raw.topology = Some(parse_topology("\tGPU0\tGPU3000000000\tGPU18446744073709551615\nGPU0\tX\tNV4\tNV4\n"));
+        raw.nccl_tests[0].world_size = Some(u64::MAX);
+        assert_eq!(analyse_run(&raw).unwrap().expected.bottleneck, "NVLink x4 (NV4)");
     }
 
     /// An output that does not name its binary (before `# Collective test starting`): the

@@ -93,20 +93,25 @@ pub(crate) fn link_graph(matrix: &TopologyMatrix) -> LinkGraph {
     graph
 }
 
-/// The worst link between any two of `gpus` (one node); `None` for fewer than two GPUs or
-/// when the matrix does not say (then the bottleneck is "unknown", never a guess).
-pub(crate) fn intra_node_bottleneck(graph: &LinkGraph, gpus: &[usize]) -> Option<LinkClass> {
+/// The worst link between any two GPUs `in_use` picks (one node); `None` for fewer than two
+/// GPUs or when the matrix does not say (then the bottleneck is "unknown", never a guess).
+pub(crate) fn intra_node_bottleneck(graph: &LinkGraph, in_use: impl Fn(usize) -> bool) -> Option<LinkClass> {
     graph
         .gpu_links
         .iter()
-        .filter(|(a, b, _)| gpus.contains(a) && gpus.contains(b))
+        .filter(|&&(a, b, _)| in_use(a) && in_use(b))
         .map(|link| link.2)
         .max_by_key(|class| class.badness())
 }
 
 /// The bottleneck as a sentence: within a node the worst GPU link; across `nodes` > 1 the NICs
 /// (count x per-NIC Gb/s from `ibv_devinfo` when known).
-pub(crate) fn bottleneck_text(graph: &LinkGraph, gpus: &[usize], nodes: u64, nic_rate_gbit: Option<u32>) -> String {
+pub(crate) fn bottleneck_text(
+    graph: &LinkGraph,
+    in_use: impl Fn(usize) -> bool,
+    nodes: u64,
+    nic_rate_gbit: Option<u32>,
+) -> String {
     if nodes > 1 {
         return match (graph.nics, nic_rate_gbit) {
             (0, _) => "across nodes: network, NICs unknown".to_string(),
@@ -114,7 +119,7 @@ pub(crate) fn bottleneck_text(graph: &LinkGraph, gpus: &[usize], nodes: u64, nic
             (n, None) => format!("across nodes: {n} NIC, rate unknown"),
         };
     }
-    intra_node_bottleneck(graph, gpus).map_or_else(|| "unknown".to_string(), |c| c.to_string())
+    intra_node_bottleneck(graph, in_use).map_or_else(|| "unknown".to_string(), |c| c.to_string())
 }
 
 #[cfg(test)]
@@ -130,7 +135,7 @@ mod tests {
     fn real_one_gpu_h200() {
         let g = graph(include_str!("../../../tests/data/topology/h200_1gpu.txt"));
         assert_eq!((g.gpus, g.nics, g.gpu_links.len()), (1, 0, 0));
-        assert_eq!(bottleneck_text(&g, &[0], 1, None), "unknown");
+        assert_eq!(bottleneck_text(&g, |i| [0].contains(&i), 1, None), "unknown");
     }
 
     /// DGX H100 layout: 8 GPUs all NV18, NICs PIX to their half and SYS to the other.
@@ -139,19 +144,19 @@ mod tests {
         let g = graph(include_str!("../../../tests/data/topology/dgx_h100_nv18_nics.txt"));
         assert_eq!((g.gpus, g.nics, g.gpu_links.len()), (8, 2, 28));
         let all: Vec<usize> = (0..8).collect();
-        assert_eq!(intra_node_bottleneck(&g, &all), Some(LinkClass::Nvlink(18)));
-        assert_eq!(bottleneck_text(&g, &all, 1, None), "NVLink x18 (NV18)");
-        assert_eq!(bottleneck_text(&g, &all, 2, Some(400)), "across nodes: 2 NIC x 400 Gb/s");
-        assert_eq!(bottleneck_text(&g, &all, 2, None), "across nodes: 2 NIC, rate unknown");
+        assert_eq!(intra_node_bottleneck(&g, |i| all.contains(&i)), Some(LinkClass::Nvlink(18)));
+        assert_eq!(bottleneck_text(&g, |i| all.contains(&i), 1, None), "NVLink x18 (NV18)");
+        assert_eq!(bottleneck_text(&g, |i| all.contains(&i), 2, Some(400)), "across nodes: 2 NIC x 400 Gb/s");
+        assert_eq!(bottleneck_text(&g, |i| all.contains(&i), 2, None), "across nodes: 2 NIC, rate unknown");
     }
 
     #[test]
     fn pcie_box_worst_pair() {
         let g = graph(include_str!("../../../tests/data/topology/pcie_pix_pxb_sys.txt"));
-        assert_eq!(intra_node_bottleneck(&g, &[0, 1]), Some(LinkClass::Pix));
-        assert_eq!(intra_node_bottleneck(&g, &[0, 1, 2]), Some(LinkClass::Pxb));
-        assert_eq!(intra_node_bottleneck(&g, &[0, 1, 2, 3]), Some(LinkClass::Sys));
-        assert_eq!(bottleneck_text(&g, &[0, 3], 1, None), "PCIe across NUMA nodes (SYS)");
+        assert_eq!(intra_node_bottleneck(&g, |i| [0, 1].contains(&i)), Some(LinkClass::Pix));
+        assert_eq!(intra_node_bottleneck(&g, |i| [0, 1, 2].contains(&i)), Some(LinkClass::Pxb));
+        assert_eq!(intra_node_bottleneck(&g, |i| [0, 1, 2, 3].contains(&i)), Some(LinkClass::Sys));
+        assert_eq!(bottleneck_text(&g, |i| [0, 3].contains(&i), 1, None), "PCIe across NUMA nodes (SYS)");
     }
 
     #[test]

@@ -34,7 +34,9 @@ const MAX_GBS: f64 = 100_000.0;
 pub(crate) fn parse_inspector(bytes: &[u8]) -> InspectorDump {
     let mut dump = InspectorDump::default();
     let mut lines = Lines::default();
-    let mut more_left_out = 0u64;
+    // Records left out past the cap: how many, and the line of the last (where the count is
+    // shown, so it sorts after the warnings it follows).
+    let (mut more_left_out, mut last_line) = (0u64, 0u64);
     let mut stream = Deserializer::from_slice(bytes).into_iter::<Value>();
     loop {
         let start = stream.byte_offset();
@@ -46,7 +48,10 @@ pub(crate) fn parse_inspector(bytes: &[u8]) -> InspectorDump {
             }
             Some(Ok(value)) => match record(&value) {
                 Ok(Some(r)) => match out_of_range(&r) {
-                    Some(_) if dump.left_out.len() == MAX_LEFT_OUT => more_left_out += 1,
+                    Some(_) if dump.left_out.len() == MAX_LEFT_OUT => {
+                        more_left_out += 1;
+                        last_line = lines.at(bytes, start);
+                    }
                     Some(why) => dump.left_out.push(ParseError::new(Some(lines.at(bytes, start)), why)),
                     None => dump.records.push(r),
                 },
@@ -59,8 +64,8 @@ pub(crate) fn parse_inspector(bytes: &[u8]) -> InspectorDump {
         }
     }
     if more_left_out > 0 {
-        let message = format!("{more_left_out} more records out of range left out (not listed)");
-        dump.left_out.push(ParseError::new(None, message));
+        let message = format!("{more_left_out} more records out of range left out (not listed; up to this line)");
+        dump.left_out.push(ParseError::new(Some(last_line), message));
     }
     dump
 }
@@ -214,7 +219,8 @@ mod tests {
         let lines: Vec<Option<u64>> = dump.left_out.iter().map(|w| w.line).collect();
         let named: Vec<Option<u64>> = (3..3 + MAX_LEFT_OUT as u64).map(Some).collect();
         assert_eq!(lines[..MAX_LEFT_OUT], named[..]);
-        assert_eq!(lines[MAX_LEFT_OUT], None);
-        assert_eq!(dump.left_out[MAX_LEFT_OUT].message, "4980 more records out of range left out (not listed)");
+        assert_eq!(lines[MAX_LEFT_OUT], Some(5002), "the count is shown at the last record it counts");
+        let counted = "4980 more records out of range left out (not listed; up to this line)";
+        assert_eq!(dump.left_out[MAX_LEFT_OUT].message, counted);
     }
 }

@@ -348,7 +348,30 @@ struct TextParser {
     out: NcclTestsOutput,
     open: Option<OpenTable>,
     /// Warnings past `MAX_WARNINGS`, counted (one last warning says how many).
-    more_warnings: u64,
+    more_warnings: More,
+}
+
+/// Warnings counted, not kept: how many, and the line of the last (where the count is shown,
+/// so it sorts after the warnings it follows).
+#[derive(Debug, Default)]
+pub(crate) struct More {
+    count: u64,
+    last_line: u64,
+}
+
+impl More {
+    /// How many were counted.
+    pub(crate) fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The warning that counts the lines past the cap, if any were.
+    fn warning(&self) -> Option<LineWarning> {
+        (self.count > 0).then(|| LineWarning {
+            line: self.last_line,
+            message: format!("{} more lines like these not listed (up to this line)", self.count),
+        })
+    }
 }
 
 /// Warnings named one by one per file; more are counted in one last warning (a file of a
@@ -367,7 +390,7 @@ impl Default for TextParser {
                 warnings: Vec::new(),
             },
             open: None,
-            more_warnings: 0,
+            more_warnings: More::default(),
         }
     }
 }
@@ -553,20 +576,18 @@ impl TextParser {
 
     fn finish(mut self) -> NcclTestsOutput {
         self.close();
-        if self.more_warnings > 0 {
-            let message = format!("{} more lines like these not listed", self.more_warnings);
-            self.out.warnings.push(LineWarning { line: 0, message });
-        }
+        self.out.warnings.extend(self.more_warnings.warning());
         self.out
     }
 }
 
 /// Keeps a warning while fewer than `MAX_WARNINGS` are kept, else counts it in `more`.
-fn warn_into(warnings: &mut Vec<LineWarning>, more: &mut u64, line: u64, message: impl Into<String>) {
+pub(crate) fn warn_into(warnings: &mut Vec<LineWarning>, more: &mut More, line: u64, message: impl Into<String>) {
     if warnings.len() < MAX_WARNINGS {
         warnings.push(LineWarning { line, message: message.into() });
     } else {
-        *more += 1;
+        more.count += 1;
+        more.last_line = more.last_line.max(line);
     }
 }
 
@@ -1156,7 +1177,7 @@ mod tests {
         let last = out.warnings.last().unwrap();
         assert_eq!(
             (last.line, last.message.as_str()),
-            (0, "4981 more lines like these not listed"),
+            (5001, "4981 more lines like these not listed (up to this line)"),
             "5,000 lines and the cut table"
         );
 

@@ -12,7 +12,7 @@ use crate::core::model::nccl_tests::{
     DeviceLine, IterStats, LineWarning, NcclTestsFormat, NcclTestsOutput, NcclTestsRow, NcclTestsTable, Placement,
     TestConfig, TimeUnit,
 };
-use crate::ingest::parse::nccl_tests::{parse_count, CycleCounter};
+use crate::ingest::parse::nccl_tests::{parse_count, warn_into, CycleCounter, More};
 use crate::ingest::parse::ParseError;
 use serde::Deserialize;
 use serde_json::error::Category;
@@ -24,20 +24,28 @@ pub(crate) fn parse_json(bytes: &[u8]) -> Result<NcclTestsOutput, ParseError> {
         .as_deref()
         .ok_or_else(|| ParseError::new(None, "no `results` array: not an nccl-tests JSON file"))?;
     let mut warnings = Vec::new();
+    let mut more = More::default();
     let mut cycles = CycleCounter::default();
     let mut rows = Vec::with_capacity(results.len());
     for (index, entry) in results.iter().enumerate() {
         match entry.row(&mut cycles) {
             Some(row) => rows.push(row),
-            None => warnings.push(LineWarning {
-                line: 0,
-                message: format!("result {} lacks size, time, alg_bw or bus_bw", index + 1),
-            }),
+            None => warn_into(
+                &mut warnings,
+                &mut more,
+                0,
+                format!("result {} lacks size, time, alg_bw or bus_bw", index + 1),
+            ),
         }
     }
     let errors = doc.errors.iter().flatten().filter_map(Leaf::text);
     for error in errors.filter(|e| !e.is_empty()) {
-        warnings.push(LineWarning { line: 0, message: format!("nccl-tests error: {error}") });
+        warn_into(&mut warnings, &mut more, 0, format!("nccl-tests error: {error}"));
+    }
+    if more.count() > 0 {
+        // A JSON file has no lines to sort by: "results ..." sorts after "result N ...".
+        let message = format!("results and errors like these not listed: {} more", more.count());
+        warnings.push(LineWarning { line: 0, message });
     }
     let has_iter_stats = rows.iter().any(|r| r.out_of_place.iter_stats.is_some());
     let table = NcclTestsTable {
@@ -318,6 +326,7 @@ impl PerIter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ingest::parse::nccl_tests::MAX_WARNINGS;
 
     const CURRENT: &[u8] = include_bytes!("../../../tests/data/nccl/json_2196.json");
     const OLD: &[u8] = include_bytes!("../../../tests/data/nccl/json_old_misspelt.json");
@@ -394,5 +403,15 @@ mod tests {
         assert!(error.message.contains("results"));
         assert!(parse_json(b"[1, 2]").is_err());
         assert!(parse_json(b"\xff").is_err());
+    }
+
+    /// 5,000 empty results (the second reader's): 20 warnings named, the rest counted last.
+    #[test]
+    fn many_bad_results_are_named_up_to_the_cap_then_counted() {
+        let json = format!("{{\"results\": [{}]}}", vec!["{}"; 5000].join(","));
+        let out = parse_json(json.as_bytes()).expect("valid JSON");
+        assert_eq!(out.warnings.len(), MAX_WARNINGS + 1);
+        assert_eq!(out.warnings[0].message, "result 1 lacks size, time, alg_bw or bus_bw");
+        assert_eq!(out.warnings[MAX_WARNINGS].message, "results and errors like these not listed: 4980 more");
     }
 }
