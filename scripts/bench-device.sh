@@ -15,6 +15,7 @@
 # READERS (16), DROP (1; 0: never drop the page cache), SEED_DIR (the seed's folder: its own
 # summarization of the corpus is timed too, `benches/seed_summarize.py`), TIMINGS (1: the new
 # binary's --timings at --jobs 1 and 16), NEW_FLAGS (extra build flags of the new binary only),
+# OLD_FLAGS (of the old binary only),
 # WORK (a temporary folder, removed at the end). Total about 5-7 minutes on the
 # H200 host with the defaults.
 set -euo pipefail
@@ -32,9 +33,10 @@ mkdir -p "$WORK"
 trap 'rm -rf "$WORK"' EXIT
 
 NEW_FLAGS=${NEW_FLAGS:-}
-# The new binary's extra build flags ($NEW_FLAGS, e.g. --no-evidence: like for like with an
-# old binary that had no such feature).
-flags() { [ "$1" = "$NEW" ] && echo "$NEW_FLAGS"; true; }
+OLD_FLAGS=${OLD_FLAGS:-}
+# Each binary's extra build flags ($NEW_FLAGS, e.g. --no-evidence: like for like with an old
+# binary that had no such feature; $OLD_FLAGS for an old binary that has it too).
+flags() { if [ "$1" = "$NEW" ]; then echo "$NEW_FLAGS"; else echo "$OLD_FLAGS"; fi; }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 tree_hash() { (cd "$1" && find . -type f ! -name '.nccl-report-site' -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16); }
