@@ -17,8 +17,8 @@ use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-/// The parts kept of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// The parts kept of a run (an index into a run's places).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Part {
     Digest,
     Row,
@@ -31,7 +31,8 @@ pub(crate) enum Part {
 pub(crate) struct DigestPack {
     file: File,
     end: AtomicU64,
-    places: Mutex<HashMap<(String, Part), Place>>,
+    /// Each run's places, by `Part` (looked up by the run id alone: no key built per read).
+    places: Mutex<HashMap<String, [Option<Place>; 3]>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -51,7 +52,8 @@ impl DigestPack {
         let bytes = serde_json::to_vec(value).map_err(io::Error::other)?;
         let at = self.end.fetch_add(bytes.len() as u64, Ordering::Relaxed);
         self.file.write_all_at(&bytes, at)?;
-        self.lock().insert((run_id.to_string(), part), Place { at, len: bytes.len() });
+        self.lock().entry(run_id.to_string()).or_insert([None; 3])[part as usize] =
+            Some(Place { at, len: bytes.len() });
         Ok(())
     }
 
@@ -70,10 +72,10 @@ impl DigestPack {
     }
 
     fn place(&self, run_id: &str, part: Part) -> Option<Place> {
-        self.lock().get(&(run_id.to_string(), part)).copied()
+        self.lock().get(run_id).and_then(|run| run[part as usize])
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, Part), Place>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, [Option<Place>; 3]>> {
         self.places.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
