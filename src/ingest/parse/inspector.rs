@@ -7,12 +7,12 @@
 //! read. Objects of other kinds (verbose traces without a perf block) are skipped; a malformed
 //! object stops the file with an error naming its line, keeping the records before it.
 
-use super::ParseError;
+use super::{More, ParseError, MAX_WARNINGS};
 use crate::core::model::inspector::InspectorRecord;
 use serde_json::{Deserializer, Value};
 
 /// What a dump holds: its records, the records left out for a value out of range (each a
-/// warning naming its line, the first `MAX_LEFT_OUT`; then one line counting the rest), and
+/// warning naming its line, the first `MAX_WARNINGS`; then one line counting the rest), and
 /// the error that stopped the file, if any.
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct InspectorDump {
@@ -20,9 +20,6 @@ pub(crate) struct InspectorDump {
     pub left_out: Vec<ParseError>,
     pub error: Option<ParseError>,
 }
-
-/// Left-out records named one by one; more are counted in one last warning.
-pub(crate) const MAX_LEFT_OUT: usize = 20;
 
 /// The longest time a record may report, in µs (a day): beyond it, or negative, it is not a
 /// measurement.
@@ -34,9 +31,7 @@ const MAX_GBS: f64 = 100_000.0;
 pub(crate) fn parse_inspector(bytes: &[u8]) -> InspectorDump {
     let mut dump = InspectorDump::default();
     let mut lines = Lines::default();
-    // Records left out past the cap: how many, and the line of the last (where the count is
-    // shown, so it sorts after the warnings it follows).
-    let (mut more_left_out, mut last_line) = (0u64, 0u64);
+    let mut more = More::default();
     let mut stream = Deserializer::from_slice(bytes).into_iter::<Value>();
     loop {
         let start = stream.byte_offset();
@@ -48,11 +43,10 @@ pub(crate) fn parse_inspector(bytes: &[u8]) -> InspectorDump {
             }
             Some(Ok(value)) => match record(&value) {
                 Ok(Some(r)) => match out_of_range(&r) {
-                    Some(_) if dump.left_out.len() == MAX_LEFT_OUT => {
-                        more_left_out += 1;
-                        last_line = lines.at(bytes, start);
+                    Some(why) if dump.left_out.len() < MAX_WARNINGS => {
+                        dump.left_out.push(ParseError::new(Some(lines.at(bytes, start)), why))
                     }
-                    Some(why) => dump.left_out.push(ParseError::new(Some(lines.at(bytes, start)), why)),
+                    Some(_) => more.note(lines.at(bytes, start)),
                     None => dump.records.push(r),
                 },
                 Ok(None) => {}
@@ -63,9 +57,9 @@ pub(crate) fn parse_inspector(bytes: &[u8]) -> InspectorDump {
             },
         }
     }
-    if more_left_out > 0 {
-        let message = format!("{more_left_out} more records out of range left out (not listed; up to this line)");
-        dump.left_out.push(ParseError::new(Some(last_line), message));
+    if more.count() > 0 {
+        let message = format!("{} more records out of range left out (not listed; up to this line)", more.count());
+        dump.left_out.push(ParseError::new(Some(more.last_line()), message));
     }
     dump
 }
@@ -215,12 +209,12 @@ mod tests {
         let text = format!("{DUMP}{}\n", vec![bad.as_str(); 5000].join("\n"));
         let dump = parse_inspector(text.as_bytes());
         assert_eq!((dump.records.len(), dump.error), (2, None));
-        assert_eq!(dump.left_out.len(), MAX_LEFT_OUT + 1);
+        assert_eq!(dump.left_out.len(), MAX_WARNINGS + 1);
         let lines: Vec<Option<u64>> = dump.left_out.iter().map(|w| w.line).collect();
-        let named: Vec<Option<u64>> = (3..3 + MAX_LEFT_OUT as u64).map(Some).collect();
-        assert_eq!(lines[..MAX_LEFT_OUT], named[..]);
-        assert_eq!(lines[MAX_LEFT_OUT], Some(5002), "the count is shown at the last record it counts");
+        let named: Vec<Option<u64>> = (3..3 + MAX_WARNINGS as u64).map(Some).collect();
+        assert_eq!(lines[..MAX_WARNINGS], named[..]);
+        assert_eq!(lines[MAX_WARNINGS], Some(5002), "the count is shown at the last record it counts");
         let counted = "4980 more records out of range left out (not listed; up to this line)";
-        assert_eq!(dump.left_out[MAX_LEFT_OUT].message, counted);
+        assert_eq!(dump.left_out[MAX_WARNINGS].message, counted);
     }
 }

@@ -39,3 +39,31 @@ impl fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
+
+/// Warnings a reader names one by one per file; more are counted in one last warning (`More`):
+/// a file of a million odd lines gives 21 diagnostics, not a million.
+pub(crate) const MAX_WARNINGS: usize = 20;
+
+/// Warnings counted past `MAX_WARNINGS`, not kept: how many, and the line of the last (where
+/// the count is shown, so it sorts after the warnings it follows).
+#[derive(Debug, Default)]
+pub(crate) struct More {
+    count: u64,
+    last_line: u64,
+}
+
+impl More {
+    /// Counts one more warning, of `line`.
+    pub(crate) fn note(&mut self, line: u64) {
+        self.count += 1;
+        self.last_line = self.last_line.max(line);
+    }
+
+    pub(crate) fn count(&self) -> u64 {
+        self.count
+    }
+
+    pub(crate) fn last_line(&self) -> u64 {
+        self.last_line
+    }
+}

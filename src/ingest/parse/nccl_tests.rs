@@ -12,6 +12,7 @@ use crate::core::model::nccl_tests::{
     DeviceLine, IterStats, LineWarning, NcclTestsFormat, NcclTestsOutput, NcclTestsRow, NcclTestsTable, Placement,
     TestConfig, TimeUnit,
 };
+use crate::ingest::parse::{More, MAX_WARNINGS};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 
@@ -351,33 +352,6 @@ struct TextParser {
     more_warnings: More,
 }
 
-/// Warnings counted, not kept: how many, and the line of the last (where the count is shown,
-/// so it sorts after the warnings it follows).
-#[derive(Debug, Default)]
-pub(crate) struct More {
-    count: u64,
-    last_line: u64,
-}
-
-impl More {
-    /// How many were counted.
-    pub(crate) fn count(&self) -> u64 {
-        self.count
-    }
-
-    /// The warning that counts the lines past the cap, if any were.
-    fn warning(&self) -> Option<LineWarning> {
-        (self.count > 0).then(|| LineWarning {
-            line: self.last_line,
-            message: format!("{} more lines like these not listed (up to this line)", self.count),
-        })
-    }
-}
-
-/// Warnings named one by one per file; more are counted in one last warning (a file of a
-/// million odd lines gives 21 diagnostics, not a million).
-pub(crate) const MAX_WARNINGS: usize = 20;
-
 impl Default for TextParser {
     fn default() -> Self {
         TextParser {
@@ -576,7 +550,10 @@ impl TextParser {
 
     fn finish(mut self) -> NcclTestsOutput {
         self.close();
-        self.out.warnings.extend(self.more_warnings.warning());
+        if self.more_warnings.count() > 0 {
+            let message = format!("{} more lines like these not listed (up to this line)", self.more_warnings.count());
+            self.out.warnings.push(LineWarning { line: self.more_warnings.last_line(), message });
+        }
         self.out
     }
 }
@@ -586,8 +563,7 @@ pub(crate) fn warn_into(warnings: &mut Vec<LineWarning>, more: &mut More, line: 
     if warnings.len() < MAX_WARNINGS {
         warnings.push(LineWarning { line, message: message.into() });
     } else {
-        more.count += 1;
-        more.last_line = more.last_line.max(line);
+        more.note(line);
     }
 }
 

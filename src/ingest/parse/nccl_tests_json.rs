@@ -12,8 +12,8 @@ use crate::core::model::nccl_tests::{
     DeviceLine, IterStats, LineWarning, NcclTestsFormat, NcclTestsOutput, NcclTestsRow, NcclTestsTable, Placement,
     TestConfig, TimeUnit,
 };
-use crate::ingest::parse::nccl_tests::{parse_count, warn_into, CycleCounter, More};
-use crate::ingest::parse::ParseError;
+use crate::ingest::parse::nccl_tests::{parse_count, warn_into, CycleCounter};
+use crate::ingest::parse::{More, ParseError};
 use serde::Deserialize;
 use serde_json::error::Category;
 
@@ -326,7 +326,7 @@ impl PerIter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::parse::nccl_tests::MAX_WARNINGS;
+    use crate::ingest::parse::MAX_WARNINGS;
 
     const CURRENT: &[u8] = include_bytes!("../../../tests/data/nccl/json_2196.json");
     const OLD: &[u8] = include_bytes!("../../../tests/data/nccl/json_old_misspelt.json");
