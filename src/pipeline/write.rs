@@ -200,12 +200,10 @@ impl<'a> Staging<'a> {
             }
             let existed = old.is_ok() || path.symlink_metadata().is_ok();
             self.touch()?;
-            create_parent(&path)?;
-            replace_file(&path, &file.bytes)?;
+            in_parent(&path, || replace_file(&path, &file.bytes))?;
             existed
         } else {
-            create_parent(&path)?;
-            write_new(&path, &file.bytes).map_err(io_err(&path))?
+            in_parent(&path, || write_new(&path, &file.bytes))?
         };
         if !replaced {
             self.counts.add_file(&file.path, 1);
@@ -284,9 +282,8 @@ impl<'a> Staging<'a> {
                 }
                 let target = self.path_of(&child)?;
                 self.touch()?;
-                create_parent(&target)?;
                 let replaced = target.symlink_metadata().is_ok();
-                fs::rename(entry.path(), &target).map_err(io_err(&target))?;
+                in_parent(&target, || fs::rename(entry.path(), &target))?;
                 if !replaced {
                     self.counts.add_file(&child, 1);
                 }
@@ -313,8 +310,7 @@ impl<'a> Staging<'a> {
         if self.in_place {
             return Err(WriteError::BadPath(format!("{rel} (no links inside the live site)")));
         }
-        create_parent(&path)?;
-        fs::hard_link(from, &path).map_err(io_err(&path))?;
+        in_parent(&path, || fs::hard_link(from, &path))?;
         self.counts.linked.fetch_add(1, Ordering::Relaxed);
         self.counts.add_file(rel, 1);
         Ok(())
@@ -381,14 +377,13 @@ fn write_new(path: &Path, bytes: &[u8]) -> io::Result<bool> {
 
 /// Writes `bytes` beside `path` and renames the new file over it (a new inode: a hard link
 /// to the old file elsewhere is not written through).
-fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let serial = TEMP_SERIAL.fetch_add(1, Ordering::Relaxed);
     let temp = path.with_file_name(format!(".{name}.nccl-report-tmp-{}-{serial}", std::process::id()));
-    fs::write(&temp, bytes).map_err(io_err(&temp))?;
-    fs::rename(&temp, path).map_err(|error| {
+    fs::write(&temp, bytes)?;
+    fs::rename(&temp, path).inspect_err(|_| {
         let _ = fs::remove_file(&temp);
-        io_err(path)(error)
     })
 }
 
@@ -417,10 +412,19 @@ pub(crate) fn count_site(dir: &Path) -> Result<SiteCount, WriteError> {
     Ok(count)
 }
 
-fn create_parent(path: &Path) -> Result<(), WriteError> {
-    match path.parent() {
-        Some(dir) => fs::create_dir_all(dir).map_err(io_err(dir)),
-        None => Ok(()),
+/// Runs `op`, which makes the file at `path`; where the kernel says a folder on the way is
+/// missing, creates the file's folder and runs `op` again. The folder is made only then, not
+/// before every file: `mkdir` of a folder that exists still takes its parent's lock, and with
+/// one `mkdir runs/<id>` per file every thread of a build queued on the lock of `runs/`.
+fn in_parent<T>(path: &Path, op: impl Fn() -> io::Result<T>) -> Result<T, WriteError> {
+    match op() {
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            if let Some(dir) = path.parent() {
+                fs::create_dir_all(dir).map_err(io_err(dir))?;
+            }
+            op().map_err(io_err(path))
+        }
+        other => other.map_err(io_err(path)),
     }
 }
 
@@ -484,6 +488,34 @@ mod tests {
         assert_eq!(fs::read_to_string(staging.dir().join("runs/a/index.html")).unwrap(), "new");
         assert_eq!(staging.count().unwrap(), SiteCount { files: 2, pages: 1 });
         assert_eq!(staging.count().unwrap(), count_site(staging.dir()).unwrap());
+    }
+
+    /// Folders are made when a file first needs them (`in_parent`), by every way a file
+    /// arrives: written, written in place, linked, moved in. Where a file stands in the way of
+    /// a folder, the error names the path.
+    #[test]
+    fn folders_are_made_on_demand_by_each_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("site");
+        write_site(&out, &[OutputFile::new("runs/a/index.html", "live")]).unwrap();
+        let lock = OutputLock::acquire(&out).unwrap();
+        let staging = Staging::begin(&lock).unwrap();
+        staging.put(&OutputFile::new("runs/b/charts/x.svg", "new")).unwrap();
+        staging.link(&out.join("runs/a/index.html"), "runs/a/deep/index.html").unwrap();
+        assert_eq!(fs::read_to_string(staging.dir().join("runs/b/charts/x.svg")).unwrap(), "new");
+        assert_eq!(fs::read_to_string(staging.dir().join("runs/a/deep/index.html")).unwrap(), "live");
+        drop(staging);
+
+        let in_place = Staging::in_place(&lock, None);
+        in_place.put(&OutputFile::new("runs/c/charts/y.svg", "in place")).unwrap();
+        assert_eq!(fs::read_to_string(out.join("runs/c/charts/y.svg")).unwrap(), "in place");
+        let staged = Staging::begin(&lock).unwrap();
+        staged.put(&OutputFile::new("runs/d/e/z.csv", "moved")).unwrap();
+        assert_eq!(in_place.take_from(&staged).unwrap(), ["runs/d/e/z.csv"]);
+        assert_eq!(fs::read_to_string(out.join("runs/d/e/z.csv")).unwrap(), "moved");
+
+        let error = in_place.put(&OutputFile::new("runs/a/index.html/under-a-file.txt", "x")).unwrap_err();
+        assert!(error.to_string().contains("runs/a/index.html"), "{error}");
     }
 
     #[test]
