@@ -46,6 +46,9 @@ drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 echo "old: $OLD"
 echo "new: $NEW ${NEW_FLAGS}"
 echo "host: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
+# The file system the sites are written to and the kernel's huge-page mode both change the
+# write and allocation costs a build pays.
+echo "work folder: $WORK on $(stat -f -c %T "$WORK"); transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)"
 echo
 
 t0=$(now)
