@@ -16,8 +16,9 @@
 # summarization of the corpus is timed too, `benches/seed_summarize.py`), TIMINGS (1: the new
 # binary's --timings at --jobs 1 and 16), NEW_FLAGS (extra build flags of the new binary only),
 # OLD_FLAGS (of the old binary only),
-# WORK (a temporary folder, removed at the end). Total about 5-7 minutes on the
-# H200 host with the defaults.
+# WORK (a temporary folder, removed at the end), SITES (a folder in which a temporary folder
+# for the built sites is made: $WORK). Total about 5-7 minutes on the H200 host with the
+# defaults.
 set -euo pipefail
 
 OLD=$(readlink -f "${1:?usage: bench-device.sh OLD_BIN NEW_BIN}")
@@ -30,7 +31,12 @@ BIG=${BIG:-1000}
 READERS=${READERS:-16}
 WORK=${WORK:-$(mktemp -d /tmp/bench-device.XXXXXX)}
 mkdir -p "$WORK"
-trap 'rm -rf "$WORK"' EXIT
+# Where the built sites (and their cache) go: a tmpfs folder such as /dev/shm/bench takes the
+# file system's cost of creating files out of the figures (an ext4 without a journal looks
+# past every inode freed in the last minute for each file it creates: BENCHMARKS.md, "Stop 35").
+mkdir -p "${SITES:-$WORK}"
+SITES=$(mktemp -d "${SITES:-$WORK}/sites.XXXXXX")
+trap 'rm -rf "$WORK" "$SITES"' EXIT
 
 NEW_FLAGS=${NEW_FLAGS:-}
 OLD_FLAGS=${OLD_FLAGS:-}
@@ -48,7 +54,7 @@ echo "new: $NEW ${NEW_FLAGS}"
 echo "host: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
 # The file system the sites are written to and the kernel's huge-page mode both change the
 # write and allocation costs a build pays.
-echo "work folder: $WORK on $(stat -f -c %T "$WORK"); transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)"
+echo "work folder: $WORK on $(stat -f -c %T "$WORK"), sites on $(stat -f -c %T "$SITES"); transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)"
 echo
 
 t0=$(now)
@@ -85,7 +91,7 @@ echo
 # One timed build: prints seconds; the site's tree hash goes to $WORK/hash.
 timed_build() {
     local bin=$1 jobs=$2 out=$3
-    rm -rf "$out" "$WORK/.nccl-report-cache"
+    rm -rf "$out" "$SITES/.nccl-report-cache"
     local a b
     a=$(now)
     "$bin" build --runs "$WORK/corpus" --out "$out" --no-cache --jobs "$jobs" $(flags "$bin") > /dev/null 2>&1
@@ -96,13 +102,13 @@ timed_build() {
 
 declare -A warm_old warm_new cold_old cold_new
 hashes=""
-timed_build "$NEW" 16 "$WORK/site" > /dev/null
+timed_build "$NEW" 16 "$SITES/site" > /dev/null
 for round in $(seq 1 "$ROUNDS"); do
     for j in $JOBS; do
         if [ $((round % 2)) = 1 ]; then order="old new"; else order="new old"; fi
         for which in $order; do
             bin=$OLD; [ "$which" = new ] && bin=$NEW
-            t=$(timed_build "$bin" "$j" "$WORK/site-$which")
+            t=$(timed_build "$bin" "$j" "$SITES/site-$which")
             if [ "$which" = old ]; then warm_old[$j]="${warm_old[$j]:-}${warm_old[$j]:+ / }$t"; else warm_new[$j]="${warm_new[$j]:-}${warm_new[$j]:+ / }$t"; fi
             [ "$which" = new ] && hashes="$hashes $(cat "$WORK/hash")"
         done
@@ -115,7 +121,7 @@ if can_drop; then
         for which in old new; do
             bin=$OLD; [ "$which" = new ] && bin=$NEW
             drop_caches
-            t=$(timed_build "$bin" "$j" "$WORK/site-$which")
+            t=$(timed_build "$bin" "$j" "$SITES/site-$which")
             if [ "$which" = old ]; then cold_old[$j]=$t; else cold_new[$j]=$t; fi
         done
     done
@@ -124,8 +130,8 @@ distinct=$(echo "$hashes" | tr ' ' '\n' | sed '/^$/d' | sort -u | wc -l)
 if [ "${TIMINGS:-0}" = 1 ]; then
     for j in 1 16; do
         echo "new --timings, --jobs $j, warm:"
-        rm -rf "$WORK/site-t" "$WORK/.nccl-report-cache"
-        "$NEW" build --runs "$WORK/corpus" --out "$WORK/site-t" --no-cache --jobs "$j" $NEW_FLAGS --timings 2>&1 >/dev/null | tail -1
+        rm -rf "$SITES/site-t" "$SITES/.nccl-report-cache"
+        "$NEW" build --runs "$WORK/corpus" --out "$SITES/site-t" --no-cache --jobs "$j" $NEW_FLAGS --timings 2>&1 >/dev/null | tail -1
     done
     plain=$(find "$WORK/corpus" -path '*/nccl/*' -name '*.log' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
     gz=$(find "$WORK/corpus" -path '*/nccl/*' -name '*.log.gz' -print0 | xargs -0 -r gzip -l | awk '$1 ~ /^[0-9]+$/ && NF == 4 && $4 != "(totals)" { s += $2 } END { print s + 0 }')
@@ -158,8 +164,8 @@ mkdir -p "$WORK/big"
 newest=$(ls "$WORK/big-all" | sort | tail -1)
 for run in $(ls "$WORK/big-all"); do [ "$run" = "$newest" ] || mv "$WORK/big-all/$run" "$WORK/big/"; done
 plus_one() {
-    local bin=$1 out=$WORK/big-site-$2
-    rm -rf "$out" "$WORK/.nccl-report-cache"
+    local bin=$1 out=$SITES/big-site-$2
+    rm -rf "$out" "$SITES/.nccl-report-cache"
     [ -d "$WORK/big/$newest" ] && mv "$WORK/big/$newest" "$WORK/big-all/"
     local a b c
     a=$(now); "$bin" build --runs "$WORK/big" --out "$out" $(flags "$bin") > /dev/null 2>&1; b=$(now)
