@@ -31,12 +31,14 @@ BIG=${BIG:-1000}
 READERS=${READERS:-16}
 WORK=${WORK:-$(mktemp -d /tmp/bench-device.XXXXXX)}
 mkdir -p "$WORK"
+SITES_TMP=
+trap 'rm -rf "$WORK" ${SITES_TMP:+"$SITES_TMP"}' EXIT
 # Where the built sites (and their cache) go: a tmpfs folder such as /dev/shm/bench takes the
 # file system's cost of creating files out of the figures (an ext4 without a journal looks
 # past every inode freed in the last minute for each file it creates: BENCHMARKS.md, "Stop 35").
 mkdir -p "${SITES:-$WORK}"
-SITES=$(mktemp -d "${SITES:-$WORK}/sites.XXXXXX")
-trap 'rm -rf "$WORK" "$SITES"' EXIT
+SITES_TMP=$(mktemp -d "${SITES:-$WORK}/sites.XXXXXX")
+SITES=$SITES_TMP
 
 NEW_FLAGS=${NEW_FLAGS:-}
 OLD_FLAGS=${OLD_FLAGS:-}
@@ -54,7 +56,11 @@ echo "new: $NEW ${NEW_FLAGS}"
 echo "host: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
 # The file system the sites are written to and the kernel's huge-page mode both change the
 # write and allocation costs a build pays.
-echo "work folder: $WORK on $(stat -f -c %T "$WORK"), sites on $(stat -f -c %T "$SITES"); transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)"
+mount_of() { findmnt -no SOURCE,FSTYPE,OPTIONS -T "$1" 2>/dev/null | head -1 || stat -f -c %T "$1"; }
+echo "work folder: $WORK on $(mount_of "$WORK")"
+echo "sites: $SITES on $(mount_of "$SITES")"
+echo "file systems with a journal (/proc/fs/jbd2): $(ls /proc/fs/jbd2 2>/dev/null | tr '\n' ' ')"
+echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)"
 echo
 
 t0=$(now)
