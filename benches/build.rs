@@ -7,7 +7,10 @@
 //! Settings (environment): `BENCH_SIZES` (default `10,100,1000`), `BENCH_LOG_BYTES` per log
 //! file (default 2 MiB), `BENCH_DIR` (default `target/bench`), `SEED_DIR` (default
 //! `../shared/seed`; the seed yardstick is skipped when absent), `BENCH_SEED_RUNS` (how many
-//! runs the seed summarizes per corpus, default 100; the best of 3 passes is reported per run).
+//! runs the seed summarizes per corpus, default 100; the best of 3 passes is reported per run),
+//! `BENCH_EVIDENCE` (`1`: the builds publish the runs' logs as evidence; by default they run
+//! with `--no-evidence`, like for like with the previous wave's figures, which had no evidence:
+//! copying 1.3 GB of logs per 100 runs is then most of a cold build).
 //! Prints a markdown table; BENCHMARKS.md holds the figures of the last full run.
 
 mod common;
@@ -36,6 +39,8 @@ fn main() {
     let seed_dir = PathBuf::from(env_or("SEED_DIR", "../shared/seed"));
     let seed_runs: usize = env_or("BENCH_SEED_RUNS", "100").parse().unwrap();
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_nccl-report"));
+    let evidence = env_or("BENCH_EVIDENCE", "0") == "1";
+    println!("evidence published: {}", if evidence { "yes" } else { "no (--no-evidence)" });
     println!("| runs | input | read bytes | cold build | runs/s | MB/s | no-change rebuild | +1 run rebuild | peak RSS | seed summarize (per run) | parse+summarize (tables, per run) |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for n in sizes {
@@ -47,10 +52,10 @@ fn main() {
         set_aside(&root, &out);
         set_aside(&root, &corpus.join(".nccl-report-cache"));
         settle();
-        let cold = build(&binary, &corpus.join("runs"), &out);
-        let again = build(&binary, &corpus.join("runs"), &out);
+        let cold = build(&binary, &corpus.join("runs"), &out, evidence);
+        let again = build(&binary, &corpus.join("runs"), &out, evidence);
         let extra = corpus.join("runs").join(add_one_run(&corpus));
-        let added = build(&binary, &corpus.join("runs"), &out);
+        let added = build(&binary, &corpus.join("runs"), &out, evidence);
         std::fs::remove_dir_all(&extra).unwrap();
         let cold_s = cold["total_seconds"].as_f64().unwrap();
         let stages = &cold["stages"];
@@ -186,11 +191,13 @@ fn time_read(root: &Path) -> f64 {
     pass()
 }
 
-fn build(binary: &Path, runs: &Path, out: &Path) -> Value {
-    let output = Command::new(binary)
-        .args(["build", "--timings", "--runs", runs.to_str().unwrap(), "--out", out.to_str().unwrap()])
-        .output()
-        .unwrap();
+fn build(binary: &Path, runs: &Path, out: &Path, evidence: bool) -> Value {
+    let mut command = Command::new(binary);
+    command.args(["build", "--timings", "--runs", runs.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    if !evidence {
+        command.arg("--no-evidence");
+    }
+    let output = command.output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let stderr = String::from_utf8_lossy(&output.stderr);
     serde_json::from_str(stderr.lines().last().unwrap()).unwrap()
