@@ -169,9 +169,9 @@ pub fn printable_error(error: &anyhow::Error) -> String {
 /// Transparent huge pages off for this process (`PR_SET_THP_DISABLE`), for the commands that
 /// build a site. A build's heap cycles: every run's rows, pages and buffers are freed before
 /// the next run's are made, and mimalloc hands idle memory back. With huge pages (mimalloc asks
-/// for them) each new 2 MiB page is zeroed whole on its first touch: a third of a one-thread
-/// build's kernel time on the corpus went to zeroing them; without them the build took
-/// 2.40 s instead of 2.93 s and half the memory (BENCHMARKS.md, "Stop 35"). The setting is
+/// for them) each new 2 MiB page is zeroed whole on its first touch: half of a one-thread
+/// build's kernel time on the corpus; without them the build took 2.38-2.41 s instead
+/// of 2.78-3.02 s on 2 cores, with half the peak memory (BENCHMARKS.md, "Stop 35"). The setting is
 /// inherited by child processes, so it is never made where children are launched (`collect`
 /// runs the suite, whose timings it must not change); a build launches none.
 fn without_huge_pages() {
