@@ -100,8 +100,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => {
             if args.watch {
                 crate::pipeline::out_dir::check_apart(&args.out, &args.runs)?;
-            }
-            if args.watch {
                 without_huge_pages();
             }
             let watch = args.watch.then(|| BuildOptions {
