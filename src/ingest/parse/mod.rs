@@ -41,7 +41,8 @@ impl fmt::Display for ParseError {
 impl std::error::Error for ParseError {}
 
 /// Warnings a reader names one by one per file; more are counted in one last warning (`More`):
-/// a file of a million odd lines gives 21 diagnostics, not a million.
+/// a file of a million odd lines gives 21 diagnostics, not a million. The NCCL log reader keeps
+/// as many `NCCL WARN` and partial lines, and counts all of them in its facts.
 pub(crate) const MAX_WARNINGS: usize = 20;
 
 /// Warnings counted past `MAX_WARNINGS`, not kept: how many, and the line of the last (where

@@ -22,6 +22,7 @@
 use crate::core::model::nccl_log::{CommunicatorInfo, GraphPattern, LogLine, NcclLogFacts, NicInfo, TuningChoice};
 use crate::ingest::parse::nccl_line::{self, Marker, RingLine, Transport};
 use crate::ingest::parse::nccl_net;
+use crate::ingest::parse::MAX_WARNINGS;
 use memchr::memmem;
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -30,8 +31,6 @@ use std::io::{self, BufRead, BufReader};
 
 /// Most distinct values kept per list or map (rings, trees, transports, ...).
 pub(crate) const MAX_DISTINCT: usize = 256;
-/// `NCCL WARN` lines (and partial lines) kept verbatim (all are counted).
-pub(crate) const MAX_WARNINGS: usize = 20;
 
 /// Bytes asked of the reader at a time: a caller's small `BufReader` is bypassed for reads this
 /// large, which saves most of the system calls on a big file.
@@ -831,7 +830,8 @@ fn decimal(digits: &[u8]) -> Option<u64> {
 }
 
 /// `a == b`, eight bytes at a time in line: for the 20-40 bytes of a prefix's tail, checked on
-/// every INFO line, a `memcmp` call cost more than the comparison (3-4 % of a one-thread build).
+/// every INFO line, a `memcmp` call cost more than the comparison (about 2 % of a one-thread
+/// build: BENCHMARKS.md, "Stop 35").
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
@@ -842,7 +842,8 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
         && a8.remainder().iter().zip(b8.remainder()).all(|(x, y)| x == y)
 }
 
-/// Keeps `line` (1-based `number`) of `file` while fewer than `MAX_WARNINGS` are kept.
+/// Keeps `line` (1-based `number`) of `file` while fewer than `MAX_WARNINGS` (the readers' one
+/// cap) are kept; `NCCL WARN` and partial lines are all counted by the caller.
 fn keep_line(kept: &mut Vec<LogLine>, file: &str, number: u64, line: &[u8]) {
     if kept.len() < MAX_WARNINGS {
         kept.push(LogLine { file: file.to_string(), line: number, text: lossy(line).trim().to_string() });
