@@ -186,11 +186,14 @@ pub const NOTES_FOLDER: &str = "notes";
 
 pub fn find_run_folders(root: &Path) -> std::io::Result<RunFolders> {
     let canonical_root = root.canonicalize()?;
-    let mut names =
-        std::fs::read_dir(root)?.map(|entry| entry.map(|e| e.file_name())).collect::<Result<Vec<_>, _>>()?;
-    names.sort();
+    // Each entry's name and whether it is a symlink, as the listing gives them.
+    let mut entries = std::fs::read_dir(root)?
+        .map(|entry| entry.map(|e| (e.file_name(), e.file_type().is_ok_and(|t| t.is_symlink()))))
+        .collect::<Result<Vec<_>, _>>()?;
+    entries.sort();
     // Each entry is looked at on its own (a few `stat`s), in parallel: 100,000 runs.
-    let found: Vec<Folder> = names.par_iter().map(|name| folder(root, &canonical_root, name)).collect();
+    let found: Vec<Folder> =
+        entries.par_iter().map(|(name, is_symlink)| folder(root, &canonical_root, name, *is_symlink)).collect();
     let mut ids = Vec::new();
     let mut skipped = Vec::new();
     for one in found {
@@ -212,7 +215,7 @@ enum Folder {
     Other,
 }
 
-fn folder(root: &Path, canonical_root: &Path, name: &std::ffi::OsStr) -> Folder {
+fn folder(root: &Path, canonical_root: &Path, name: &std::ffi::OsStr, is_symlink: bool) -> Folder {
     let Some(name) = name.to_str().map(str::to_string) else {
         // Two names differing only in invalid bytes must never become one run id.
         let shown = name.to_string_lossy().escape_default().to_string();
@@ -222,7 +225,6 @@ fn folder(root: &Path, canonical_root: &Path, name: &std::ffi::OsStr) -> Folder 
         return Folder::Other;
     }
     let path = root.join(&name);
-    let is_symlink = std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.file_type().is_symlink());
     if is_symlink && !stays_inside(&path, canonical_root) {
         return Folder::Skipped(format!("{name}: symlink leads outside the runs folder; not followed"));
     }
