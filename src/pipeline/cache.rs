@@ -26,7 +26,7 @@ use crate::analysis::overview::RunOverview;
 use crate::ingest::find::{FileRef, FileStamp, RunDir};
 use crate::ingest::input::Beneath;
 use crate::pipeline::digest_pack::{DigestPack, Part};
-use crate::pipeline::histories::HistoryRow;
+use crate::pipeline::histories::{CaseLists, HistoryRow};
 use crate::pipeline::out_dir;
 use crate::pipeline::write::Staging;
 use crate::render::OutputFile;
@@ -463,10 +463,14 @@ fn checked_json(path: &Path) -> Option<Vec<u8>> {
 
 /// Writes `value` as JSON after a line holding the content hash of that JSON.
 fn write_checked(path: &Path, value: &impl Serialize) -> io::Result<()> {
-    let json = serde_json::to_vec(value).map_err(io::Error::other)?;
-    let mut bytes = hash_bytes(&json).into_bytes();
+    write_checked_bytes(path, &serde_json::to_vec(value).map_err(io::Error::other)?)
+}
+
+/// Writes `json` after a line holding its content hash (`checked_json` reads it back).
+fn write_checked_bytes(path: &Path, json: &[u8]) -> io::Result<()> {
+    let mut bytes = hash_bytes(json).into_bytes();
     bytes.push(b'\n');
-    bytes.extend_from_slice(&json);
+    bytes.extend_from_slice(json);
     fs::write(path, bytes)
 }
 
@@ -603,12 +607,21 @@ impl DigestStore<'_> {
 
     /// Keeps a run's history row (`put` does, with the digest).
     pub(crate) fn put_row(&self, run_id: &str, row: &HistoryRow) -> io::Result<()> {
-        self.put_part(run_id, Part::Row, row)
+        let bytes = row.to_bytes().map_err(io::Error::other)?;
+        match self {
+            DigestStore::Cache(cache) => write_checked_bytes(&part_path(cache, run_id, Part::Row), &bytes),
+            DigestStore::Temporary(pack) => pack.put_bytes(run_id, Part::Row, &bytes),
+        }
     }
 
-    /// A run's history row; `None` when it is missing or unreadable.
-    pub(crate) fn row(&self, run_id: &str) -> Option<HistoryRow> {
-        self.part(run_id, Part::Row)
+    /// A run's history row, its case list parsed once a build (`lists`); `None` when it is
+    /// missing or unreadable.
+    pub(crate) fn row(&self, run_id: &str, lists: &CaseLists) -> Option<HistoryRow> {
+        let bytes = match self {
+            DigestStore::Cache(cache) => checked_json(&part_path(cache, run_id, Part::Row))?,
+            DigestStore::Temporary(pack) => pack.get_bytes(run_id, Part::Row)?,
+        };
+        HistoryRow::from_bytes(&bytes, lists)
     }
 
     /// Keeps the case verdicts of a run's comparison (empty: not compared).

@@ -49,9 +49,13 @@ impl DigestPack {
 
     /// Keeps `value` as a run's `part`, as JSON.
     pub(crate) fn put(&self, run_id: &str, part: Part, value: &impl Serialize) -> io::Result<()> {
-        let bytes = serde_json::to_vec(value).map_err(io::Error::other)?;
+        self.put_bytes(run_id, part, &serde_json::to_vec(value).map_err(io::Error::other)?)
+    }
+
+    /// Keeps `bytes` as a run's `part`.
+    pub(crate) fn put_bytes(&self, run_id: &str, part: Part, bytes: &[u8]) -> io::Result<()> {
         let at = self.end.fetch_add(bytes.len() as u64, Ordering::Relaxed);
-        self.file.write_all_at(&bytes, at)?;
+        self.file.write_all_at(bytes, at)?;
         self.lock().entry(run_id.to_string()).or_insert([None; 3])[part as usize] =
             Some(Place { at, len: bytes.len() });
         Ok(())
@@ -60,10 +64,15 @@ impl DigestPack {
     /// A run's `part`; `None` when it was never kept or cannot be read back (the callers then
     /// recompute it, as for a damaged cache file).
     pub(crate) fn get<T: DeserializeOwned>(&self, run_id: &str, part: Part) -> Option<T> {
+        serde_json::from_slice(&self.get_bytes(run_id, part)?).ok()
+    }
+
+    /// A run's `part` as kept by `put_bytes`.
+    pub(crate) fn get_bytes(&self, run_id: &str, part: Part) -> Option<Vec<u8>> {
         let place = self.place(run_id, part)?;
         let mut bytes = vec![0; place.len];
         self.file.read_exact_at(&mut bytes, place.at).ok()?;
-        serde_json::from_slice(&bytes).ok()
+        Some(bytes)
     }
 
     /// Whether a run's `part` is kept.

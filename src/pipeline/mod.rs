@@ -189,7 +189,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     // What the live site was built from is not needed any more (~150 bytes a run).
     drop(published);
     site::card::intern(results.iter_mut().map(|r| &mut r.card));
-    let digests = Digests { folders: &folders, store: &store, limits: options.limits };
+    let digests = Digests { folders: &folders, store: &store, limits: options.limits, case_lists: Default::default() };
     let compare_context = RunContext { live: live.as_ref(), ..context };
     stages.time("compare with baselines", || {
         comparisons::compare_runs(&mut results, &plan, &compare_context, &|id| digests.get(id))
@@ -473,6 +473,8 @@ struct Digests<'a> {
     folders: &'a find::RunFolders,
     store: &'a DigestStore<'a>,
     limits: input::Limits,
+    /// The history rows' case lists parsed so far.
+    case_lists: histories::CaseLists,
 }
 
 impl Digests<'_> {
@@ -495,7 +497,7 @@ impl Digests<'_> {
 
     /// A run's history row: kept beside its digest, else made from the digest (and kept).
     fn row(&self, id: &str) -> anyhow::Result<HistoryRow> {
-        if let Some(row) = self.store.row(id) {
+        if let Some(row) = self.store.row(id, &self.case_lists) {
             return Ok(row);
         }
         let row = HistoryRow::of(&self.get(id)?);
