@@ -40,9 +40,11 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped whenever the cache layout changes.
-const FORMAT: &str = "nccl-report-cache-8";
+const FORMAT: &str = "nccl-report-cache-9";
 /// Beside an entry: the run's digest.
 const DIGEST: &str = "digest.json";
+/// A run's entry (`CacheEntry`: its head, then its stamps and files).
+const ENTRY: &str = "entry.json";
 /// Beside the digest: what the run gives its configuration's history page.
 const HISTORY_ROW: &str = "history-row.json";
 /// Beside the digest: the case verdicts of the run's last comparison.
@@ -63,9 +65,16 @@ pub(crate) struct Stamp {
 /// A run as last built: its key, the stamps behind it, its status and its rendered files
 /// (their bytes in the pack beside it, `PACK`). Its digest is kept apart (`digest.json`), read only when the
 /// cross-run pages must be rendered again.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+///
+/// Kept in `entry.json` as two JSON documents on two lines: its `EntryHead`, then its stamps
+/// and files (`EntryBody`). A build reads only the head of every cached run whose listing is
+/// unchanged (`Cache::head`), a tenth of the entry's bytes; the whole entry only when its
+/// files are put back or its inputs changed.
+#[derive(Debug, Clone)]
 pub(crate) struct CacheEntry {
     pub key: String,
+    /// `Cache::inputs` of the listing the key was made from.
+    pub inputs: String,
     pub stamps: Vec<Stamp>,
     pub card: RunCard,
     /// The build summary's line for a run that is not ok.
@@ -73,8 +82,34 @@ pub(crate) struct CacheEntry {
     pub files: Vec<CachedFile>,
     /// The stamp of the comparison with its baseline that the cached run page holds (`None`:
     /// not yet compared).
-    #[serde(default)]
     pub comparison: Option<String>,
+}
+
+/// What a new entry is keyed by: the key of its run's inputs, `Cache::inputs` of their
+/// listing, and their stamps.
+pub(crate) struct Keyed {
+    pub key: String,
+    pub inputs: String,
+    pub stamps: Vec<Stamp>,
+}
+
+/// What a build needs of a cached run whose inputs are unchanged: an entry's first line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct EntryHead {
+    pub key: String,
+    pub inputs: String,
+    pub card: RunCard,
+    pub problem: Option<String>,
+    pub comparison: Option<String>,
+    /// `files_print` of the entry's files.
+    pub print: u64,
+}
+
+/// An entry's second line.
+#[derive(Serialize, Deserialize)]
+struct EntryBody {
+    stamps: Vec<Stamp>,
+    files: Vec<CachedFile>,
 }
 
 /// A cached run in a live site updated in place, as `Cache::repair_live` found it.
@@ -105,6 +140,63 @@ impl CacheEntry {
     /// `files_print` of the entry's files.
     pub(crate) fn files_print(&self) -> u64 {
         files_print(self.files.iter().map(|f| (f.rel.as_str(), f.hash.as_str())))
+    }
+
+    pub(crate) fn head(&self) -> EntryHead {
+        EntryHead {
+            key: self.key.clone(),
+            inputs: self.inputs.clone(),
+            card: self.card.clone(),
+            problem: self.problem.clone(),
+            comparison: self.comparison.clone(),
+            print: self.files_print(),
+        }
+    }
+}
+
+/// Writes an entry as its two lines (`CacheEntry`).
+fn write_entry(path: &Path, entry: &CacheEntry) -> io::Result<()> {
+    let mut bytes = serde_json::to_vec(&entry.head()).map_err(io::Error::other)?;
+    bytes.push(b'\n');
+    let body = EntryBody { stamps: entry.stamps.clone(), files: entry.files.clone() };
+    serde_json::to_writer(&mut bytes, &body).map_err(io::Error::other)?;
+    fs::write(path, bytes)
+}
+
+/// An entry written by `write_entry`; `None` when missing or not one.
+fn read_entry(path: &Path) -> Option<CacheEntry> {
+    let bytes = fs::read(path).ok()?;
+    let newline = memchr::memchr(b'\n', &bytes)?;
+    let head: EntryHead = serde_json::from_slice(&bytes[..newline]).ok()?;
+    let body: EntryBody = serde_json::from_slice(&bytes[newline + 1..]).ok()?;
+    // The head's `print` is not checked here: whoever holds a print from a head compares it
+    // with the files read (`entry_as_keyed`).
+    Some(CacheEntry {
+        key: head.key,
+        inputs: head.inputs,
+        stamps: body.stamps,
+        card: head.card,
+        problem: head.problem,
+        files: body.files,
+        comparison: head.comparison,
+    })
+}
+
+/// The first line of an entry written by `write_entry`.
+fn read_head(path: &Path) -> Option<EntryHead> {
+    let mut file = fs::File::open(path).ok()?;
+    let mut bytes = Vec::new();
+    let mut block = [0u8; 4096];
+    loop {
+        let n = file.read(&mut block).ok()?;
+        if n == 0 {
+            return None;
+        }
+        let newline = memchr::memchr(b'\n', &block[..n]);
+        bytes.extend_from_slice(&block[..newline.unwrap_or(n)]);
+        if newline.is_some() {
+            return serde_json::from_slice(&bytes).ok();
+        }
     }
 }
 
@@ -155,7 +247,41 @@ impl Cache {
 
     /// The last entry for a run, if readable.
     pub(crate) fn lookup(&self, run_id: &str) -> Option<CacheEntry> {
-        read_json(&self.entry_dir(run_id).join("entry.json"))
+        read_entry(&self.entry_dir(run_id).join(ENTRY))
+    }
+
+    /// The head of a run's entry (`EntryHead`), read alone.
+    pub(crate) fn head(&self, run_id: &str) -> Option<EntryHead> {
+        read_head(&self.entry_dir(run_id).join(ENTRY))
+    }
+
+    /// A digest of a run's listing: what `key` hashes, with each file's stamp in place of its
+    /// content hash. Equal to the `inputs` of the entry keyed from the same listing when no
+    /// file's stamp, no listing diagnostic and nothing of the build's context changed, in
+    /// which case `key` would give the entry's key again (it reuses the content hash of every
+    /// file whose stamp is unchanged): the entry's head is then all a build reads of it.
+    pub(crate) fn inputs(&self, run: &RunDir) -> String {
+        let mut files: Vec<&FileRef> = run.files.all().collect();
+        files.sort_by(|a, b| a.rel.cmp(&b.rel));
+        let mut hasher = Xxh3::new();
+        hasher.update(self.context.as_bytes());
+        hasher.update(run.id.as_bytes());
+        hasher.update(&[0]);
+        for diagnostic in &run.diagnostics {
+            hasher.update(diagnostic.to_string().as_bytes());
+            hasher.update(&[0]);
+        }
+        for file in files {
+            let FileStamp { len, mtime_ns, ctime_ns, inode } = file.stamp;
+            hasher.update(file.rel.as_bytes());
+            hasher.update(&[0]);
+            for part in
+                [len.to_le_bytes().as_slice(), &mtime_ns.to_le_bytes(), &ctime_ns.to_le_bytes(), &inode.to_le_bytes()]
+            {
+                hasher.update(part);
+            }
+        }
+        format!("{:032x}", hasher.digest128())
     }
 
     /// A run's entry read again when its files are put back, if it is still the one keyed
@@ -294,8 +420,7 @@ impl Cache {
     pub(crate) fn store(
         &self,
         run_id: &str,
-        key: String,
-        stamps: Vec<Stamp>,
+        keyed: Keyed,
         card: RunCard,
         problem: Option<String>,
         files: &[OutputFile],
@@ -308,8 +433,9 @@ impl Cache {
         let mut pack = io::BufWriter::new(fs::File::create(dir.join(PACK))?);
         let cached = pack_files(&mut pack, files, 0)?;
         pack.flush()?;
-        let entry = CacheEntry { key, stamps, card, problem, files: cached, comparison: None };
-        write_json(&dir.join("entry.json"), &entry)?;
+        let Keyed { key, inputs, stamps } = keyed;
+        let entry = CacheEntry { key, inputs, stamps, card, problem, files: cached, comparison: None };
+        write_entry(&dir.join(ENTRY), &entry)?;
         Ok(entry)
     }
 
@@ -324,8 +450,8 @@ impl Cache {
         comparison: String,
     ) -> io::Result<CacheEntry> {
         let dir = self.entry_dir(run_id);
-        let mut entry: CacheEntry = read_json(&dir.join("entry.json"))
-            .ok_or_else(|| io::Error::other(format!("no cache entry for {run_id}")))?;
+        let mut entry =
+            read_entry(&dir.join(ENTRY)).ok_or_else(|| io::Error::other(format!("no cache entry for {run_id}")))?;
         entry.files.retain(|f| !files.iter().any(|n| n.path == f.rel));
         let path = dir.join(PACK);
         // A missing pack counts as all waste: it is written again, which drops the entry
@@ -347,7 +473,7 @@ impl Cache {
                 let Some(bytes) = pack.bytes_of(old) else {
                     drop(out);
                     let _ = fs::remove_file(&temp);
-                    fs::remove_file(dir.join("entry.json"))?;
+                    fs::remove_file(dir.join(ENTRY))?;
                     entry.files.extend(files.iter().map(|f| record(f, 0)).collect::<io::Result<Vec<_>>>()?);
                     return Ok(entry);
                 };
@@ -366,7 +492,7 @@ impl Cache {
             pack.flush()?;
         }
         (entry.card, entry.comparison) = (card, Some(comparison));
-        write_json(&dir.join("entry.json"), &entry)?;
+        write_entry(&dir.join(ENTRY), &entry)?;
         Ok(entry)
     }
 
@@ -380,7 +506,7 @@ impl Cache {
 
     /// Updates only the stamps of an entry whose inputs were touched but not changed.
     pub(crate) fn restamp(&self, run_id: &str, entry: &CacheEntry) -> io::Result<()> {
-        write_json(&self.entry_dir(run_id).join("entry.json"), entry)
+        write_entry(&self.entry_dir(run_id).join(ENTRY), entry)
     }
 
     /// What the current site was built from.

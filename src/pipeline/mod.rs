@@ -30,7 +30,7 @@ use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::{RunStatus, RunSummary};
 use crate::core::diag::{Code, Diagnostic};
 use crate::ingest::find::{FileStamp, RunDir};
-use crate::pipeline::cache::{Cache, CacheEntry, DigestStore, LiveRun, Published, Stamp};
+use crate::pipeline::cache::{Cache, CacheEntry, DigestStore, EntryHead, Keyed, LiveRun, Published, Stamp};
 use crate::pipeline::histories::HistoryRow;
 use crate::pipeline::out_dir::{OutputLock, MARKER};
 use crate::pipeline::write::{count_site, SiteCount, Staging, WriteCounts};
@@ -289,7 +289,7 @@ fn check_in_place(
                     // The files it had, whatever its entry now says, go if it no longer has them.
                     let entry = cache.lookup(&result.id);
                     let previous = entry.map(|e| e.files.into_iter().map(|f| f.rel).collect()).unwrap_or_default();
-                    let plan = CachePlan { key: cache.key(&run, None).ok(), hit: None, previous };
+                    let plan = CachePlan::rebuild(cache, &run, previous);
                     let rebuilt = build_run(&run, plan, &in_live)?;
                     Ok(RunResult { live_site: true, ..rebuilt })
                 }
@@ -573,38 +573,61 @@ fn restore_cached(
                 }
             }
             let run = folders.list(&result.id).with_context(|| format!("no run {}", result.id))?;
-            build_run(&run, CachePlan { key: cache.key(&run, None).ok(), hit: None, previous: Vec::new() }, context)
+            build_run(&run, CachePlan::rebuild(cache, &run, Vec::new()), context)
         })
         .collect()
 }
 
 /// What the cache says of a run before anything is written.
 struct CachePlan {
-    /// The key of the run's current inputs and their stamps (with a cache).
+    /// The key of the run's current inputs and their stamps (with a cache; no stamps for a
+    /// hit on an unchanged listing, which stores nothing).
     key: Option<(String, Vec<Stamp>)>,
-    /// The cache entry, when it was built from exactly these inputs.
-    hit: Option<CacheEntry>,
+    /// `Cache::inputs` of the run's listing (with a cache).
+    inputs: String,
+    /// The head of the cache entry, when it was built from exactly these inputs.
+    hit: Option<EntryHead>,
     /// The site files of the run's previous build, when it is built again.
     previous: Vec<String>,
 }
 
+impl CachePlan {
+    /// The plan of a run built again from its inputs, keyed from them alone.
+    fn rebuild(cache: &Cache, run: &RunDir, previous: Vec<String>) -> CachePlan {
+        CachePlan { key: cache.key(run, None).ok(), inputs: cache.inputs(run), hit: None, previous }
+    }
+}
+
 /// A run with a file that cannot be read gets no key: it is built from its inputs, not
 /// cached, and marked invalid with an error naming the file (the other runs build as usual).
+/// A run whose listing is the one its entry was keyed from (`Cache::inputs`) is a hit on the
+/// entry's head alone; otherwise its key is made (content hashes reused for unchanged stamps)
+/// and compared with the entry's, and a hit whose files were only touched is restamped.
 fn plan(run: &mut RunDir, cache: Option<&Cache>) -> CachePlan {
-    let Some(cache) = cache else { return CachePlan { key: None, hit: None, previous: Vec::new() } };
+    let Some(cache) = cache else {
+        return CachePlan { key: None, inputs: String::new(), hit: None, previous: Vec::new() };
+    };
+    let inputs = cache.inputs(run);
+    if let Some(head) = cache.head(&run.id).filter(|head| head.inputs == inputs) {
+        return CachePlan { key: Some((head.key.clone(), Vec::new())), inputs, hit: Some(head), previous: Vec::new() };
+    }
     let previous = cache.lookup(&run.id);
     let files =
         |entry: Option<CacheEntry>| entry.map(|e| e.files.into_iter().map(|f| f.rel).collect()).unwrap_or_default();
     match cache.key(run, previous.as_ref()) {
         Ok((key, stamps)) => match previous {
-            Some(entry) if entry.key == key => {
-                CachePlan { key: Some((key, stamps)), hit: Some(entry), previous: Vec::new() }
+            Some(mut entry) if entry.key == key => {
+                if entry.stamps != stamps || entry.inputs != inputs {
+                    (entry.stamps, entry.inputs) = (stamps, inputs.clone());
+                    let _ = cache.restamp(&run.id, &entry);
+                }
+                CachePlan { key: Some((key, Vec::new())), inputs, hit: Some(entry.head()), previous: Vec::new() }
             }
-            other => CachePlan { key: Some((key, stamps)), hit: None, previous: files(other) },
+            other => CachePlan { key: Some((key, stamps)), inputs, hit: None, previous: files(other) },
         },
         Err((rel, error)) => {
             run.diagnostics.push(Diagnostic::error(Code::CannotRead, rel, None, format!("cannot read: {error}")));
-            CachePlan { key: None, hit: None, previous: files(previous) }
+            CachePlan { key: None, inputs, hit: None, previous: files(previous) }
         }
     }
 }
@@ -674,25 +697,20 @@ struct RunResult {
 /// site later, by `restore_cached`, and only if the site changes), else read, summarized and
 /// rendered.
 fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Result<RunResult> {
-    let CachePlan { key, hit, previous } = plan;
-    if let (Some(cache), Some((key, stamps)), Some(mut entry)) = (context.cache, &key, hit) {
-        if &entry.stamps != stamps {
-            entry.stamps = stamps.clone();
-            let _ = cache.restamp(&run.id, &entry);
-        }
+    let CachePlan { key, inputs, hit, previous } = plan;
+    if let (Some(_), Some(head)) = (context.cache, hit) {
         // Nothing of the entry is held until its files are put back but their print (it is
         // read again then; the rare run whose files cannot be put back is keyed again).
-        let print = entry.files_print();
         return Ok(RunResult {
             id: run.id.clone(),
-            key: Some(key.clone()),
-            card: entry.card,
-            problem: entry.problem,
+            key: Some(head.key),
+            card: head.card,
+            problem: head.problem,
             cached: true,
             bytes: run.files.total_bytes,
             in_cache: false,
-            comparison: entry.comparison,
-            restore: Some(print),
+            comparison: head.comparison,
+            restore: Some(head.print),
             replaced: Vec::new(),
             in_live: false,
             live_site: false,
@@ -725,7 +743,7 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
     match (context.cache, key) {
         (Some(cache), Some((new_key, stamps))) => {
             let entry = cache
-                .store(&run.id, new_key.clone(), stamps, card.clone(), problem.clone(), &files)
+                .store(&run.id, Keyed { key: new_key.clone(), inputs, stamps }, card.clone(), problem.clone(), &files)
                 .with_context(|| format!("cannot update the build cache for {}", run.id))?;
             stored_key = Some(new_key);
             in_cache = !entry.files.is_empty();

@@ -111,7 +111,7 @@ fn a_damaged_cache_is_never_trusted() {
     // stored again); the runs' own folders still come from the cache.
     fs::write(cache.join("synth-basic/digest.json"), "[]").unwrap();
     fs::remove_file(cache.join("synth-one-cycle/digest.json")).unwrap();
-    change_one_byte(&cache.join("synth-basic/history-row.json"), "\"values\":{\"", b'X', false);
+    change_one_byte(&cache.join("synth-basic/history-row.json"), "\"values\":[[", b'X', false);
     fs::remove_file(cache.join("synth-one-cycle/history-row.json")).unwrap();
     crate::common::copy_tree(&crate::common::fixture_runs().join("synth-even-cycles"), &runs.join("synth-even-cycles"));
     assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
@@ -121,6 +121,34 @@ fn a_damaged_cache_is_never_trusted() {
     let fresh = dir.path().join("fresh");
     assert!(build(&runs, &fresh, &["--no-cache"]).status.success());
     assert_eq!(tree(&out), tree(&fresh));
+}
+
+/// An input rewritten with the same bytes (new modification and change times) keeps its run
+/// cached: the entry is restamped, its head recording the new listing (`Cache::inputs`) under
+/// the same key, so the next build takes the run from the head alone; a later change of that
+/// input is still seen.
+#[test]
+fn a_rewritten_but_unchanged_input_keeps_its_run_cached_and_restamped() {
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
+    let out = dir.path().join("site");
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
+    let entry = dir.path().join(".nccl-report-cache/site/runs/synth-basic/entry.json");
+    let head = || -> serde_json::Value {
+        let kept = fs::read_to_string(&entry).unwrap();
+        serde_json::from_str(kept.split_once('\n').unwrap().0).unwrap()
+    };
+    let before = head();
+    let csv = runs.join("synth-basic/raw/results/world4_full/rank0_async.csv");
+    fs::write(&csv, fs::read(&csv).unwrap()).unwrap();
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
+    let after = head();
+    assert_eq!(after["key"], before["key"]);
+    assert_ne!(after["inputs"], before["inputs"], "the entry records the listing it was checked against");
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
+    assert_eq!(head(), after);
+    change_one_byte(&csv, "13.921174220740795", b'6', false);
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 1);
+    assert_ne!(head()["key"], before["key"]);
 }
 
 /// The case verdicts kept beside a run's digest feed the Parquet rows of its month: when they
@@ -323,12 +351,15 @@ fn files_of_cached_runs_altered_by_hand_are_put_back_in_place() {
     // had and no longer has (planted in its old file list) goes.
     fs::remove_file(cache.join("synth-twenty-cycles/files.pack")).unwrap();
     fs::write(out.join("runs/synth-twenty-cycles/summary.md"), "edited as well\n").unwrap();
+    // An entry is two lines of JSON: its head, then its stamps and files.
     let entry = cache.join("synth-twenty-cycles/entry.json");
-    let mut planted: serde_json::Value = serde_json::from_slice(&fs::read(&entry).unwrap()).unwrap();
+    let kept = fs::read_to_string(&entry).unwrap();
+    let (head, body) = kept.split_once('\n').unwrap();
+    let mut planted: serde_json::Value = serde_json::from_str(body).unwrap();
     let mut gone = planted["files"][0].clone();
     gone["rel"] = "runs/synth-twenty-cycles/gone.html".into();
     planted["files"].as_array_mut().unwrap().push(gone);
-    fs::write(&entry, serde_json::to_vec(&planted).unwrap()).unwrap();
+    fs::write(&entry, format!("{head}\n{planted}")).unwrap();
     fs::write(out.join("runs/synth-twenty-cycles/gone.html"), "an old file\n").unwrap();
     let synth = dir.path().join("synth");
     let made = crate::common::nccl_report(&["synth", "--out", synth.to_str().unwrap(), "--count", "1", "--seed", "5"]);
