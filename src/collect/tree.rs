@@ -92,7 +92,7 @@ fn visit_dir(rel: &Path, target: Option<&Path>) -> Result<Leaf> {
 /// Copies (or only hashes) one file, opened like every build input (`input::open_regular`,
 /// beneath the run's descriptor: a file swapped for a FIFO or a link out is refused).
 fn visit_file(root: &Path, path: &Path, rel: &Path, target: Option<&Path>) -> Result<Leaf> {
-    let at = crate::ingest::input::Beneath::new(root.into(), rel);
+    let at = crate::ingest::input::Beneath::new(crate::ingest::input::Root::new(root), rel);
     let mut input =
         crate::ingest::input::open_regular(&at).with_context(|| format!("cannot open {}", path.display()))?;
     let mut output = match target {

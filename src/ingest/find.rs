@@ -8,7 +8,7 @@
 use crate::core::diag::{Code, Diagnostic};
 use crate::core::model::nccl_tests::NcclTestsFormat;
 use crate::core::model::sections::WorkerSection;
-use crate::ingest::input::{self, logical_name, Beneath};
+use crate::ingest::input::{self, logical_name, Beneath, Root};
 use crate::ingest::input_kind::{Artifact, InputKind};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -166,12 +166,14 @@ pub struct RunFolders {
     pub skipped: Vec<String>,
     /// The runs folder, canonical (symlinks in runs must stay inside it).
     pub canonical_root: PathBuf,
+    /// The runs folder every run's files are opened beneath (opened once for the build).
+    beneath: Arc<Root>,
 }
 
 impl RunFolders {
     /// Run `id` (one of `ids`, in its folder `root/id`) listed with its files.
     pub fn listed(&self, id: &str) -> RunDir {
-        list_run(id.to_string(), self.root.join(id), &self.canonical_root)
+        list_beneath(id.to_string(), self.root.join(id), &self.beneath)
     }
 
     /// The run `id` listed with its files, if it is one of these runs.
@@ -203,7 +205,8 @@ pub fn find_run_folders(root: &Path) -> std::io::Result<RunFolders> {
             Folder::Other => {}
         }
     }
-    Ok(RunFolders { root: root.to_path_buf(), ids, skipped, canonical_root })
+    let beneath = Root::new(canonical_root.clone());
+    Ok(RunFolders { root: root.to_path_buf(), ids, skipped, canonical_root, beneath })
 }
 
 /// What an entry of the runs folder is.
@@ -256,13 +259,17 @@ pub fn stays_inside(path: &Path, canonical_root: &Path) -> bool {
 /// followed only when it resolves inside the runs folder (to a file; a linked folder is not
 /// entered).
 pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
+    list_beneath(id, path, &Root::new(canonical_root))
+}
+
+/// `list_run` beneath a runs folder already held (`RunFolders`).
+fn list_beneath(id: String, path: PathBuf, root: &Arc<Root>) -> RunDir {
     let mut run = RunDir { id, path: path.clone(), ..RunDir::default() };
-    let root: Arc<Path> = canonical_root.into();
     let folder = PathBuf::from(path.file_name().unwrap_or_default());
     let mut listed = Vec::new();
-    match input::open_beneath(&Beneath::new(Arc::clone(&root), &folder)) {
+    match input::open_beneath(&Beneath::new(Arc::clone(root), &folder)) {
         Ok(dir) => {
-            let mut walk = Walk { root: &root, folder: &folder, path: &path, run: &mut run, listed: &mut listed };
+            let mut walk = Walk { root, folder: &folder, path: &path, run: &mut run, listed: &mut listed };
             walk.folder_entries(&dir, Path::new(""));
         }
         Err(error) => {
@@ -284,7 +291,7 @@ pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
 
 /// One run's walk in progress (`list_run`).
 struct Walk<'a> {
-    root: &'a Arc<Path>,
+    root: &'a Arc<Root>,
     /// The run folder's name under the root.
     folder: &'a Path,
     /// The run folder's path as given (for `FileRef::path`).
@@ -445,7 +452,7 @@ mod tests {
     fn listed(rels: &[&str]) -> RunFiles {
         let mut files = RunFiles::default();
         for rel in rels {
-            let at = Beneath::new(Path::new("").into(), rel);
+            let at = Beneath::new(Root::new(""), rel);
             classify(&mut files, FileRef { path: PathBuf::from(rel), rel: rel.to_string(), stamp: stamp(), at });
         }
         files

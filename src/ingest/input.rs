@@ -13,7 +13,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The most bytes (decompressed) read from a file read whole: section CSVs, manifests,
 /// artifacts, nccl-tests outputs, archived seed outputs.
@@ -48,19 +48,54 @@ pub(crate) fn limits() -> Limits {
     Limits::DEFAULT
 }
 
-/// A file to read, named beneath a folder that is opened first (the runs folder, resolved:
-/// the user named it) by a path that is walked from that folder's descriptor one component
-/// at a time, so nothing swapped into the path after listing can lead outside the folder.
+/// A folder files are opened beneath (the runs folder, resolved: the user named it). It is
+/// opened on its first use and held open for as long as the value lives: one build's runs
+/// share one (`find::RunFolders`), so reading a run's files opens the runs folder once, not
+/// once a file, and every read of the build is beneath the folder its listing saw.
+#[derive(Debug)]
+pub(crate) struct Root {
+    /// The folder, canonical.
+    pub path: PathBuf,
+    dir: OnceLock<OwnedFd>,
+}
+
+impl Root {
+    pub(crate) fn new(path: impl Into<PathBuf>) -> Arc<Root> {
+        Arc::new(Root { path: path.into(), dir: OnceLock::new() })
+    }
+
+    /// The folder's descriptor, opened now if it is not yet (a failure is not kept: the next
+    /// use tries again).
+    fn dir(&self) -> io::Result<BorrowedFd<'_>> {
+        if let Some(dir) = self.dir.get() {
+            return Ok(dir.as_fd());
+        }
+        let opened: OwnedFd = File::open(&self.path)?.into();
+        Ok(self.dir.get_or_init(|| opened).as_fd())
+    }
+}
+
+impl PartialEq for Root {
+    fn eq(&self, other: &Root) -> bool {
+        self.path == other.path
+    }
+}
+
+impl Eq for Root {}
+
+/// A file to read, named beneath a folder that is opened first (`Root`) by a path that is
+/// walked from that folder's descriptor one component at a time, so nothing swapped into the
+/// path after listing can lead outside the folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Beneath {
-    /// The folder, canonical.
-    pub root: Arc<Path>,
+    /// The folder.
+    pub root: Arc<Root>,
     /// The path under it, relative.
     pub rel: PathBuf,
 }
 
 impl Beneath {
-    pub(crate) fn new(root: Arc<Path>, rel: impl Into<PathBuf>) -> Beneath {
+    pub(crate) fn new(root: Arc<Root>, rel: impl Into<PathBuf>) -> Beneath {
         Beneath { root, rel: rel.into() }
     }
 
@@ -72,7 +107,7 @@ impl Beneath {
         let not_a_file = || io::Error::new(io::ErrorKind::InvalidInput, "not a regular file; not read");
         let name = real.file_name().ok_or_else(not_a_file)?;
         let parent = real.parent().ok_or_else(not_a_file)?;
-        Ok(Beneath { root: parent.into(), rel: PathBuf::from(name) })
+        Ok(Beneath { root: Root::new(parent), rel: PathBuf::from(name) })
     }
 }
 
@@ -217,19 +252,25 @@ fn components(path: &Path) -> io::Result<VecDeque<OsString>> {
 /// `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`; where a symlink is met or the kernel lacks
 /// `openat2`, by `walk_beneath`), never blocking on a FIFO; `fstat` on the open file decides.
 pub(crate) fn open_regular(at: &Beneath) -> io::Result<File> {
+    open_regular_sized(at).map(|(file, _)| file)
+}
+
+/// `open_regular`, with the file's length (from the same `fstat`).
+fn open_regular_sized(at: &Beneath) -> io::Result<(File, u64)> {
     let file = open_beneath(at)?;
-    if !file.metadata()?.is_file() {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
         return Err(not_regular());
     }
-    Ok(file)
+    Ok((file, meta.len()))
 }
 
 /// Opens `at` beneath its root as `open_regular` does, whatever it is (a folder, a FIFO: the
 /// caller asks `fstat`), for the listing of a run.
 pub(crate) fn open_beneath(at: &Beneath) -> io::Result<File> {
-    let root = File::open(&at.root)?;
+    let root = at.root.dir()?;
     let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK;
-    let fd = match open_beneath_no_links(root.as_fd(), &at.rel, flags) {
+    let fd = match open_beneath_no_links(root, &at.rel, flags) {
         Ok(fd) => fd,
         Err(error)
             if matches!(
@@ -237,7 +278,7 @@ pub(crate) fn open_beneath(at: &Beneath) -> io::Result<File> {
                 Some(libc::ELOOP | libc::EXDEV | libc::ENOSYS | libc::EPERM | libc::EAGAIN)
             ) =>
         {
-            walk_beneath(root.as_fd(), &at.root, &at.rel)?
+            walk_beneath(root, &at.root.path, &at.rel)?
         }
         Err(error) => return Err(error),
     };
@@ -332,11 +373,10 @@ fn too_large(limit: u64) -> io::Error {
 /// The file's contents (decompressed for `*.gz`), failing past `limit` bytes; a stored file
 /// larger than the limit is refused from its size (`fstat`) before anything is read.
 fn limited_reader(at: &Beneath, limit: u64) -> io::Result<Limited<Box<dyn Read + Send>>> {
-    let file = open_regular(at)?;
+    let (file, len) = open_regular_sized(at)?;
     let inner: Box<dyn Read + Send> = if is_gzip(&at.rel) {
         Box::new(MultiGzDecoder::new(file))
     } else {
-        let len = file.metadata()?.len();
         if len > limit {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -461,7 +501,7 @@ mod tests {
         std::io::Write::write_all(&mut encoder, b"x,y\n1,2\n").unwrap();
         std::fs::write(&gz, encoder.finish().unwrap()).unwrap();
         assert_eq!(with_contents(&at(&gz), 5, MAX_FILE_BYTES, |b| b.to_vec()).unwrap(), b"x,y\n1,2\n");
-        assert!(with_contents(&Beneath::new(dir.path().into(), "missing"), 1, MAX_FILE_BYTES, |_| ()).is_err());
+        assert!(with_contents(&Beneath::new(Root::new(dir.path()), "missing"), 1, MAX_FILE_BYTES, |_| ()).is_err());
     }
 
     #[test]
@@ -472,7 +512,7 @@ mod tests {
         assert!(status.success());
         let error = read_all(&at(&fifo), MAX_FILE_BYTES).unwrap_err();
         assert!(error.to_string().contains("not a regular file"), "{error}");
-        assert!(read_all(&Beneath::new(dir.path().into(), "."), MAX_FILE_BYTES).is_err());
+        assert!(read_all(&Beneath::new(Root::new(dir.path()), "."), MAX_FILE_BYTES).is_err());
         assert!(read_all(&at(Path::new("/dev/zero")), MAX_FILE_BYTES)
             .unwrap_err()
             .to_string()
@@ -513,6 +553,23 @@ mod tests {
     }
 
     #[test]
+    fn a_root_is_opened_once_and_read_beneath_as_first_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let runs = dir.path().join("runs");
+        let root = Root::new(&runs);
+        let read = |root: &Arc<Root>| read_all(&Beneath::new(Arc::clone(root), "a.txt"), 1 << 20);
+        assert!(read(&root).is_err(), "no folder yet");
+        std::fs::create_dir_all(&runs).unwrap();
+        std::fs::write(runs.join("a.txt"), "first").unwrap();
+        assert_eq!(read(&root).unwrap(), b"first", "a failed open is not kept");
+        std::fs::rename(&runs, dir.path().join("moved")).unwrap();
+        std::fs::create_dir_all(&runs).unwrap();
+        std::fs::write(runs.join("a.txt"), "second").unwrap();
+        assert_eq!(read(&root).unwrap(), b"first", "beneath the folder as first opened");
+        assert_eq!(read(&Root::new(&runs)).unwrap(), b"second");
+    }
+
+    #[test]
     fn paths_are_walked_beneath_the_root_only() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("runs");
@@ -522,8 +579,9 @@ mod tests {
         std::fs::create_dir_all(&outside).unwrap();
         std::fs::write(root.join("r1/artifacts/a.txt"), "inside").unwrap();
         std::fs::write(outside.join("a.txt"), "MARKER").unwrap();
-        let root: Arc<Path> = root.canonicalize().unwrap().into();
-        let read = |rel: &str| read_all(&Beneath::new(Arc::clone(&root), rel), 1 << 20);
+        let beneath = Root::new(root.canonicalize().unwrap());
+        let root = &beneath.path;
+        let read = |rel: &str| read_all(&Beneath::new(Arc::clone(&beneath), rel), 1 << 20);
         assert_eq!(read("r1/artifacts/a.txt").unwrap(), b"inside");
         // Symlinks that stay inside the runs folder are followed, relative or absolute.
         std::os::unix::fs::symlink("../r1/artifacts", root.join("r2/artifacts")).unwrap();
@@ -545,8 +603,8 @@ mod tests {
         std::os::unix::fs::symlink(outside.join("a.txt"), dir.path().join("named.txt")).unwrap();
         assert_eq!(read_all(&at(&dir.path().join("named.txt")), 1 << 20).unwrap(), b"MARKER");
         // The fallback walk alone (a kernel without openat2) gives the same answers.
-        let root_fd = File::open(&*root).unwrap();
-        let walk = |rel: &str| walk_beneath(root_fd.as_fd(), &root, Path::new(rel)).map(File::from);
+        let root_fd = File::open(root).unwrap();
+        let walk = |rel: &str| walk_beneath(root_fd.as_fd(), root, Path::new(rel)).map(File::from);
         assert!(walk("r2/artifacts/a.txt").is_ok() && walk("r3/artifacts/a.txt").is_ok());
         for rel in ["r4/artifacts/a.txt", "r4/a.txt", "r4/loop", "../outside/a.txt"] {
             assert!(walk(rel).is_err(), "{rel}");

@@ -840,14 +840,15 @@ pub(crate) fn export_run(mut summary: RunSummary) -> (RunSummary, Vec<(&'static 
 fn read_site_notes(options: &BuildOptions) -> (SiteNotes, Vec<String>) {
     let mut problems = Vec::new();
     let Ok(root) = options.runs.canonicalize() else { return (SiteNotes::default(), problems) };
-    let root: std::sync::Arc<Path> = root.into();
+    let root = input::Root::new(root);
+    let runs = root.path.as_path();
     let mut notes: Vec<Note> = read_notes_file(&root, "NOTES.md", options.limits.notes, &mut problems)
         .map(|t| Note::parse("runs/NOTES.md", &t))
         .into_iter()
         .collect();
-    let folder = root.join(find::NOTES_FOLDER);
+    let folder = runs.join(find::NOTES_FOLDER);
     let is_run = folder.join("manifest.txt").exists() || folder.join("raw").exists();
-    if !is_run && find::stays_inside(&folder, &root) {
+    if !is_run && find::stays_inside(&folder, runs) {
         let mut names: Vec<String> = std::fs::read_dir(&folder)
             .into_iter()
             .flatten()
@@ -870,8 +871,13 @@ fn read_site_notes(options: &BuildOptions) -> (SiteNotes, Vec<String>) {
 
 /// One notes file `rel` (`NOTES.md`, `notes/x.md`) beneath the runs folder `root`, or its
 /// `.gz` twin; `None` (and a line in `problems` when it is there but not read) without it.
-fn read_notes_file(root: &std::sync::Arc<Path>, rel: &str, limit: u64, problems: &mut Vec<String>) -> Option<String> {
-    let present = |name: &str| std::fs::symlink_metadata(root.join(name)).is_ok();
+fn read_notes_file(
+    root: &std::sync::Arc<input::Root>,
+    rel: &str,
+    limit: u64,
+    problems: &mut Vec<String>,
+) -> Option<String> {
+    let present = |name: &str| std::fs::symlink_metadata(root.path.join(name)).is_ok();
     let gz = format!("{rel}.gz");
     let name = match (present(rel), present(&gz)) {
         (false, false) => return None,

@@ -26,7 +26,7 @@ pub fn read_pinned(runs: &Path) -> Result<Pinned, String> {
         return Ok(Pinned::new());
     }
     let root = runs.canonicalize().map_err(|e| format!("{}: {e}", runs.display()))?;
-    let at = crate::ingest::input::Beneath::new(root.into(), PINNED_FILE);
+    let at = crate::ingest::input::Beneath::new(crate::ingest::input::Root::new(root), PINNED_FILE);
     let bytes = crate::ingest::input::read_all(&at, crate::ingest::input::limits().notes)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     serde_json::from_slice(&bytes)
