@@ -13,7 +13,25 @@ pub(crate) fn repr(x: f64) -> String {
     if x == 0.0 {
         return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
     }
-    // Rust's `{:e}` gives the same shortest round-trip digits as Python's repr.
+    // Python writes a float positionally when its shortest digits put the decimal point at
+    // -3..=16 (`decpt` below), which is exactly when 1e-4 <= |x| < 1e16 (1e16 is a double; a
+    // double below the double nearest 1e-4 cannot have shortest digits rounding up to it).
+    // Rust's `{}` writes the same shortest round-trip digits positionally, and a whole
+    // number without the `.0` Python adds.
+    if (1e-4..1e16).contains(&x.abs()) {
+        let mut out = x.to_string();
+        if !out.contains('.') {
+            out.push_str(".0");
+        }
+        return out;
+    }
+    from_scientific(x)
+}
+
+/// `repr(x)` for a finite, non-zero `x` of any magnitude, from the digits of `{:e}` (the
+/// same shortest round-trip digits as Python's repr); `repr` takes it outside the
+/// positional range.
+fn from_scientific(x: f64) -> String {
     let sci = format!("{:e}", x.abs());
     let (mantissa, exponent) = sci.split_once('e').expect("{:e} always has an exponent");
     let exponent: i32 = exponent.parse().expect("{:e} exponent is an integer");
@@ -85,6 +103,30 @@ mod tests {
         ];
         for (x, expected) in cases {
             assert_eq!(repr(x), expected, "{x:e}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The positional shortcut writes what the digits of `{:e}` give, over every kind
+        /// of finite double and around both ends of the positional range.
+        #[test]
+        fn the_positional_shortcut_is_the_scientific_digits(
+            bits in proptest::prelude::any::<u64>(),
+            near in -40i64..40,
+            end in 0usize..2,
+            mantissa in 1.0f64..10.0,
+            scale in -6i32..18,
+        ) {
+            let x = f64::from_bits(bits);
+            if x.is_finite() && x != 0.0 {
+                proptest::prop_assert_eq!(repr(x), from_scientific(x));
+            }
+            let z = mantissa * 10f64.powi(scale);
+            proptest::prop_assert_eq!(repr(z), from_scientific(z));
+            let edge = [1e-4f64, 1e16][end];
+            let y = f64::from_bits((edge.to_bits() as i64 + near) as u64);
+            proptest::prop_assert_eq!(repr(y), from_scientific(y));
+            proptest::prop_assert_eq!(repr(-y), from_scientific(-y));
         }
     }
 
