@@ -16,23 +16,36 @@ pub(crate) fn repr(x: f64) -> String {
     // Python writes a float positionally when its shortest digits put the decimal point at
     // -3..=16 (`decpt` below), which is exactly when 1e-4 <= |x| < 1e16 (1e16 is a double; a
     // double below the double nearest 1e-4 cannot have shortest digits rounding up to it).
-    // Rust's `{}` writes the same shortest round-trip digits positionally, and a whole
-    // number without the `.0` Python adds.
+    // Rust's `{}` writes the same shortest digits positionally (a whole number without the
+    // `.0` Python adds) when they end in an even digit (`from_scientific` says why).
     if (1e-4..1e16).contains(&x.abs()) {
         let mut out = x.to_string();
-        if !out.contains('.') {
-            out.push_str(".0");
+        if out.bytes().last().is_some_and(|b| b % 2 == 0) {
+            if !out.contains('.') {
+                out.push_str(".0");
+            }
+            return out;
         }
-        return out;
     }
     from_scientific(x)
 }
 
-/// `repr(x)` for a finite, non-zero `x` of any magnitude, from the digits of `{:e}` (the
-/// same shortest round-trip digits as Python's repr); `repr` takes it outside the
-/// positional range.
+/// `repr(x)` for a finite, non-zero `x` of any magnitude. Python's repr and Rust's `{:e}`
+/// both give the fewest digits that read back as `x`, and where two such strings are equally
+/// near `x` (`x` lies exactly halfway between them: 74.987213134765625, 11.5861968994140625,
+/// float32 values as GPU timings often are) Python takes the even last digit and Rust the
+/// upper one. So when Rust's digits end odd, `x` rounded to as many digits with ties to even
+/// (`{:.Ne}`) is taken instead, if it reads back as `x`.
 fn from_scientific(x: f64) -> String {
-    let sci = format!("{:e}", x.abs());
+    let mut sci = format!("{:e}", x.abs());
+    let (mantissa, _) = sci.split_once('e').expect("{:e} always has an exponent");
+    let count = mantissa.bytes().filter(u8::is_ascii_digit).count();
+    if count > 1 && mantissa.bytes().last().is_some_and(|b| b % 2 == 1) {
+        let even = format!("{:.*e}", count - 1, x.abs());
+        if even.parse::<f64>().is_ok_and(|back| back == x.abs()) {
+            sci = even;
+        }
+    }
     let (mantissa, exponent) = sci.split_once('e').expect("{:e} always has an exponent");
     let exponent: i32 = exponent.parse().expect("{:e} exponent is an integer");
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
@@ -81,6 +94,8 @@ mod tests {
     use super::*;
 
     #[test]
+    // The ties are written as the exact values of their doubles, on purpose.
+    #[allow(clippy::excessive_precision)]
     fn repr_matches_python() {
         // Expected strings from python3 -c "print(repr(x))".
         let cases = [
@@ -100,6 +115,18 @@ mod tests {
             (f64::INFINITY, "inf"),
             (f64::NAN, "nan"),
             (2.0f64.powi(60), "1.152921504606847e+18"),
+            // Exact ties between the two nearest shortest strings (float32 values, as GPU
+            // timings often are): Python takes the even one.
+            (11.5861968994140625, "11.586196899414062"),
+            (-217.027130126953125, "-217.02713012695312"),
+            (1.94913482666015625, "1.9491348266601562"),
+            (16418452069.1640625, "16418452069.164062"),
+            (1092509121629036.25, "1092509121629036.2"),
+            (-74.987213134765625, "-74.98721313476562"),
+            (765101603.78515625, "765101603.7851562"),
+            // A fragmentation maximum of a bundled H200 run (runs/20261203T084705Z, written
+            // by the worker as 11360.671997070312; this tool wrote ...313 until stop 36).
+            (11360.6719970703125, "11360.671997070312"),
         ];
         for (x, expected) in cases {
             assert_eq!(repr(x), expected, "{x:e}");

@@ -166,7 +166,8 @@ pub struct RunFolders {
     pub skipped: Vec<String>,
     /// The runs folder, canonical (symlinks in runs must stay inside it).
     pub canonical_root: PathBuf,
-    /// The runs folder every run's files are opened beneath (opened once for the build).
+    /// The runs folder every run's files are opened beneath (opened at the first run listed,
+    /// then held for the build).
     beneath: Arc<Root>,
 }
 

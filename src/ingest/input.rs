@@ -49,9 +49,11 @@ pub(crate) fn limits() -> Limits {
 }
 
 /// A folder files are opened beneath (the runs folder, resolved: the user named it). It is
-/// opened on its first use and held open for as long as the value lives: one build's runs
-/// share one (`find::RunFolders`), so reading a run's files opens the runs folder once, not
-/// once a file, and every read of the build is beneath the folder its listing saw.
+/// opened on its first use and held open for as long as the value lives: the runs of one
+/// build share one (`find::RunFolders`), so listing and reading their files opens the runs
+/// folder once, not once a file, and every such read after the first is beneath the folder
+/// opened then. (The runs folder's own entries are listed by path before; the site notes
+/// and pinned baselines open their own.)
 #[derive(Debug)]
 pub(crate) struct Root {
     /// The folder, canonical.

@@ -1,7 +1,10 @@
 //! The build cache: one entry per run, kept beside the output (`.nccl-report-cache/<out>/`),
 //! holding the run's digest and its rendered files. An entry is used only when its key — a
 //! hash of the tool binary, the site-wide inputs and the content of every file of the run —
-//! equals the key computed from the inputs now; the cache is never trusted over the inputs.
+//! equals the key computed from the inputs now, or when the run's listing (every file's
+//! stamp, the listing's diagnostics, the same context) is the one that key was computed from
+//! (`Cache::inputs`, which then stands for the key); the cache is never trusted over the
+//! inputs.
 //!
 //! Content hashes (xxh3-128) are recomputed for any file whose size, modification time,
 //! change time or inode differ from the last build; the change time is set by the kernel on
@@ -103,6 +106,8 @@ pub(crate) struct EntryHead {
     pub comparison: Option<String>,
     /// `files_print` of the entry's files.
     pub print: u64,
+    /// The content hash of the entry's second line (`write_entry`).
+    pub body: String,
 }
 
 /// An entry's second line.
@@ -142,6 +147,7 @@ impl CacheEntry {
         files_print(self.files.iter().map(|f| (f.rel.as_str(), f.hash.as_str())))
     }
 
+    /// The entry's head (its `body` hash is set where the entry is written: `write_entry`).
     pub(crate) fn head(&self) -> EntryHead {
         EntryHead {
             key: self.key.clone(),
@@ -150,25 +156,38 @@ impl CacheEntry {
             problem: self.problem.clone(),
             comparison: self.comparison.clone(),
             print: self.files_print(),
+            body: String::new(),
         }
     }
 }
 
-/// Writes an entry as its two lines (`CacheEntry`).
+/// Writes an entry as its two lines (`CacheEntry`), the head holding the content hash of the
+/// body line.
 fn write_entry(path: &Path, entry: &CacheEntry) -> io::Result<()> {
-    let mut bytes = serde_json::to_vec(&entry.head()).map_err(io::Error::other)?;
-    bytes.push(b'\n');
     let body = EntryBody { stamps: entry.stamps.clone(), files: entry.files.clone() };
-    serde_json::to_writer(&mut bytes, &body).map_err(io::Error::other)?;
+    let body = serde_json::to_vec(&body).map_err(io::Error::other)?;
+    let head = EntryHead { body: hash_bytes(&body), ..entry.head() };
+    let mut bytes = serde_json::to_vec(&head).map_err(io::Error::other)?;
+    bytes.push(b'\n');
+    bytes.extend_from_slice(&body);
     fs::write(path, bytes)
+}
+
+/// An entry's head and the bytes of its body, when the file is an entry whose body still has
+/// the content hash its head recorded: a body cut short (a build killed while writing it) or
+/// edited makes the whole entry a miss, never a hit on its head alone.
+fn split_entry(bytes: &[u8]) -> Option<(EntryHead, &[u8])> {
+    let newline = memchr::memchr(b'\n', bytes)?;
+    let head: EntryHead = serde_json::from_slice(&bytes[..newline]).ok()?;
+    let body = &bytes[newline + 1..];
+    (head.body == hash_bytes(body)).then_some((head, body))
 }
 
 /// An entry written by `write_entry`; `None` when missing or not one.
 fn read_entry(path: &Path) -> Option<CacheEntry> {
     let bytes = fs::read(path).ok()?;
-    let newline = memchr::memchr(b'\n', &bytes)?;
-    let head: EntryHead = serde_json::from_slice(&bytes[..newline]).ok()?;
-    let body: EntryBody = serde_json::from_slice(&bytes[newline + 1..]).ok()?;
+    let (head, body) = split_entry(&bytes)?;
+    let body: EntryBody = serde_json::from_slice(body).ok()?;
     // The head's `print` is not checked here: whoever holds a print from a head compares it
     // with the files read (`entry_as_keyed`).
     Some(CacheEntry {
@@ -182,22 +201,9 @@ fn read_entry(path: &Path) -> Option<CacheEntry> {
     })
 }
 
-/// The first line of an entry written by `write_entry`.
+/// The head of an entry written by `write_entry` (its body checked, not parsed).
 fn read_head(path: &Path) -> Option<EntryHead> {
-    let mut file = fs::File::open(path).ok()?;
-    let mut bytes = Vec::new();
-    let mut block = [0u8; 4096];
-    loop {
-        let n = file.read(&mut block).ok()?;
-        if n == 0 {
-            return None;
-        }
-        let newline = memchr::memchr(b'\n', &block[..n]);
-        bytes.extend_from_slice(&block[..newline.unwrap_or(n)]);
-        if newline.is_some() {
-            return serde_json::from_slice(&bytes).ok();
-        }
-    }
+    split_entry(&fs::read(path).ok()?).map(|(head, _)| head)
 }
 
 /// A rendered file of a run kept in the cache: its site path, the hash of its bytes, and

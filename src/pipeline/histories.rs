@@ -23,7 +23,7 @@ pub(crate) type CaseList = Vec<(String, CaseInfo)>;
 /// What one run gives its configuration's history page, from its digest: kept beside the
 /// digest (`cache::DigestStore`) so that the history stage reads a few KB a run, not the
 /// digest. Kept as two JSON documents on two lines (`to_bytes`): the run's own values, then
-/// its case list, which is parsed only the first time a build meets it (three quarters of a
+/// its case list, which is parsed only the first time a configuration's history meets it (three quarters of a
 /// row's bytes; 1,000 rows of one configuration cost the +1 build's history stage 29 of its
 /// 50 ms on 2 cores when every row was parsed whole).
 #[derive(Debug, Clone, PartialEq)]
@@ -104,8 +104,8 @@ impl HistoryRow {
     }
 }
 
-/// The case lists a build has parsed, by their bytes (a list is parsed once however many
-/// rows hold it).
+/// The case lists parsed for one configuration's history, by their bytes (a list is parsed
+/// once however many of its rows hold it).
 #[derive(Default)]
 pub(crate) struct CaseLists {
     parsed: Mutex<Parsed>,
@@ -140,7 +140,7 @@ impl CaseLists {
 /// Writes the history pages and the regressions page; returns the paths written.
 pub(super) fn write(
     results: &[RunResult],
-    load: &(dyn Fn(&str) -> anyhow::Result<HistoryRow> + Sync),
+    load: &(dyn Fn(&str, &CaseLists) -> anyhow::Result<HistoryRow> + Sync),
     staging: &Staging,
 ) -> anyhow::Result<Vec<String>> {
     let mut by_configuration: BTreeMap<&str, Vec<&RunResult>> = BTreeMap::new();
@@ -190,7 +190,7 @@ const HISTORY_GROUP_RUNS: usize = 10_000;
 fn history_of(
     key_text: &str,
     runs: &[&RunResult],
-    load: &(dyn Fn(&str) -> anyhow::Result<HistoryRow> + Sync),
+    load: &(dyn Fn(&str, &CaseLists) -> anyhow::Result<HistoryRow> + Sync),
 ) -> anyhow::Result<ConfigurationHistory> {
     let mut runs = runs.to_vec();
     runs.sort_by_cached_key(|r| {
@@ -206,8 +206,11 @@ fn history_of(
     // Each case list met (one per distinct list, shared by its rows: `CaseLists`) with the
     // column of each of its cases.
     let mut columns_of: Vec<(Arc<CaseList>, Vec<u32>)> = Vec::new();
+    // The case lists parsed for this configuration's rows (dropped with it: memory holds the
+    // lists of the configurations being read, not of every one met).
+    let lists = CaseLists::default();
     for block in runs.chunks(ROWS_AT_ONCE) {
-        let rows = block.par_iter().map(|r| load(&r.id)).collect::<anyhow::Result<Vec<_>>>()?;
+        let rows = block.par_iter().map(|r| load(&r.id, &lists)).collect::<anyhow::Result<Vec<_>>>()?;
         for (r, row) in block.iter().zip(rows) {
             let same = |(list, _): &(Arc<CaseList>, Vec<u32>)| Arc::ptr_eq(list, &row.cases) || **list == *row.cases;
             let columns = match columns_of.iter().position(same) {
@@ -346,7 +349,7 @@ mod tests {
     fn rows_of_different_case_lists_share_columns_by_key() {
         let results: Vec<RunResult> = (0..3).map(result).collect();
         let refs: Vec<&RunResult> = results.iter().collect();
-        let load = |id: &str| {
+        let load = |id: &str, _: &CaseLists| {
             Ok(match id {
                 "r00000" => row(&[("b", 1.0), ("a", 2.0)]),
                 "r00001" => row(&[("a", 3.0), ("c", 4.0)]),
@@ -366,7 +369,7 @@ mod tests {
         let refs: Vec<&RunResult> = results.iter().collect();
         let read = AtomicUsize::new(0);
         let oldest_read = std::sync::Mutex::new(String::from("~"));
-        let load = |id: &str| {
+        let load = |id: &str, _: &CaseLists| {
             read.fetch_add(1, Ordering::Relaxed);
             let mut oldest = oldest_read.lock().unwrap();
             if id < oldest.as_str() {

@@ -189,7 +189,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     // What the live site was built from is not needed any more (~150 bytes a run).
     drop(published);
     site::card::intern(results.iter_mut().map(|r| &mut r.card));
-    let digests = Digests { folders: &folders, store: &store, limits: options.limits, case_lists: Default::default() };
+    let digests = Digests { folders: &folders, store: &store, limits: options.limits };
     let compare_context = RunContext { live: live.as_ref(), ..context };
     stages.time("compare with baselines", || {
         comparisons::compare_runs(&mut results, &plan, &compare_context, &|id| digests.get(id))
@@ -199,7 +199,8 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     }
     let writer = live.as_ref().unwrap_or(&staging);
     let site_context = RunContext { staging: writer, ..context };
-    let history = stages.time("history pages", || histories::write(&results, &|id| digests.row(id), writer))?;
+    let history =
+        stages.time("history pages", || histories::write(&results, &|id, lists| digests.row(id, lists), writer))?;
     let mut cross_units = live_units.clone();
     let live_history = cross_units.as_mut().and_then(|units| units.remove(HISTORY_UNIT));
     let mut written = stages.time("cross-run pages", || {
@@ -473,8 +474,6 @@ struct Digests<'a> {
     folders: &'a find::RunFolders,
     store: &'a DigestStore<'a>,
     limits: input::Limits,
-    /// The history rows' case lists parsed so far.
-    case_lists: histories::CaseLists,
 }
 
 impl Digests<'_> {
@@ -495,9 +494,10 @@ impl Digests<'_> {
         Ok(digest)
     }
 
-    /// A run's history row: kept beside its digest, else made from the digest (and kept).
-    fn row(&self, id: &str) -> anyhow::Result<HistoryRow> {
-        if let Some(row) = self.store.row(id, &self.case_lists) {
+    /// A run's history row: kept beside its digest (its case list parsed once in `lists`),
+    /// else made from the digest (and kept).
+    fn row(&self, id: &str, lists: &histories::CaseLists) -> anyhow::Result<HistoryRow> {
+        if let Some(row) = self.store.row(id, lists) {
             return Ok(row);
         }
         let row = HistoryRow::of(&self.get(id)?);
@@ -581,7 +581,7 @@ fn restore_cached(
 /// What the cache says of a run before anything is written.
 struct CachePlan {
     /// The key of the run's current inputs and their stamps (with a cache; no stamps for a
-    /// hit on an unchanged listing, which stores nothing).
+    /// hit, which stores nothing).
     key: Option<(String, Vec<Stamp>)>,
     /// `Cache::inputs` of the run's listing (with a cache).
     inputs: String,

@@ -105,6 +105,14 @@ fn a_damaged_cache_is_never_trusted() {
     assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
     assert_eq!(tree(&out), expected);
     assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
+    // An entry cut short after its head (a build killed while writing it): a miss, never a
+    // hit on the head alone.
+    let entry = cache.join("synth-basic/entry.json");
+    let kept = fs::read_to_string(&entry).unwrap();
+    fs::write(&entry, format!("{}\n", kept.split_once('\n').unwrap().0)).unwrap();
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 1);
+    assert_eq!(tree(&out), expected);
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
 
     // An unreadable and a missing digest and history row, needed once the cross-run and
     // history pages change (a run is added): each is recomputed from its run's inputs (and
@@ -125,8 +133,8 @@ fn a_damaged_cache_is_never_trusted() {
 
 /// An input rewritten with the same bytes (new modification and change times) keeps its run
 /// cached: the entry is restamped, its head recording the new listing (`Cache::inputs`) under
-/// the same key, so the next build takes the run from the head alone; a later change of that
-/// input is still seen.
+/// the same key, so the next build takes the run from the head alone (its body not even
+/// parsed); a later change of that input is still seen.
 #[test]
 fn a_rewritten_but_unchanged_input_keeps_its_run_cached_and_restamped() {
     let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
@@ -146,6 +154,12 @@ fn a_rewritten_but_unchanged_input_keeps_its_run_cached_and_restamped() {
     assert_ne!(after["inputs"], before["inputs"], "the entry records the listing it was checked against");
     assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
     assert_eq!(head(), after);
+    // The head alone is read: a body that is not JSON (its hash made to match) goes unseen
+    // while the listing is unchanged, and a build that must read it finds no entry.
+    let mut head_only = head();
+    head_only["body"] = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(b"not json")).into();
+    fs::write(&entry, format!("{head_only}\nnot json")).unwrap();
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 2, "a hit on the head alone");
     change_one_byte(&csv, "13.921174220740795", b'6', false);
     assert_eq!(from_cache(&build(&runs, &out, &[])), 1);
     assert_ne!(head()["key"], before["key"]);
@@ -351,7 +365,8 @@ fn files_of_cached_runs_altered_by_hand_are_put_back_in_place() {
     // had and no longer has (planted in its old file list) goes.
     fs::remove_file(cache.join("synth-twenty-cycles/files.pack")).unwrap();
     fs::write(out.join("runs/synth-twenty-cycles/summary.md"), "edited as well\n").unwrap();
-    // An entry is two lines of JSON: its head, then its stamps and files.
+    // An entry is two lines of JSON: its head (with the content hash of the second line),
+    // then its stamps and files.
     let entry = cache.join("synth-twenty-cycles/entry.json");
     let kept = fs::read_to_string(&entry).unwrap();
     let (head, body) = kept.split_once('\n').unwrap();
@@ -359,6 +374,9 @@ fn files_of_cached_runs_altered_by_hand_are_put_back_in_place() {
     let mut gone = planted["files"][0].clone();
     gone["rel"] = "runs/synth-twenty-cycles/gone.html".into();
     planted["files"].as_array_mut().unwrap().push(gone);
+    let planted = planted.to_string();
+    let mut head: serde_json::Value = serde_json::from_str(head).unwrap();
+    head["body"] = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(planted.as_bytes())).into();
     fs::write(&entry, format!("{head}\n{planted}")).unwrap();
     fs::write(out.join("runs/synth-twenty-cycles/gone.html"), "an old file\n").unwrap();
     let synth = dir.path().join("synth");
