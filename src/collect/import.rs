@@ -285,7 +285,7 @@ fn resolve_existing_part(path: &Path) -> std::io::Result<std::path::PathBuf> {
 /// regular file only, at most `input::MAX_FILE_BYTES`).
 fn read_source(source: &Path, rel: &str) -> Result<Vec<u8>> {
     let root = fs::canonicalize(source).with_context(|| format!("cannot resolve {}", source.display()))?;
-    let at = Beneath::new(crate::ingest::input::Root::new(root), rel);
+    let at = Beneath::new(input::Root::new(root), rel);
     input::read_all(&at, input::MAX_FILE_BYTES).with_context(|| format!("cannot read {}", source.join(rel).display()))
 }
 

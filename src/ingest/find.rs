@@ -164,10 +164,8 @@ pub struct RunFolders {
     pub ids: Vec<String>,
     /// Folders that are not runs, with why.
     pub skipped: Vec<String>,
-    /// The runs folder, canonical (symlinks in runs must stay inside it).
-    pub canonical_root: PathBuf,
-    /// The runs folder every run's files are opened beneath (opened at the first run listed,
-    /// then held for the build).
+    /// The runs folder, canonical (symlinks in runs must stay inside it), which every run's
+    /// files are opened beneath (opened at the first run listed, then held for the build).
     beneath: Arc<Root>,
 }
 
@@ -206,8 +204,7 @@ pub fn find_run_folders(root: &Path) -> std::io::Result<RunFolders> {
             Folder::Other => {}
         }
     }
-    let beneath = Root::new(canonical_root.clone());
-    Ok(RunFolders { root: root.to_path_buf(), ids, skipped, canonical_root, beneath })
+    Ok(RunFolders { root: root.to_path_buf(), ids, skipped, beneath: Root::new(canonical_root) })
 }
 
 /// What an entry of the runs folder is.

@@ -267,16 +267,7 @@ impl Cache {
     /// which case `key` would give the entry's key again (it reuses the content hash of every
     /// file whose stamp is unchanged): the entry's head is then all a build reads of it.
     pub(crate) fn inputs(&self, run: &RunDir) -> String {
-        let mut files: Vec<&FileRef> = run.files.all().collect();
-        files.sort_by(|a, b| a.rel.cmp(&b.rel));
-        let mut hasher = Xxh3::new();
-        hasher.update(self.context.as_bytes());
-        hasher.update(run.id.as_bytes());
-        hasher.update(&[0]);
-        for diagnostic in &run.diagnostics {
-            hasher.update(diagnostic.to_string().as_bytes());
-            hasher.update(&[0]);
-        }
+        let (mut hasher, files) = self.listing(run);
         for file in files {
             let FileStamp { len, mtime_ns, ctime_ns, inode } = file.stamp;
             hasher.update(file.rel.as_bytes());
@@ -304,17 +295,7 @@ impl Cache {
         run: &RunDir,
         previous: Option<&CacheEntry>,
     ) -> Result<(String, Vec<Stamp>), (String, io::Error)> {
-        let mut files: Vec<&FileRef> = run.files.all().collect();
-        files.sort_by(|a, b| a.rel.cmp(&b.rel));
-        let mut hasher = Xxh3::new();
-        hasher.update(self.context.as_bytes());
-        hasher.update(run.id.as_bytes());
-        // Listing diagnostics (symlinks not followed, FIFOs, `.gz` twins) change a run's page
-        // without changing any of its files.
-        for diagnostic in &run.diagnostics {
-            hasher.update(diagnostic.to_string().as_bytes());
-            hasher.update(&[0]);
-        }
+        let (mut hasher, files) = self.listing(run);
         let logs: std::collections::HashSet<&str> = run.files.nccl_logs.iter().map(|f| f.rel.as_str()).collect();
         let limits = crate::ingest::input::limits();
         let mut stamps = Vec::with_capacity(files.len());
@@ -332,6 +313,22 @@ impl Cache {
             stamps.push(Stamp { rel: file.rel.clone(), stamp: file.stamp, hash });
         }
         Ok((format!("{:032x}", hasher.digest128()), stamps))
+    }
+
+    /// What `key` and `inputs` both hash first (the build's context, the run's id and its
+    /// listing diagnostics: symlinks not followed, FIFOs, `.gz` twins change a run's page
+    /// without changing any of its files), and the run's files in path order.
+    fn listing<'r>(&self, run: &'r RunDir) -> (Xxh3, Vec<&'r FileRef>) {
+        let mut files: Vec<&FileRef> = run.files.all().collect();
+        files.sort_by(|a, b| a.rel.cmp(&b.rel));
+        let mut hasher = Xxh3::new();
+        hasher.update(self.context.as_bytes());
+        hasher.update(run.id.as_bytes());
+        for diagnostic in &run.diagnostics {
+            hasher.update(diagnostic.to_string().as_bytes());
+            hasher.update(&[0]);
+        }
+        (hasher, files)
     }
 
     /// Puts a cached entry's files into the new site: hard-linked from the live site `live`

@@ -12,20 +12,21 @@ use crate::render;
 use crate::site::card::BaselineVerdict;
 use crate::site::history_view::{self, nccl_choices, CaseInfo, ConfigurationHistory, HistoryRun};
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 /// What each case of a run is, by key, in the digest's order. Runs of one configuration
-/// mostly share it, so a build parses each distinct list once (`CaseLists`).
+/// mostly share it, so its history parses each distinct list once (`CaseLists`).
 pub(crate) type CaseList = Vec<(String, CaseInfo)>;
 
 /// What one run gives its configuration's history page, from its digest: kept beside the
 /// digest (`cache::DigestStore`) so that the history stage reads a few KB a run, not the
 /// digest. Kept as two JSON documents on two lines (`to_bytes`): the run's own values, then
-/// its case list, which is parsed only the first time a configuration's history meets it (three quarters of a
-/// row's bytes; 1,000 rows of one configuration cost the +1 build's history stage 29 of its
-/// 50 ms on 2 cores when every row was parsed whole).
+/// its case list, which is parsed only the first time a configuration's history meets it
+/// (three quarters of a row's bytes; 1,000 rows of one configuration cost the +1 build's
+/// history stage 29 of its 50 ms on 2 cores when every row was parsed whole).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct HistoryRow {
     /// Run-level value (the median over its cycles) per case, by the position in `cases` of
@@ -108,31 +109,19 @@ impl HistoryRow {
 /// once however many of its rows hold it).
 #[derive(Default)]
 pub(crate) struct CaseLists {
-    parsed: Mutex<Parsed>,
+    parsed: Mutex<FxHashMap<Vec<u8>, Arc<CaseList>>>,
 }
-
-/// Case lists by the hash of their bytes, each with its bytes (compared on a hit).
-type Parsed = HashMap<u128, Vec<(Vec<u8>, Arc<CaseList>)>>;
 
 impl CaseLists {
     fn parse(&self, bytes: &[u8]) -> Option<Arc<CaseList>> {
-        let hash = xxhash_rust::xxh3::xxh3_128(bytes);
-        let known = |parsed: &Parsed| {
-            parsed.get(&hash)?.iter().find(|(seen, _)| seen.as_slice() == bytes).map(|(_, list)| Arc::clone(list))
-        };
-        if let Some(list) = known(&self.lock()) {
-            return Some(list);
+        if let Some(list) = self.lock().get(bytes) {
+            return Some(Arc::clone(list));
         }
         let list = Arc::new(serde_json::from_slice::<CaseList>(bytes).ok()?);
-        let mut parsed = self.lock();
-        if let Some(list) = known(&parsed) {
-            return Some(list);
-        }
-        parsed.entry(hash).or_default().push((bytes.to_vec(), Arc::clone(&list)));
-        Some(list)
+        Some(Arc::clone(self.lock().entry(bytes.to_vec()).or_insert(list)))
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Parsed> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, FxHashMap<Vec<u8>, Arc<CaseList>>> {
         self.parsed.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }

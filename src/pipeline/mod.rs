@@ -580,8 +580,9 @@ fn restore_cached(
 
 /// What the cache says of a run before anything is written.
 struct CachePlan {
-    /// The key of the run's current inputs and their stamps (with a cache; no stamps for a
-    /// hit, which stores nothing).
+    /// The key of the run's current inputs and their stamps, for a run built and stored
+    /// (`None` without a cache, for a hit, whose head holds its key, and for a run with an
+    /// unreadable input).
     key: Option<(String, Vec<Stamp>)>,
     /// `Cache::inputs` of the run's listing (with a cache).
     inputs: String,
@@ -609,7 +610,7 @@ fn plan(run: &mut RunDir, cache: Option<&Cache>) -> CachePlan {
     };
     let inputs = cache.inputs(run);
     if let Some(head) = cache.head(&run.id).filter(|head| head.inputs == inputs) {
-        return CachePlan { key: Some((head.key.clone(), Vec::new())), inputs, hit: Some(head), previous: Vec::new() };
+        return CachePlan { key: None, inputs, hit: Some(head), previous: Vec::new() };
     }
     let previous = cache.lookup(&run.id);
     let files =
@@ -621,7 +622,7 @@ fn plan(run: &mut RunDir, cache: Option<&Cache>) -> CachePlan {
                     (entry.stamps, entry.inputs) = (stamps, inputs.clone());
                     let _ = cache.restamp(&run.id, &entry);
                 }
-                CachePlan { key: Some((key, Vec::new())), inputs, hit: Some(entry.head()), previous: Vec::new() }
+                CachePlan { key: None, inputs, hit: Some(entry.head()), previous: Vec::new() }
             }
             other => CachePlan { key: Some((key, stamps)), inputs, hit: None, previous: files(other) },
         },
@@ -698,7 +699,7 @@ struct RunResult {
 /// rendered.
 fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Result<RunResult> {
     let CachePlan { key, inputs, hit, previous } = plan;
-    if let (Some(_), Some(head)) = (context.cache, hit) {
+    if let Some(head) = hit {
         // Nothing of the entry is held until its files are put back but their print (it is
         // read again then; the rare run whose files cannot be put back is keyed again).
         return Ok(RunResult {
