@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Issue #27's speed proof in one device call (about 5 minutes on the 16-core H200 host), two
+# release binaries side by side:
+#   scripts/proof-device.sh OLD_BIN NEW_BIN
+# 1. bench-device.sh: the 200-run corpus, `--jobs` 1 to 16, warm (2 rounds, alternating) and
+#    with the page cache dropped, the seed's summarization and the 16-reader read floor, the
+#    new binary's --timings, +1 run at N = 1000; the built sites on tmpfs (/dev/shm), so the
+#    file system's cost of creating files is not in the figures (BENCHMARKS.md, "Stop 35").
+# 2. n1000-device.sh: cold and +1 run at N = 1000, 3 alternating rounds, stages and peak RSS.
+# The new binary builds with --no-evidence (the previous wave had no evidence to publish).
+# Environment: SEED_DIR (.device/seed), ROUNDS (2), N_ROUNDS (3).
+set -u
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+OLD=${1:?usage: proof-device.sh OLD_BIN NEW_BIN}
+NEW=${2:?usage: proof-device.sh OLD_BIN NEW_BIN}
+here=$(dirname "$0")
+lscpu | grep -E "Model name|^CPU\(s\)"
+SEED_DIR=${SEED_DIR:-.device/seed} TIMINGS=1 SITES=/dev/shm ROUNDS=${ROUNDS:-2} NEW_FLAGS=--no-evidence \
+    "$here/bench-device.sh" "$OLD" "$NEW"
+echo
+ROUNDS=${N_ROUNDS:-3} "$here/n1000-device.sh" "$OLD" "$NEW"
