@@ -8,7 +8,8 @@
 #    file system's cost of creating files is not in the figures (BENCHMARKS.md, "Stop 35").
 # 2. n1000-device.sh: cold and +1 run at N = 1000, 3 alternating rounds, stages and peak RSS.
 # The new binary builds with --no-evidence (the previous wave had no evidence to publish).
-# Environment: SEED_DIR (.device/seed), ROUNDS (2), N_ROUNDS (3).
+# Environment: SEED_DIR (.device/seed), ROUNDS (2), JOBS (bench-device.sh's list of thread
+# counts), N_ROUNDS (3), N_JOBS (16: n1000-device.sh's thread count).
 set -u
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OLD=${1:?usage: proof-device.sh OLD_BIN NEW_BIN}
@@ -18,4 +19,6 @@ lscpu | grep -E "Model name|^CPU\(s\)"
 SEED_DIR=${SEED_DIR:-.device/seed} TIMINGS=1 SITES=/dev/shm ROUNDS=${ROUNDS:-2} NEW_FLAGS=--no-evidence \
     "$here/bench-device.sh" "$OLD" "$NEW"
 echo
-ROUNDS=${N_ROUNDS:-3} "$here/n1000-device.sh" "$OLD" "$NEW"
+# n1000-device.sh reads JOBS as one thread count (bench-device.sh's list would reach the build
+# as `--jobs 1 16`).
+JOBS=${N_JOBS:-16} ROUNDS=${N_ROUNDS:-3} "$here/n1000-device.sh" "$OLD" "$NEW"
