@@ -265,7 +265,8 @@ impl Cache {
     /// content hash. Equal to the `inputs` of the entry keyed from the same listing when no
     /// file's stamp, no listing diagnostic and nothing of the build's context changed, in
     /// which case `key` would give the entry's key again (it reuses the content hash of every
-    /// file whose stamp is unchanged): the entry's head is then all a build reads of it.
+    /// file whose stamp is unchanged): the entry's head is then all a build parses of it (its
+    /// body is read only to check the hash the head records).
     pub(crate) fn inputs(&self, run: &RunDir) -> String {
         let (mut hasher, files) = self.listing(run);
         for file in files {
