@@ -340,9 +340,10 @@ impl Cache {
         let dir = self.entry_dir(run_id);
         let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
         let mut pack = Pack::new(&dir);
+        let mut live = LiveFiles::new(live);
         let restored = entry.files.iter().all(|file| {
             crate::pipeline::write::is_safe_relative(&file.rel)
-                && (carry_live(file, &committed, live, staging)
+                && (carry_live(file, &committed, &mut live, staging)
                     || pack
                         .bytes_of(file)
                         .is_some_and(|bytes| staging.put(&OutputFile { path: file.rel.clone(), bytes }).is_ok()))
@@ -374,13 +375,13 @@ impl Cache {
     ) -> Option<LiveRun> {
         let dir = self.entry_dir(run_id);
         let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
-        let holds = |recorded: &Stamp| {
+        let mut files = LiveFiles::new(live);
+        let mut holds = |recorded: &Stamp| {
             crate::pipeline::write::is_safe_relative(&recorded.rel)
-                && fs::symlink_metadata(live.join(&recorded.rel))
-                    .is_ok_and(|meta| meta.is_file() && FileStamp::of(&meta) == recorded.stamp)
+                && files.stamp(&recorded.rel) == Some(recorded.stamp)
         };
         if files_print(committed.iter().map(|s| (s.rel.as_str(), s.hash.as_str()))) == print
-            && committed.iter().all(holds)
+            && committed.iter().all(&mut holds)
         {
             return Some(LiveRun::Intact);
         }
@@ -392,7 +393,7 @@ impl Cache {
                 return None;
             }
             let recorded = committed.iter().find(|s| s.rel == file.rel && s.hash == file.hash);
-            if !recorded.is_some_and(holds) {
+            if !recorded.is_some_and(&mut holds) {
                 if fs::symlink_metadata(live.join(&file.rel)).is_err() {
                     staging.recount();
                 }
@@ -549,11 +550,42 @@ impl Cache {
 
 /// Hard-links `file` from the live site when it is a plain file whose stamp is the one
 /// recorded at the last commit, with the content hash the entry expects.
-fn carry_live(file: &CachedFile, committed: &[Stamp], live: &Path, staging: &Staging) -> bool {
+fn carry_live(file: &CachedFile, committed: &[Stamp], live: &mut LiveFiles, staging: &Staging) -> bool {
     let Some(recorded) = committed.iter().find(|s| s.rel == file.rel && s.hash == file.hash) else { return false };
-    let path = live.join(&file.rel);
-    fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_file() && FileStamp::of(&meta) == recorded.stamp)
-        && staging.link(&path, &file.rel).is_ok()
+    live.stamp(&file.rel) == Some(recorded.stamp) && staging.link(&live.site.join(&file.rel), &file.rel).is_ok()
+}
+
+/// The stamps of a run's files in the live site, each folder opened once: a run's dozen files
+/// lie in two folders (`runs/<id>/`, `runs/<id>/charts/`), so each costs an `fstatat` of its
+/// name rather than a walk of its whole path.
+struct LiveFiles<'a> {
+    site: &'a Path,
+    /// Folders opened so far (site-relative, `/`-separated); `None`: it could not be opened.
+    folders: Vec<(String, Option<fs::File>)>,
+}
+
+impl<'a> LiveFiles<'a> {
+    fn new(site: &'a Path) -> LiveFiles<'a> {
+        LiveFiles { site, folders: Vec::new() }
+    }
+
+    /// The stamp of the plain file `rel` (a safe relative path: `write::is_safe_relative`);
+    /// `None` when it is missing, not a plain file or cannot be read.
+    fn stamp(&mut self, rel: &str) -> Option<FileStamp> {
+        let (parent, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+        let at = match self.folders.iter().position(|(folder, _)| folder == parent) {
+            Some(at) => at,
+            None => {
+                self.folders.push((parent.to_string(), fs::File::open(self.site.join(parent)).ok()));
+                self.folders.len() - 1
+            }
+        };
+        let folder = self.folders[at].1.as_ref()?;
+        match crate::ingest::input::entry_at(folder, std::ffi::OsStr::new(name)).ok()? {
+            crate::ingest::input::Entry::File(stat) => Some(FileStamp::of_stat(&stat)),
+            _ => None,
+        }
+    }
 }
 
 /// The content hash of the running binary, recomputed only when its stamp changed.
