@@ -370,9 +370,10 @@ impl Walk<'_> {
     }
 }
 
-/// A run-relative path, `/`-separated.
+/// A run-relative path, `/`-separated: built by `Path::join` of names read from folders (no
+/// `.`, no doubled separator), so its text is its components joined by `/`.
 fn slashed(rel: &Path) -> String {
-    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+    rel.to_string_lossy().into_owned()
 }
 
 /// One rule for every `X` / `X.gz` pair, whatever the kind (rank CSVs, nccl-tests outputs,
