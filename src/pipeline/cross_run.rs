@@ -78,18 +78,19 @@ pub(crate) fn write(
     let (totals, panels) = count_sections(&cards, &paging);
     let mut units = Units::new();
 
-    let first_key = sources.keys.map(|(_, first)| first.to_string());
-    if let Some(record) = carried(sources, "first", first_key.as_deref()) {
-        units.insert("first".to_string(), record);
-    } else {
+    let write_first = || -> anyhow::Result<UnitRecord> {
+        let first_key = sources.keys.map(|(_, first)| first.to_string());
+        if let Some(record) = carried(sources, "first", first_key.as_deref()) {
+            return Ok(record);
+        }
         // The first page charts its own panels and names the pages of every other one.
         let charted = panel_digests(&panels, &|_| true, load)?;
         let context = section_context(&paging, totals, &panels, &|_| true, &charted, sources.site_notes);
         let digests = load_window(&cards[paging.window(Page::First)], load)?;
         let mut out = render_page(&digests, &cards, Page::First, &context);
         out.push(OutputFile::new(paths::RUNS_JSON, runs_json::index_file(&paging, &cards)));
-        units.insert("first".to_string(), put_unit(staging, first_key, out)?);
-    }
+        put_unit(staging, first_key, out)
+    };
 
     // The shards (a month of runs each: its pages, runs.json shard and Parquet file) in
     // parallel, in groups of consecutive shards holding at most `SHARD_GROUP_RUNS` runs (or
@@ -119,11 +120,21 @@ pub(crate) fn write(
         out.push(case_file(&shard.month, window, &digests)?);
         Ok((name, put_unit(staging, key, out)?))
     };
-    for group in super::groups::within(SHARD_GROUP_RUNS, paging.shards.iter().map(|s| s.window.len())) {
-        let written: Vec<(String, UnitRecord)> =
-            group.into_par_iter().map(write_shard).collect::<anyhow::Result<_>>()?;
-        units.extend(written);
-    }
+    let write_shards = || -> anyhow::Result<Vec<(String, UnitRecord)>> {
+        let mut written = Vec::new();
+        for group in super::groups::within(SHARD_GROUP_RUNS, paging.shards.iter().map(|s| s.window.len())) {
+            let group: Vec<(String, UnitRecord)> =
+                group.into_par_iter().map(write_shard).collect::<anyhow::Result<_>>()?;
+            written.extend(group);
+        }
+        Ok(written)
+    };
+    // The first page beside the shards: adding a run writes the first page and the run's
+    // shard, each a few tens of milliseconds, and neither waits for the other (memory: the
+    // first page's window of digests beside a group's).
+    let (first, shards) = rayon::join(write_first, write_shards);
+    units.insert("first".to_string(), first?);
+    units.extend(shards?);
 
     // Files of the live site's units that no unit of the new site has: a unit gone, or a file
     // its unit no longer writes (a chart whose panel moved to another page is kept: that
