@@ -3,20 +3,28 @@
 # host without a Rust toolchain; the H200 host of the device tool):
 #   scripts/n1000-device.sh OLD_BIN NEW_BIN
 # Corpus: `synth --count 1001 --seed 7` (bench-device.sh's +1 corpus: runs without logs), the
-# newest set aside. Each round, for each binary: the site and cache removed, a cold build of
+# newest set aside; with LOG_BYTES > 0, `--log-bytes $LOG_BYTES --gzip-every 4` too (the
+# corpus of issue #27's own N = 1000 figures: 2 MiB of NCCL logs a rank, 13 GB in all). Each round, for each binary: the site and cache removed, a cold build of
 # the 1000 oldest, then the newest added and built again. Prints each build's wall time, and
 # for the last round each binary's `--timings` stages over 10 ms and its peak RSS. The new
 # binary runs with --no-evidence (the old one has no evidence to publish). Environment:
-# ROUNDS (3), JOBS (16).
+# ROUNDS (3), JOBS (16), LOG_BYTES (0), SITES (the folder the site is built in: the work folder).
 set -euo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OLD=$(readlink -f "${1:?usage: n1000-device.sh OLD_BIN NEW_BIN}")
 NEW=$(readlink -f "${2:?usage: n1000-device.sh OLD_BIN NEW_BIN}")
 ROUNDS=${ROUNDS:-3}
 JOBS=${JOBS:-16}
+LOG_BYTES=${LOG_BYTES:-0}
 W=$(mktemp -d /tmp/n1000.XXXXXX)
 trap 'rm -rf "$W"' EXIT
-"$NEW" synth --out "$W/all" --count 1001 --seed 7 >/dev/null 2>&1
+logs=()
+[ "$LOG_BYTES" -gt 0 ] && logs=(--log-bytes "$LOG_BYTES" --gzip-every 4)
+"$NEW" synth --out "$W/all" --count 1001 --seed 7 "${logs[@]}" >/dev/null 2>&1
+SITES=${SITES:-$W}
+S=$(mktemp -d "$SITES/n1000-site.XXXXXX")
+trap 'rm -rf "$W" "$S"' EXIT
+echo "corpus: 1001 runs, $(du -sh "$W/all" | cut -f1), LOG_BYTES=$LOG_BYTES; --jobs $JOBS; site in $SITES"
 mkdir -p "$W/runs"
 newest=$(ls "$W/all" | sort | tail -1)
 (cd "$W/all" && ls | grep -vx "$newest" | xargs mv -t "$W/runs/")
@@ -28,16 +36,16 @@ d = json.loads(sys.stdin.read())
 print(round(d['total_seconds'], 3), 's, peak RSS', d.get('peak_rss_kib'), 'KiB,', {k: round(v, 3) for k, v in d['stages'].items() if v > 0.01})"; }
 for r in $(seq "$ROUNDS"); do
   for bin in "$OLD" "$NEW"; do
-    rm -rf "$W/site" "$W/.nccl-report-cache"
+    rm -rf "$S/site" "$S/.nccl-report-cache"
     [ -d "$W/runs/$newest" ] && mv "$W/runs/$newest" "$W/all/"
     flags=(--timings)
     [ "$bin" = "$NEW" ] && flags+=(--no-evidence)
     a=$(now)
-    "$bin" build --runs "$W/runs" --out "$W/site" --jobs "$JOBS" "${flags[@]}" >/dev/null 2>"$W/cold.err"
+    "$bin" build --runs "$W/runs" --out "$S/site" --jobs "$JOBS" "${flags[@]}" >/dev/null 2>"$W/cold.err"
     cold=$(since "$a")
     mv "$W/all/$newest" "$W/runs/"
     a=$(now)
-    "$bin" build --runs "$W/runs" --out "$W/site" --jobs "$JOBS" "${flags[@]}" >/dev/null 2>"$W/plus.err"
+    "$bin" build --runs "$W/runs" --out "$S/site" --jobs "$JOBS" "${flags[@]}" >/dev/null 2>"$W/plus.err"
     echo "round $r $(basename "$bin"): cold $cold s, +1 $(since "$a") s"
     if [ "$r" = "$ROUNDS" ]; then
       echo "  cold: $(stages "$W/cold.err")"

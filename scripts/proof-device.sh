@@ -6,10 +6,13 @@
 #    with the page cache dropped, the seed's summarization and the 16-reader read floor, the
 #    new binary's --timings, +1 run at N = 1000; the built sites on tmpfs (/dev/shm), so the
 #    file system's cost of creating files is not in the figures (BENCHMARKS.md, "Stop 35").
-# 2. n1000-device.sh: cold and +1 run at N = 1000, 3 alternating rounds, stages and peak RSS.
+# 2. n1000-device.sh: cold and +1 run at N = 1000, 3 alternating rounds, stages and peak RSS;
+#    then again on runs with 2 MiB of NCCL logs a rank (13 GB: the corpus of the issue's own
+#    N = 1000 figures), LOG_ROUNDS rounds, the sites on tmpfs.
 # The new binary builds with --no-evidence (the previous wave had no evidence to publish).
 # Environment: SEED_DIR (.device/seed), ROUNDS (2), JOBS (bench-device.sh's list of thread
-# counts), N_ROUNDS (3), N_JOBS (16: n1000-device.sh's thread count).
+# counts), N_ROUNDS (3), N_JOBS (16: n1000-device.sh's thread count), LOG_ROUNDS (2; 0: no
+# runs with logs).
 set -u
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OLD=${1:?usage: proof-device.sh OLD_BIN NEW_BIN}
@@ -22,3 +25,8 @@ echo
 # n1000-device.sh reads JOBS as one thread count (bench-device.sh's list would reach the build
 # as `--jobs 1 16`).
 JOBS=${N_JOBS:-16} ROUNDS=${N_ROUNDS:-3} "$here/n1000-device.sh" "$OLD" "$NEW"
+LOG_ROUNDS=${LOG_ROUNDS:-2}
+if [ "$LOG_ROUNDS" -gt 0 ]; then
+    echo
+    JOBS=${N_JOBS:-16} ROUNDS=$LOG_ROUNDS LOG_BYTES=2097152 SITES=/dev/shm "$here/n1000-device.sh" "$OLD" "$NEW"
+fi
