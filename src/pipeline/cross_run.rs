@@ -29,11 +29,16 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-/// What a unit of the cross-run pages was rendered from, and the files it wrote.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// What a unit of the cross-run pages (or of the history pages: `histories::write`) was
+/// rendered from, and the files it wrote.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct UnitRecord {
     pub key: String,
     pub files: Vec<String>,
+    /// A configuration's history unit: what its page gave the regressions page
+    /// (`histories::write`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<crate::site::history_view::Gives>,
 }
 
 /// Every unit of the cross-run pages of a site, by name (`first`, or a shard's name).
@@ -253,7 +258,7 @@ fn carried(sources: &Sources, name: &str, key: Option<&str>) -> Option<UnitRecor
 /// Writes a unit's files; its record when it has a key.
 fn put_unit(staging: &Staging, key: Option<String>, out: Vec<OutputFile>) -> anyhow::Result<UnitRecord> {
     out.par_iter().try_for_each(|file| staging.put(file))?;
-    Ok(UnitRecord { key: key.unwrap_or_default(), files: out.into_iter().map(|f| f.path).collect() })
+    Ok(UnitRecord { key: key.unwrap_or_default(), files: out.into_iter().map(|f| f.path).collect(), history: None })
 }
 
 /// A shard's key: its name, whether it has pages, each of its runs' id, input key and card

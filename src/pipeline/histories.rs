@@ -1,16 +1,22 @@
 //! The build stage after the comparisons: every configuration's history page and the
 //! regressions page (`site::history_view`), from the runs' history rows (`HistoryRow`: their
 //! run-level values and what explains a change point, kept beside each digest; never the raw
-//! files). Uses `comparison`, `site`, `render` and `write` (through `Staging`).
+//! files). Each configuration's page is a unit keyed by what it is made from (`page_key`):
+//! updating a site in place, a page whose key is the live one is carried as it is, so adding a
+//! run makes its own configuration's page again, not every configuration's. The regressions
+//! page is made on every build that writes, from what each page gave it
+//! (`history_view::Gives`, kept in its unit's record). Uses `comparison`, `site`, `render`,
+//! `write` (through `Staging`) and the unit records of `cross_run`.
 
 use super::RunResult;
 use crate::analysis::comparison::{history, samples};
 use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::RunStatus;
+use crate::pipeline::cross_run::{UnitRecord, Units};
 use crate::pipeline::write::Staging;
 use crate::render;
 use crate::site::card::BaselineVerdict;
-use crate::site::history_view::{self, nccl_choices, CaseInfo, ConfigurationHistory, HistoryRun};
+use crate::site::history_view::{self, nccl_choices, CaseInfo, ConfigurationHistory, Gives, HistoryRun};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -126,68 +132,149 @@ impl CaseLists {
     }
 }
 
-/// Writes the history pages and the regressions page; returns the paths written.
+/// The unit of the regressions page (rendered on every build that writes, from what every
+/// configuration's unit gave it).
+pub(super) const REGRESSIONS_UNIT: &str = "history";
+
+/// The name of a configuration's history unit, beside the cross-run units (`history ` and its
+/// key text: in key text order, as the regressions page lists them).
+fn unit_name(key_text: &str) -> String {
+    format!("{REGRESSIONS_UNIT} {key_text}")
+}
+
+/// Whether a unit is the regressions page or a configuration's history page.
+pub(super) fn is_history_unit(name: &str) -> bool {
+    name == REGRESSIONS_UNIT || name.starts_with(&unit_name(""))
+}
+
+/// A configuration's runs as its history page searches them: its newest `SEARCHED_RUNS` ok
+/// runs in time order, how many older ones it only counts, and the key of what its page is
+/// made from (`None` without a cache: every page is made).
+struct Searched<'a> {
+    key_text: &'a str,
+    runs: Vec<&'a RunResult>,
+    older: usize,
+    key: Option<String>,
+}
+
+impl<'a> Searched<'a> {
+    fn new(key_text: &'a str, mut runs: Vec<&'a RunResult>) -> Searched<'a> {
+        runs.sort_by_cached_key(|r| {
+            let t = r.card.timestamp_utc.clone().unwrap_or_default();
+            (crate::core::calendar::iso_seconds(&t), t, r.id.clone())
+        });
+        let older = runs.len().saturating_sub(history_view::SEARCHED_RUNS);
+        let runs = runs.split_off(older);
+        let key = page_key(key_text, older, &runs);
+        Searched { key_text, runs, older, key }
+    }
+}
+
+/// The key of a configuration's history page: everything the page is made from. Its key text
+/// and label, how many older runs it counts, and each searched run's id, input key (its history
+/// row is made from its digest, which its inputs and the tool determine), comparison stamp and
+/// slower cases (from its verdict). `None` when a run has no input key (no cache).
+fn page_key(key_text: &str, older: usize, runs: &[&RunResult]) -> Option<String> {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut add = |text: &str| {
+        hasher.update(text.as_bytes());
+        hasher.update(&[0]);
+    };
+    add(key_text);
+    add(runs.first().map_or("", |r| &*r.card.configuration));
+    add(&older.to_string());
+    for r in runs {
+        add(&r.id);
+        add(r.key.as_deref()?);
+        add(r.comparison.as_deref().unwrap_or("-"));
+        add(&format!("{:?}", slower_cases(r)));
+    }
+    Some(format!("{:032x}", hasher.digest128()))
+}
+
+/// A run's `slower` cases against its baseline, with their ratio to the history.
+fn slower_cases(r: &RunResult) -> Vec<(String, f64)> {
+    match &r.card.baseline {
+        BaselineVerdict::Compared(v) => v.slower_cases.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// Writes the history pages whose key changed (each one without `live`: the units of the live
+/// site being updated in place) and the regressions page; returns every history unit of the
+/// new site (a page carried as it is keeps its live record).
 pub(super) fn write(
     results: &[RunResult],
     load: &(dyn Fn(&str, &CaseLists) -> anyhow::Result<HistoryRow> + Sync),
     staging: &Staging,
-) -> anyhow::Result<Vec<String>> {
+    live: Option<&Units>,
+) -> anyhow::Result<Units> {
     let mut by_configuration: BTreeMap<&str, Vec<&RunResult>> = BTreeMap::new();
     for result in results.iter().filter(|r| r.card.status == RunStatus::Ok) {
         by_configuration.entry(&*result.card.configuration_key).or_default().push(result);
     }
-    let mut links = Vec::new();
-    let mut regressions = Vec::new();
-    let mut files = Vec::new();
-    // Configurations in groups of at most `HISTORY_GROUP_RUNS` searched runs (each
-    // configuration's newest `SEARCHED_RUNS`), each group's histories loaded and searched in
-    // parallel and written before the next is read: memory holds a group's history rows, not
-    // every run's.
-    let by_configuration: Vec<(&str, Vec<&RunResult>)> = by_configuration.into_iter().collect();
-    let searched = by_configuration.iter().map(|(_, runs)| runs.len().min(history_view::SEARCHED_RUNS));
-    for group in super::groups::within(HISTORY_GROUP_RUNS, searched) {
-        let configurations: Vec<ConfigurationHistory> = group
-            .into_par_iter()
-            .map(|i| history_of(by_configuration[i].0, &by_configuration[i].1, load))
-            .collect::<anyhow::Result<_>>()?;
-        links.extend(history_view::history_links(&configurations));
-        let pages: Vec<_> = configurations.par_iter().map(history_view::history_page).collect();
-        drop(configurations);
-        for (page, entries) in pages {
-            let rendered = render::history_files(&page);
-            rendered.par_iter().try_for_each(|f| staging.put(f))?;
-            files.extend(rendered.into_iter().map(|f| f.path));
-            regressions.extend(entries);
+    let configurations: Vec<Searched> =
+        by_configuration.into_iter().map(|(key_text, runs)| Searched::new(key_text, runs)).collect();
+    let mut units = Units::new();
+    let mut todo = Vec::new();
+    for configuration in &configurations {
+        let name = unit_name(configuration.key_text);
+        let kept = live
+            .and_then(|live| live.get(&name))
+            .filter(|unit| unit.history.is_some() && configuration.key.as_deref() == Some(unit.key.as_str()));
+        match kept {
+            Some(unit) => drop(units.insert(name, unit.clone())),
+            None => todo.push(configuration),
         }
     }
-    let listed: Vec<(String, String)> = links.into_iter().map(|l| (l.text, l.href)).collect();
+    // Configurations in groups of at most `HISTORY_GROUP_RUNS` searched runs, each group's
+    // histories loaded and searched in parallel and written before the next is read: memory
+    // holds a group's history rows, not every run's.
+    for group in super::groups::within(HISTORY_GROUP_RUNS, todo.iter().map(|c| c.runs.len())) {
+        let configurations: Vec<ConfigurationHistory> =
+            group.par_iter().map(|&i| history_of(todo[i], load)).collect::<anyhow::Result<_>>()?;
+        let links = history_view::history_links(&configurations);
+        let pages: Vec<_> = configurations.par_iter().map(history_view::history_page).collect();
+        drop(configurations);
+        for ((&i, (page, regressions)), link) in group.iter().zip(pages).zip(links) {
+            let rendered = render::history_files(&page);
+            rendered.par_iter().try_for_each(|f| staging.put(f))?;
+            let gives = Gives { label: link.text, href: link.href, regressions };
+            units.insert(
+                unit_name(todo[i].key_text),
+                UnitRecord {
+                    key: todo[i].key.clone().unwrap_or_default(),
+                    files: rendered.into_iter().map(|f| f.path).collect(),
+                    history: Some(gives),
+                },
+            );
+        }
+    }
+    let gives: Vec<&Gives> = units.values().filter_map(|unit| unit.history.as_ref()).collect();
+    let listed: Vec<(String, String)> = gives.iter().map(|g| (g.label.clone(), g.href.clone())).collect();
+    let regressions = gives.iter().flat_map(|g| g.regressions.iter().cloned()).collect();
+    let mut files = Vec::new();
     for file in render::history_files(&history_view::regressions_page(regressions, &listed)) {
         staging.put(&file)?;
         files.push(file.path);
     }
-    Ok(files)
+    units.insert(REGRESSIONS_UNIT.to_string(), UnitRecord { key: String::new(), files, history: None });
+    Ok(units)
 }
 
 /// How many runs' history rows the history stage holds at once, at most (configurations are
 /// grouped in key order).
 const HISTORY_GROUP_RUNS: usize = 10_000;
 
-/// One configuration's history: its newest `SEARCHED_RUNS` runs in time order with their
-/// history rows (read in parallel, `ROWS_AT_ONCE` at a time), each row's values kept by case
-/// column (`HistoryRun::values`), and its cases merged in that order. The older runs are only
+/// One configuration's history: its searched runs (`Searched`) with their history rows (read
+/// in parallel, `ROWS_AT_ONCE` at a time), each row's values kept by case column
+/// (`HistoryRun::values`), and its cases merged in that order. The older runs are only
 /// counted: what the stage holds and reads is bounded however long the history grows.
 fn history_of(
-    key_text: &str,
-    runs: &[&RunResult],
+    searched: &Searched,
     load: &(dyn Fn(&str, &CaseLists) -> anyhow::Result<HistoryRow> + Sync),
 ) -> anyhow::Result<ConfigurationHistory> {
-    let mut runs = runs.to_vec();
-    runs.sort_by_cached_key(|r| {
-        let t = r.card.timestamp_utc.clone().unwrap_or_default();
-        (crate::core::calendar::iso_seconds(&t), t, r.id.clone())
-    });
-    let older = runs.len().saturating_sub(history_view::SEARCHED_RUNS);
-    let runs = &runs[older..];
+    let (runs, older, key_text) = (&searched.runs, searched.older, searched.key_text);
     // Columns in the order cases are first seen, renumbered in key order at the end.
     let mut seen: HashMap<String, u32> = HashMap::new();
     let mut infos: Vec<(String, CaseInfo)> = Vec::new();
@@ -220,10 +307,7 @@ fn history_of(
                 }
             };
             let values = row.values.into_iter().map(|(at, v)| (columns[at as usize], v)).collect();
-            let slower = match &r.card.baseline {
-                BaselineVerdict::Compared(v) => v.slower_cases.clone(),
-                _ => Vec::new(),
-            };
+            let slower = slower_cases(r);
             let previous = history_runs.last();
             let soft = match previous {
                 Some(HistoryRun { soft, .. }) if **soft == row.soft => Arc::clone(soft),
@@ -309,6 +393,50 @@ mod tests {
         }
     }
 
+    /// A run of `configuration` with an input key (built with a cache).
+    fn keyed(i: usize, configuration: &str) -> RunResult {
+        let plain = result(i);
+        let card =
+            RunCard { configuration_key: configuration.into(), configuration: configuration.into(), ..plain.card };
+        RunResult { key: Some(format!("key{i}")), card, ..plain }
+    }
+
+    /// Adding a run makes its configuration's page again and carries every other one as it
+    /// is (its rows are not read); the regressions page still lists every configuration.
+    /// Without input keys (no cache) every page is made.
+    #[test]
+    fn only_the_configuration_that_gained_a_run_is_made_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = crate::pipeline::out_dir::OutputLock::acquire(&dir.path().join("site")).unwrap();
+        let staging = Staging::begin(&lock).unwrap();
+        let read = Mutex::new(Vec::new());
+        let load = |id: &str, _: &CaseLists| {
+            read.lock().unwrap().push(id.to_string());
+            Ok(row(&[("c", 1.0)]))
+        };
+        let mut results: Vec<RunResult> =
+            (0..4).map(|i| keyed(i, if i % 2 == 0 { "gpu=A" } else { "gpu=B" })).collect();
+        let first = write(&results, &load, &staging, None).unwrap();
+        assert_eq!(first.keys().collect::<Vec<_>>(), ["history", "history gpu=A", "history gpu=B"]);
+        assert_eq!(read.lock().unwrap().len(), 4);
+
+        read.lock().unwrap().clear();
+        results.push(keyed(4, "gpu=A"));
+        let second = write(&results, &load, &staging, Some(&first)).unwrap();
+        let mut again = std::mem::take(&mut *read.lock().unwrap());
+        again.sort();
+        assert_eq!(again, ["r00000", "r00002", "r00004"], "only gpu=A's rows are read");
+        assert_eq!(second["history gpu=B"], first["history gpu=B"], "gpu=B carried as it is");
+        assert_ne!(second["history gpu=A"].key, first["history gpu=A"].key);
+        let regressions = String::from_utf8(staging.read(&second["history"].files[0]).unwrap()).unwrap();
+        assert!(regressions.contains("gpu=A") && regressions.contains("gpu=B"), "{regressions}");
+
+        let unkeyed: Vec<RunResult> =
+            (0..5).map(|i| RunResult { key: None, ..keyed(i, ["gpu=A", "gpu=B"][i % 2]) }).collect();
+        write(&unkeyed, &load, &staging, Some(&second)).unwrap();
+        assert_eq!(read.lock().unwrap().len(), 5, "no keys: every page is made");
+    }
+
     #[test]
     fn rows_read_back_sharing_one_parsed_case_list() {
         let lists = CaseLists::default();
@@ -345,7 +473,7 @@ mod tests {
                 _ => row(&[("c", 5.0), ("b", 6.0), ("a", 7.0)]),
             })
         };
-        let history = history_of("gpu=H200", &refs, &load).unwrap();
+        let history = history_of(&Searched::new("gpu=H200", refs), &load).unwrap();
         assert_eq!(history.cases.keys().collect::<Vec<_>>(), ["a", "b", "c"]);
         let values: Vec<&Vec<(u32, f64)>> = history.runs.iter().map(|r| &r.values).collect();
         assert_eq!(values, [&vec![(0, 2.0), (1, 1.0)], &vec![(0, 3.0), (2, 4.0)], &vec![(0, 7.0), (1, 6.0), (2, 5.0)]]);
@@ -366,7 +494,7 @@ mod tests {
             }
             Ok(row(&[("c", 1.0)]))
         };
-        let history = history_of("gpu=H200", &refs, &load).unwrap();
+        let history = history_of(&Searched::new("gpu=H200", refs), &load).unwrap();
         assert_eq!(read.load(Ordering::Relaxed), history_view::SEARCHED_RUNS, "only the newest rows are read");
         assert_eq!(*oldest_read.lock().unwrap(), "r00007", "the 7 oldest runs are not read");
         assert_eq!((history.runs.len(), history.older), (history_view::SEARCHED_RUNS, 7));

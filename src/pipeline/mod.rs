@@ -199,19 +199,29 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     }
     let writer = live.as_ref().unwrap_or(&staging);
     let site_context = RunContext { staging: writer, ..context };
-    let mut cross_units = live_units.clone();
-    let live_history = cross_units.as_mut().and_then(|units| units.remove(HISTORY_UNIT));
+    // The live site's units: the history units (each configuration's page, the regressions
+    // page) apart from the cross-run ones.
+    let (live_history, cross_units) = match live_units {
+        Some(units) => {
+            let (history, cross): (cross_run::Units, cross_run::Units) =
+                units.into_iter().partition(|(name, _)| histories::is_history_unit(name));
+            (Some(history), Some(cross))
+        }
+        None => (None, None),
+    };
     // The history pages beside the cross-run pages (neither reads what the other writes):
     // adding a run redoes its configuration's history page and the pages that list it.
     let (history, written) = stages.time_both(
-        ("history pages", || histories::write(&results, &|id, lists| digests.row(id, lists), writer)),
+        ("history pages", || {
+            histories::write(&results, &|id, lists| digests.row(id, lists), writer, live_history.as_ref())
+        }),
         ("cross-run pages", || {
             write_cross_run(&results, &digests, &site_context, options, cross_key.as_deref(), cross_units.as_ref())
         }),
     );
     let (history, mut written) = (history?, written?);
     stages.time("remove stale history pages", || remove_stale_history(&history, live_history.as_ref(), writer))?;
-    written.units.insert(HISTORY_UNIT.to_string(), cross_run::UnitRecord { key: String::new(), files: history });
+    written.units.extend(history);
     let count = stages.time("count", || writer.count())?;
     stages.report.in_place = live.is_some();
     stages.report.written = match &live {
@@ -223,19 +233,17 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     Ok(stages.finish(&folders, &results, count))
 }
 
-/// The unit of the history pages (rendered on every build that writes: each lists its
-/// configuration's newest runs).
-const HISTORY_UNIT: &str = "history";
-
-/// In place: removes the history pages of the live site that this build did not write (a
-/// configuration without ok runs any more).
+/// In place: removes the files of the live site's history units that no history unit of
+/// this build has (a configuration without ok runs any more, a chart a page no longer draws).
 fn remove_stale_history(
-    written: &[String],
-    live: Option<&cross_run::UnitRecord>,
+    units: &cross_run::Units,
+    live: Option<&cross_run::Units>,
     writer: &Staging,
 ) -> anyhow::Result<()> {
-    let Some(old) = live else { return Ok(()) };
-    for rel in old.files.iter().filter(|rel| !written.contains(rel)) {
+    let Some(live) = live else { return Ok(()) };
+    let kept: std::collections::HashSet<&str> =
+        units.values().flat_map(|u| u.files.iter().map(String::as_str)).collect();
+    for rel in live.values().flat_map(|u| &u.files).filter(|rel| !kept.contains(rel.as_str())) {
         writer.remove(rel)?;
     }
     Ok(())

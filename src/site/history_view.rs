@@ -82,8 +82,18 @@ pub(crate) struct HistoryPage {
     pub blocks: Vec<Block>,
 }
 
-/// A line of the regressions page.
-#[derive(Debug, Clone, PartialEq)]
+/// What a configuration's history page gives the regressions page (its link and its
+/// regressions): kept in the build cache with the page's unit, so that a page carried as it is
+/// still counts there.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Gives {
+    pub label: String,
+    pub href: String,
+    pub regressions: Vec<Regression>,
+}
+
+/// A line of the regressions page (kept in the cache with the history page it comes from).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Regression {
     /// The cost ratio (> 1: slower): the list is sorted by it, worst first.
     pub ratio: f64,
