@@ -43,7 +43,9 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped whenever the cache layout changes.
-const FORMAT: &str = "nccl-report-cache-9";
+const FORMAT: &str = "nccl-report-cache-10";
+/// The units of the site last committed (`Cache::units`).
+const UNITS: &str = "page-units.json";
 /// Beside an entry: the run's digest.
 const DIGEST: &str = "digest.json";
 /// A run's entry (`CacheEntry`: its head, then its stamps and files).
@@ -525,15 +527,23 @@ impl Cache {
         write_json(&self.dir.join("published.json"), published)
     }
 
-    /// The units of the cross-run pages of the site last committed (`None`: unknown).
+    /// The units of the cross-run and history pages of the site last committed (`None`:
+    /// unknown).
     pub(crate) fn units(&self) -> Option<crate::pipeline::cross_run::Units> {
-        read_json(&self.dir.join("units.json"))
+        read_json(&self.dir.join(UNITS))
     }
 
-    /// Records the units of the cross-run pages of the site being committed.
+    /// Records the units of the cross-run and history pages of the site being committed, and
+    /// removes the record an earlier version kept (`units.json`: one unit for every history
+    /// page; a binary of that version reading this record would take each history page's unit
+    /// for a cross-run unit and remove its files, so it finds none and rebuilds the site).
     pub(crate) fn set_units(&self, units: &crate::pipeline::cross_run::Units) -> io::Result<()> {
         fs::create_dir_all(&self.dir)?;
-        write_json(&self.dir.join("units.json"), units)
+        write_json(&self.dir.join(UNITS), units)?;
+        match fs::remove_file(self.dir.join("units.json")) {
+            Err(error) if error.kind() != io::ErrorKind::NotFound => Err(error),
+            _ => Ok(()),
+        }
     }
 
     /// Removes the entries of runs that are gone.
@@ -555,9 +565,11 @@ fn carry_live(file: &CachedFile, committed: &[Stamp], live: &mut LiveFiles, stag
     live.stamp(&file.rel) == Some(recorded.stamp) && staging.link(&live.site.join(&file.rel), &file.rel).is_ok()
 }
 
-/// The stamps of a run's files in the live site, each folder opened once: a run's dozen files
-/// lie in two folders (`runs/<id>/`, `runs/<id>/charts/`), so each costs an `fstatat` of its
-/// name rather than a walk of its whole path.
+/// The stamps of a run's files in the live site, each folder opened once: a run's files lie in
+/// a few folders (`runs/<id>/`, its `charts/`, its evidence's), so each costs an `fstatat` of
+/// its name rather than a walk of its whole path. A folder is opened as a place to look up
+/// names only (`O_PATH | O_DIRECTORY`): something else put there by hand (a FIFO, a device, a
+/// file) is never opened for reading, and a folder that is not readable is still searched.
 struct LiveFiles<'a> {
     site: &'a Path,
     /// Folders opened so far (site-relative, `/`-separated); `None`: it could not be opened.
@@ -576,7 +588,7 @@ impl<'a> LiveFiles<'a> {
         let at = match self.folders.iter().position(|(folder, _)| folder == parent) {
             Some(at) => at,
             None => {
-                self.folders.push((parent.to_string(), fs::File::open(self.site.join(parent)).ok()));
+                self.folders.push((parent.to_string(), open_folder(&self.site.join(parent))));
                 self.folders.len() - 1
             }
         };
@@ -586,6 +598,19 @@ impl<'a> LiveFiles<'a> {
             _ => None,
         }
     }
+}
+
+/// Flags that open only a folder, as a place to look names up in.
+#[cfg(target_os = "linux")]
+const FOLDER_ONLY: libc::c_int = libc::O_PATH | libc::O_DIRECTORY;
+#[cfg(not(target_os = "linux"))]
+const FOLDER_ONLY: libc::c_int = libc::O_DIRECTORY;
+
+/// The folder at `path` (symlinks on the way followed, as the site's own paths are), or `None`
+/// when there is none: anything else there fails at once (`O_DIRECTORY`), never blocking.
+fn open_folder(path: &Path) -> Option<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new().read(true).custom_flags(FOLDER_ONLY).open(path).ok()
 }
 
 /// The content hash of the running binary, recomputed only when its stamp changed.

@@ -149,7 +149,7 @@ pub(super) fn is_history_unit(name: &str) -> bool {
 
 /// A configuration's runs as its history page searches them: its newest `SEARCHED_RUNS` ok
 /// runs in time order, how many older ones it only counts, and the key of what its page is
-/// made from (`None` without a cache: every page is made).
+/// made from (`None`: every page is made).
 struct Searched<'a> {
     key_text: &'a str,
     runs: Vec<&'a RunResult>,
@@ -173,7 +173,8 @@ impl<'a> Searched<'a> {
 /// The key of a configuration's history page: everything the page is made from. Its key text
 /// and label, how many older runs it counts, and each searched run's id, input key (its history
 /// row is made from its digest, which its inputs and the tool determine), comparison stamp and
-/// slower cases (from its verdict). `None` when a run has no input key (no cache).
+/// slower cases (from its verdict). `None` when a run has no input key (a build without a
+/// cache, or a run with an input that could not be read).
 fn page_key(key_text: &str, older: usize, runs: &[&RunResult]) -> Option<String> {
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     let mut add = |text: &str| {
@@ -202,7 +203,9 @@ fn slower_cases(r: &RunResult) -> Vec<(String, f64)> {
 
 /// Writes the history pages whose key changed (each one without `live`: the units of the live
 /// site being updated in place) and the regressions page; returns every history unit of the
-/// new site (a page carried as it is keeps its live record).
+/// new site. A page carried as it is keeps its live record; one of whose files is gone from the
+/// live site (deleted by hand) is made again. (A file edited by hand is not looked for, as for
+/// the cross-run pages: delete it, or build with `--no-cache`.)
 pub(super) fn write(
     results: &[RunResult],
     load: &(dyn Fn(&str, &CaseLists) -> anyhow::Result<HistoryRow> + Sync),
@@ -219,9 +222,11 @@ pub(super) fn write(
     let mut todo = Vec::new();
     for configuration in &configurations {
         let name = unit_name(configuration.key_text);
-        let kept = live
-            .and_then(|live| live.get(&name))
-            .filter(|unit| unit.history.is_some() && configuration.key.as_deref() == Some(unit.key.as_str()));
+        let kept = live.and_then(|live| live.get(&name)).filter(|unit| {
+            unit.history.is_some()
+                && configuration.key.as_deref() == Some(unit.key.as_str())
+                && unit.files.iter().all(|rel| staging.has_file(rel))
+        });
         match kept {
             Some(unit) => drop(units.insert(name, unit.clone())),
             None => todo.push(configuration),
@@ -430,6 +435,13 @@ mod tests {
         assert_ne!(second["history gpu=A"].key, first["history gpu=A"].key);
         let regressions = String::from_utf8(staging.read(&second["history"].files[0]).unwrap()).unwrap();
         assert!(regressions.contains("gpu=A") && regressions.contains("gpu=B"), "{regressions}");
+
+        // A page deleted by hand is made again, though its key is unchanged.
+        staging.remove(&second["history gpu=B"].files[0]).unwrap();
+        write(&results, &load, &staging, Some(&second)).unwrap();
+        let mut again = std::mem::take(&mut *read.lock().unwrap());
+        again.sort();
+        assert_eq!(again, ["r00001", "r00003"], "only gpu=B's page, whose file is gone");
 
         let unkeyed: Vec<RunResult> =
             (0..5).map(|i| RunResult { key: None, ..keyed(i, ["gpu=A", "gpu=B"][i % 2]) }).collect();

@@ -86,7 +86,8 @@ pub(crate) struct BuildReport {
     pub skipped: Vec<String>,
     /// One line per run that is not ok: id, status, worst diagnostic.
     pub problems: Vec<String>,
-    /// Wall time of the sequential steps, and thread time of the per-run stages.
+    /// Wall time of each step (two of them, the history and cross-run pages, run side by
+    /// side: `Stages::time_both`), and thread time of the per-run stages.
     pub stages: Vec<(&'static str, Duration)>,
     pub total: Duration,
 }

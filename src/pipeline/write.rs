@@ -186,6 +186,11 @@ impl<'a> Staging<'a> {
         Ok(self.dir.join(rel))
     }
 
+    /// Whether the site-relative `rel` is a plain file here (not followed if a symlink).
+    pub(crate) fn has_file(&self, rel: &str) -> bool {
+        self.path_of(rel).is_ok_and(|path| fs::symlink_metadata(path).is_ok_and(|meta| meta.is_file()))
+    }
+
     /// Writes one file (safe to call from several threads). A file already at its path is
     /// replaced, never written through, as the live site may hold a hard link to it (`link`):
     /// in a staging folder it is unlinked and a new file created; in place, the new bytes are

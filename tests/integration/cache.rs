@@ -3,7 +3,7 @@
 
 use crate::common::{build, runs_dir, text, tree};
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// How many runs the build took from its cache (from the summary line).
 fn from_cache(output: &std::process::Output) -> usize {
@@ -383,6 +383,15 @@ fn files_of_cached_runs_altered_by_hand_are_put_back_in_place() {
     let made = crate::common::nccl_report(&["synth", "--out", synth.to_str().unwrap(), "--count", "1", "--seed", "5"]);
     assert!(made.status.success(), "{}", text(&made));
     crate::common::copy_tree(&synth, &runs);
+    // Every history page deleted by hand: the added run's configuration's page is made again
+    // as it lists the run, the other configuration's (its key unchanged) as its page is gone.
+    let pages: Vec<PathBuf> = fs::read_dir(out.join("history"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "html"))
+        .collect();
+    assert_eq!(pages.len(), 2, "two configurations");
+    pages.iter().for_each(|page| fs::remove_file(page).unwrap());
     let added = build(&runs, &out, &[]);
     assert!(text(&added).contains("in place"), "{}", text(&added));
     assert_eq!(from_cache(&added), 3, "the run whose files cannot be read back is built again");
@@ -391,6 +400,43 @@ fn files_of_cached_runs_altered_by_hand_are_put_back_in_place() {
     assert_eq!(tree(&out), tree(&whole), "every altered file put back");
     let inode = std::os::unix::fs::MetadataExt::ino(&fs::metadata(&untouched).unwrap());
     assert_eq!(inode, untouched_inode, "an intact run's files are left as they are");
+}
+
+/// A FIFO put in place of a cached run's folder in the live site is never opened (a read-only
+/// open of a FIFO waits for a writer): the build that checks the run's files ends, here with
+/// an error naming the place it cannot write, as it did before the folders were opened once.
+#[test]
+fn a_fifo_in_place_of_a_site_folder_does_not_hang_the_build() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let out = dir.path().join("site");
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
+    let charts = out.join("runs/synth-basic/charts");
+    fs::remove_dir_all(&charts).unwrap();
+    let path = std::ffi::CString::new(charts.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path that outlives the call.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o644) }, 0);
+    crate::common::copy_tree(&crate::common::fixture_runs().join("synth-one-cycle"), &runs.join("synth-one-cycle"));
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nccl-report"))
+        .args(["build", "--runs", runs.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("the build still ran after 60 s: it opened the FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success(), "{stderr}");
+    assert!(stderr.contains("runs/synth-basic/charts"), "{stderr}");
 }
 
 /// A run compared again and again keeps one pack of files in the cache: each comparison
