@@ -7,10 +7,11 @@
 //! dropped, so a build holds one page of digests (and the runs its panels draw) in memory
 //! whatever the number of runs. Each unit has a key (the first page: the cross-run key of
 //! every run; a shard: its runs' keys and cards and the panels drawn on it); updating a site
-//! in place, a unit whose key is the one recorded for the live site is not rendered at all, so
-//! adding a run renders the first page, the run's shard and the shard a panel left only. Each
-//! shard also writes its runs' case-level results as Parquet (`export::cases`), partitioned
-//! by month, so a build rewrites only the partition files of the shards whose runs changed.
+//! in place, a unit whose key is the one recorded for the live site, and whose files are all
+//! still there, is not rendered at all, so adding a run renders the first page, the run's
+//! shard and the shard a panel left only. Each shard also writes its runs' case-level results
+//! as Parquet (`export::cases`), partitioned by month, so a build rewrites only the partition
+//! files of the shards whose runs changed.
 //! Uses `site`, `render` and `write` (through `Staging`).
 
 use crate::analysis::comparison::samples;
@@ -85,7 +86,7 @@ pub(crate) fn write(
 
     let write_first = || -> anyhow::Result<UnitRecord> {
         let first_key = sources.keys.map(|(_, first)| first.to_string());
-        if let Some(record) = carried(sources, "first", first_key.as_deref()) {
+        if let Some(record) = carried(sources, staging, "first", first_key.as_deref()) {
             return Ok(record);
         }
         // The first page charts its own panels and names the pages of every other one.
@@ -109,7 +110,7 @@ pub(crate) fn write(
         let here = |p: &PanelIds| p.0 == page;
         let window = &cards[shard.window.clone()];
         let key = sources.keys.map(|(keys, _)| shard_key(&name, shard_pages, window, &panels, page, keys));
-        if let Some(record) = carried(sources, &name, key.as_deref()) {
+        if let Some(record) = carried(sources, staging, &name, key.as_deref()) {
             return Ok((name, record));
         }
         let digests = load_window(window, load)?;
@@ -249,10 +250,11 @@ fn case_file(month: &str, window: &[RunCard], digests: &[RunOverview]) -> anyhow
     Ok(OutputFile::new(paths::cases_file(month, &format!("{hash:016x}")), bytes))
 }
 
-/// The record of unit `name` of the live site when its key is `key`.
-fn carried(sources: &Sources, name: &str, key: Option<&str>) -> Option<UnitRecord> {
+/// The record of unit `name` of the live site when its key is `key` and its files are all
+/// still there (one deleted by hand is written again; one edited by hand is not looked for).
+fn carried(sources: &Sources, staging: &Staging, name: &str, key: Option<&str>) -> Option<UnitRecord> {
     let record = sources.live?.get(name)?;
-    (Some(record.key.as_str()) == key).then(|| record.clone())
+    (Some(record.key.as_str()) == key && record.files.iter().all(|rel| staging.has_file(rel))).then(|| record.clone())
 }
 
 /// Writes a unit's files; its record when it has a key.

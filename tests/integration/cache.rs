@@ -402,6 +402,37 @@ fn files_of_cached_runs_altered_by_hand_are_put_back_in_place() {
     assert_eq!(inode, untouched_inode, "an intact run's files are left as they are");
 }
 
+/// A cross-run unit whose key is unchanged is carried as it is only while its files are all in
+/// the live site: a month shard's `runs.json` deleted by hand is written again when another
+/// month's run changes, and the site is the one a whole build makes.
+#[test]
+fn a_deleted_file_of_a_carried_cross_run_unit_is_written_again() {
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
+    let synth = dir.path().join("synth");
+    let made = crate::common::nccl_report(&["synth", "--out", synth.to_str().unwrap(), "--count", "1", "--seed", "5"]);
+    assert!(made.status.success(), "{}", text(&made));
+    let id = fs::read_dir(&synth).unwrap().next().unwrap().unwrap().file_name().to_string_lossy().into_owned();
+    crate::common::copy_tree(&synth, &runs);
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &[]).status.success());
+    let index: serde_json::Value = serde_json::from_slice(&fs::read(out.join("data/runs.json")).unwrap()).unwrap();
+    let other = index["shards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["newest"] != id.as_str() && s["oldest"] != id.as_str())
+        .map(|s| out.join(s["path"].as_str().unwrap()))
+        .expect("a month without the synthetic run");
+    fs::remove_file(&other).unwrap();
+    fs::write(runs.join(&id).join("NOTES.md"), "A note on this run only.\n").unwrap();
+    let again = build(&runs, &out, &[]);
+    assert!(text(&again).contains("in place"), "{}", text(&again));
+    assert!(other.is_file(), "{} written again", other.display());
+    let whole = dir.path().join("whole");
+    assert!(build(&runs, &whole, &["--no-cache"]).status.success());
+    assert_eq!(tree(&out), tree(&whole));
+}
+
 /// A FIFO put in place of a cached run's folder in the live site is never opened (a read-only
 /// open of a FIFO waits for a writer): the build that checks the run's files ends, here with
 /// an error naming the place it cannot write, as it did before the folders were opened once.
