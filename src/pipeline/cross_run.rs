@@ -142,18 +142,22 @@ pub(crate) fn write(
     units.insert("first".to_string(), first?);
     units.extend(shards?);
 
-    // Files of the live site's units that no unit of the new site has: a unit gone, or a file
-    // its unit no longer writes (a chart whose panel moved to another page is kept: that
-    // page's unit has it now).
+    // (A chart whose panel moved to another page is kept: that page's unit has it now.)
     if let Some(live) = sources.live {
-        let kept: HashSet<&str> = units.values().flat_map(|u| u.files.iter().map(String::as_str)).collect();
-        for old in live.values() {
-            for rel in old.files.iter().filter(|f| !kept.contains(f.as_str())) {
-                staging.remove(rel)?;
-            }
-        }
+        remove_stale(&units, live, staging)?;
     }
     Ok(Written { units })
+}
+
+/// Updating a site in place: removes the files of the live site's units (`live`) that no unit
+/// of the new site (`units`) has: a unit gone, or a file its unit no longer writes. Used for
+/// the cross-run units and for the history units (`histories::write`).
+pub(super) fn remove_stale(units: &Units, live: &Units, staging: &Staging) -> anyhow::Result<()> {
+    let kept: HashSet<&str> = units.values().flat_map(|u| u.files.iter().map(String::as_str)).collect();
+    for rel in live.values().flat_map(|u| &u.files).filter(|rel| !kept.contains(rel.as_str())) {
+        staging.remove(rel)?;
+    }
+    Ok(())
 }
 
 /// Runs whose digests the shards written at once may hold together (a parsed digest of a

@@ -12,7 +12,7 @@ use super::RunResult;
 use crate::analysis::comparison::{history, samples};
 use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::RunStatus;
-use crate::pipeline::cross_run::{UnitRecord, Units};
+use crate::pipeline::cross_run::{self, UnitRecord, Units};
 use crate::pipeline::write::Staging;
 use crate::render;
 use crate::site::card::BaselineVerdict;
@@ -202,8 +202,9 @@ fn slower_cases(r: &RunResult) -> Vec<(String, f64)> {
 }
 
 /// Writes the history pages whose key changed (each one without `live`: the units of the live
-/// site being updated in place) and the regressions page; returns every history unit of the
-/// new site. A page carried as it is keeps its live record; one of whose files is gone from the
+/// site being updated in place) and the regressions page, and removes the live units' files
+/// the new ones do not have (a configuration without ok runs any more, a chart a page no
+/// longer draws); returns every history unit of the new site. A page carried as it is keeps its live record; one of whose files is gone from the
 /// live site (deleted by hand) is made again. (A file edited by hand is not looked for, as for
 /// the cross-run pages: delete it, or build with `--no-cache`.)
 pub(super) fn write(
@@ -264,6 +265,9 @@ pub(super) fn write(
         files.push(file.path);
     }
     units.insert(REGRESSIONS_UNIT.to_string(), UnitRecord { key: String::new(), files, history: None });
+    if let Some(live) = live {
+        cross_run::remove_stale(&units, live, staging)?;
+    }
     Ok(units)
 }
 
@@ -407,7 +411,8 @@ mod tests {
     }
 
     /// Adding a run makes its configuration's page again and carries every other one as it
-    /// is (its rows are not read); the regressions page still lists every configuration.
+    /// is (its rows are not read); the regressions page still lists every configuration. A
+    /// page deleted by hand is made again; a configuration's page goes with its last run.
     /// Without input keys (no cache) every page is made.
     #[test]
     fn only_the_configuration_that_gained_a_run_is_made_again() {
@@ -442,6 +447,14 @@ mod tests {
         let mut again = std::mem::take(&mut *read.lock().unwrap());
         again.sort();
         assert_eq!(again, ["r00001", "r00003"], "only gpu=B's page, whose file is gone");
+
+        // A configuration without runs any more: its page goes.
+        let only_a: Vec<RunResult> = (0..5).step_by(2).map(|i| keyed(i, "gpu=A")).collect();
+        let third = write(&only_a, &load, &staging, Some(&second)).unwrap();
+        assert!(!third.contains_key("history gpu=B"));
+        assert!(second["history gpu=B"].files.iter().all(|rel| !staging.has_file(rel)), "gpu=B's files removed");
+        assert!(third["history gpu=A"].files.iter().all(|rel| staging.has_file(rel)));
+        read.lock().unwrap().clear();
 
         let unkeyed: Vec<RunResult> =
             (0..5).map(|i| RunResult { key: None, ..keyed(i, ["gpu=A", "gpu=B"][i % 2]) }).collect();

@@ -221,7 +221,6 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         }),
     );
     let (history, mut written) = (history?, written?);
-    stages.time("remove stale history pages", || remove_stale_history(&history, live_history.as_ref(), writer))?;
     written.units.extend(history);
     let count = stages.time("count", || writer.count())?;
     stages.report.in_place = live.is_some();
@@ -232,22 +231,6 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     stages.time("commit", || commit(live.unwrap_or(staging), options))?;
     stages.time("update cache", || update_cache(cache.as_ref(), &results, cross_key, &written.units, count, &lock))?;
     Ok(stages.finish(&folders, &results, count))
-}
-
-/// In place: removes the files of the live site's history units that no history unit of
-/// this build has (a configuration without ok runs any more, a chart a page no longer draws).
-fn remove_stale_history(
-    units: &cross_run::Units,
-    live: Option<&cross_run::Units>,
-    writer: &Staging,
-) -> anyhow::Result<()> {
-    let Some(live) = live else { return Ok(()) };
-    let kept: std::collections::HashSet<&str> =
-        units.values().flat_map(|u| u.files.iter().map(String::as_str)).collect();
-    for rel in live.values().flat_map(|u| &u.files).filter(|rel| !kept.contains(rel.as_str())) {
-        writer.remove(rel)?;
-    }
-    Ok(())
 }
 
 /// Whether the live site can be updated in place: it is the site the last build committed
@@ -344,9 +327,8 @@ impl Stages {
 
     /// Runs one stage, recording its wall time under `name`.
     fn time<T>(&mut self, name: &'static str, stage: impl FnOnce() -> T) -> T {
-        let start = Instant::now();
-        let out = stage();
-        self.report.stages.push((name, start.elapsed()));
+        let (out, took) = timed(stage);
+        self.report.stages.push((name, took));
         out
     }
 
@@ -357,16 +339,7 @@ impl Stages {
         (a_name, a): (&'static str, impl FnOnce() -> A + Send),
         (b_name, b): (&'static str, impl FnOnce() -> B + Send),
     ) -> (A, B) {
-        let ((a, a_time), (b, b_time)) = rayon::join(
-            || {
-                let start = Instant::now();
-                (a(), start.elapsed())
-            },
-            || {
-                let start = Instant::now();
-                (b(), start.elapsed())
-            },
-        );
+        let ((a, a_time), (b, b_time)) = rayon::join(|| timed(a), || timed(b));
         self.report.stages.push((a_name, a_time));
         self.report.stages.push((b_name, b_time));
         (a, b)
@@ -407,6 +380,12 @@ impl Stages {
         report.total = self.start.elapsed();
         report
     }
+}
+
+/// What `stage` returns, and the wall time it took.
+fn timed<T>(stage: impl FnOnce() -> T) -> (T, Duration) {
+    let start = Instant::now();
+    (stage(), start.elapsed())
 }
 
 /// The output folder must not be inside the runs folder (nor the other way round), and the
