@@ -7,8 +7,8 @@
 //! dropped, so a build holds one page of digests (and the runs its panels draw) in memory
 //! whatever the number of runs. Each unit has a key (the first page: the cross-run key of
 //! every run; a shard: its runs' keys and cards and the panels drawn on it); updating a site
-//! in place, a unit whose key is the one recorded for the live site, and whose files are all
-//! still there, is not rendered at all, so adding a run renders the first page, the run's
+//! in place, a unit whose key is the one recorded for the live site, and whose files all still
+//! have the stamps recorded when they were committed, is not rendered at all, so adding a run renders the first page, the run's
 //! shard and the shard a panel left only. Each shard also writes its runs' case-level results
 //! as Parquet (`export::cases`), partitioned by month, so a build rewrites only the partition
 //! files of the shards whose runs changed.
@@ -18,6 +18,7 @@ use crate::analysis::comparison::samples;
 use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::RunStatus;
 use crate::export;
+use crate::ingest::find::FileStamp;
 use crate::pipeline::write::Staging;
 use crate::render::{self, OutputFile};
 use crate::site::card::{self, RunCard};
@@ -28,6 +29,7 @@ use crate::site::{self, paths, runs_json};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
 use std::sync::Arc;
 
 /// What a unit of the cross-run pages (or of the history pages: `histories::write`) was
@@ -36,10 +38,45 @@ use std::sync::Arc;
 pub(crate) struct UnitRecord {
     pub key: String,
     pub files: Vec<String>,
+    /// The stamps of `files`, in order, in the site as committed (`stamp`; empty until then):
+    /// updating in place, a unit is carried only while each of its files has its stamp, so
+    /// one deleted or edited by hand is written again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stamps: Vec<FileStamp>,
     /// A configuration's history unit: what its page gave the regressions page
     /// (`histories::write`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history: Option<crate::site::history_view::Gives>,
+}
+
+impl UnitRecord {
+    /// A unit just written: not stamped until its site is committed.
+    pub(crate) fn new(key: String, files: Vec<String>, history: Option<crate::site::history_view::Gives>) -> Self {
+        UnitRecord { key, files, stamps: Vec::new(), history }
+    }
+
+    /// Whether each of the unit's files lies in `staging` (the live site, updated in place)
+    /// with the stamp recorded when it was committed.
+    pub(crate) fn intact(&self, staging: &Staging) -> bool {
+        self.stamps.len() == self.files.len()
+            && self.files.iter().zip(&self.stamps).all(|(rel, stamp)| staging.stamp(rel) == Some(*stamp))
+    }
+}
+
+/// Records the stamps of every unit's files as they lie in `site`, just committed; a unit with
+/// a file that is not there as a plain file is left unstamped (so written again next time).
+pub(crate) fn stamp(units: &mut Units, site: &Path) {
+    for unit in units.values_mut() {
+        unit.stamps = unit
+            .files
+            .iter()
+            .map(|rel| {
+                let meta = std::fs::symlink_metadata(site.join(rel)).ok().filter(std::fs::Metadata::is_file)?;
+                Some(FileStamp::of(&meta))
+            })
+            .collect::<Option<Vec<_>>>()
+            .unwrap_or_default();
+    }
 }
 
 /// Every unit of the cross-run pages of a site, by name (`first`, or a shard's name).
@@ -150,13 +187,12 @@ pub(crate) fn write(
 }
 
 /// Updating a site in place: removes the files of the live site's units (`live`) that no unit
-/// of the new site (`units`) has: a unit gone, or a file its unit no longer writes. Used for
-/// the cross-run units and for the history units (`histories::write`).
+/// of the new site (`units`) has (a unit gone, or a file its unit no longer writes), and the
+/// folders that leaves empty (a month's last shard gone). Used for the cross-run units and
+/// for the history units (`histories::write`).
 pub(super) fn remove_stale(units: &Units, live: &Units, staging: &Staging) -> anyhow::Result<()> {
     let kept: HashSet<&str> = units.values().flat_map(|u| u.files.iter().map(String::as_str)).collect();
-    for rel in live.values().flat_map(|u| &u.files).filter(|rel| !kept.contains(rel.as_str())) {
-        staging.remove(rel)?;
-    }
+    staging.remove_files(live.values().flat_map(|u| &u.files).filter(|rel| !kept.contains(rel.as_str())))?;
     Ok(())
 }
 
@@ -254,17 +290,17 @@ fn case_file(month: &str, window: &[RunCard], digests: &[RunOverview]) -> anyhow
     Ok(OutputFile::new(paths::cases_file(month, &format!("{hash:016x}")), bytes))
 }
 
-/// The record of unit `name` of the live site when its key is `key` and its files are all
-/// still there (one deleted by hand is written again; one edited by hand is not looked for).
+/// The record of unit `name` of the live site when its key is `key` and its files all lie
+/// there as committed (one deleted or edited by hand is written again).
 fn carried(sources: &Sources, staging: &Staging, name: &str, key: Option<&str>) -> Option<UnitRecord> {
     let record = sources.live?.get(name)?;
-    (Some(record.key.as_str()) == key && record.files.iter().all(|rel| staging.has_file(rel))).then(|| record.clone())
+    (Some(record.key.as_str()) == key && record.intact(staging)).then(|| record.clone())
 }
 
 /// Writes a unit's files; its record when it has a key.
 fn put_unit(staging: &Staging, key: Option<String>, out: Vec<OutputFile>) -> anyhow::Result<UnitRecord> {
     out.par_iter().try_for_each(|file| staging.put(file))?;
-    Ok(UnitRecord { key: key.unwrap_or_default(), files: out.into_iter().map(|f| f.path).collect(), history: None })
+    Ok(UnitRecord::new(key.unwrap_or_default(), out.into_iter().map(|f| f.path).collect(), None))
 }
 
 /// A shard's key: its name, whether it has pages, each of its runs' id, input key and card

@@ -204,9 +204,9 @@ fn slower_cases(r: &RunResult) -> Vec<(String, f64)> {
 /// Writes the history pages whose key changed (each one without `live`: the units of the live
 /// site being updated in place) and the regressions page, and removes the live units' files
 /// the new ones do not have (a configuration without ok runs any more, a chart a page no
-/// longer draws); returns every history unit of the new site. A page carried as it is keeps its live record; one of whose files is gone from the
-/// live site (deleted by hand) is made again. (A file edited by hand is not looked for, as for
-/// the cross-run pages: delete it, or build with `--no-cache`.)
+/// longer draws); returns every history unit of the new site. A page carried as it is keeps
+/// its live record; one with a file that no longer lies in the live site as committed (deleted
+/// or edited by hand: `UnitRecord::intact`) is made again, as a cross-run unit is.
 pub(super) fn write(
     results: &[RunResult],
     load: &(dyn Fn(&str, &CaseLists) -> anyhow::Result<HistoryRow> + Sync),
@@ -224,9 +224,7 @@ pub(super) fn write(
     for configuration in &configurations {
         let name = unit_name(configuration.key_text);
         let kept = live.and_then(|live| live.get(&name)).filter(|unit| {
-            unit.history.is_some()
-                && configuration.key.as_deref() == Some(unit.key.as_str())
-                && unit.files.iter().all(|rel| staging.has_file(rel))
+            unit.history.is_some() && configuration.key.as_deref() == Some(unit.key.as_str()) && unit.intact(staging)
         });
         match kept {
             Some(unit) => drop(units.insert(name, unit.clone())),
@@ -248,11 +246,11 @@ pub(super) fn write(
             let gives = Gives { label: link.text, href: link.href, regressions };
             units.insert(
                 unit_name(todo[i].key_text),
-                UnitRecord {
-                    key: todo[i].key.clone().unwrap_or_default(),
-                    files: rendered.into_iter().map(|f| f.path).collect(),
-                    history: Some(gives),
-                },
+                UnitRecord::new(
+                    todo[i].key.clone().unwrap_or_default(),
+                    rendered.into_iter().map(|f| f.path).collect(),
+                    Some(gives),
+                ),
             );
         }
     }
@@ -264,7 +262,7 @@ pub(super) fn write(
         staging.put(&file)?;
         files.push(file.path);
     }
-    units.insert(REGRESSIONS_UNIT.to_string(), UnitRecord { key: String::new(), files, history: None });
+    units.insert(REGRESSIONS_UNIT.to_string(), UnitRecord::new(String::new(), files, None));
     if let Some(live) = live {
         cross_run::remove_stale(&units, live, staging)?;
     }
@@ -412,7 +410,8 @@ mod tests {
 
     /// Adding a run makes its configuration's page again and carries every other one as it
     /// is (its rows are not read); the regressions page still lists every configuration. A
-    /// page deleted by hand is made again; a configuration's page goes with its last run.
+    /// page deleted or edited by hand is made again; a configuration's page goes with its last
+    /// run.
     /// Without input keys (no cache) every page is made.
     #[test]
     fn only_the_configuration_that_gained_a_run_is_made_again() {
@@ -426,13 +425,15 @@ mod tests {
         };
         let mut results: Vec<RunResult> =
             (0..4).map(|i| keyed(i, if i % 2 == 0 { "gpu=A" } else { "gpu=B" })).collect();
-        let first = write(&results, &load, &staging, None).unwrap();
+        let mut first = write(&results, &load, &staging, None).unwrap();
         assert_eq!(first.keys().collect::<Vec<_>>(), ["history", "history gpu=A", "history gpu=B"]);
+        cross_run::stamp(&mut first, staging.dir());
         assert_eq!(read.lock().unwrap().len(), 4);
 
         read.lock().unwrap().clear();
         results.push(keyed(4, "gpu=A"));
-        let second = write(&results, &load, &staging, Some(&first)).unwrap();
+        let mut second = write(&results, &load, &staging, Some(&first)).unwrap();
+        cross_run::stamp(&mut second, staging.dir());
         let mut again = std::mem::take(&mut *read.lock().unwrap());
         again.sort();
         assert_eq!(again, ["r00000", "r00002", "r00004"], "only gpu=A's rows are read");
@@ -441,19 +442,30 @@ mod tests {
         let regressions = String::from_utf8(staging.read(&second["history"].files[0]).unwrap()).unwrap();
         assert!(regressions.contains("gpu=A") && regressions.contains("gpu=B"), "{regressions}");
 
-        // A page deleted by hand is made again, though its key is unchanged.
-        staging.remove(&second["history gpu=B"].files[0]).unwrap();
-        write(&results, &load, &staging, Some(&second)).unwrap();
-        let mut again = std::mem::take(&mut *read.lock().unwrap());
-        again.sort();
-        assert_eq!(again, ["r00001", "r00003"], "only gpu=B's page, whose file is gone");
+        // A page deleted or edited by hand is made again, though its key is unchanged.
+        let page = second["history gpu=B"].files[0].clone();
+        let bytes = staging.read(&page).unwrap();
+        for hand in ["deleted", "edited"] {
+            match hand {
+                "deleted" => staging.remove(&page).unwrap(),
+                _ => std::fs::write(staging.dir().join(&page), "<p>edited by hand</p>").unwrap(),
+            }
+            let mut third = write(&results, &load, &staging, Some(&second)).unwrap();
+            let mut again = std::mem::take(&mut *read.lock().unwrap());
+            again.sort();
+            assert_eq!(again, ["r00001", "r00003"], "only gpu=B's page, {hand}");
+            assert_eq!(staging.read(&page).unwrap(), bytes);
+            cross_run::stamp(&mut third, staging.dir());
+            assert_eq!(third["history gpu=B"].key, second["history gpu=B"].key);
+            second = third;
+        }
 
         // A configuration without runs any more: its page goes.
         let only_a: Vec<RunResult> = (0..5).step_by(2).map(|i| keyed(i, "gpu=A")).collect();
         let third = write(&only_a, &load, &staging, Some(&second)).unwrap();
         assert!(!third.contains_key("history gpu=B"));
-        assert!(second["history gpu=B"].files.iter().all(|rel| !staging.has_file(rel)), "gpu=B's files removed");
-        assert!(third["history gpu=A"].files.iter().all(|rel| staging.has_file(rel)));
+        assert!(second["history gpu=B"].files.iter().all(|rel| staging.stamp(rel).is_none()), "gpu=B's files removed");
+        assert!(third["history gpu=A"].files.iter().all(|rel| staging.stamp(rel).is_some()));
         read.lock().unwrap().clear();
 
         let unkeyed: Vec<RunResult> =

@@ -300,17 +300,7 @@ fn check_in_place(
 /// longer have, and the folders that leaves empty.
 fn move_in_place(results: &[RunResult], staging: &Staging, live: &Staging) -> anyhow::Result<()> {
     live.take_from(staging)?;
-    let mut folders = std::collections::BTreeSet::new();
-    for result in results {
-        for rel in &result.replaced {
-            live.remove(rel)?;
-            folders.extend(std::path::Path::new(rel).ancestors().skip(1).filter_map(|p| p.to_str()));
-        }
-    }
-    // The deepest first, so that a folder emptied by removing its empty subfolder goes too.
-    for folder in folders.iter().rev().filter(|f| !f.is_empty()) {
-        live.remove_if_empty(folder)?;
-    }
+    live.remove_files(results.iter().flat_map(|r| &r.replaced))?;
     Ok(())
 }
 
@@ -537,7 +527,9 @@ fn update_cache(
     let Some(cache) = cache else { return Ok(()) };
     let ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
     cache.retain(&ids);
-    cache.set_units(units).context("cannot update the build cache")?;
+    let mut units = units.clone();
+    cross_run::stamp(&mut units, lock.out());
+    cache.set_units(&units).context("cannot update the build cache")?;
     results.par_iter().filter(|r| r.in_cache && !r.in_live).for_each(|r| {
         // A stamp not recorded only makes the next build copy that run from the cache.
         let _ = cache.record_site(&r.id, lock.out());

@@ -15,6 +15,7 @@
 //! build rebuilds whole through a staging folder. Every writer counts what it wrote
 //! (`Staging::counts`).
 
+use crate::ingest::find::FileStamp;
 use crate::pipeline::out_dir::OutputLock;
 use crate::render::OutputFile;
 use std::fs;
@@ -186,9 +187,11 @@ impl<'a> Staging<'a> {
         Ok(self.dir.join(rel))
     }
 
-    /// Whether the site-relative `rel` is a plain file here (not followed if a symlink).
-    pub(crate) fn has_file(&self, rel: &str) -> bool {
-        self.path_of(rel).is_ok_and(|path| fs::symlink_metadata(path).is_ok_and(|meta| meta.is_file()))
+    /// The stamp of the site-relative `rel` here when it is a plain file (`None` for a
+    /// symlink, which is not followed, or anything else).
+    pub(crate) fn stamp(&self, rel: &str) -> Option<FileStamp> {
+        let meta = fs::symlink_metadata(self.path_of(rel).ok()?).ok().filter(fs::Metadata::is_file)?;
+        Some(FileStamp::of(&meta))
     }
 
     /// Writes one file (safe to call from several threads). A file already at its path is
@@ -253,15 +256,35 @@ impl<'a> Staging<'a> {
         Ok(())
     }
 
+    /// Removes each file of `rels` (`remove`), then each folder that leaves empty, the deepest
+    /// first (so that a folder emptied by removing its empty subfolder goes too): the site
+    /// then holds the folders a whole build makes.
+    pub(crate) fn remove_files<'r>(&self, rels: impl IntoIterator<Item = &'r String>) -> Result<(), WriteError> {
+        let mut folders = std::collections::BTreeSet::new();
+        for rel in rels {
+            self.remove(rel)?;
+            folders.extend(Path::new(rel).ancestors().skip(1).filter_map(Path::to_str));
+        }
+        for folder in folders.iter().rev().filter(|f| !f.is_empty()) {
+            self.remove_if_empty(folder)?;
+        }
+        Ok(())
+    }
+
     /// Removes the folder `rel` if it is empty (a folder whose files a build removed, e.g. the
-    /// `compare/` of a site an older version wrote); a folder that still holds anything stays.
+    /// `compare/` of a site an older version wrote); a folder that still holds anything stays,
+    /// also one that another thread writes into meanwhile (`DirectoryNotEmpty`; a write that
+    /// finds its folder gone makes it again: `in_parent`).
     pub(crate) fn remove_if_empty(&self, rel: &str) -> Result<(), WriteError> {
         let path = self.path_of(rel)?;
         if fs::read_dir(&path).map_or(true, |mut entries| entries.next().is_some()) {
             return Ok(());
         }
         self.touch()?;
-        fs::remove_dir(&path).map_err(io_err(&path))
+        match fs::remove_dir(&path) {
+            Err(error) if matches!(error.kind(), io::ErrorKind::DirectoryNotEmpty | io::ErrorKind::NotFound) => Ok(()),
+            other => other.map_err(io_err(&path)),
+        }
     }
 
     /// Moves every file of `from` (a staging folder of this output, holding only new files)

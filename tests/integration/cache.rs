@@ -1,7 +1,7 @@
 //! The build cache: unchanged runs come from it, any changed byte of any input is seen
 //! (even with its modification time put back), and a damaged cache is never trusted.
 
-use crate::common::{build, runs_dir, text, tree};
+use crate::common::{build, folders, runs_dir, text, tree};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -206,7 +206,7 @@ fn adding_a_run_writes_only_the_run_and_the_pages_that_list_it() {
     let (dir, runs) = runs_dir(&[]);
     let out = dir.path().join("site");
     assert!(build(&runs, &out, &["--page-size", "3"]).status.success());
-    let (before, before_inodes) = (tree(&out), inodes(&out));
+    let (before, before_inodes, before_folders) = (tree(&out), inodes(&out), folders(&out));
     let synth = dir.path().join("synth");
     let made = crate::common::nccl_report(&["synth", "--out", synth.to_str().unwrap(), "--count", "1", "--seed", "5"]);
     assert!(made.status.success(), "{}", text(&made));
@@ -276,11 +276,39 @@ fn adding_a_run_writes_only_the_run_and_the_pages_that_list_it() {
     let whole = dir.path().join("whole");
     assert!(build(&runs, &whole, &["--page-size", "3", "--no-cache"]).status.success());
     assert_eq!(after, tree(&whole));
-    // Removing the run again puts the site back as it was.
+    assert_eq!(folders(&out), folders(&whole));
+    // Removing the run again puts the site back as it was, its folders too.
     fs::remove_dir_all(runs.join(&id)).unwrap();
     let removed = build(&runs, &out, &["--page-size", "3"]);
     assert!(text(&removed).contains("in place"), "{}", text(&removed));
     assert_eq!(tree(&out), before);
+    assert_eq!(folders(&out), before_folders);
+}
+
+/// Removing runs in place until no month needs a shard any more removes the shards' pages and
+/// the folders they leave empty (`pages/`): the site holds the files and folders of a whole
+/// build.
+#[test]
+fn runs_removed_in_place_leave_no_empty_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let made = crate::common::nccl_report(&["synth", "--out", runs.to_str().unwrap(), "--count", "6", "--seed", "3"]);
+    assert!(made.status.success(), "{}", text(&made));
+    let out = dir.path().join("site");
+    assert!(build(&runs, &out, &["--page-size", "2"]).status.success());
+    assert!(out.join("pages").read_dir().unwrap().next().is_some(), "shards of 2 runs have pages");
+    let mut ids: Vec<_> = fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).collect();
+    ids.sort();
+    for old in &ids[..5] {
+        fs::remove_dir_all(old).unwrap();
+    }
+    let removed = build(&runs, &out, &["--page-size", "2"]);
+    assert!(text(&removed).contains("in place"), "{}", text(&removed));
+    let whole = dir.path().join("whole");
+    assert!(build(&runs, &whole, &["--page-size", "2", "--no-cache"]).status.success());
+    assert!(!whole.join("pages").exists(), "one run needs no shard");
+    assert_eq!(tree(&out), tree(&whole));
+    assert_eq!(folders(&out), folders(&whole));
 }
 
 /// Issue 26: the summary line counts what the site holds, pages (every `.html`) and files, on a clean build, a build with nothing to do and one that rebuilds
@@ -402,11 +430,12 @@ fn files_of_cached_runs_altered_by_hand_are_put_back_in_place() {
     assert_eq!(inode, untouched_inode, "an intact run's files are left as they are");
 }
 
-/// A cross-run unit whose key is unchanged is carried as it is only while its files are all in
-/// the live site: a month shard's `runs.json` deleted by hand is written again when another
-/// month's run changes, and the site is the one a whole build makes.
+/// A cross-run unit whose key is unchanged is carried as it is only while its files all lie in
+/// the live site as committed: a month shard's `runs.json` deleted, or edited by hand to the
+/// same length, is written again when another month's run changes, and the site is the one a
+/// whole build makes.
 #[test]
-fn a_deleted_file_of_a_carried_cross_run_unit_is_written_again() {
+fn a_file_of_a_carried_cross_run_unit_deleted_or_edited_by_hand_is_written_again() {
     let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
     let synth = dir.path().join("synth");
     let made = crate::common::nccl_report(&["synth", "--out", synth.to_str().unwrap(), "--count", "1", "--seed", "5"]);
@@ -423,14 +452,22 @@ fn a_deleted_file_of_a_carried_cross_run_unit_is_written_again() {
         .find(|s| s["newest"] != id.as_str() && s["oldest"] != id.as_str())
         .map(|s| out.join(s["path"].as_str().unwrap()))
         .expect("a month without the synthetic run");
-    fs::remove_file(&other).unwrap();
-    fs::write(runs.join(&id).join("NOTES.md"), "A note on this run only.\n").unwrap();
-    let again = build(&runs, &out, &[]);
-    assert!(text(&again).contains("in place"), "{}", text(&again));
-    assert!(other.is_file(), "{} written again", other.display());
-    let whole = dir.path().join("whole");
-    assert!(build(&runs, &whole, &["--no-cache"]).status.success());
-    assert_eq!(tree(&out), tree(&whole));
+    let committed = fs::read(&other).unwrap();
+    for (round, hand) in ["deleted", "edited"].into_iter().enumerate() {
+        match hand {
+            "deleted" => fs::remove_file(&other).unwrap(),
+            // The same length: only the stamp's times and change time tell.
+            _ => fs::write(&other, committed.iter().map(|b| if *b == b'0' { b'1' } else { *b }).collect::<Vec<_>>())
+                .unwrap(),
+        }
+        fs::write(runs.join(&id).join("NOTES.md"), format!("A note on this run only ({round}).\n")).unwrap();
+        let again = build(&runs, &out, &[]);
+        assert!(text(&again).contains("in place"), "{}", text(&again));
+        assert_eq!(fs::read(&other).unwrap(), committed, "{} {hand} by hand, written again", other.display());
+        let whole = dir.path().join(format!("whole-{round}"));
+        assert!(build(&runs, &whole, &["--no-cache"]).status.success());
+        assert_eq!(tree(&out), tree(&whole));
+    }
 }
 
 /// A FIFO put in place of a cached run's folder in the live site is never opened (a read-only

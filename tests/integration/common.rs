@@ -65,6 +65,19 @@ pub(crate) fn build(runs: &Path, out: &Path, extra: &[&str]) -> Output {
     nccl_report(&args)
 }
 
+/// Every folder below `root`, by `/`-separated relative path: a site updated in place holds
+/// the folders a whole build makes (none left empty behind).
+pub(crate) fn folders(root: &Path) -> Vec<String> {
+    walkdir::WalkDir::new(root)
+        .min_depth(1)
+        .sort_by_file_name()
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_dir())
+        .map(|e| e.path().strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/"))
+        .collect()
+}
+
 /// Every file under `root` with its bytes, keyed by `/`-separated relative path.
 pub(crate) fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
     walkdir::WalkDir::new(root)
