@@ -13,7 +13,8 @@
 # Every build of a round must produce the same site (tree hash) for every J.
 # Environment: COUNT (200), LOG_BYTES (2097152), JOBS ("1 2 4 8 16"), ROUNDS (2), BIG (1000),
 # READERS (16), DROP (1; 0: never drop the page cache), SEED_DIR (the seed's folder: its own
-# summarization of the corpus is timed too, `benches/seed_summarize.py`), TIMINGS (1: the new
+# summarization of the corpus is timed too, `benches/seed_summarize.py`, SEED_ROUNDS times
+# (2); the best is the figure), ROUNDS >= 3 adds each binary's median per J, TIMINGS (1: the new
 # binary's --timings at --jobs 1 and 16), NEW_FLAGS (extra build flags of the new binary only),
 # OLD_FLAGS (of the old binary only),
 # WORK (a temporary folder, removed at the end), SITES (a folder in which a temporary folder
@@ -27,6 +28,7 @@ COUNT=${COUNT:-200}
 LOG_BYTES=${LOG_BYTES:-2097152}
 JOBS=${JOBS:-"1 2 4 8 16"}
 ROUNDS=${ROUNDS:-2}
+SEED_ROUNDS=${SEED_ROUNDS:-2}
 BIG=${BIG:-1000}
 READERS=${READERS:-16}
 WORK=${WORK:-$(mktemp -d /tmp/bench-device.XXXXXX)}
@@ -87,10 +89,11 @@ read_floor > /dev/null
 floor=$(read_floor)
 echo "read floor ($READERS readers, warm, best of 3): $floor s"
 if [ -n "${SEED_DIR:-}" ]; then
-    echo "seed summarize ($COUNT runs, module loaded once, best of 2): $(for _ in 1 2; do
+    seeds=$(for _ in $(seq 1 "$SEED_ROUNDS"); do
         python3 "$(dirname "$0")/../benches/seed_summarize.py" --seed-dir "$SEED_DIR" --runs "$WORK/corpus" --limit "$COUNT" |
-            python3 -c 'import json,sys; print(json.load(sys.stdin)["seconds"])'
-    done | sort -n | head -1) s"
+            python3 -c 'import json,sys; print(round(json.load(sys.stdin)["seconds"], 3))'
+    done | sort -n)
+    echo "seed summarize ($COUNT runs, module loaded once, best of $SEED_ROUNDS): $(echo "$seeds" | head -1) s (all: $(echo $seeds))"
 fi
 echo
 
@@ -153,6 +156,12 @@ echo "$header"; echo "$rule"
 row() { local name=$1; shift; local line="| $name |"; for v in "$@"; do line="$line $v |"; done; echo "$line"; }
 vals=(); for j in $JOBS; do vals+=("${warm_old[$j]}"); done; row "old, warm" "${vals[@]}"
 vals=(); for j in $JOBS; do vals+=("${warm_new[$j]}"); done; row "new, warm" "${vals[@]}"
+if [ "$ROUNDS" -ge 3 ]; then
+    # The lent hosts move by up to 1.5x between rounds: the median of the rounds is the figure.
+    median() { echo "$1" | tr '/' '\n' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+    vals=(); for j in $JOBS; do vals+=("$(median "${warm_old[$j]}")"); done; row "old, warm, median" "${vals[@]}"
+    vals=(); for j in $JOBS; do vals+=("$(median "${warm_new[$j]}")"); done; row "new, warm, median" "${vals[@]}"
+fi
 if [ "$dropped" = yes ]; then
     vals=(); for j in $JOBS; do vals+=("${cold_old[$j]}"); done; row "old, caches dropped" "${vals[@]}"
     vals=(); for j in $JOBS; do vals+=("${cold_new[$j]}"); done; row "new, caches dropped" "${vals[@]}"

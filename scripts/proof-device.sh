@@ -10,9 +10,9 @@
 #    then again on runs with 2 MiB of NCCL logs a rank (13 GB: the corpus of the issue's own
 #    N = 1000 figures), LOG_ROUNDS rounds, the sites on tmpfs.
 # The new binary builds with --no-evidence (the previous wave had no evidence to publish).
-# Environment: SEED_DIR (.device/seed), ROUNDS (2), JOBS (bench-device.sh's list of thread
-# counts), N_ROUNDS (3), N_JOBS (16: n1000-device.sh's thread count), LOG_ROUNDS (2; 0: no
-# runs with logs).
+# Environment: SEED_DIR (.device/seed), ROUNDS (2; 3 or more also prints each binary's
+# median), SEED_ROUNDS (2), JOBS (bench-device.sh's list of thread counts), N_ROUNDS (3),
+# N_JOBS (16: n1000-device.sh's thread count), LOG_ROUNDS (2; 0: no runs with logs).
 set -u
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OLD=${1:?usage: proof-device.sh OLD_BIN NEW_BIN}
