@@ -8,8 +8,8 @@
 //! whatever the number of runs. Each unit has a key (the first page: the cross-run key of
 //! every run; a shard: its runs' keys and cards and the panels drawn on it); updating a site
 //! in place, a unit whose key is the one recorded for the live site, and whose files all still
-//! have the stamps recorded when they were committed, is not rendered at all, so adding a run renders the first page, the run's
-//! shard and the shard a panel left only. Each shard also writes its runs' case-level results
+//! have the stamps recorded when they were committed, is not rendered at all, so adding a run
+//! renders the first page, the run's shard and the shard a panel left only. Each shard also writes its runs' case-level results
 //! as Parquet (`export::cases`), partitioned by month, so a build rewrites only the partition
 //! files of the shards whose runs changed.
 //! Uses `site`, `render` and `write` (through `Staging`).

@@ -273,8 +273,10 @@ impl<'a> Staging<'a> {
 
     /// Removes the folder `rel` if it is empty (a folder whose files a build removed, e.g. the
     /// `compare/` of a site an older version wrote); a folder that still holds anything stays,
-    /// also one that another thread writes into meanwhile (`DirectoryNotEmpty`; a write that
-    /// finds its folder gone makes it again: `in_parent`).
+    /// also one that another thread wrote into meanwhile (`rmdir` fails with ENOTEMPTY, or
+    /// EEXIST where POSIX allows it). The stages that run at once remove in folders of their
+    /// own (history pages beside cross-run pages); a write that finds its folder gone makes it
+    /// again once (`in_parent`).
     pub(crate) fn remove_if_empty(&self, rel: &str) -> Result<(), WriteError> {
         let path = self.path_of(rel)?;
         if fs::read_dir(&path).map_or(true, |mut entries| entries.next().is_some()) {
@@ -282,7 +284,14 @@ impl<'a> Staging<'a> {
         }
         self.touch()?;
         match fs::remove_dir(&path) {
-            Err(error) if matches!(error.kind(), io::ErrorKind::DirectoryNotEmpty | io::ErrorKind::NotFound) => Ok(()),
+            Err(error)
+                if matches!(
+                    error.kind(),
+                    io::ErrorKind::DirectoryNotEmpty | io::ErrorKind::AlreadyExists | io::ErrorKind::NotFound
+                ) =>
+            {
+                Ok(())
+            }
             other => other.map_err(io_err(&path)),
         }
     }
