@@ -176,6 +176,37 @@ struct CallKind {
     count: u64,
 }
 
+/// The bytes of the last `[nranks=N]` read (with the byte after it, if any) and where it began
+/// counted from its message's end; empty when none was read or it was over 24 bytes.
+#[derive(Debug, Clone, Copy, Default)]
+struct NranksToken {
+    bytes: [u8; 24],
+    len: usize,
+    from_end: usize,
+}
+
+impl NranksToken {
+    fn of(token: &[u8], from_end: usize) -> NranksToken {
+        let mut bytes = [0u8; 24];
+        match bytes.get_mut(..token.len()) {
+            Some(head) => {
+                head.copy_from_slice(token);
+                NranksToken { bytes, len: token.len(), from_end }
+            }
+            None => NranksToken::default(),
+        }
+    }
+
+    /// Whether `message` has these bytes where the token began in its own message: then its
+    /// last `[` holds the same count (a later `[` would only make the line give none).
+    fn is_at_end_of(&self, message: &[u8]) -> bool {
+        self.len > 0
+            && message.len().checked_sub(self.from_end).is_some_and(|at| {
+                message.get(at..at + self.len).is_some_and(|there| same_bytes(there, &self.bytes[..self.len]))
+            })
+    }
+}
+
 /// A name of at most 16 bytes as one number (zero-padded); `None` for a longer name.
 fn name_word(name: &[u8]) -> Option<u128> {
     let mut bytes = [0u8; 16];
@@ -262,6 +293,10 @@ struct Scanner<'f> {
     tails: Vec<Vec<u8>>,
     /// The `[nranks=N]` value of the last COLL line that had one.
     last_nranks: Option<u64>,
+    /// That line's `[nranks=N]` and the byte after it, and where it began counted from the
+    /// message's end: COLL lines of one communicator end alike, so a line with the same bytes
+    /// there has the same count, and `call_nranks` looks no further.
+    nranks_token: NranksToken,
     /// Messages displaced by another thread's line written into theirs (`h:1:1 [6] NCCL INFO
     /// h:1:2 [7] NCCL INFO Ring ..`): each comes later as a line of its own with no prefix.
     orphans: u32,
@@ -284,6 +319,7 @@ impl<'f> Scanner<'f> {
             info_at: usize::MAX,
             tails: Vec::new(),
             last_nranks: None,
+            nranks_token: NranksToken::default(),
             orphans: 0,
             lines: 0,
             warnings: Vec::new(),
@@ -568,8 +604,12 @@ impl<'f> Scanner<'f> {
         }
     }
 
-    /// The `[nranks=16]` a COLL line ends with (found from the end: no scan of the line).
+    /// The `[nranks=16]` near a COLL line's end (its last `[`: no scan of the line), unless
+    /// the line has the last one read at the same place (`nranks_token`).
     fn call_nranks(&mut self, message: &[u8]) {
+        if self.nranks_token.is_at_end_of(message) {
+            return;
+        }
         let Some(open) = memchr::memrchr(b'[', message) else {
             return;
         };
@@ -577,8 +617,12 @@ impl<'f> Scanner<'f> {
             return;
         };
         let end = digits.iter().position(|b| !b.is_ascii_digit()).unwrap_or(digits.len());
-        let nranks = decimal(&digits[..end]);
-        if let Some(nranks) = nranks.filter(|n| self.last_nranks != Some(*n)) {
+        let Some(nranks) = decimal(&digits[..end]) else {
+            return;
+        };
+        let token_end = (open + b"[nranks=".len() + end + 1).min(message.len());
+        self.nranks_token = NranksToken::of(&message[open..token_end], message.len() - open);
+        if self.last_nranks != Some(nranks) {
             self.last_nranks = Some(nranks);
             insert_capped(&mut self.facts.nranks, &nranks);
         }
@@ -1252,6 +1296,31 @@ h:1:1 [0] NCCL INFO AllReduce: x Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}
         let comm = &facts.communicators[0];
         assert_eq!((comm.comm_id.as_str(), comm.bus_id.as_deref(), comm.init_complete), ("", Some("1000"), true));
         assert_eq!(facts.collective_calls.get("Broadcast"), Some(&2));
+    }
+
+    /// A COLL line's count is read from its last `[`, each line on its own: lines that end as
+    /// the last one did are not read again (`NranksToken`), and none of them hides a count.
+    #[test]
+    fn every_coll_lines_count_is_read() {
+        let call = |comm: &str, end: &str| {
+            format!("h:1:1 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x2 count 4 datatype 7 op 0 root 0 comm {comm} {end}\n")
+        };
+        let log: String = [
+            call("0x3", "[nranks=2] stream 0x4"),
+            call("0x3", "[nranks=2] stream 0x4"),
+            call("0x3", "[nranks=4] stream 0x4"),
+            call("0x5", "[nranks=24] stream 0x4"),
+            call("0x5", "[nranks=2] stream [0x4]"),
+            call("0x6", "[nranks=8]"),
+            call("0x7", "[nranks=8]"),
+            call("0x9", "[nranks=81"),
+            call("0x6", "[nranks=80]"),
+            call("0x6", "[nranks=9"),
+            call("0x3", "[nranks=2] stream 0x4"),
+            call("0x8", "[nranks=16] stream 0x4"),
+        ]
+        .concat();
+        assert_eq!(scan(log.as_bytes(), "raw/nccl/coll.log").nranks, [2, 4, 8, 9, 16, 24, 80, 81]);
     }
 
     /// Every shape issue 25 lists, one line each, under several launchers' prefixes.
