@@ -1323,6 +1323,27 @@ h:1:1 [0] NCCL INFO AllReduce: x Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}
         assert_eq!(scan(log.as_bytes(), "raw/nccl/coll.log").nranks, [2, 4, 8, 9, 16, 24, 80, 81]);
     }
 
+    /// What `NranksToken` spares: after one COLL line is read, a line that ends the same way is
+    /// known to hold the same count (the search is skipped); one whose count or place differs
+    /// is not, and no token is kept before a count was read.
+    #[test]
+    fn a_coll_line_that_ends_as_the_last_one_is_not_searched_again() {
+        let line = |comm: &str, end: &str| format!("AllReduce: opCount 1 count 4 comm {comm} {end}");
+        let mut scanner = Scanner::new("raw/nccl/coll.log");
+        let first = line("0x3", "[nranks=2] stream 0x4");
+        assert!(!scanner.nranks_token.is_at_end_of(first.as_bytes()), "nothing read yet");
+        scanner.call_nranks(first.as_bytes());
+        assert_eq!(scanner.last_nranks, Some(2));
+        let token = scanner.nranks_token;
+        assert!(token.is_at_end_of(first.as_bytes()));
+        assert!(token.is_at_end_of(line("0x5", "[nranks=2] stream 0x6").as_bytes()), "another comm, same end");
+        for other in
+            [line("0x3", "[nranks=4] stream 0x4"), line("0x3", "[nranks=2] stream 0x44"), line("0x3", "[nranks=2]")]
+        {
+            assert!(!token.is_at_end_of(other.as_bytes()), "{other}");
+        }
+    }
+
     /// Every shape issue 25 lists, one line each, under several launchers' prefixes.
     #[test]
     fn every_era_and_launcher_prefix() {
