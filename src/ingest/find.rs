@@ -62,6 +62,13 @@ impl FileStamp {
         FileStamp { len: meta.len(), mtime_ns, ctime_ns, inode }
     }
 
+    /// The stamp of the plain file at `path` (`None` when it is missing or anything else,
+    /// a symlink included: it is not followed).
+    pub(crate) fn of_plain_file(path: &Path) -> Option<FileStamp> {
+        let meta = std::fs::symlink_metadata(path).ok().filter(std::fs::Metadata::is_file)?;
+        Some(FileStamp::of(&meta))
+    }
+
     /// The same from an `fstatat` of the listing.
     pub(crate) fn of_stat(stat: &libc::stat) -> FileStamp {
         FileStamp {

@@ -414,8 +414,8 @@ impl Cache {
         let stamps: Vec<Stamp> = files
             .iter()
             .filter_map(|file| {
-                let meta = fs::symlink_metadata(live.join(&file.rel)).ok().filter(fs::Metadata::is_file)?;
-                Some(Stamp { rel: file.rel.clone(), stamp: FileStamp::of(&meta), hash: file.hash.clone() })
+                let stamp = FileStamp::of_plain_file(&live.join(&file.rel))?;
+                Some(Stamp { rel: file.rel.clone(), stamp, hash: file.hash.clone() })
             })
             .collect();
         write_json(&self.entry_dir(run_id).join(SITE_STAMPS), &stamps)

@@ -9,9 +9,9 @@
 //! every run; a shard: its runs' keys and cards and the panels drawn on it); updating a site
 //! in place, a unit whose key is the one recorded for the live site, and whose files all still
 //! have the stamps recorded when they were committed, is not rendered at all, so adding a run
-//! renders the first page, the run's shard and the shard a panel left only. Each shard also writes its runs' case-level results
-//! as Parquet (`export::cases`), partitioned by month, so a build rewrites only the partition
-//! files of the shards whose runs changed.
+//! renders the first page, the run's shard and the shard a panel left only. Each shard also
+//! writes its runs' case-level results as Parquet (`export::cases`), partitioned by month, so
+//! a build rewrites only the partition files of the shards whose runs changed.
 //! Uses `site`, `render` and `write` (through `Staging`).
 
 use crate::analysis::comparison::samples;
@@ -70,10 +70,7 @@ pub(crate) fn stamp(units: &mut Units, site: &Path) {
         unit.stamps = unit
             .files
             .iter()
-            .map(|rel| {
-                let meta = std::fs::symlink_metadata(site.join(rel)).ok().filter(std::fs::Metadata::is_file)?;
-                Some(FileStamp::of(&meta))
-            })
+            .map(|rel| FileStamp::of_plain_file(&site.join(rel)))
             .collect::<Option<Vec<_>>>()
             .unwrap_or_default();
     }

@@ -411,8 +411,7 @@ mod tests {
     /// Adding a run makes its configuration's page again and carries every other one as it
     /// is (its rows are not read); the regressions page still lists every configuration. A
     /// page deleted or edited by hand is made again; a configuration's page goes with its last
-    /// run.
-    /// Without input keys (no cache) every page is made.
+    /// run. Without input keys (no cache) every page is made.
     #[test]
     fn only_the_configuration_that_gained_a_run_is_made_again() {
         let dir = tempfile::tempdir().unwrap();

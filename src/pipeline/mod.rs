@@ -229,7 +229,7 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         None => staging.counts(),
     };
     stages.time("commit", || commit(live.unwrap_or(staging), options))?;
-    stages.time("update cache", || update_cache(cache.as_ref(), &results, cross_key, &written.units, count, &lock))?;
+    stages.time("update cache", || update_cache(cache.as_ref(), &results, cross_key, written.units, count, &lock))?;
     Ok(stages.finish(&folders, &results, count))
 }
 
@@ -520,14 +520,13 @@ fn update_cache(
     cache: Option<&Cache>,
     results: &[RunResult],
     cross_key: Option<String>,
-    units: &cross_run::Units,
+    mut units: cross_run::Units,
     count: SiteCount,
     lock: &OutputLock,
 ) -> anyhow::Result<()> {
     let Some(cache) = cache else { return Ok(()) };
     let ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
     cache.retain(&ids);
-    let mut units = units.clone();
     cross_run::stamp(&mut units, lock.out());
     cache.set_units(&units).context("cannot update the build cache")?;
     results.par_iter().filter(|r| r.in_cache && !r.in_live).for_each(|r| {

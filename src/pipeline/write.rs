@@ -190,8 +190,7 @@ impl<'a> Staging<'a> {
     /// The stamp of the site-relative `rel` here when it is a plain file (`None` for a
     /// symlink, which is not followed, or anything else).
     pub(crate) fn stamp(&self, rel: &str) -> Option<FileStamp> {
-        let meta = fs::symlink_metadata(self.path_of(rel).ok()?).ok().filter(fs::Metadata::is_file)?;
-        Some(FileStamp::of(&meta))
+        FileStamp::of_plain_file(&self.path_of(rel).ok()?)
     }
 
     /// Writes one file (safe to call from several threads). A file already at its path is
