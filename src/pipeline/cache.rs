@@ -28,7 +28,7 @@
 use crate::analysis::overview::RunOverview;
 use crate::ingest::find::{FileRef, FileStamp, RunDir};
 use crate::ingest::input::Beneath;
-use crate::pipeline::digest_pack::{DigestPack, Part};
+use crate::pipeline::digest_pack::{decode, encode, DigestPack, Part};
 use crate::pipeline::histories::{CaseLists, HistoryRow};
 use crate::pipeline::out_dir;
 use crate::pipeline::write::Staging;
@@ -43,11 +43,11 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped whenever the cache layout changes.
-const FORMAT: &str = "nccl-report-cache-10";
+const FORMAT: &str = "nccl-report-cache-11";
 /// The units of the site last committed (`Cache::units`).
 const UNITS: &str = "page-units.json";
-/// Beside an entry: the run's digest.
-const DIGEST: &str = "digest.json";
+/// Beside an entry: the run's digest (MessagePack: `digest_pack::encode`).
+const DIGEST: &str = "digest.mpk";
 /// A run's entry (`CacheEntry`: its head, then its stamps and files).
 const ENTRY: &str = "entry.json";
 /// Beside the digest: what the run gives its configuration's history page.
@@ -68,7 +68,7 @@ pub(crate) struct Stamp {
 }
 
 /// A run as last built: its key, the stamps behind it, its status and its rendered files
-/// (their bytes in the pack beside it, `PACK`). Its digest is kept apart (`digest.json`), read only when the
+/// (their bytes in the pack beside it, `PACK`). Its digest is kept apart (`digest.mpk`), read only when the
 /// cross-run pages must be rendered again.
 ///
 /// Kept in `entry.json` as two JSON documents on two lines: its `EntryHead`, then its stamps
@@ -634,30 +634,21 @@ fn read_json<T: DeserializeOwned>(path: &Path) -> Option<T> {
     serde_json::from_slice(&fs::read(path).ok()?).ok()
 }
 
-/// A JSON file written by `write_checked`: `None` when missing, unreadable, or when its bytes
-/// no longer have the content hash written before them (an edited digit is not trusted).
-fn read_checked<T: DeserializeOwned>(path: &Path) -> Option<T> {
-    serde_json::from_slice(&checked_json(path)?).ok()
-}
-
-/// The JSON of a file written by `write_checked`, when its content hash still matches.
-fn checked_json(path: &Path) -> Option<Vec<u8>> {
+/// The bytes after the first line of a file written by `write_checked_bytes`, when they still
+/// have the content hash that line holds (`None` when missing or unreadable: an edited digit
+/// is not trusted).
+fn checked_bytes(path: &Path) -> Option<Vec<u8>> {
     let mut bytes = fs::read(path).ok()?;
     let newline = bytes.iter().position(|&b| b == b'\n')?;
-    let json = bytes.split_off(newline + 1);
-    (bytes[..newline] == *hash_bytes(&json).as_bytes()).then_some(json)
+    let payload = bytes.split_off(newline + 1);
+    (bytes[..newline] == *hash_bytes(&payload).as_bytes()).then_some(payload)
 }
 
-/// Writes `value` as JSON after a line holding the content hash of that JSON.
-fn write_checked(path: &Path, value: &impl Serialize) -> io::Result<()> {
-    write_checked_bytes(path, &serde_json::to_vec(value).map_err(io::Error::other)?)
-}
-
-/// Writes `json` after a line holding its content hash (`checked_json` reads it back).
-fn write_checked_bytes(path: &Path, json: &[u8]) -> io::Result<()> {
-    let mut bytes = hash_bytes(json).into_bytes();
+/// Writes `payload` after a line holding its content hash (`checked_bytes` reads it back).
+fn write_checked_bytes(path: &Path, payload: &[u8]) -> io::Result<()> {
+    let mut bytes = hash_bytes(payload).into_bytes();
     bytes.push(b'\n');
-    bytes.extend_from_slice(json);
+    bytes.extend_from_slice(payload);
     fs::write(path, bytes)
 }
 
@@ -805,7 +796,7 @@ impl DigestStore<'_> {
     /// missing or unreadable.
     pub(crate) fn row(&self, run_id: &str, lists: &CaseLists) -> Option<HistoryRow> {
         let bytes = match self {
-            DigestStore::Cache(cache) => checked_json(&part_path(cache, run_id, Part::Row))?,
+            DigestStore::Cache(cache) => checked_bytes(&part_path(cache, run_id, Part::Row))?,
             DigestStore::Temporary(pack) => pack.get_bytes(run_id, Part::Row)?,
         };
         HistoryRow::from_bytes(&bytes, lists)
@@ -829,21 +820,21 @@ impl DigestStore<'_> {
     /// checked, the JSON not parsed (every cached run is asked on every build that compares).
     pub(crate) fn has_verdicts(&self, run_id: &str) -> bool {
         match self {
-            DigestStore::Cache(cache) => checked_json(&part_path(cache, run_id, Part::Verdicts)).is_some(),
+            DigestStore::Cache(cache) => checked_bytes(&part_path(cache, run_id, Part::Verdicts)).is_some(),
             DigestStore::Temporary(pack) => pack.has(run_id, Part::Verdicts),
         }
     }
 
     fn put_part(&self, run_id: &str, part: Part, value: &impl Serialize) -> io::Result<()> {
         match self {
-            DigestStore::Cache(cache) => write_checked(&part_path(cache, run_id, part), value),
+            DigestStore::Cache(cache) => write_checked_bytes(&part_path(cache, run_id, part), &encode(part, value)?),
             DigestStore::Temporary(pack) => pack.put(run_id, part, value),
         }
     }
 
     fn part<T: DeserializeOwned>(&self, run_id: &str, part: Part) -> Option<T> {
         match self {
-            DigestStore::Cache(cache) => read_checked(&part_path(cache, run_id, part)),
+            DigestStore::Cache(cache) => decode(part, &checked_bytes(&part_path(cache, run_id, part))?),
             DigestStore::Temporary(pack) => pack.get(run_id, part),
         }
     }

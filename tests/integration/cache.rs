@@ -117,14 +117,14 @@ fn a_damaged_cache_is_never_trusted() {
     // An unreadable and a missing digest and history row, needed once the cross-run and
     // history pages change (a run is added): each is recomputed from its run's inputs (and
     // stored again); the runs' own folders still come from the cache.
-    fs::write(cache.join("synth-basic/digest.json"), "[]").unwrap();
-    fs::remove_file(cache.join("synth-one-cycle/digest.json")).unwrap();
+    fs::write(cache.join("synth-basic/digest.mpk"), "[]").unwrap();
+    fs::remove_file(cache.join("synth-one-cycle/digest.mpk")).unwrap();
     change_one_byte(&cache.join("synth-basic/history-row.json"), "\"values\":[[", b'X', false);
     fs::remove_file(cache.join("synth-one-cycle/history-row.json")).unwrap();
     crate::common::copy_tree(&crate::common::fixture_runs().join("synth-even-cycles"), &runs.join("synth-even-cycles"));
     assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
-    assert_ne!(fs::read_to_string(cache.join("synth-basic/digest.json")).unwrap(), "[]", "repaired");
-    assert!(cache.join("synth-one-cycle/digest.json").is_file(), "repaired");
+    assert_ne!(fs::read(cache.join("synth-basic/digest.mpk")).unwrap(), b"[]", "repaired");
+    assert!(cache.join("synth-one-cycle/digest.mpk").is_file(), "repaired");
     assert!(cache.join("synth-one-cycle/history-row.json").is_file(), "repaired");
     let fresh = dir.path().join("fresh");
     assert!(build(&runs, &fresh, &["--no-cache"]).status.success());

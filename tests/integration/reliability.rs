@@ -135,7 +135,7 @@ fn an_edited_digit_in_a_cached_digest_is_detected_and_the_run_rebuilt() {
     let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
     let out = dir.path().join("site");
     assert!(build(&runs, &out, &[]).status.success());
-    let digest = dir.path().join(".nccl-report-cache/site/runs/synth-basic/digest.json");
+    let digest = dir.path().join(".nccl-report-cache/site/runs/synth-basic/digest.mpk");
     let mut bytes = fs::read(&digest).unwrap();
     let json_start = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
     let at = json_start + bytes[json_start..].iter().position(|b| (b'1'..=b'8').contains(b)).unwrap();
