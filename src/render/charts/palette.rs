@@ -52,13 +52,14 @@ pub(super) fn hex(RGBColor(r, g, b): RGBColor) -> String {
 /// The `<style>` element that repaints the chart `drawn` in dark mode: a rule for each
 /// colour it paints as a fill or a stroke, none for the others.
 pub(super) fn scheme_style(drawn: &str) -> String {
+    let painted = painted(drawn);
     let pairs = DARK_FIXED.iter().chain(&SERIES).copied();
     let mut rules = String::new();
     for (light, dark) in pairs {
         let (light, dark) = (hex(light), hex(dark));
         let line: String = ["fill", "stroke"]
             .into_iter()
-            .filter(|attribute| drawn.contains(&format!("{attribute}=\"{light}\"")))
+            .filter(|&attribute| painted.contains(&(attribute, light.as_bytes())))
             .map(|attribute| format!("[{attribute}=\"{light}\"]{{{attribute}:{dark}}}"))
             .collect();
         if !line.is_empty() {
@@ -67,6 +68,28 @@ pub(super) fn scheme_style(drawn: &str) -> String {
         }
     }
     format!("<style>\n@media (prefers-color-scheme: dark) {{\n{rules}}}\n</style>\n")
+}
+
+/// Every `fill="#RRGGBB"` and `stroke="#RRGGBB"` in `drawn`, as (attribute, `#RRGGBB`), in one
+/// pass over it: a pair is listed exactly when `drawn` contains that attribute text (a chart
+/// holds a few dozen, among thousands of points).
+fn painted(drawn: &str) -> Vec<(&'static str, &[u8])> {
+    let bytes = drawn.as_bytes();
+    let mut found: Vec<(&'static str, &[u8])> = Vec::new();
+    for at in memchr::memmem::find_iter(bytes, b"=\"#") {
+        let Some(colour) = bytes.get(at + 2..at + 9).filter(|_| bytes.get(at + 9) == Some(&b'"')) else {
+            continue;
+        };
+        let attribute = match &bytes[..at] {
+            head if head.ends_with(b"fill") => "fill",
+            head if head.ends_with(b"stroke") => "stroke",
+            _ => continue,
+        };
+        if !found.contains(&(attribute, colour)) {
+            found.push((attribute, colour));
+        }
+    }
+    found
 }
 
 #[cfg(test)]
@@ -145,5 +168,15 @@ mod tests {
         let all: String =
             DARK_FIXED.iter().chain(&SERIES).map(|(l, _)| format!("fill=\"{0}\" stroke=\"{0}\"", hex(*l))).collect();
         assert_eq!(scheme_style(&all).matches("[fill=").count(), DARK_FIXED.len() + COLOURS);
+    }
+
+    #[test]
+    fn only_a_whole_fill_or_stroke_colour_gets_a_rule() {
+        let drawn = "<path fill-opacity=\"0.3\" fill=\"#0072B2X\" stroke=\"#C14F00\" stroke-width=\"#00876A\"/>\
+                     <text>fill=&quot;#FFFFFF&quot;</text><rect fill=\"#222222\"/><rect fill=\"#222222\"/>";
+        assert_eq!(
+            scheme_style(drawn),
+            "<style>\n@media (prefers-color-scheme: dark) {\n[fill=\"#222222\"]{fill:#E6EDF3}\n[stroke=\"#C14F00\"]{stroke:#E0661A}\n}\n</style>\n"
+        );
     }
 }
