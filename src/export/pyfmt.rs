@@ -1,6 +1,6 @@
 //! Python's number formatting, so exported files carry the seed's exact text: `repr(float)`
 //! (shortest round-trip digits; exponent form below 1e-4 and from 1e16), `format(x, ".Nf")`
-//! and `format(x, ".N%")`. Uses std only.
+//! and `format(x, ".N%")`. Uses std and `ryu`.
 
 /// `repr(x)` for a Python float.
 pub(crate) fn repr(x: f64) -> String {
@@ -13,44 +13,30 @@ pub(crate) fn repr(x: f64) -> String {
     if x == 0.0 {
         return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
     }
-    // Python writes a float positionally when its shortest digits put the decimal point at
-    // -3..=16 (`decpt` below), which is exactly when 1e-4 <= |x| < 1e16 (1e16 is a double; a
-    // double below the double nearest 1e-4 cannot have shortest digits rounding up to it).
-    // Rust's `{}` writes the same shortest digits positionally (a whole number without the
-    // `.0` Python adds) when they end in an even digit (`from_scientific` says why).
-    if (1e-4..1e16).contains(&x.abs()) {
-        let mut out = x.to_string();
-        if out.bytes().last().is_some_and(|b| b % 2 == 0) {
-            if !out.contains('.') {
-                out.push_str(".0");
-            }
-            return out;
-        }
-    }
-    from_scientific(x)
+    let mut buffer = ryu::Buffer::new();
+    let (digits, decpt) = shortest_digits(buffer.format_finite(x.abs()));
+    layout(x < 0.0, &digits, decpt)
 }
 
-/// `repr(x)` for a finite, non-zero `x` of any magnitude. Python's repr and Rust's `{:e}`
-/// both give the fewest digits that read back as `x`, and where two such strings are equally
-/// near `x` (`x` lies exactly halfway between them: 74.987213134765625, 11.5861968994140625,
-/// float32 values as GPU timings often are) Python takes the even last digit and Rust the
-/// upper one. So when Rust's digits end odd, `x` rounded to as many digits with ties to even
-/// (`{:.Ne}`) is taken instead, if it reads back as `x`.
-fn from_scientific(x: f64) -> String {
-    let mut sci = format!("{:e}", x.abs());
-    let (mantissa, _) = sci.split_once('e').expect("{:e} always has an exponent");
-    let count = mantissa.bytes().filter(u8::is_ascii_digit).count();
-    if count > 1 && mantissa.bytes().last().is_some_and(|b| b % 2 == 1) {
-        let even = format!("{:.*e}", count - 1, x.abs());
-        if even.parse::<f64>().is_ok_and(|back| back == x.abs()) {
-            sci = even;
-        }
-    }
-    let (mantissa, exponent) = sci.split_once('e').expect("{:e} always has an exponent");
-    let exponent: i32 = exponent.parse().expect("{:e} exponent is an integer");
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let sign = if x < 0.0 { "-" } else { "" };
-    let decpt = exponent + 1;
+/// The significant digits of ryu's text for a positive finite double, and where the decimal
+/// point goes (the value is `0.DIGITS` x 10^`decpt`). Ryu gives the fewest digits that read
+/// back as the double and, where two such strings are equally near it (74.987213134765625,
+/// 11.5861968994140625: float32 values, as GPU timings often are), the even one, as Python's
+/// repr does (Rust's `{}` takes the upper one); it writes `1.5e-7`, `1e16`, `123.0`, `0.0001`.
+fn shortest_digits(text: &str) -> (String, i32) {
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((text, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all = format!("{whole}{fraction}");
+    let lead = all.bytes().take_while(|&b| b == b'0').count();
+    let digits = all[lead..].trim_end_matches('0').to_string();
+    (digits, whole.len() as i32 + exponent - lead as i32)
+}
+
+/// Python's repr layout of `digits` with the decimal point at `decpt`: positional when the
+/// point falls at -3..=16 (exactly when 1e-4 <= |x| < 1e16), else `d.ddde+XX`.
+fn layout(negative: bool, digits: &str, decpt: i32) -> String {
+    let sign = if negative { "-" } else { "" };
     if decpt > -4 && decpt <= 16 {
         let body = if decpt <= 0 {
             format!("0.{}{}", "0".repeat((-decpt) as usize), digits)
@@ -61,9 +47,9 @@ fn from_scientific(x: f64) -> String {
         };
         format!("{sign}{body}")
     } else {
-        let mantissa = if digits.len() > 1 { format!("{}.{}", &digits[..1], &digits[1..]) } else { digits };
-        let exp = exponent;
-        format!("{sign}{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+        let mantissa = if digits.len() > 1 { format!("{}.{}", &digits[..1], &digits[1..]) } else { digits.to_string() };
+        let exponent = decpt - 1;
+        format!("{sign}{mantissa}e{}{:02}", if exponent < 0 { '-' } else { '+' }, exponent.abs())
     }
 }
 
@@ -92,6 +78,72 @@ pub(crate) fn py_bool(b: bool) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The implementation before ryu (std's `{}` and `{:e}`, ties mended by `{:.Ne}` and a
+    /// parse), kept as an independent oracle.
+    fn std_repr(x: f64) -> String {
+        if x.is_nan() {
+            return "nan".into();
+        }
+        if x.is_infinite() {
+            return if x > 0.0 { "inf".into() } else { "-inf".into() };
+        }
+        if x == 0.0 {
+            return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+        }
+        // Python writes a float positionally when its shortest digits put the decimal point at
+        // -3..=16 (`decpt` below), which is exactly when 1e-4 <= |x| < 1e16 (1e16 is a double; a
+        // double below the double nearest 1e-4 cannot have shortest digits rounding up to it).
+        // Rust's `{}` writes the same shortest digits positionally (a whole number without the
+        // `.0` Python adds) when they end in an even digit (`from_scientific` says why).
+        if (1e-4..1e16).contains(&x.abs()) {
+            let mut out = x.to_string();
+            if out.bytes().last().is_some_and(|b| b % 2 == 0) {
+                if !out.contains('.') {
+                    out.push_str(".0");
+                }
+                return out;
+            }
+        }
+        from_scientific(x)
+    }
+
+    /// `repr(x)` for a finite, non-zero `x` of any magnitude. Python's repr and Rust's `{:e}`
+    /// both give the fewest digits that read back as `x`, and where two such strings are equally
+    /// near `x` (`x` lies exactly halfway between them: 74.987213134765625, 11.5861968994140625,
+    /// float32 values as GPU timings often are) Python takes the even last digit and Rust the
+    /// upper one. So when Rust's digits end odd, `x` rounded to as many digits with ties to even
+    /// (`{:.Ne}`) is taken instead, if it reads back as `x`.
+    fn from_scientific(x: f64) -> String {
+        let mut sci = format!("{:e}", x.abs());
+        let (mantissa, _) = sci.split_once('e').expect("{:e} always has an exponent");
+        let count = mantissa.bytes().filter(u8::is_ascii_digit).count();
+        if count > 1 && mantissa.bytes().last().is_some_and(|b| b % 2 == 1) {
+            let even = format!("{:.*e}", count - 1, x.abs());
+            if even.parse::<f64>().is_ok_and(|back| back == x.abs()) {
+                sci = even;
+            }
+        }
+        let (mantissa, exponent) = sci.split_once('e').expect("{:e} always has an exponent");
+        let exponent: i32 = exponent.parse().expect("{:e} exponent is an integer");
+        let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+        let sign = if x < 0.0 { "-" } else { "" };
+        let decpt = exponent + 1;
+        if decpt > -4 && decpt <= 16 {
+            let body = if decpt <= 0 {
+                format!("0.{}{}", "0".repeat((-decpt) as usize), digits)
+            } else if decpt as usize >= digits.len() {
+                format!("{}{}.0", digits, "0".repeat(decpt as usize - digits.len()))
+            } else {
+                format!("{}.{}", &digits[..decpt as usize], &digits[decpt as usize..])
+            };
+            format!("{sign}{body}")
+        } else {
+            let mantissa = if digits.len() > 1 { format!("{}.{}", &digits[..1], &digits[1..]) } else { digits };
+            let exp = exponent;
+            format!("{sign}{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+        }
+    }
 
     #[test]
     // The ties are written as the exact values of their doubles, on purpose.
@@ -134,10 +186,11 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The positional shortcut writes what the digits of `{:e}` give, over every kind
-        /// of finite double and around both ends of the positional range.
+        /// Ryu's digits laid out as Python does give what std's formatting (ties mended) gives,
+        /// over every kind of finite double, float32 values (ties are common among them) and
+        /// around both ends of the positional range.
         #[test]
-        fn the_positional_shortcut_is_the_scientific_digits(
+        fn ryu_digits_match_std_formatting_with_ties_to_even(
             bits in proptest::prelude::any::<u64>(),
             near in -40i64..40,
             end in 0usize..2,
@@ -145,15 +198,19 @@ mod tests {
             scale in -6i32..18,
         ) {
             let x = f64::from_bits(bits);
-            if x.is_finite() && x != 0.0 {
-                proptest::prop_assert_eq!(repr(x), from_scientific(x));
+            if x.is_finite() {
+                proptest::prop_assert_eq!(repr(x), std_repr(x));
+            }
+            let single = f64::from(f32::from_bits(bits as u32));
+            if single.is_finite() {
+                proptest::prop_assert_eq!(repr(single), std_repr(single));
             }
             let z = mantissa * 10f64.powi(scale);
-            proptest::prop_assert_eq!(repr(z), from_scientific(z));
+            proptest::prop_assert_eq!(repr(z), std_repr(z));
             let edge = [1e-4f64, 1e16][end];
             let y = f64::from_bits((edge.to_bits() as i64 + near) as u64);
-            proptest::prop_assert_eq!(repr(y), from_scientific(y));
-            proptest::prop_assert_eq!(repr(-y), from_scientific(-y));
+            proptest::prop_assert_eq!(repr(y), std_repr(y));
+            proptest::prop_assert_eq!(repr(-y), std_repr(-y));
         }
     }
 
