@@ -3,9 +3,9 @@
 //! resolved, opened with `O_NOFOLLOW | O_NONBLOCK` and checked with `fstat` to be a regular
 //! file (a FIFO, socket, device or folder is refused, also one swapped in after listing), and
 //! every read is capped at a limit of decompressed bytes (a gzip bomb stops at the limit).
-//! Uses only std, libc (the open flags) and flate2.
+//! Uses only std, libc (the open flags) and `gunzip`.
 
-use flate2::read::MultiGzDecoder;
+use super::gunzip::Gunzip;
 use std::collections::VecDeque;
 use std::ffi::{CString, OsStr, OsString};
 use std::fs::File;
@@ -422,7 +422,7 @@ fn too_large(limit: u64) -> io::Error {
 fn limited_reader(at: &Beneath, limit: u64) -> io::Result<Limited<Box<dyn Read + Send>>> {
     let (file, len) = open_regular_sized(at)?;
     let inner: Box<dyn Read + Send> = if is_gzip(&at.rel) {
-        Box::new(MultiGzDecoder::new(file))
+        Box::new(Gunzip::new(BufReader::with_capacity(32 << 10, file)))
     } else {
         if len > limit {
             return Err(io::Error::new(

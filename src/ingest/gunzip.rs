@@ -1,0 +1,296 @@
+//! Reading a `*.gz` file: every gzip member in turn (RFC 1952; `gzip -d` reads concatenated
+//! members the same way), each inflated by flate2's raw `Decompress` (its zlib-rs backend)
+//! and checked against the member's CRC-32 (`crc32fast`) and length. flate2's own
+//! `MultiGzDecoder` with that backend computes the CRC with zlib-rs's slower code; with
+//! miniz_oxide it inflates about a quarter slower (BENCHMARKS.md, "Stop 40"). What it
+//! refuses, this refuses: a bad magic, method or reserved flag, a header CRC that does not
+//! match, a truncated member, a CRC or length that does not match, bytes after a member that
+//! do not start another. Uses only std, flate2 and crc32fast.
+
+use flate2::{Decompress, FlushDecompress, Status};
+use std::io::{self, BufRead, Read};
+
+const FHCRC: u8 = 1 << 1;
+const FEXTRA: u8 = 1 << 2;
+const FNAME: u8 = 1 << 3;
+const FCOMMENT: u8 = 1 << 4;
+const FRESERVED: u8 = 0xe0;
+
+/// The decompressed contents of the gzip stream `inner`.
+pub(crate) struct Gunzip<R> {
+    inner: R,
+    inflate: Decompress,
+    crc: crc32fast::Hasher,
+    state: State,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Before a member's header (the first, or after a member when more bytes follow).
+    Header,
+    Body,
+    Done,
+}
+
+impl<R: BufRead> Gunzip<R> {
+    pub(crate) fn new(inner: R) -> Self {
+        Gunzip { inner, inflate: Decompress::new(false), crc: crc32fast::Hasher::new(), state: State::Header }
+    }
+
+    /// Reads and checks a member's header, leaving `inner` at its deflate data.
+    fn header(&mut self) -> io::Result<()> {
+        let mut fixed = [0u8; 10];
+        self.inner.read_exact(&mut fixed).map_err(|e| truncated(e, "header"))?;
+        if fixed[..3] != [0x1f, 0x8b, 8] || fixed[3] & FRESERVED != 0 {
+            return Err(invalid("not a gzip member (bad magic number, method or flags)"));
+        }
+        let flags = fixed[3];
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&fixed);
+        if flags & FEXTRA != 0 {
+            let mut length = [0u8; 2];
+            self.inner.read_exact(&mut length).map_err(|e| truncated(e, "header"))?;
+            crc.update(&length);
+            let mut extra = vec![0u8; usize::from(u16::from_le_bytes(length))];
+            self.inner.read_exact(&mut extra).map_err(|e| truncated(e, "header"))?;
+            crc.update(&extra);
+        }
+        for flag in [FNAME, FCOMMENT] {
+            if flags & flag != 0 {
+                let mut text = Vec::new();
+                self.inner.read_until(0, &mut text)?;
+                if text.last() != Some(&0) {
+                    return Err(truncated(io::ErrorKind::UnexpectedEof.into(), "header"));
+                }
+                crc.update(&text);
+            }
+        }
+        if flags & FHCRC != 0 {
+            let mut stored = [0u8; 2];
+            self.inner.read_exact(&mut stored).map_err(|e| truncated(e, "header"))?;
+            if u16::from_le_bytes(stored) != crc.finalize() as u16 {
+                return Err(invalid("gzip header CRC does not match"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Inflates into `out` from the member's deflate data; at the member's end checks its
+    /// trailer and returns what the last step made (maybe 0, with `state` moved on).
+    fn body(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let input = self.inner.fill_buf()?;
+            let (before_in, before_out) = (self.inflate.total_in(), self.inflate.total_out());
+            let status = self
+                .inflate
+                .decompress(input, out, FlushDecompress::None)
+                .map_err(|e| invalid(&format!("corrupt deflate data: {e}")))?;
+            let used = (self.inflate.total_in() - before_in) as usize;
+            let made = (self.inflate.total_out() - before_out) as usize;
+            let at_end = input.is_empty();
+            self.inner.consume(used);
+            self.crc.update(&out[..made]);
+            if status == Status::StreamEnd {
+                self.trailer()?;
+                return Ok(made);
+            }
+            if made > 0 {
+                return Ok(made);
+            }
+            if at_end {
+                return Err(truncated(io::ErrorKind::UnexpectedEof.into(), "deflate data"));
+            }
+            if used == 0 {
+                return Err(invalid("corrupt deflate data: no progress"));
+            }
+        }
+    }
+
+    /// Checks the member's CRC-32 and length, then looks for another member.
+    fn trailer(&mut self) -> io::Result<()> {
+        let mut trailer = [0u8; 8];
+        self.inner.read_exact(&mut trailer).map_err(|e| truncated(e, "trailer"))?;
+        let crc = std::mem::take(&mut self.crc).finalize();
+        let (stored_crc, stored_len) = trailer.split_at(4);
+        if u32::from_le_bytes(stored_crc.try_into().unwrap_or_default()) != crc {
+            return Err(invalid("gzip CRC-32 does not match the data"));
+        }
+        if u32::from_le_bytes(stored_len.try_into().unwrap_or_default()) != self.inflate.total_out() as u32 {
+            return Err(invalid("gzip length does not match the data"));
+        }
+        self.inflate.reset(false);
+        self.state = if self.inner.fill_buf()?.is_empty() { State::Done } else { State::Header };
+        Ok(())
+    }
+}
+
+impl<R: BufRead> Read for Gunzip<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            match self.state {
+                State::Header => {
+                    self.header()?;
+                    self.state = State::Body;
+                }
+                State::Body => {
+                    let made = self.body(out)?;
+                    if made > 0 || self.state == State::Done {
+                        return Ok(made);
+                    }
+                }
+                State::Done => return Ok(0),
+            }
+        }
+    }
+}
+
+fn invalid(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what.to_string())
+}
+
+fn truncated(error: io::Error, part: &str) -> io::Error {
+    match error.kind() {
+        io::ErrorKind::UnexpectedEof => {
+            io::Error::new(io::ErrorKind::UnexpectedEof, format!("gzip {part} cut short (truncated file)"))
+        }
+        _ => error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flate2::write::GzEncoder;
+    use flate2::{Compression, GzBuilder};
+    use std::io::{BufReader, Write};
+
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        let mut encoder = GzEncoder::new(Vec::new(), Compression::fast());
+        encoder.write_all(data).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    /// Everything `Gunzip` reads from `bytes` through a reader of `chunk`-byte fills, into
+    /// reads of `read`-byte buffers.
+    fn gunzip(bytes: &[u8], chunk: usize, read: usize) -> io::Result<Vec<u8>> {
+        let mut reader = Gunzip::new(BufReader::with_capacity(chunk, bytes));
+        let mut out = Vec::new();
+        let mut buffer = vec![0u8; read];
+        loop {
+            match reader.read(&mut buffer)? {
+                0 => return Ok(out),
+                n => out.extend_from_slice(&buffer[..n]),
+            }
+        }
+    }
+
+    /// What flate2's `MultiGzDecoder` reads from `bytes` (the oracle).
+    fn oracle(bytes: &[u8]) -> io::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(bytes).read_to_end(&mut out).map(|_| out)
+    }
+
+    fn text(n: usize) -> Vec<u8> {
+        (0..n).map(|i| b"NCCL INFO AllReduce: opCount 12 count 4096\n"[i % 43]).collect()
+    }
+
+    #[test]
+    fn members_read_back_whole_at_any_buffer_size() {
+        let (a, b) = (text(300_000), text(1_000));
+        let mut two = gzip(&a);
+        two.extend(gzip(&b));
+        for (chunk, read) in [(1, 1), (7, 3), (64, 1 << 16), (1 << 15, 5), (1 << 16, 1 << 16)] {
+            assert_eq!(gunzip(&gzip(&a), chunk, read).unwrap(), a, "{chunk} {read}");
+            assert_eq!(gunzip(&two, chunk, read).unwrap(), [a.clone(), b.clone()].concat(), "{chunk} {read}");
+            assert_eq!(gunzip(&gzip(b""), chunk, read).unwrap(), b"", "{chunk} {read}");
+        }
+    }
+
+    #[test]
+    fn header_fields_are_skipped_and_the_header_crc_checked() {
+        let data = text(5_000);
+        let mut encoder = GzBuilder::new()
+            .filename("rank0.log")
+            .comment("a comment")
+            .extra(vec![1, 2, 3])
+            .write(Vec::new(), Compression::default());
+        encoder.write_all(&data).unwrap();
+        let mut bytes = encoder.finish().unwrap();
+        // FHCRC, set by hand: the CRC-16 of the header (RFC 1952), after the comment's NUL.
+        let header_end = 10 + 2 + 3 + b"rank0.log\0".len() + b"a comment\0".len();
+        bytes[3] |= FHCRC;
+        let crc16 = crc32fast::hash(&bytes[..header_end]) as u16;
+        bytes.splice(header_end..header_end, crc16.to_le_bytes());
+        assert_eq!(gunzip(&bytes, 4, 100).unwrap(), data);
+        assert_eq!(oracle(&bytes).unwrap(), data);
+        bytes[header_end] ^= 1;
+        assert!(gunzip(&bytes, 4, 100).unwrap_err().to_string().contains("header CRC"));
+        assert!(oracle(&bytes).is_err());
+    }
+
+    #[test]
+    fn damaged_streams_are_errors_as_flate2_makes_them() {
+        let data = text(50_000);
+        let good = gzip(&data);
+        let length = good.len();
+        let mut bad_crc = good.clone();
+        bad_crc[length - 8] ^= 1;
+        let mut bad_length = good.clone();
+        bad_length[length - 1] ^= 1;
+        let mut bad_magic = good.clone();
+        bad_magic[0] = 0;
+        let mut reserved = good.clone();
+        reserved[3] = 0x20;
+        let mut garbage = good.clone();
+        garbage.extend_from_slice(b"trailing text");
+        let mut corrupt = good.clone();
+        corrupt[12..40].fill(0xff);
+        let cases: [(&str, &[u8], &str); 8] = [
+            ("crc", &bad_crc, "CRC-32"),
+            ("length", &bad_length, "length"),
+            ("magic", &bad_magic, "not a gzip member"),
+            ("reserved", &reserved, "not a gzip member"),
+            ("garbage", &garbage, "not a gzip member"),
+            ("cut", &good[..length / 2], "cut short"),
+            ("cut trailer", &good[..length - 3], "trailer cut short"),
+            ("empty", b"", "header cut short"),
+        ];
+        for (name, bytes, says) in cases {
+            let error = gunzip(bytes, 1 << 10, 1 << 12).unwrap_err();
+            assert!(error.to_string().contains(says), "{name}: {error}");
+            assert!(oracle(bytes).is_err(), "{name}: flate2 reads it");
+        }
+        assert!(gunzip(&corrupt, 1 << 10, 1 << 12).is_err() && oracle(&corrupt).is_err());
+    }
+
+    proptest::proptest! {
+        /// Any bytes, gzip or not, damaged or not: read back exactly as flate2 reads them, or
+        /// refused where flate2 refuses them.
+        #[test]
+        fn reads_what_flate2_reads(
+            data in proptest::collection::vec(0u8..4, 0..3000),
+            members in 1usize..4,
+            flip in proptest::option::of((0usize..4000, 0u8..8)),
+            cut in proptest::option::of(0usize..4000),
+            chunk in 1usize..300,
+        ) {
+            let mut bytes: Vec<u8> = (0..members).flat_map(|_| gzip(&data)).collect();
+            if let Some((at, bit)) = flip {
+                let at = at % bytes.len();
+                bytes[at] ^= 1 << bit;
+            }
+            if let Some(cut) = cut {
+                bytes.truncate(cut.min(bytes.len()));
+            }
+            let ours = gunzip(&bytes, chunk, chunk * 2 + 1);
+            let theirs = oracle(&bytes);
+            proptest::prop_assert_eq!(ours.is_ok(), theirs.is_ok(), "{:?} {:?}", ours.as_ref().err(), theirs.as_ref().err());
+            if let (Ok(ours), Ok(theirs)) = (ours, theirs) {
+                proptest::prop_assert_eq!(ours, theirs);
+            }
+        }
+    }
+}
