@@ -79,42 +79,12 @@ pub(crate) fn py_bool(b: bool) -> &'static str {
 mod tests {
     use super::*;
 
-    /// The implementation before ryu (std's `{}` and `{:e}`, ties mended by `{:.Ne}` and a
-    /// parse), kept as an independent oracle.
-    fn std_repr(x: f64) -> String {
-        if x.is_nan() {
-            return "nan".into();
-        }
-        if x.is_infinite() {
-            return if x > 0.0 { "inf".into() } else { "-inf".into() };
-        }
-        if x == 0.0 {
-            return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
-        }
-        // Python writes a float positionally when its shortest digits put the decimal point at
-        // -3..=16 (`decpt` below), which is exactly when 1e-4 <= |x| < 1e16 (1e16 is a double; a
-        // double below the double nearest 1e-4 cannot have shortest digits rounding up to it).
-        // Rust's `{}` writes the same shortest digits positionally (a whole number without the
-        // `.0` Python adds) when they end in an even digit (`from_scientific` says why).
-        if (1e-4..1e16).contains(&x.abs()) {
-            let mut out = x.to_string();
-            if out.bytes().last().is_some_and(|b| b % 2 == 0) {
-                if !out.contains('.') {
-                    out.push_str(".0");
-                }
-                return out;
-            }
-        }
-        from_scientific(x)
-    }
-
-    /// `repr(x)` for a finite, non-zero `x` of any magnitude. Python's repr and Rust's `{:e}`
-    /// both give the fewest digits that read back as `x`, and where two such strings are equally
-    /// near `x` (`x` lies exactly halfway between them: 74.987213134765625, 11.5861968994140625,
-    /// float32 values as GPU timings often are) Python takes the even last digit and Rust the
-    /// upper one. So when Rust's digits end odd, `x` rounded to as many digits with ties to even
-    /// (`{:.Ne}`) is taken instead, if it reads back as `x`.
-    fn from_scientific(x: f64) -> String {
+    /// The digits and decimal point of `|x|` as the code before ryu found them, kept as an
+    /// independent oracle: std's `{:e}` gives the fewest digits that read back as `x` but,
+    /// where two are equally near (74.987213134765625, 11.5861968994140625), the upper one;
+    /// when they end odd, `x` rounded to as many digits with ties to even (`{:.Ne}`) is taken
+    /// instead, if it reads back as `x`.
+    fn std_digits(x: f64) -> (String, i32) {
         let mut sci = format!("{:e}", x.abs());
         let (mantissa, _) = sci.split_once('e').expect("{:e} always has an exponent");
         let count = mantissa.bytes().filter(u8::is_ascii_digit).count();
@@ -126,23 +96,16 @@ mod tests {
         }
         let (mantissa, exponent) = sci.split_once('e').expect("{:e} always has an exponent");
         let exponent: i32 = exponent.parse().expect("{:e} exponent is an integer");
-        let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-        let sign = if x < 0.0 { "-" } else { "" };
-        let decpt = exponent + 1;
-        if decpt > -4 && decpt <= 16 {
-            let body = if decpt <= 0 {
-                format!("0.{}{}", "0".repeat((-decpt) as usize), digits)
-            } else if decpt as usize >= digits.len() {
-                format!("{}{}.0", digits, "0".repeat(decpt as usize - digits.len()))
-            } else {
-                format!("{}.{}", &digits[..decpt as usize], &digits[decpt as usize..])
-            };
-            format!("{sign}{body}")
-        } else {
-            let mantissa = if digits.len() > 1 { format!("{}.{}", &digits[..1], &digits[1..]) } else { digits };
-            let exp = exponent;
-            format!("{sign}{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+        (mantissa.chars().filter(|c| *c != '.').collect(), exponent + 1)
+    }
+
+    /// `repr` with the oracle's digits.
+    fn std_repr(x: f64) -> String {
+        if !x.is_finite() || x == 0.0 {
+            return repr(x);
         }
+        let (digits, decpt) = std_digits(x);
+        layout(x < 0.0, &digits, decpt)
     }
 
     #[test]
