@@ -4,8 +4,10 @@
 //! `MultiGzDecoder` with that backend computes the CRC with zlib-rs's slower code; with
 //! miniz_oxide it inflates about a quarter slower (BENCHMARKS.md, "Stop 40"). What it
 //! refuses, this refuses: a bad magic, method or reserved flag, a header CRC that does not
-//! match, a truncated member, a CRC or length that does not match, bytes after a member that
-//! do not start another. Uses only std, flate2 and crc32fast.
+//! match, a name or comment over 64 KiB, a truncated member, a CRC or length that does not
+//! match, bytes after a member that do not start another. An `Interrupted` error of the
+//! inner reader can be retried; after any other error every read fails. Uses only std,
+//! flate2 and crc32fast.
 
 use flate2::{Decompress, FlushDecompress, Status};
 use std::io::{self, BufRead, Read};
@@ -15,6 +17,8 @@ const FEXTRA: u8 = 1 << 2;
 const FNAME: u8 = 1 << 3;
 const FCOMMENT: u8 = 1 << 4;
 const FRESERVED: u8 = 0xe0;
+/// The longest name or comment a header may hold, with its NUL (flate2's limit).
+const MAX_FIELD: u64 = 1 << 16;
 
 /// The decompressed contents of the gzip stream `inner`.
 pub(crate) struct Gunzip<R> {
@@ -22,25 +26,41 @@ pub(crate) struct Gunzip<R> {
     inflate: Decompress,
     crc: crc32fast::Hasher,
     state: State,
+    /// Members read whole so far.
+    members: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum State {
     /// Before a member's header (the first, or after a member when more bytes follow).
     Header,
     Body,
+    /// After a member's trailer: another member follows, or the end.
+    Between,
     Done,
+    /// An error other than `Interrupted` was returned: the stream is not read further.
+    Failed(String),
 }
 
 impl<R: BufRead> Gunzip<R> {
     pub(crate) fn new(inner: R) -> Self {
-        Gunzip { inner, inflate: Decompress::new(false), crc: crc32fast::Hasher::new(), state: State::Header }
+        Gunzip {
+            inner,
+            inflate: Decompress::new(false),
+            crc: crc32fast::Hasher::new(),
+            state: State::Header,
+            members: 0,
+        }
     }
 
     /// Reads and checks a member's header, leaving `inner` at its deflate data.
     fn header(&mut self) -> io::Result<()> {
         let mut fixed = [0u8; 10];
-        self.inner.read_exact(&mut fixed).map_err(|e| truncated(e, "header"))?;
+        self.inner.read_exact(&mut fixed).map_err(|e| match self.members {
+            0 => truncated(e, "header"),
+            _ if e.kind() == io::ErrorKind::UnexpectedEof => invalid("unexpected bytes after a gzip member"),
+            _ => e,
+        })?;
         if fixed[..3] != [0x1f, 0x8b, 8] || fixed[3] & FRESERVED != 0 {
             return Err(invalid("not a gzip member (bad magic number, method or flags)"));
         }
@@ -58,9 +78,12 @@ impl<R: BufRead> Gunzip<R> {
         for flag in [FNAME, FCOMMENT] {
             if flags & flag != 0 {
                 let mut text = Vec::new();
-                self.inner.read_until(0, &mut text)?;
+                (&mut self.inner).take(MAX_FIELD).read_until(0, &mut text)?;
                 if text.last() != Some(&0) {
-                    return Err(truncated(io::ErrorKind::UnexpectedEof.into(), "header"));
+                    return Err(match text.len() as u64 {
+                        MAX_FIELD => invalid("gzip header field too long"),
+                        _ => truncated(io::ErrorKind::UnexpectedEof.into(), "header"),
+                    });
                 }
                 crc.update(&text);
             }
@@ -106,7 +129,7 @@ impl<R: BufRead> Gunzip<R> {
         }
     }
 
-    /// Checks the member's CRC-32 and length, then looks for another member.
+    /// Checks the member's CRC-32 and length.
     fn trailer(&mut self) -> io::Result<()> {
         let mut trailer = [0u8; 8];
         self.inner.read_exact(&mut trailer).map_err(|e| truncated(e, "trailer"))?;
@@ -119,7 +142,8 @@ impl<R: BufRead> Gunzip<R> {
             return Err(invalid("gzip length does not match the data"));
         }
         self.inflate.reset(false);
-        self.state = if self.inner.fill_buf()?.is_empty() { State::Done } else { State::Header };
+        self.members += 1;
+        self.state = State::Between;
         Ok(())
     }
 }
@@ -129,19 +153,35 @@ impl<R: BufRead> Read for Gunzip<R> {
         if out.is_empty() {
             return Ok(0);
         }
+        let read = self.step(out);
+        if let Err(error) = &read {
+            if error.kind() != io::ErrorKind::Interrupted {
+                self.state = State::Failed(error.to_string());
+            }
+        }
+        read
+    }
+}
+
+impl<R: BufRead> Gunzip<R> {
+    fn step(&mut self, out: &mut [u8]) -> io::Result<usize> {
         loop {
-            match self.state {
+            match &self.state {
                 State::Header => {
                     self.header()?;
                     self.state = State::Body;
                 }
                 State::Body => {
                     let made = self.body(out)?;
-                    if made > 0 || self.state == State::Done {
+                    if made > 0 {
                         return Ok(made);
                     }
                 }
+                State::Between => {
+                    self.state = if self.inner.fill_buf()?.is_empty() { State::Done } else { State::Header };
+                }
                 State::Done => return Ok(0),
+                State::Failed(what) => return Err(invalid(&format!("gzip stream already failed: {what}"))),
             }
         }
     }
@@ -248,12 +288,13 @@ mod tests {
         garbage.extend_from_slice(b"trailing text");
         let mut corrupt = good.clone();
         corrupt[12..40].fill(0xff);
-        let cases: [(&str, &[u8], &str); 8] = [
+        let cases: [(&str, &[u8], &str); 9] = [
             ("crc", &bad_crc, "CRC-32"),
             ("length", &bad_length, "length"),
             ("magic", &bad_magic, "not a gzip member"),
             ("reserved", &reserved, "not a gzip member"),
             ("garbage", &garbage, "not a gzip member"),
+            ("a stray newline", &[good.clone(), b"\n".to_vec()].concat(), "unexpected bytes after a gzip member"),
             ("cut", &good[..length / 2], "cut short"),
             ("cut trailer", &good[..length - 3], "trailer cut short"),
             ("empty", b"", "header cut short"),
@@ -264,6 +305,68 @@ mod tests {
             assert!(oracle(bytes).is_err(), "{name}: flate2 reads it");
         }
         assert!(gunzip(&corrupt, 1 << 10, 1 << 12).is_err() && oracle(&corrupt).is_err());
+    }
+
+    /// A reader whose every third `fill_buf` is interrupted (as a read of a FUSE or NFS
+    /// file may be): nothing is lost or misread when the read is retried.
+    struct Interrupting<R> {
+        inner: R,
+        calls: u32,
+    }
+
+    impl<R: Read> Read for Interrupting<R> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.inner.read(buf)
+        }
+    }
+
+    impl<R: BufRead> BufRead for Interrupting<R> {
+        fn fill_buf(&mut self) -> io::Result<&[u8]> {
+            self.calls += 1;
+            if self.calls % 3 == 0 {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            self.inner.fill_buf()
+        }
+        fn consume(&mut self, amount: usize) {
+            self.inner.consume(amount)
+        }
+    }
+
+    #[test]
+    fn an_interrupted_read_is_retried_without_loss() {
+        let (a, b) = (text(200_000), text(10));
+        let three = [gzip(&a), gzip(&b), gzip(&a)].concat();
+        for chunk in [1, 5, 100, 1 << 15] {
+            let inner = Interrupting { inner: BufReader::with_capacity(chunk, &three[..]), calls: 0 };
+            let mut out = Vec::new();
+            Gunzip::new(inner).read_to_end(&mut out).unwrap();
+            assert!(out == [a.clone(), b.clone(), a.clone()].concat(), "{chunk}");
+        }
+    }
+
+    #[test]
+    fn a_header_field_over_64_kib_is_refused_and_errors_stick() {
+        let mut long = gzip(b"data");
+        long[3] |= FNAME;
+        long.splice(10..10, vec![b'n'; 1 << 16]);
+        let error = gunzip(&long, 1 << 12, 100).unwrap_err();
+        assert!(error.to_string().contains("field too long"), "{error}");
+        assert!(oracle(&long).is_err());
+        let mut fits = gzip(b"data");
+        fits[3] |= FNAME;
+        fits.splice(10..10, [vec![b'n'; (1 << 16) - 1], vec![0]].concat());
+        assert_eq!(gunzip(&fits, 1 << 12, 100).unwrap(), b"data");
+        assert_eq!(oracle(&fits).unwrap(), b"data");
+
+        let mut bad = gzip(&text(1_000));
+        let at = bad.len() - 8;
+        bad[at] ^= 1;
+        let mut reader = Gunzip::new(BufReader::new(&bad[..]));
+        let mut out = Vec::new();
+        assert!(reader.read_to_end(&mut out).is_err());
+        let again = reader.read(&mut [0u8; 10]).unwrap_err();
+        assert!(again.to_string().contains("already failed"), "{again}");
     }
 
     proptest::proptest! {
