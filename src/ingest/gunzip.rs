@@ -26,8 +26,8 @@ pub(crate) struct Gunzip<R> {
     inflate: Decompress,
     crc: crc32fast::Hasher,
     state: State,
-    /// Members read whole so far.
-    members: u64,
+    /// Whether a member was read whole (bytes too few for a header after one are stray).
+    after_member: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,17 +49,17 @@ impl<R: BufRead> Gunzip<R> {
             inflate: Decompress::new(false),
             crc: crc32fast::Hasher::new(),
             state: State::Header,
-            members: 0,
+            after_member: false,
         }
     }
 
     /// Reads and checks a member's header, leaving `inner` at its deflate data.
     fn header(&mut self) -> io::Result<()> {
         let mut fixed = [0u8; 10];
-        self.inner.read_exact(&mut fixed).map_err(|e| match self.members {
-            0 => truncated(e, "header"),
-            _ if e.kind() == io::ErrorKind::UnexpectedEof => invalid("unexpected bytes after a gzip member"),
-            _ => e,
+        self.inner.read_exact(&mut fixed).map_err(|e| match self.after_member {
+            false => truncated(e, "header"),
+            true if e.kind() == io::ErrorKind::UnexpectedEof => invalid("unexpected bytes after a gzip member"),
+            true => e,
         })?;
         if fixed[..3] != [0x1f, 0x8b, 8] || fixed[3] & FRESERVED != 0 {
             return Err(invalid("not a gzip member (bad magic number, method or flags)"));
@@ -133,37 +133,20 @@ impl<R: BufRead> Gunzip<R> {
     fn trailer(&mut self) -> io::Result<()> {
         let mut trailer = [0u8; 8];
         self.inner.read_exact(&mut trailer).map_err(|e| truncated(e, "trailer"))?;
-        let crc = std::mem::take(&mut self.crc).finalize();
-        let (stored_crc, stored_len) = trailer.split_at(4);
-        if u32::from_le_bytes(stored_crc.try_into().unwrap_or_default()) != crc {
+        let [c0, c1, c2, c3, l0, l1, l2, l3] = trailer;
+        if u32::from_le_bytes([c0, c1, c2, c3]) != std::mem::take(&mut self.crc).finalize() {
             return Err(invalid("gzip CRC-32 does not match the data"));
         }
-        if u32::from_le_bytes(stored_len.try_into().unwrap_or_default()) != self.inflate.total_out() as u32 {
+        if u32::from_le_bytes([l0, l1, l2, l3]) != self.inflate.total_out() as u32 {
             return Err(invalid("gzip length does not match the data"));
         }
         self.inflate.reset(false);
-        self.members += 1;
+        self.after_member = true;
         self.state = State::Between;
         Ok(())
     }
-}
 
-impl<R: BufRead> Read for Gunzip<R> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if out.is_empty() {
-            return Ok(0);
-        }
-        let read = self.step(out);
-        if let Err(error) = &read {
-            if error.kind() != io::ErrorKind::Interrupted {
-                self.state = State::Failed(error.to_string());
-            }
-        }
-        read
-    }
-}
-
-impl<R: BufRead> Gunzip<R> {
+    /// One read: on through headers and member ends until bytes are made or the stream ends.
     fn step(&mut self, out: &mut [u8]) -> io::Result<usize> {
         loop {
             match &self.state {
@@ -184,6 +167,21 @@ impl<R: BufRead> Gunzip<R> {
                 State::Failed(what) => return Err(invalid(&format!("gzip stream already failed: {what}"))),
             }
         }
+    }
+}
+
+impl<R: BufRead> Read for Gunzip<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        let read = self.step(out);
+        if let Err(error) = &read {
+            if error.kind() != io::ErrorKind::Interrupted {
+                self.state = State::Failed(error.to_string());
+            }
+        }
+        read
     }
 }
 
