@@ -12,7 +12,8 @@
 #    time and files written (NEW_BIN's --timings; the old binary's by counting changed inodes).
 # Every build of a round must produce the same site (tree hash) for every J.
 # Environment: COUNT (200), LOG_BYTES (2097152), JOBS ("1 2 4 8 16"), ROUNDS (2), BIG (1000),
-# READERS (16), DROP (1; 0: never drop the page cache), SEED_DIR (the seed's folder: its own
+# READERS (16), FLOOR_BIN (the read_floor example: the floor with decompression), DROP (1;
+# 0: never drop the page cache), SEED_DIR (the seed's folder: its own
 # summarization of the corpus is timed too, `benches/seed_summarize.py`, SEED_ROUNDS times
 # (2); the best is the figure), ROUNDS >= 3 adds each binary's median per J, TIMINGS (1: the new
 # binary's --timings at --jobs 1 and 16), NEW_FLAGS (extra build flags of the new binary only),
@@ -88,6 +89,12 @@ read_floor() {
 read_floor > /dev/null
 floor=$(read_floor)
 echo "read floor ($READERS readers, warm, best of 3): $floor s"
+# With decompression: FLOOR_BIN is the `read_floor` example (`cargo build --release --example
+# read_floor`): every file read by one thread, then by $READERS, then again with every *.gz
+# inflated (best of 3 each). No build can take less than that pass with inflation.
+if [ -n "${FLOOR_BIN:-}" ]; then
+    for j in 1 "$READERS"; do echo "read_floor --jobs $j: $("$FLOOR_BIN" "$WORK/corpus" --jobs "$j" --rounds 3)"; done
+fi
 if [ -n "${SEED_DIR:-}" ]; then
     seeds=$(for _ in $(seq 1 "$SEED_ROUNDS"); do
         python3 "$(dirname "$0")/../benches/seed_summarize.py" --seed-dir "$SEED_DIR" --runs "$WORK/corpus" --limit "$COUNT" |

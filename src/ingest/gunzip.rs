@@ -21,7 +21,7 @@ const FRESERVED: u8 = 0xe0;
 const MAX_FIELD: u64 = 1 << 16;
 
 /// The decompressed contents of the gzip stream `inner`.
-pub(crate) struct Gunzip<R> {
+pub struct Gunzip<R> {
     inner: R,
     inflate: Decompress,
     crc: crc32fast::Hasher,
@@ -43,7 +43,7 @@ enum State {
 }
 
 impl<R: BufRead> Gunzip<R> {
-    pub(crate) fn new(inner: R) -> Self {
+    pub fn new(inner: R) -> Self {
         Gunzip {
             inner,
             inflate: Decompress::new(false),

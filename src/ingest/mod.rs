@@ -3,7 +3,7 @@
 pub(crate) mod archived;
 pub(crate) mod evidence;
 pub mod find;
-pub(crate) mod gunzip;
+pub mod gunzip;
 pub mod input;
 pub mod input_kind;
 pub mod inspect;
