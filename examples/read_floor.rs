@@ -9,6 +9,9 @@
 //!
 //!     cargo run --release --example read_floor -- RUNS_DIR [--jobs N] [--rounds R]
 //!
+//! `--jobs 0` (the default) is rayon's default: every logical CPU. Anything else on the command
+//! line is refused (exit 2).
+//!
 //! Prints one JSON line: files, bytes read, bytes after decompression, newlines, and the best
 //! wall time of `--rounds` rounds (3) of each pass. BENCHMARKS.md ("Stop 41") uses it for the
 //! issue's goals; `scripts/bench-device.sh` runs it beside the builds.
@@ -29,14 +32,27 @@ thread_local! {
     static BLOCK_OF_THREAD: RefCell<Vec<u8>> = RefCell::new(vec![0u8; BLOCK]);
 }
 
-fn main() -> io::Result<()> {
+const USAGE: &str = "usage: read_floor RUNS_DIR [--jobs N (0: every CPU)] [--rounds R (3)]";
+
+fn main() {
+    if let Err(error) = run() {
+        eprintln!("read_floor: {error}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (Some(root), options) = args.split_first().map_or((None, &[][..]), |(r, o)| (Some(r), o)) else {
-        eprintln!("usage: read_floor RUNS_DIR [--jobs N] [--rounds R]");
-        std::process::exit(2);
-    };
-    let jobs = option(options, "--jobs").unwrap_or(0);
-    let rounds = option(options, "--rounds").unwrap_or(3).max(1);
+    let Some((root, options)) = args.split_first() else { refuse("no RUNS_DIR") };
+    let (mut jobs, mut rounds) = (0, 3);
+    for pair in options.chunks(2) {
+        let value = pair.get(1).and_then(|v| v.parse::<usize>().ok());
+        match (pair[0].as_str(), value) {
+            ("--jobs", Some(n)) => jobs = n,
+            ("--rounds", Some(n)) if n > 0 => rounds = n,
+            _ => refuse(&format!("cannot use {}", pair.join(" "))),
+        }
+    }
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().map_err(io::Error::other)?;
     let mut files = Vec::new();
     list(Path::new(root), &mut files)?;
@@ -68,15 +84,16 @@ fn main() -> io::Result<()> {
     Ok(())
 }
 
-/// `--name N` among `options`.
-fn option(options: &[String], name: &str) -> Option<usize> {
-    let at = options.iter().position(|o| o == name)?;
-    options.get(at + 1)?.parse().ok()
+/// Exits with status 2 after saying why and how the program is called.
+fn refuse(why: &str) -> ! {
+    eprintln!("read_floor: {why}\n{USAGE}");
+    std::process::exit(2);
 }
 
 /// Every regular file beneath `dir`, symlinks not followed.
 fn list(dir: &Path, files: &mut Vec<PathBuf>) -> io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
+    let entries = std::fs::read_dir(dir).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
+    for entry in entries {
         let entry = entry?;
         let kind = entry.file_type()?;
         if kind.is_dir() {
@@ -104,9 +121,11 @@ struct Read {
     lines: u64,
 }
 
-/// Reads `path` to its end into the thread's block as `pass` says.
+/// Reads `path` to its end into the thread's block as `pass` says; an error names the file.
 fn read(path: &Path, pass: Pass) -> io::Result<Read> {
-    BLOCK_OF_THREAD.with(|block| read_into(path, pass, &mut block.borrow_mut()))
+    BLOCK_OF_THREAD
+        .with(|block| read_into(path, pass, &mut block.borrow_mut()))
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
 fn read_into(path: &Path, pass: Pass, block: &mut [u8]) -> io::Result<Read> {

@@ -12,7 +12,7 @@
 #    time and files written (NEW_BIN's --timings; the old binary's by counting changed inodes).
 # Every build of a round must produce the same site (tree hash) for every J.
 # Environment: COUNT (200), LOG_BYTES (2097152), JOBS ("1 2 4 8 16"), ROUNDS (2), BIG (1000),
-# READERS (16), FLOOR_BIN (the read_floor example: the floor with decompression), DROP (1;
+# READERS (16), FLOOR_BIN (the read_floor example: read, +inflate, +newlines), DROP (1;
 # 0: never drop the page cache), SEED_DIR (the seed's folder: its own
 # summarization of the corpus is timed too, `benches/seed_summarize.py`, SEED_ROUNDS times
 # (2); the best is the figure), ROUNDS >= 3 adds each binary's median per J, TIMINGS (1: the new
@@ -89,11 +89,15 @@ read_floor() {
 read_floor > /dev/null
 floor=$(read_floor)
 echo "read floor ($READERS readers, warm, best of 3): $floor s"
-# With decompression: FLOOR_BIN is the `read_floor` example (`cargo build --release --example
-# read_floor`): every file read by one thread, then by $READERS, then again with every *.gz
-# inflated (best of 3 each). No build can take less than that pass with inflation.
+# The floor under a cold build: FLOOR_BIN is the `read_floor` example (`cargo build --release
+# --example read_floor`), at 1 and at $READERS threads: every file read, then also every *.gz
+# inflated, then also every newline counted (best of 3 rounds each). No cold build takes less
+# than the last.
 if [ -n "${FLOOR_BIN:-}" ]; then
-    for j in 1 "$READERS"; do echo "read_floor --jobs $j: $("$FLOOR_BIN" "$WORK/corpus" --jobs "$j" --rounds 3)"; done
+    for j in 1 "$READERS"; do
+        floor_json=$("$FLOOR_BIN" "$WORK/corpus" --jobs "$j" --rounds 3)
+        echo "read_floor --jobs $j: $floor_json"
+    done
 fi
 if [ -n "${SEED_DIR:-}" ]; then
     seeds=$(for _ in $(seq 1 "$SEED_ROUNDS"); do
@@ -196,11 +200,19 @@ plus_one() {
     rm -rf "$out" "$SITES/.nccl-report-cache"
     [ -d "$WORK/big/$newest" ] && mv "$WORK/big/$newest" "$WORK/big-all/"
     local a b c
-    a=$(now); "$bin" build --runs "$WORK/big" --out "$out" $(flags "$bin") > /dev/null 2>&1; b=$(now)
+    a=$(now)
+    if ! "$bin" build --runs "$WORK/big" --out "$out" $(flags "$bin") > /dev/null 2> "$WORK/build.err"; then
+        echo "cold build at N = $BIG failed: $bin $(flags "$bin"):" >&2; tail -5 "$WORK/build.err" >&2; return 1
+    fi
+    b=$(now)
     local cold; cold=$(elapsed "$a" "$b")
     find "$out" -type f -printf '%i %P\n' | sort > "$WORK/inodes-before"
     mv "$WORK/big-all/$newest" "$WORK/big/"
-    a=$(now); "$bin" build --runs "$WORK/big" --out "$out" $(flags "$bin") > "$WORK/plus-one.txt" 2>&1; c=$(now)
+    a=$(now)
+    if ! "$bin" build --runs "$WORK/big" --out "$out" $(flags "$bin") > "$WORK/plus-one.txt" 2>&1; then
+        echo "+1 build at N = $BIG failed: $bin $(flags "$bin"):" >&2; tail -5 "$WORK/plus-one.txt" >&2; return 1
+    fi
+    c=$(now)
     local plus; plus=$(elapsed "$a" "$c")
     find "$out" -type f -printf '%i %P\n' | sort > "$WORK/inodes-after"
     local changed; changed=$(comm -13 "$WORK/inodes-before" "$WORK/inodes-after" | wc -l)
