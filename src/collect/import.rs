@@ -397,14 +397,28 @@ fn clean_leftovers(runs: &Path) -> Result<()> {
         if !name.starts_with(".import-") || name.ends_with(".lock") {
             continue;
         }
-        let path = entry.path();
-        let lock_file = lock_path(&path);
-        let Some(lock) = try_lock(&lock_file)? else { continue };
-        fs::remove_dir_all(&path).with_context(|| format!("cannot remove the leftover {}", path.display()))?;
-        eprintln!("note: removed {}, left by an interrupted import", path.display());
-        let _ = fs::remove_file(&lock_file);
-        drop(lock);
+        remove_leftover(&entry.path())?;
     }
+    Ok(())
+}
+
+/// Removes the listed temporary folder `path` when no process holds its lock. Its import may
+/// have ended between the listing and the lock (renamed into place, its lock file removed,
+/// and the lock file made again by `try_lock`): then there is nothing to remove, and the lock
+/// file this made goes too. (Four imports of one run at once failed now and then with "cannot
+/// remove the leftover" before.)
+fn remove_leftover(path: &Path) -> Result<()> {
+    let lock_file = lock_path(path);
+    let Some(lock) = try_lock(&lock_file)? else { return Ok(()) };
+    match fs::remove_dir_all(path) {
+        Ok(()) => eprintln!("note: removed {}, left by an interrupted import", path.display()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => {
+            return Err(error).with_context(|| format!("cannot remove the leftover {}", path.display()));
+        }
+    }
+    let _ = fs::remove_file(&lock_file);
+    drop(lock);
     Ok(())
 }
 
@@ -434,6 +448,17 @@ mod tests {
         assert_ne!(temp, other, "one temporary name claimed twice");
         drop(held);
         assert!(!lock_path(&temp).exists());
+    }
+
+    #[test]
+    fn a_temporary_folder_gone_since_the_listing_is_no_error() {
+        // Another import renamed its folder into place (and dropped its lock file) after this
+        // one listed the folder: taking the lock makes the lock file again, and the folder is
+        // not there to remove.
+        let dir = tempfile::tempdir().unwrap();
+        let gone = dir.path().join(".import-r1-4242");
+        remove_leftover(&gone).unwrap();
+        assert!(!lock_path(&gone).exists(), "the lock file made for a folder that is gone was kept");
     }
 
     #[test]
