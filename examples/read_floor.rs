@@ -54,19 +54,17 @@ fn run() -> io::Result<()> {
         }
     }
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().map_err(io::Error::other)?;
-    let mut files = Vec::new();
-    list(Path::new(root), &mut files)?;
-    files.sort();
-    let best = |pass: Pass| -> io::Result<(f64, Read)> {
+    let files = list(Path::new(root))?;
+    // Every round reads the same files, so the totals of any round are the totals.
+    let best = |pass: Pass| -> io::Result<(f64, Out)> {
         let mut best = f64::INFINITY;
-        let mut total = Read::default();
+        let mut total = Out::default();
         for _ in 0..rounds {
             let start = Instant::now();
-            let each: Vec<Read> = pool
+            let each: Vec<Out> = pool
                 .install(|| files.par_iter().with_max_len(1).map(|path| read(path, pass)).collect::<io::Result<_>>())?;
             best = best.min(start.elapsed().as_secs_f64());
-            total =
-                each.iter().fold(Read::default(), |a, r| Read { bytes: a.bytes + r.bytes, lines: a.lines + r.lines });
+            total = each.iter().fold(Out::default(), |a, r| Out { bytes: a.bytes + r.bytes, lines: a.lines + r.lines });
         }
         Ok((best, total))
     };
@@ -90,19 +88,16 @@ fn refuse(why: &str) -> ! {
     std::process::exit(2);
 }
 
-/// Every regular file beneath `dir`, symlinks not followed.
-fn list(dir: &Path, files: &mut Vec<PathBuf>) -> io::Result<()> {
-    let entries = std::fs::read_dir(dir).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
-    for entry in entries {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            list(&entry.path(), files)?;
-        } else if kind.is_file() {
-            files.push(entry.path());
+/// Every regular file beneath `dir` in name order, symlinks not followed.
+fn list(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.map_err(io::Error::other)?;
+        if entry.file_type().is_file() {
+            files.push(entry.into_path());
         }
     }
-    Ok(())
+    Ok(files)
 }
 
 /// What one pass does to a file.
@@ -116,19 +111,19 @@ struct Pass {
 
 /// What came out of a file (or of all of them).
 #[derive(Default)]
-struct Read {
+struct Out {
     bytes: u64,
     lines: u64,
 }
 
 /// Reads `path` to its end into the thread's block as `pass` says; an error names the file.
-fn read(path: &Path, pass: Pass) -> io::Result<Read> {
+fn read(path: &Path, pass: Pass) -> io::Result<Out> {
     BLOCK_OF_THREAD
         .with(|block| read_into(path, pass, &mut block.borrow_mut()))
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
-fn read_into(path: &Path, pass: Pass, block: &mut [u8]) -> io::Result<Read> {
+fn read_into(path: &Path, pass: Pass, block: &mut [u8]) -> io::Result<Out> {
     let file = File::open(path)?;
     let gz = path.extension().is_some_and(|e| e == "gz");
     let mut reader: Box<dyn io::Read> = if pass.inflate && gz {
@@ -136,7 +131,7 @@ fn read_into(path: &Path, pass: Pass, block: &mut [u8]) -> io::Result<Read> {
     } else {
         Box::new(file)
     };
-    let mut out = Read::default();
+    let mut out = Out::default();
     loop {
         match reader.read(block) {
             Ok(0) => return Ok(out),

@@ -137,7 +137,7 @@ pub(crate) fn write(
             .collect::<anyhow::Result<_>>()?,
     };
     let write_first = || -> anyhow::Result<UnitRecord> {
-        if let Some(record) = first_carried.clone() {
+        if let Some(record) = first_carried {
             return Ok(record);
         }
         // The first page charts its own panels and names the pages of every other one.
@@ -146,7 +146,7 @@ pub(crate) fn write(
         let digests = load_window(first_window, &newest, load)?;
         let mut out = render_page(&digests, &cards, Page::First, &context);
         out.push(OutputFile::new(paths::RUNS_JSON, runs_json::index_file(&paging, &cards)));
-        put_unit(staging, first_key.clone(), out)
+        put_unit(staging, first_key, out)
     };
 
     // The shards (a month of runs each: its pages, runs.json shard and Parquet file) in
