@@ -108,19 +108,27 @@ if [ -n "${SEED_DIR:-}" ]; then
 fi
 echo
 
-# One timed build: prints seconds; the site's tree hash goes to $WORK/hash. A build that fails
-# stops the script with its error (a command substitution does not inherit `set -e`: without
-# the check a binary refusing a flag printed a time of 0.005 s).
+# `BIN build ARGS...` with the binary's own flags, its output to LOG; when it fails, says so
+# with the end of LOG and returns 1. Callers add `|| return 1`: inside a command substitution
+# (`t=$(timed_build ...)`) `set -e` does not hold, and without the check a binary refusing a
+# flag printed a time of 0.005 s.
+must_build() {
+    local log=$1 bin=$2
+    shift 2
+    if ! "$bin" build "$@" $(flags "$bin") > "$log" 2>&1; then
+        echo "build failed: $bin build $* $(flags "$bin"):" >&2
+        tail -5 "$log" >&2
+        return 1
+    fi
+}
+
+# One timed build: prints seconds; the site's tree hash goes to $WORK/hash.
 timed_build() {
     local bin=$1 jobs=$2 out=$3
     rm -rf "$out" "$SITES/.nccl-report-cache"
     local a b
     a=$(now)
-    if ! "$bin" build --runs "$WORK/corpus" --out "$out" --no-cache --jobs "$jobs" $(flags "$bin") > /dev/null 2> "$WORK/build.err"; then
-        echo "build failed: $bin --jobs $jobs $(flags "$bin"):" >&2
-        tail -5 "$WORK/build.err" >&2
-        return 1
-    fi
+    must_build "$WORK/build.log" "$bin" --runs "$WORK/corpus" --out "$out" --no-cache --jobs "$jobs" || return 1
     b=$(now)
     tree_hash "$out" > "$WORK/hash"
     elapsed "$a" "$b"
@@ -201,17 +209,13 @@ plus_one() {
     [ -d "$WORK/big/$newest" ] && mv "$WORK/big/$newest" "$WORK/big-all/"
     local a b c
     a=$(now)
-    if ! "$bin" build --runs "$WORK/big" --out "$out" $(flags "$bin") > /dev/null 2> "$WORK/build.err"; then
-        echo "cold build at N = $BIG failed: $bin $(flags "$bin"):" >&2; tail -5 "$WORK/build.err" >&2; return 1
-    fi
+    must_build "$WORK/build.log" "$bin" --runs "$WORK/big" --out "$out" || return 1
     b=$(now)
     local cold; cold=$(elapsed "$a" "$b")
     find "$out" -type f -printf '%i %P\n' | sort > "$WORK/inodes-before"
     mv "$WORK/big-all/$newest" "$WORK/big/"
     a=$(now)
-    if ! "$bin" build --runs "$WORK/big" --out "$out" $(flags "$bin") > "$WORK/plus-one.txt" 2>&1; then
-        echo "+1 build at N = $BIG failed: $bin $(flags "$bin"):" >&2; tail -5 "$WORK/plus-one.txt" >&2; return 1
-    fi
+    must_build "$WORK/plus-one.txt" "$bin" --runs "$WORK/big" --out "$out" || return 1
     c=$(now)
     local plus; plus=$(elapsed "$a" "$c")
     find "$out" -type f -printf '%i %P\n' | sort > "$WORK/inodes-after"
