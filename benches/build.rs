@@ -123,8 +123,11 @@ fn set_aside(root: &Path, path: &Path) {
 
 /// Flushes dirty pages (earlier writes) so that a timed build does not pay for them; the
 /// page cache stays warm, as for the read yardstick.
+/// Writes the corpus out and lets its folders settle, as archived runs have: a build keeps a
+/// run's layout only of folders last changed 3 s before it walks them (`ingest::layout`).
 fn settle() {
     let _ = Command::new("sync").status();
+    std::thread::sleep(std::time::Duration::from_secs(3));
 }
 
 fn ensure_corpus(corpus: &Path, n: usize, log_bytes: u64) {

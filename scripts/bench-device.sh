@@ -203,6 +203,9 @@ echo
 mkdir -p "$WORK/big"
 newest=$(ls "$WORK/big-all" | sort | tail -1)
 for run in $(ls "$WORK/big-all"); do [ "$run" = "$newest" ] || mv "$WORK/big-all/$run" "$WORK/big/"; done
+# The runs settle, as archived runs have: a build keeps a run's layout only of folders last
+# changed 3 s before it walks them (src/ingest/layout.rs), and a move changes a folder's ctime.
+sleep 3
 plus_one() {
     local bin=$1 out=$SITES/big-site-$2
     rm -rf "$out" "$SITES/.nccl-report-cache"

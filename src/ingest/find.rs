@@ -10,8 +10,9 @@ use crate::core::model::nccl_tests::NcclTestsFormat;
 use crate::core::model::sections::WorkerSection;
 use crate::ingest::input::{self, logical_name, Beneath, Root};
 use crate::ingest::input_kind::{Artifact, InputKind};
+use crate::ingest::layout::{self, Layout, Recorder};
+pub use crate::ingest::stamp::FileStamp;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -23,6 +24,8 @@ pub struct RunDir {
     pub files: RunFiles,
     /// Problems met while walking (symlinks not followed, unreadable folders).
     pub diagnostics: Vec<Diagnostic>,
+    /// What the walk met, when a layout can stand for it (`layout`).
+    pub layout: Option<Layout>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,51 +36,6 @@ pub struct FileRef {
     pub stamp: FileStamp,
     /// Where every read opens it: beneath the runs folder (`input::open_regular`).
     pub(crate) at: Beneath,
-}
-
-/// What the file system says of a file without reading it: size, modification and change
-/// times, inode. The change time moves on every write and cannot be set back by a user.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileStamp {
-    pub len: u64,
-    pub mtime_ns: i128,
-    pub ctime_ns: i128,
-    pub inode: u64,
-}
-
-impl FileStamp {
-    pub fn of(meta: &std::fs::Metadata) -> FileStamp {
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos() as i128);
-        #[cfg(unix)]
-        let (ctime_ns, inode) = {
-            use std::os::unix::fs::MetadataExt;
-            (meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128, meta.ino())
-        };
-        #[cfg(not(unix))]
-        let (ctime_ns, inode) = (0, 0);
-        FileStamp { len: meta.len(), mtime_ns, ctime_ns, inode }
-    }
-
-    /// The stamp of the plain file at `path` (`None` when it is missing or anything else,
-    /// a symlink included: it is not followed).
-    pub(crate) fn of_plain_file(path: &Path) -> Option<FileStamp> {
-        let meta = std::fs::symlink_metadata(path).ok().filter(std::fs::Metadata::is_file)?;
-        Some(FileStamp::of(&meta))
-    }
-
-    /// The same from an `fstatat` of the listing.
-    pub(crate) fn of_stat(stat: &libc::stat) -> FileStamp {
-        FileStamp {
-            len: stat.st_size as u64,
-            mtime_ns: i128::from(stat.st_mtime) * 1_000_000_000 + i128::from(stat.st_mtime_nsec),
-            ctime_ns: i128::from(stat.st_ctime) * 1_000_000_000 + i128::from(stat.st_ctime_nsec),
-            inode: stat.st_ino,
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -179,12 +137,18 @@ pub struct RunFolders {
 impl RunFolders {
     /// Run `id` (one of `ids`, in its folder `root/id`) listed with its files.
     pub fn listed(&self, id: &str) -> RunDir {
-        list_beneath(id.to_string(), self.root.join(id), &self.beneath)
+        list_beneath(id.to_string(), self.root.join(id), &self.beneath, layout::settled_before_now())
     }
 
     /// The run `id` listed with its files, if it is one of these runs.
     pub fn list(&self, id: &str) -> Option<RunDir> {
         self.ids.binary_search_by(|known| known.as_str().cmp(id)).ok().map(|_| self.listed(id))
+    }
+
+    /// The stamps now of the files of run `id` as `layout` (of an earlier walk) has them, when
+    /// its folders are unchanged since (`Layout::recheck`).
+    pub fn recheck(&self, id: &str, layout: &Layout) -> Option<Vec<FileStamp>> {
+        layout.recheck(&Beneath::new(Arc::clone(&self.beneath), Path::new(id)))
     }
 }
 
@@ -264,18 +228,30 @@ pub fn stays_inside(path: &Path, canonical_root: &Path) -> bool {
 /// followed only when it resolves inside the runs folder (to a file; a linked folder is not
 /// entered).
 pub fn list_run(id: String, path: PathBuf, canonical_root: &Path) -> RunDir {
-    list_beneath(id, path, &Root::new(canonical_root))
+    list_beneath(id, path, &Root::new(canonical_root), layout::settled_before_now())
 }
 
-/// `list_run` beneath a runs folder already held (`RunFolders`).
-fn list_beneath(id: String, path: PathBuf, root: &Arc<Root>) -> RunDir {
+/// `list_run` recording its layout as if its folders had last changed before `settled_before`
+/// (tests walk folders made just now).
+#[cfg(test)]
+pub(crate) fn list_run_settled(id: &str, path: PathBuf, canonical_root: &Path, settled_before: i128) -> RunDir {
+    list_beneath(id.to_string(), path, &Root::new(canonical_root), settled_before)
+}
+
+/// `list_run` beneath a runs folder already held (`RunFolders`), recording its layout when
+/// its folders last changed before `settled_before` (`Recorder::start`).
+fn list_beneath(id: String, path: PathBuf, root: &Arc<Root>, settled_before: i128) -> RunDir {
     let mut run = RunDir { id, path: path.clone(), ..RunDir::default() };
     let folder = PathBuf::from(path.file_name().unwrap_or_default());
     let mut listed = Vec::new();
-    match input::open_beneath(&Beneath::new(Arc::clone(root), &folder)) {
-        Ok(dir) => {
-            let mut walk = Walk { root, folder: &folder, path: &path, run: &mut run, listed: &mut listed };
-            walk.folder_entries(&dir, Path::new(""));
+    let mut layout = None;
+    match input::open_beneath(&Beneath::new(Arc::clone(root), &folder)).and_then(|dir| Ok((dir.metadata()?, dir))) {
+        Ok((meta, dir)) => {
+            let mut recorder = Recorder::start(FileStamp::of(&meta), settled_before);
+            let mut walk =
+                Walk { root, folder: &folder, path: &path, run: &mut run, listed: &mut listed, layout: &mut recorder };
+            walk.folder_entries(&dir, Path::new(""), 0);
+            layout = Some(recorder);
         }
         Err(error) => {
             run.diagnostics.push(Diagnostic::error(Code::CannotRead, "", None, format!("cannot read: {error}")))
@@ -291,6 +267,7 @@ fn list_beneath(id: String, path: PathBuf, root: &Arc<Root>) -> RunDir {
             &b.file.rel,
         ))
     });
+    run.layout = layout.and_then(|recorder| recorder.finish(!run.diagnostics.is_empty()));
     run
 }
 
@@ -303,14 +280,17 @@ struct Walk<'a> {
     path: &'a Path,
     run: &'a mut RunDir,
     listed: &'a mut Vec<FileRef>,
+    layout: &'a mut Recorder,
 }
 
 impl Walk<'_> {
-    /// Lists the open folder `dir` (`rel` under the run), depth first in name order.
-    fn folder_entries(&mut self, dir: &std::fs::File, rel: &Path) {
+    /// Lists the open folder `dir` (`rel` under the run, folder `index` of the layout), depth
+    /// first in name order.
+    fn folder_entries(&mut self, dir: &std::fs::File, rel: &Path, index: u32) {
         let names = match input::read_dir_names(dir) {
             Ok(names) => names,
             Err(error) => {
+                self.layout.spoil();
                 self.run.diagnostics.push(Diagnostic::error(
                     Code::CannotRead,
                     slashed(rel),
@@ -324,19 +304,32 @@ impl Walk<'_> {
             let rel = rel.join(&name);
             let shown = slashed(&rel);
             match input::entry_at(dir, &name) {
-                Ok(input::Entry::Folder(sub)) => {
+                Ok(input::Entry::Folder(sub, stat)) => {
                     self.folder_warning(&rel, &shown);
-                    self.folder_entries(&sub, &rel);
+                    let sub_index = self.layout.folder(index, &name, &shown, FileStamp::of_stat(&stat));
+                    self.folder_entries(&sub, &rel, sub_index);
                 }
-                Ok(input::Entry::File(stat)) => self.list(&rel, shown, FileStamp::of_stat(&stat)),
-                Ok(input::Entry::Symlink) => self.symlink(&rel, shown),
-                Ok(input::Entry::Special) => self.special(shown),
-                Err(error) => self.run.diagnostics.push(Diagnostic::error(
-                    Code::CannotRead,
-                    shown,
-                    None,
-                    format!("cannot read: {error}"),
-                )),
+                Ok(input::Entry::File(stat)) => {
+                    self.layout.file(index, &name);
+                    self.list(&rel, shown, FileStamp::of_stat(&stat));
+                }
+                Ok(input::Entry::Symlink) => {
+                    self.layout.spoil();
+                    self.symlink(&rel, shown);
+                }
+                Ok(input::Entry::Special) => {
+                    self.layout.spoil();
+                    self.special(shown);
+                }
+                Err(error) => {
+                    self.layout.spoil();
+                    self.run.diagnostics.push(Diagnostic::error(
+                        Code::CannotRead,
+                        shown,
+                        None,
+                        format!("cannot read: {error}"),
+                    ))
+                }
             }
         }
     }

@@ -289,7 +289,8 @@ pub(crate) fn open_beneath(at: &Beneath) -> io::Result<File> {
 
 /// What one entry of a folder listed from its descriptor is (`fstatat` without following).
 pub(crate) enum Entry {
-    Folder(File),
+    /// A folder, opened, with what `fstatat` said of it before it was opened.
+    Folder(File, libc::stat),
     File(libc::stat),
     Symlink,
     /// A FIFO, socket or device.
@@ -383,11 +384,10 @@ pub(crate) fn entry_at(dir: &File, name: &OsStr) -> io::Result<Entry> {
         return Err(io::Error::last_os_error());
     }
     Ok(match stat.st_mode & libc::S_IFMT {
-        libc::S_IFDIR => Entry::Folder(File::from(open_at(
-            dir.as_fd(),
-            name,
-            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW,
-        )?)),
+        libc::S_IFDIR => Entry::Folder(
+            File::from(open_at(dir.as_fd(), name, libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW)?),
+            stat,
+        ),
         libc::S_IFREG => Entry::File(stat),
         libc::S_IFLNK => Entry::Symlink,
         _ => Entry::Special,

@@ -7,5 +7,9 @@ pub mod gunzip;
 pub mod input;
 pub mod input_kind;
 pub mod inspect;
+pub mod layout;
+#[cfg(test)]
+mod layout_tests;
 pub mod load;
 pub(crate) mod parse;
+pub mod stamp;

@@ -28,6 +28,7 @@
 use crate::analysis::overview::RunOverview;
 use crate::ingest::find::{FileRef, FileStamp, RunDir};
 use crate::ingest::input::Beneath;
+use crate::ingest::layout::Layout;
 use crate::pipeline::digest_pack::{decode, encode, DigestPack, Part};
 use crate::pipeline::histories::{CaseLists, HistoryRow};
 use crate::pipeline::out_dir;
@@ -58,6 +59,9 @@ const VERDICTS: &str = "verdicts.json";
 const SITE_STAMPS: &str = "site.json";
 /// Beside an entry: the bytes of its rendered files (`CachedFile::at`).
 const PACK: &str = "files.pack";
+/// Beside an entry: its run folder's layout as last walked (`Layout`, MessagePack after a line
+/// holding its content hash).
+const LAYOUT: &str = "layout.mpk";
 
 /// A file of a run as last built: its stamp and the hash of its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -272,16 +276,37 @@ impl Cache {
     pub(crate) fn inputs(&self, run: &RunDir) -> String {
         let (mut hasher, files) = self.listing(run);
         for file in files {
-            let FileStamp { len, mtime_ns, ctime_ns, inode } = file.stamp;
             hasher.update(file.rel.as_bytes());
-            hasher.update(&[0]);
-            for part in
-                [len.to_le_bytes().as_slice(), &mtime_ns.to_le_bytes(), &ctime_ns.to_le_bytes(), &inode.to_le_bytes()]
-            {
-                hasher.update(part);
-            }
+            hash_stamp(&mut hasher, &file.stamp);
         }
         format!("{:032x}", hasher.digest128())
+    }
+
+    /// `inputs` of run `run_id` listed now as `layout` (an earlier walk's, which gave no
+    /// diagnostic) with `stamps`, its files' stamps now (`RunFolders::recheck`): equal to
+    /// what `inputs` gives of the run listed again while its folders are unchanged.
+    pub(crate) fn inputs_of_layout(&self, run_id: &str, layout: &Layout, stamps: &[FileStamp]) -> String {
+        let mut hasher = self.listing_hasher(run_id, &[]);
+        for ((folder, name), stamp) in layout.files().zip(stamps) {
+            if !folder.is_empty() {
+                hasher.update(folder.as_bytes());
+                hasher.update(b"/");
+            }
+            hasher.update(name.as_bytes());
+            hash_stamp(&mut hasher, stamp);
+        }
+        format!("{:032x}", hasher.digest128())
+    }
+
+    /// The layout of run `run_id`'s folder kept with its entry, if readable.
+    pub(crate) fn layout(&self, run_id: &str) -> Option<Layout> {
+        rmp_serde::from_slice(&checked_bytes(&self.entry_dir(run_id).join(LAYOUT))?).ok()
+    }
+
+    /// Keeps the layout of run `run_id`'s folder with its entry (written after the entry).
+    pub(crate) fn set_layout(&self, run_id: &str, layout: &Layout) -> io::Result<()> {
+        let bytes = rmp_serde::to_vec(layout).map_err(io::Error::other)?;
+        write_checked_bytes(&self.entry_dir(run_id).join(LAYOUT), &bytes)
     }
 
     /// A run's entry read again when its files are put back, if it is still the one keyed
@@ -324,14 +349,19 @@ impl Cache {
     fn listing<'r>(&self, run: &'r RunDir) -> (Xxh3, Vec<&'r FileRef>) {
         let mut files: Vec<&FileRef> = run.files.all().collect();
         files.sort_by(|a, b| a.rel.cmp(&b.rel));
+        (self.listing_hasher(&run.id, &run.diagnostics), files)
+    }
+
+    /// The build's context, a run's id and its listing diagnostics, hashed.
+    fn listing_hasher(&self, run_id: &str, diagnostics: &[crate::core::diag::Diagnostic]) -> Xxh3 {
         let mut hasher = Xxh3::new();
         hasher.update(self.context.as_bytes());
-        hasher.update(run.id.as_bytes());
-        for diagnostic in &run.diagnostics {
+        hasher.update(run_id.as_bytes());
+        for diagnostic in diagnostics {
             hasher.update(diagnostic.to_string().as_bytes());
             hasher.update(&[0]);
         }
-        (hasher, files)
+        hasher
     }
 
     /// Puts a cached entry's files into the new site: hard-linked from the live site `live`
@@ -629,6 +659,15 @@ fn tool_hash(dir: &Path) -> io::Result<String> {
     Ok(tool.hash)
 }
 
+/// A file's stamp as `Cache::inputs` hashes it, after its run-relative path.
+fn hash_stamp(hasher: &mut Xxh3, stamp: &FileStamp) {
+    let FileStamp { len, mtime_ns, ctime_ns, inode } = *stamp;
+    hasher.update(&[0]);
+    for part in [len.to_le_bytes().as_slice(), &mtime_ns.to_le_bytes(), &ctime_ns.to_le_bytes(), &inode.to_le_bytes()] {
+        hasher.update(part);
+    }
+}
+
 /// A JSON file of the cache; `None` when it is missing or unreadable.
 fn read_json<T: DeserializeOwned>(path: &Path) -> Option<T> {
     serde_json::from_slice(&fs::read(path).ok()?).ok()
@@ -848,4 +887,38 @@ fn part_path(cache: &Cache, run_id: &str, part: Part) -> PathBuf {
         Part::Verdicts => VERDICTS,
     };
     cache.entry_dir(run_id).join(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::find::list_run_settled;
+    use crate::ingest::input::Root;
+
+    #[test]
+    fn the_inputs_of_a_rechecked_layout_are_those_of_the_listing_it_stands_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let runs = dir.path().join("runs");
+        for rel in ["manifest.txt", "raw/nccl_tests_g2.stdout", "raw/results/world2_full/rank0_async.csv"] {
+            let path = runs.join("r1").join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, rel).unwrap();
+        }
+        let cache = Cache::open(&dir.path().join("site"), b"notes").unwrap();
+        let canonical = runs.canonicalize().unwrap();
+        let inputs = |edit: Option<&str>| {
+            if let Some(text) = edit {
+                fs::write(runs.join("r1/raw/results/world2_full/rank0_async.csv"), text).unwrap();
+            }
+            let run = list_run_settled("r1", runs.join("r1"), &canonical, i128::MAX);
+            let layout = run.layout.clone().unwrap();
+            let stamps = layout.recheck(&Beneath::new(Root::new(&canonical), "r1")).unwrap();
+            (cache.inputs(&run), cache.inputs_of_layout("r1", &layout, &stamps))
+        };
+        let (listed, rechecked) = inputs(None);
+        assert_eq!(rechecked, listed);
+        let (edited, rechecked) = inputs(Some("an edit of another length"));
+        assert_eq!(rechecked, edited);
+        assert_ne!(edited, listed);
+    }
 }

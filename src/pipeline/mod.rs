@@ -431,15 +431,46 @@ fn build_runs(folders: &find::RunFolders, context: &RunContext) -> anyhow::Resul
         .ids
         .par_iter()
         .map(|id| {
-            let mut run = StageClock::time(&context.clock.list, || folders.listed(id));
-            let plan = plan(&mut run, context.cache);
-            let result = build_run(&run, plan, context);
+            let result = match StageClock::time(&context.clock.list, || unchanged_run(id, folders, context.cache)) {
+                Some(result) => Ok(result),
+                None => {
+                    let mut run = StageClock::time(&context.clock.list, || folders.listed(id));
+                    let plan = plan(&mut run, context.cache);
+                    build_run(&run, plan, context).and_then(|result| keep_layout(&run, result, context.cache))
+                }
+            };
             progress.inc();
             result
         })
         .collect::<anyhow::Result<_>>()?;
     progress.finish();
     Ok(results)
+}
+
+/// A cached run taken from its entry without listing its folder: its folders are as the
+/// layout kept with its entry recorded them and its files' stamps are the ones its entry was
+/// keyed from (`Cache::inputs_of_layout`). `None` sends the run down the whole way: listed,
+/// keyed, built when it changed.
+fn unchanged_run(id: &str, folders: &find::RunFolders, cache: Option<&Cache>) -> Option<RunResult> {
+    let cache = cache?;
+    let layout = cache.layout(id)?;
+    let stamps = folders.recheck(id, &layout)?;
+    let inputs = cache.inputs_of_layout(id, &layout, &stamps);
+    let head = cache.head(id).filter(|head| head.inputs == inputs)?;
+    Some(RunResult::from_cache(id.to_string(), head, stamps.iter().map(|s| s.len).sum()))
+}
+
+/// Keeps the layout of a run listed whole with its entry (when the walk gave one and the run
+/// has an entry), so that the next build can take it by `unchanged_run`.
+fn keep_layout(run: &RunDir, result: RunResult, cache: Option<&Cache>) -> anyhow::Result<RunResult> {
+    if let (Some(cache), Some(layout), Some(_)) = (cache, &run.layout, &result.key) {
+        if cache.layout(&run.id).as_ref() != Some(layout) {
+            cache
+                .set_layout(&run.id, layout)
+                .with_context(|| format!("cannot update the build cache for {}", run.id))?;
+        }
+    }
+    Ok(result)
 }
 
 /// The static files and the cross-run pages (index, section pages, runs.json); `cross_key`
@@ -699,28 +730,35 @@ struct RunResult {
     bytes: u64,
 }
 
-/// One run: from the cache when its inputs are unchanged (its files copied into the new
-/// site later, by `restore_cached`, and only if the site changes), else read, summarized and
-/// rendered.
-fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Result<RunResult> {
-    let CachePlan { key, inputs, hit, previous } = plan;
-    if let Some(head) = hit {
-        // Nothing of the entry is held until its files are put back but their print (it is
-        // read again then; the rare run whose files cannot be put back is keyed again).
-        return Ok(RunResult {
-            id: run.id.clone(),
+impl RunResult {
+    /// A run taken from the cache, of `bytes` input bytes: nothing of its entry is held until
+    /// its files are put back but their print (it is read again then; the rare run whose
+    /// files cannot be put back is keyed again).
+    fn from_cache(id: String, head: EntryHead, bytes: u64) -> RunResult {
+        RunResult {
+            id,
             key: Some(head.key),
             card: head.card,
             problem: head.problem,
             cached: true,
-            bytes: run.files.total_bytes,
+            bytes,
             in_cache: false,
             comparison: head.comparison,
             restore: Some(head.print),
             replaced: Vec::new(),
             in_live: false,
             live_site: false,
-        });
+        }
+    }
+}
+
+/// One run: from the cache when its inputs are unchanged (its files copied into the new
+/// site later, by `restore_cached`, and only if the site changes), else read, summarized and
+/// rendered.
+fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Result<RunResult> {
+    let CachePlan { key, inputs, hit, previous } = plan;
+    if let Some(head) = hit {
+        return Ok(RunResult::from_cache(run.id.clone(), head, run.files.total_bytes));
     }
     let clock = context.clock;
     let RunOutput { summary, seed_files, digest: run_digest } = process_run(run, context.limits, clock);

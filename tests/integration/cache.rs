@@ -165,6 +165,51 @@ fn a_rewritten_but_unchanged_input_keeps_its_run_cached_and_restamped() {
     assert_ne!(head()["key"], before["key"]);
 }
 
+/// A cached run whose folders have settled is taken by the layout kept with its entry
+/// (`ingest::layout`: one `fstatat` a folder and a file, no listing); every change is still
+/// seen: a byte changed with its modification time put back, a file added to the run folder,
+/// one removed three levels down, a damaged layout. The site equals a build without the cache.
+#[test]
+fn runs_taken_by_their_kept_layout_still_see_every_change() {
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
+    let out = dir.path().join("site");
+    // A layout is kept only of folders last changed three seconds before the walk.
+    std::thread::sleep(std::time::Duration::from_millis(3_200));
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
+    let cache = dir.path().join(".nccl-report-cache/site/runs");
+    let layout = cache.join("synth-basic/layout.mpk");
+    assert!(layout.is_file() && cache.join("synth-one-cycle/layout.mpk").is_file());
+    let first = tree(&out);
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
+    assert_eq!(tree(&out), first);
+
+    let numerics = runs.join("synth-basic/raw/results/world4_full/rank0_numerics.csv");
+    change_one_byte(&numerics, ",2050.0,2048", b'9', true);
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 1);
+    assert!(fs::read_to_string(out.join("runs/synth-basic/numeric_summary.csv")).unwrap().contains("2049.0"));
+
+    fs::write(runs.join("synth-one-cycle/NOTES.md"), "A note added after the layout was kept.").unwrap();
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 1);
+    let page = fs::read_to_string(out.join("runs/synth-one-cycle/index.html")).unwrap();
+    assert!(page.contains("A note added after the layout was kept."));
+
+    let deep = runs.join("synth-one-cycle/raw/results/world4_full/rank3_async.csv");
+    let kept = fs::read(&deep).unwrap();
+    fs::remove_file(&deep).unwrap();
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 1);
+    let fresh = dir.path().join("fresh");
+    assert!(build(&runs, &fresh, &["--no-cache"]).status.success());
+    assert_eq!(tree(&out), tree(&fresh));
+    fs::write(&deep, kept).unwrap();
+
+    fs::write(&layout, "damaged").unwrap();
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 1, "the run put back is built; the other kept");
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
+    let fresh = dir.path().join("fresh-again");
+    assert!(build(&runs, &fresh, &["--no-cache"]).status.success());
+    assert_eq!(tree(&out), tree(&fresh));
+}
+
 /// The case verdicts kept beside a run's digest feed the Parquet rows of its month: when they
 /// are lost or damaged while the run stays cached, the run is compared again (an unchanged
 /// stamp is not enough), so the site still equals a build without the cache.

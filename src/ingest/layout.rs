@@ -1,0 +1,163 @@
+//! A run folder's layout as a walk met it (`find`): every folder's stamp and every file's
+//! name. The build cache keeps it beside a run's entry, so that the next build checks a
+//! cached run with one `fstatat` a folder and a file (`Layout::recheck`) instead of listing
+//! its folders again. Adding, removing or renaming an entry changes its folder's modification
+//! and change times, so a folder whose stamp is the one recorded holds the names recorded.
+//!
+//! A layout is made only of a walk that met nothing but plain folders and plain files with
+//! UTF-8 names, gave no diagnostic, and found every folder last changed at least `SETTLED`
+//! before the walk began: an entry added in the same clock tick as a folder's last change
+//! (file times are coarse, a few milliseconds, and two seconds on FAT) could leave the
+//! folder's stamp as it was. Each folder's stamp is taken before its names are read, so a
+//! name added during the walk leaves the layout's stamp older than the folder's, never the
+//! reverse. Uses `input` (descriptor-based opening) only.
+
+use crate::ingest::input::{self, Beneath, Entry};
+use crate::ingest::stamp::FileStamp;
+use serde::{Deserialize, Serialize};
+use std::ffi::OsStr;
+use std::fs::File;
+use std::time::{Duration, SystemTime};
+
+/// How long before a walk every folder it records must have last changed (longer than the
+/// coarsest file-time tick in use: FAT's two seconds).
+const SETTLED: Duration = Duration::from_secs(3);
+
+/// The time (nanoseconds since the Unix epoch) before which every folder a walk beginning
+/// now records must have last changed.
+pub(crate) fn settled_before_now() -> i128 {
+    let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+    now.saturating_sub(SETTLED).as_nanos() as i128
+}
+
+/// The folders and files of a run folder, as a walk met them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Layout {
+    /// Each folder after its parent; the first is the run folder itself.
+    folders: Vec<Folder>,
+    /// Every file, by the index of its folder and its name, in run-relative path order (the
+    /// order in which the cache hashes a run's listing: `Cache::inputs`).
+    files: Vec<(u32, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Folder {
+    /// The index of its parent folder (the run folder's own is 0, unused).
+    parent: u32,
+    name: String,
+    /// Run-relative, `/`-separated (`""` for the run folder).
+    rel: String,
+    stamp: FileStamp,
+}
+
+impl Layout {
+    /// Every file as its folder's run-relative path (`""` for the run folder) and its name, in
+    /// the layout's order (its run-relative path is the two joined by `/`).
+    pub fn files(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        self.files.iter().map(|(folder, name)| (self.folders[*folder as usize].rel.as_str(), name.as_str()))
+    }
+
+    /// The stamps of the layout's files now, in its order, when every folder still has the
+    /// stamp recorded and every file is still a plain file; `None` otherwise (the run is then
+    /// listed again). `run` is the run folder beneath the runs folder; every folder is opened
+    /// from its parent's descriptor without following a symlink, as a walk opens them.
+    pub(crate) fn recheck(&self, run: &Beneath) -> Option<Vec<FileStamp>> {
+        let (first, rest) = self.folders.split_first()?;
+        let root = input::open_beneath(run).ok()?;
+        if FileStamp::of(&root.metadata().ok()?) != first.stamp {
+            return None;
+        }
+        let mut opened: Vec<File> = Vec::with_capacity(self.folders.len());
+        opened.push(root);
+        for folder in rest {
+            let parent = opened.get(folder.parent as usize)?;
+            match input::entry_at(parent, OsStr::new(&folder.name)).ok()? {
+                Entry::Folder(dir, stat) if FileStamp::of_stat(&stat) == folder.stamp => opened.push(dir),
+                _ => return None,
+            }
+        }
+        self.files
+            .iter()
+            .map(|(folder, name)| match input::entry_at(opened.get(*folder as usize)?, OsStr::new(name)).ok()? {
+                Entry::File(stat) => Some(FileStamp::of_stat(&stat)),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+fn join(folder: &str, name: &str) -> String {
+    if folder.is_empty() {
+        name.to_string()
+    } else {
+        format!("{folder}/{name}")
+    }
+}
+
+/// A layout being recorded by a walk (`find`); spoiled by anything a layout cannot stand for.
+pub(crate) struct Recorder {
+    /// Folders must have last changed before this (nanoseconds since the Unix epoch).
+    settled_before: i128,
+    folders: Vec<Folder>,
+    files: Vec<(u32, String)>,
+    spoiled: bool,
+}
+
+impl Recorder {
+    /// A recorder for a walk of a run folder whose own stamp is `stamp` (taken before its
+    /// names are read), whose folders must have last changed before `settled_before`
+    /// (`settled_before_now`).
+    pub(crate) fn start(stamp: FileStamp, settled_before: i128) -> Recorder {
+        let mut recorder = Recorder { settled_before, folders: Vec::new(), files: Vec::new(), spoiled: false };
+        recorder.add_folder(0, "", "", stamp);
+        recorder
+    }
+
+    /// A sub-folder `name` of folder `parent` (run-relative `rel`); returns its index (a name
+    /// that is not UTF-8 spoils the layout, and its files are counted in the parent's).
+    pub(crate) fn folder(&mut self, parent: u32, name: &OsStr, rel: &str, stamp: FileStamp) -> u32 {
+        match name.to_str() {
+            Some(name) => self.add_folder(parent, name, rel, stamp),
+            None => {
+                self.spoiled = true;
+                parent
+            }
+        }
+    }
+
+    fn add_folder(&mut self, parent: u32, name: &str, rel: &str, stamp: FileStamp) -> u32 {
+        if stamp.mtime_ns >= self.settled_before || stamp.ctime_ns >= self.settled_before {
+            self.spoiled = true;
+        }
+        self.folders.push(Folder { parent, name: name.to_string(), rel: rel.to_string(), stamp });
+        (self.folders.len() - 1) as u32
+    }
+
+    /// A plain file `name` of folder `folder`.
+    pub(crate) fn file(&mut self, folder: u32, name: &OsStr) {
+        match name.to_str() {
+            Some(name) => self.files.push((folder, name.to_string())),
+            None => self.spoiled = true,
+        }
+    }
+
+    /// Anything else met: a symlink, a FIFO, an unreadable entry.
+    pub(crate) fn spoil(&mut self) {
+        self.spoiled = true;
+    }
+
+    /// The layout, unless the walk met something it cannot stand for or `diagnosed` (the walk
+    /// gave diagnostics: they are part of what a run's listing is keyed by).
+    pub(crate) fn finish(self, diagnosed: bool) -> Option<Layout> {
+        if self.spoiled || diagnosed || self.folders.len() > u32::MAX as usize {
+            return None;
+        }
+        let Recorder { folders, files, .. } = self;
+        let mut keyed: Vec<(String, (u32, String))> = files
+            .into_iter()
+            .map(|(folder, name)| (join(&folders[folder as usize].rel, &name), (folder, name)))
+            .collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        Some(Layout { folders, files: keyed.into_iter().map(|(_, file)| file).collect() })
+    }
+}

@@ -1,0 +1,176 @@
+//! `layout`'s tests: walks of real folders, changed in every way a layout must notice.
+use crate::ingest::find::{list_run_settled, RunDir};
+use crate::ingest::input::{Beneath, Root};
+use crate::ingest::layout::{settled_before_now, Layout, Recorder};
+use crate::ingest::stamp::FileStamp;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// A change made to a run folder (or, for two tests, to one file's path), and what it is.
+type Change = (&'static str, fn(&Path));
+
+const FILES: [&str; 6] = [
+    "manifest.txt",
+    "artifacts/nvidia_smi_query.txt",
+    "raw/nccl_tests_g2.stdout",
+    "raw/nccl/world2_full_1.log",
+    "raw/results/world2_full/rank0_async.csv",
+    "raw/results/world2_full/rank1_async.csv",
+];
+
+/// A runs folder holding run `r1`: files in the run folder and three levels below it.
+fn runs() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("r1");
+    for rel in FILES {
+        let path = run.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, rel).unwrap();
+    }
+    (dir, run)
+}
+
+/// Run `r1` walked, its folders taken as settled before `settled_before`.
+fn walk(runs: &Path, settled_before: i128) -> RunDir {
+    list_run_settled("r1", runs.join("r1"), &runs.canonicalize().unwrap(), settled_before)
+}
+
+/// A layout of run `r1` as it is now.
+fn layout(runs: &Path) -> Layout {
+    walk(runs, i128::MAX).layout.expect("a layout of plain folders and files")
+}
+
+fn recheck(runs: &Path, layout: &Layout) -> Option<Vec<FileStamp>> {
+    layout.recheck(&Beneath::new(Root::new(runs.canonicalize().unwrap()), "r1"))
+}
+
+#[test]
+fn a_layout_rechecks_to_the_paths_and_stamps_of_a_listing_in_path_order() {
+    let (dir, _) = runs();
+    let walked = walk(dir.path(), i128::MAX);
+    let layout = walked.layout.clone().unwrap();
+    let mut listed: Vec<(String, FileStamp)> = walked.files.all().map(|f| (f.rel.clone(), f.stamp)).collect();
+    listed.sort_by(|a, b| a.0.cmp(&b.0));
+    let rels = layout
+        .files()
+        .map(|(folder, name)| if folder.is_empty() { name.to_string() } else { format!("{folder}/{name}") });
+    let rechecked: Vec<(String, FileStamp)> = rels.zip(recheck(dir.path(), &layout).unwrap()).collect();
+    assert_eq!(rechecked, listed);
+    assert_eq!(listed.len(), FILES.len());
+}
+
+#[test]
+fn no_layout_of_folders_changed_after_the_settle_time() {
+    let (dir, _) = runs();
+    assert_eq!(walk(dir.path(), 0).layout, None);
+    assert_eq!(walk(dir.path(), settled_before_now()).layout, None, "folders made just now");
+}
+
+#[test]
+fn any_name_added_removed_or_renamed_fails_the_recheck() {
+    let changes: [Change; 6] = [
+        ("a file added three levels down", |run| {
+            fs::write(run.join("raw/results/world2_full/rank2_async.csv"), "x").unwrap()
+        }),
+        ("a file removed", |run| fs::remove_file(run.join("raw/nccl/world2_full_1.log")).unwrap()),
+        ("a file renamed", |run| {
+            fs::rename(run.join("manifest.txt"), run.join("manifest.old")).unwrap();
+        }),
+        ("a file moved between folders", |run| {
+            fs::rename(run.join("raw/nccl_tests_g2.stdout"), run.join("raw/nccl/nccl_tests_g2.stdout")).unwrap()
+        }),
+        ("a folder added", |run| fs::create_dir(run.join("raw/results/world4_full")).unwrap()),
+        ("a folder swapped for a symlink to its copy", |run| {
+            let folder = run.join("raw/results");
+            fs::create_dir_all(run.join("copy/world2_full")).unwrap();
+            for name in ["rank0_async.csv", "rank1_async.csv"] {
+                fs::copy(folder.join("world2_full").join(name), run.join("copy/world2_full").join(name)).unwrap();
+            }
+            fs::remove_dir_all(&folder).unwrap();
+            std::os::unix::fs::symlink(run.join("copy"), &folder).unwrap();
+        }),
+    ];
+    for (what, change) in changes {
+        let (dir, run) = runs();
+        let before = layout(dir.path());
+        assert!(recheck(dir.path(), &before).is_some(), "{what}: unchanged first");
+        change(&run);
+        assert_eq!(recheck(dir.path(), &before), None, "{what}");
+    }
+}
+
+#[test]
+fn an_edited_file_rechecks_to_its_new_stamp() {
+    let (dir, run) = runs();
+    let before = layout(dir.path());
+    let old = recheck(dir.path(), &before).unwrap();
+    fs::write(run.join("raw/results/world2_full/rank0_async.csv"), "an edit of another length").unwrap();
+    let new = recheck(dir.path(), &before).unwrap();
+    let changed: Vec<usize> = (0..old.len()).filter(|&i| old[i] != new[i]).collect();
+    let edited = before.files().position(|(_, name)| name == "rank0_async.csv").unwrap();
+    assert_eq!(changed, [edited]);
+}
+
+/// A layout recorded by hand of run `r1`'s folders as they are now and of `files` (each its
+/// folder's path and its name).
+fn recorded(run: &Path, files: &[(&str, &str)]) -> Layout {
+    let stamp = |rel: &str| FileStamp::of(&fs::symlink_metadata(run.join(rel)).unwrap());
+    let mut recorder = Recorder::start(stamp(""), i128::MAX);
+    let mut folders = vec![""];
+    for rel in ["artifacts", "raw", "raw/nccl", "raw/results", "raw/results/world2_full"] {
+        let (parent, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+        let parent = folders.iter().position(|f| *f == parent).unwrap() as u32;
+        recorder.folder(parent, std::ffi::OsStr::new(name), rel, stamp(rel));
+        folders.push(rel);
+    }
+    for (folder, name) in files {
+        recorder.file(folders.iter().position(|f| f == folder).unwrap() as u32, std::ffi::OsStr::new(name));
+    }
+    recorder.finish(false).unwrap()
+}
+
+#[test]
+fn a_file_now_a_folder_or_a_symlink_fails_the_recheck_whatever_the_folder_stamps() {
+    let changes: [Change; 2] = [
+        ("a folder", |file| fs::create_dir(file).unwrap()),
+        ("a symlink", |file| std::os::unix::fs::symlink(file.with_file_name("rank0_async.csv"), file).unwrap()),
+    ];
+    let all: Vec<(&str, &str)> = FILES.iter().map(|rel| rel.rsplit_once('/').unwrap_or(("", rel))).collect();
+    for (what, swap) in changes {
+        let (dir, run) = runs();
+        let before = layout(dir.path());
+        assert_eq!(recorded(&run, &all), before, "{what}: recorded by hand as a walk records it");
+        let file = run.join("raw/results/world2_full/rank1_async.csv");
+        fs::remove_file(&file).unwrap();
+        swap(&file);
+        assert_eq!(recheck(dir.path(), &before), None, "{what}");
+        // The folders' stamps now, the files as before: only the entry's kind tells.
+        let others: Vec<(&str, &str)> = all.iter().copied().filter(|(_, name)| *name != "rank1_async.csv").collect();
+        assert!(recheck(dir.path(), &recorded(&run, &others)).is_some(), "{what}: the folders hold");
+        assert_eq!(recheck(dir.path(), &recorded(&run, &all)), None, "{what}");
+    }
+}
+
+#[test]
+fn walks_that_meet_a_symlink_a_fifo_a_compressed_twin_or_a_non_utf8_name_keep_no_layout() {
+    let changes: [Change; 4] = [
+        ("a symlink to a file of the run", |run| {
+            std::os::unix::fs::symlink(run.join("manifest.txt"), run.join("raw/link.txt")).unwrap()
+        }),
+        ("a FIFO", |run| {
+            let fifo = run.join("raw/results/world2_full/rank2_async.csv");
+            assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        }),
+        ("a compressed twin", |run| fs::write(run.join("manifest.txt.gz"), "twin").unwrap()),
+        ("a name that is not UTF-8", |run| {
+            use std::os::unix::ffi::OsStrExt;
+            let name = std::ffi::OsStr::from_bytes(b"notes-\xff.txt");
+            fs::write(run.join("artifacts").join(name), "x").unwrap();
+        }),
+    ];
+    for (what, change) in changes {
+        let (dir, run) = runs();
+        change(&run);
+        assert_eq!(walk(dir.path(), i128::MAX).layout, None, "{what}");
+    }
+}
