@@ -20,7 +20,7 @@
 //!
 //! Carrying unchanged runs without copying: after each commit the stamp (size, mtime, ctime,
 //! inode) of every file of a cached run in the live site is recorded beside the entry
-//! (`site.json`). The next build hard-links a live file into the new site only when its stamp
+//! (`site.mpk`). The next build hard-links a live file into the new site only when its stamp
 //! is still the recorded one and it was recorded with the hash the entry has now; any write
 //! to the file changes its ctime (which `touch` cannot restore), so a file edited by hand is
 //! copied from the cache instead. Cache files are never linked.
@@ -44,7 +44,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped whenever the cache layout changes.
-const FORMAT: &str = "nccl-report-cache-11";
+const FORMAT: &str = "nccl-report-cache-12";
 /// The units of the site last committed (`Cache::units`).
 const UNITS: &str = "page-units.json";
 /// Beside an entry: the run's digest (MessagePack: `digest_pack::encode`).
@@ -55,8 +55,9 @@ const ENTRY: &str = "entry.json";
 const HISTORY_ROW: &str = "history-row.json";
 /// Beside the digest: the case verdicts of the run's last comparison.
 const VERDICTS: &str = "verdicts.json";
-/// Beside an entry: the stamps of its files in the live site as last committed.
-const SITE_STAMPS: &str = "site.json";
+/// Beside an entry: the stamps of its files in the live site as last committed (MessagePack:
+/// read for every cached run of a site updated in place, a fifth of the time JSON took).
+const SITE_STAMPS: &str = "site.mpk";
 /// Beside an entry: the bytes of its rendered files (`CachedFile::at`).
 const PACK: &str = "files.pack";
 /// Beside an entry: its run folder's layout as last walked (`Layout`, MessagePack after a line
@@ -370,7 +371,7 @@ impl Cache {
     /// be written (the run is rebuilt; the files already put are removed again).
     pub(crate) fn restore(&self, entry: &CacheEntry, run_id: &str, staging: &Staging, live: &Path) -> bool {
         let dir = self.entry_dir(run_id);
-        let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
+        let committed = read_site_stamps(&dir);
         let mut pack = Pack::new(&dir);
         let mut live = LiveFiles::new(live);
         let restored = entry.files.iter().all(|file| {
@@ -406,7 +407,7 @@ impl Cache {
         live: &Path,
     ) -> Option<LiveRun> {
         let dir = self.entry_dir(run_id);
-        let committed: Vec<Stamp> = read_json(&dir.join(SITE_STAMPS)).unwrap_or_default();
+        let committed = read_site_stamps(&dir);
         let mut files = LiveFiles::new(live);
         let mut holds = |recorded: &Stamp| {
             crate::pipeline::write::is_safe_relative(&recorded.rel)
@@ -448,7 +449,8 @@ impl Cache {
                 Some(Stamp { rel: file.rel.clone(), stamp, hash: file.hash.clone() })
             })
             .collect();
-        write_json(&self.entry_dir(run_id).join(SITE_STAMPS), &stamps)
+        let bytes = rmp_serde::to_vec(&stamps).map_err(io::Error::other)?;
+        fs::write(self.entry_dir(run_id).join(SITE_STAMPS), bytes)
     }
 
     /// Records a run's entry and its own copy of the run's rendered files (its digest is kept
@@ -666,6 +668,13 @@ fn hash_stamp(hasher: &mut Xxh3, stamp: &FileStamp) {
     for part in [len.to_le_bytes().as_slice(), &mtime_ns.to_le_bytes(), &ctime_ns.to_le_bytes(), &inode.to_le_bytes()] {
         hasher.update(part);
     }
+}
+
+/// The stamps of a cached run's files in the live site as last committed, kept beside its
+/// entry in `dir` (none when missing or unreadable: every file is then checked against the
+/// entry and put back where it differs).
+fn read_site_stamps(dir: &Path) -> Vec<Stamp> {
+    fs::read(dir.join(SITE_STAMPS)).ok().and_then(|bytes| rmp_serde::from_slice(&bytes).ok()).unwrap_or_default()
 }
 
 /// A JSON file of the cache; `None` when it is missing or unreadable.

@@ -78,21 +78,24 @@ pub(super) fn plan(results: &[RunResult], pinned: Result<Pinned, String>) -> Com
     }
     compared_by.iter_mut().for_each(|runs| runs.sort_by(|&a, &b| results[a as usize].id.cmp(&results[b as usize].id)));
     let replicates = history::windows(&refs);
+    // What each run adds to the stamps that name it (each run's names its history's
+    // `WINDOW` runs: made once a run, not once a mention).
+    let run_parts: Vec<String> = results
+        .par_iter()
+        .map(|r| format!("{} {} {}", r.id, r.key.as_deref().unwrap_or("-"), r.card.status.as_str()))
+        .collect();
     let stamps = (0..results.len())
+        .into_par_iter()
         .map(|i| {
             let mut hasher = Xxh3::new();
             let mut add = |text: &str| {
                 hasher.update(text.as_bytes());
                 hasher.update(&[0]);
             };
-            let run_part = |j: usize| {
-                let r = &results[j];
-                format!("{} {} {}", r.id, r.key.as_deref().unwrap_or("-"), r.card.status.as_str())
-            };
-            add(&run_part(i));
+            add(&run_parts[i]);
             add(&format!("{:?}", choices[i]));
-            add(&choices[i].id().and_then(|id| by_id.get(id)).map_or("absent".to_string(), |&b| run_part(b)));
-            replicates.of(i).iter().for_each(|&j| add(&run_part(j)));
+            add(choices[i].id().and_then(|id| by_id.get(id)).map_or("absent", |&b| run_parts[b].as_str()));
+            replicates.of(i).iter().for_each(|&j| add(&run_parts[j]));
             add("compared by");
             compared_by[i].iter().for_each(|&j| add(&results[j as usize].id));
             add(pinned_error.as_deref().unwrap_or(""));

@@ -432,7 +432,7 @@ fn files_of_cached_runs_altered_by_hand_are_put_back_in_place() {
     fs::write(out.join("runs/synth-basic/summary.md"), "edited by hand\n").unwrap();
     fs::remove_file(out.join("runs/synth-basic/summary.csv")).unwrap();
     let cache = dir.path().join(".nccl-report-cache/site/runs");
-    fs::remove_file(cache.join("synth-one-cycle/site.json")).unwrap();
+    fs::remove_file(cache.join("synth-one-cycle/site.mpk")).unwrap();
     fs::write(out.join("runs/synth-one-cycle/summary.md"), "edited too\n").unwrap();
     // A run whose cached files cannot be read back is built again in place, and a file it
     // had and no longer has (planted in its old file list) goes.
