@@ -28,6 +28,9 @@ echo "corpus: 1001 runs, $(du -sh "$W/all" | cut -f1), LOG_BYTES=$LOG_BYTES; --j
 mkdir -p "$W/runs"
 newest=$(ls "$W/all" | sort | tail -1)
 (cd "$W/all" && ls | grep -vx "$newest" | xargs mv -t "$W/runs/")
+# The runs settle, as archived runs have: a build keeps a run's layout only of folders last
+# changed 3 s before it walks them (src/ingest/layout.rs), and a move changes a folder's ctime.
+sleep 3
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 stages() { tail -1 "$1" | python3 -c "
