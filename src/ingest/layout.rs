@@ -57,6 +57,15 @@ impl Layout {
         self.files.iter().map(|(folder, name)| (self.folders[*folder as usize].rel.as_str(), name.as_str()))
     }
 
+    /// Whether every index the layout holds points at a folder recorded before it (a layout read
+    /// back from a damaged file may not; it is then not used).
+    pub(crate) fn holds_together(&self) -> bool {
+        let folders = self.folders.len();
+        folders > 0
+            && self.folders.iter().enumerate().skip(1).all(|(at, f)| (f.parent as usize) < at)
+            && self.files.iter().all(|(folder, _)| (*folder as usize) < folders)
+    }
+
     /// The stamps of the layout's files now, in its order, when every folder still has the
     /// stamp recorded and every file is still a plain file; `None` otherwise (the run is then
     /// listed again). `run` is the run folder beneath the runs folder; every folder is opened

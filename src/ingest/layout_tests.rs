@@ -174,3 +174,27 @@ fn walks_that_meet_a_symlink_a_fifo_a_compressed_twin_or_a_non_utf8_name_keep_no
         assert_eq!(walk(dir.path(), i128::MAX).layout, None, "{what}");
     }
 }
+
+/// A layout's shape as MessagePack holds it (`rmp_serde::to_vec`: a struct as an array).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Raw {
+    folders: Vec<(u32, String, String, FileStamp)>,
+    files: Vec<(u32, String)>,
+}
+
+#[test]
+fn a_layout_with_an_index_out_of_place_does_not_hold_together() {
+    let (dir, _) = runs();
+    let good = layout(dir.path());
+    assert!(good.holds_together());
+    let bytes = rmp_serde::to_vec(&good).unwrap();
+    let edited = |edit: fn(&mut Raw)| -> Layout {
+        let mut raw: Raw = rmp_serde::from_slice(&bytes).unwrap();
+        edit(&mut raw);
+        rmp_serde::from_slice(&rmp_serde::to_vec(&raw).unwrap()).unwrap()
+    };
+    assert_eq!(edited(|_| {}), good, "the shape read back is the layout's");
+    assert!(!edited(|raw| raw.files[0].0 = 99).holds_together(), "a file of a folder not recorded");
+    assert!(!edited(|raw| raw.folders[1].0 = 5).holds_together(), "a parent recorded after its folder");
+    assert!(!edited(|raw| raw.folders.clear()).holds_together(), "no run folder");
+}

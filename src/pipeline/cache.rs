@@ -301,7 +301,8 @@ impl Cache {
 
     /// The layout of run `run_id`'s folder kept with its entry, if readable.
     pub(crate) fn layout(&self, run_id: &str) -> Option<Layout> {
-        rmp_serde::from_slice(&checked_bytes(&self.entry_dir(run_id).join(LAYOUT))?).ok()
+        let layout: Layout = rmp_serde::from_slice(&checked_bytes(&self.entry_dir(run_id).join(LAYOUT))?).ok()?;
+        layout.holds_together().then_some(layout)
     }
 
     /// Keeps the layout of run `run_id`'s folder with its entry (written after the entry).
