@@ -52,47 +52,100 @@ struct Folder {
 
 impl Layout {
     /// Every file as its folder's run-relative path (`""` for the run folder) and its name, in
-    /// the layout's order (its run-relative path is the two joined by `/`).
-    pub fn files(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
-        self.files.iter().map(|(folder, name)| (self.folders[*folder as usize].rel.as_str(), name.as_str()))
+    /// the layout's order (its run-relative path is the two joined by `/`). The layout must
+    /// hold together (`holds_together`: a walk's does; one read back is checked).
+    pub(crate) fn files(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        self.files
+            .iter()
+            .map(|(folder, name)| (self.folders.get(*folder as usize).map_or("", |f| f.rel.as_str()), name.as_str()))
     }
 
-    /// Whether every index the layout holds points at a folder recorded before it (a layout read
-    /// back from a damaged file may not; it is then not used).
+    /// Whether the layout is one a walk could have recorded: every folder after its parent,
+    /// its path its parent's joined with its name, every file in a recorded folder, and every
+    /// name a plain one (not empty, `.` or `..`, no `/` or NUL), so a recheck looks only
+    /// where the walk did. A layout read back from a damaged or forged file may not be.
     pub(crate) fn holds_together(&self) -> bool {
-        let folders = self.folders.len();
-        folders > 0
-            && self.folders.iter().enumerate().skip(1).all(|(at, f)| (f.parent as usize) < at)
-            && self.files.iter().all(|(folder, _)| (*folder as usize) < folders)
+        let plain = |name: &str| !matches!(name, "" | "." | "..") && !name.contains(['/', '\0']);
+        let Some((first, rest)) = self.folders.split_first() else { return false };
+        first.name.is_empty()
+            && first.rel.is_empty()
+            && rest.iter().enumerate().all(|(at, f)| {
+                (f.parent as usize) <= at
+                    && plain(&f.name)
+                    && f.rel == join(&self.folders[f.parent as usize].rel, &f.name)
+            })
+            && self.files.iter().all(|(folder, name)| (*folder as usize) < self.folders.len() && plain(name))
     }
 
     /// The stamps of the layout's files now, in its order, when every folder still has the
     /// stamp recorded and every file is still a plain file; `None` otherwise (the run is then
-    /// listed again). `run` is the run folder beneath the runs folder; every folder is opened
-    /// from its parent's descriptor without following a symlink, as a walk opens them.
+    /// listed again), and on a file system not known to move a folder's times whenever a name
+    /// in it changes (`moves_folder_times`). `run` is the run folder beneath the runs folder;
+    /// every folder is opened from its parent's descriptor without following a symlink, as a
+    /// walk opens them, and only a folder's ancestors are held open (a walk's depth of
+    /// descriptors, not one a folder). The layout must hold together (`holds_together`).
     pub(crate) fn recheck(&self, run: &Beneath) -> Option<Vec<FileStamp>> {
-        let (first, rest) = self.folders.split_first()?;
+        let (first, _) = self.folders.split_first()?;
         let root = input::open_beneath(run).ok()?;
-        if FileStamp::of(&root.metadata().ok()?) != first.stamp {
+        if !moves_folder_times(&root) || FileStamp::of(&root.metadata().ok()?) != first.stamp {
             return None;
         }
-        let mut opened: Vec<File> = Vec::with_capacity(self.folders.len());
-        opened.push(root);
-        for folder in rest {
-            let parent = opened.get(folder.parent as usize)?;
-            match input::entry_at(parent, OsStr::new(&folder.name)).ok()? {
-                Entry::Folder(dir, stat) if FileStamp::of_stat(&stat) == folder.stamp => opened.push(dir),
-                _ => return None,
+        // Each folder's files, by their places in the layout's order.
+        let mut by_folder: Vec<Vec<usize>> = vec![Vec::new(); self.folders.len()];
+        for (at, (folder, _)) in self.files.iter().enumerate() {
+            by_folder.get_mut(*folder as usize)?.push(at);
+        }
+        let mut stamps = vec![FileStamp::default(); self.files.len()];
+        // The open folders from the run folder down to the last one opened: (index, folder).
+        let mut open: Vec<(usize, File)> = vec![(0, root)];
+        for (at, folder) in self.folders.iter().enumerate() {
+            if at > 0 {
+                while open.last().is_some_and(|(index, _)| *index != folder.parent as usize) {
+                    open.pop();
+                }
+                let (_, parent) = open.last()?;
+                match input::entry_at(parent, OsStr::new(&folder.name)).ok()? {
+                    Entry::Folder(dir, stat) if FileStamp::of_stat(&stat) == folder.stamp => open.push((at, dir)),
+                    _ => return None,
+                }
+            }
+            let (_, dir) = open.last()?;
+            for &file in &by_folder[at] {
+                match input::entry_at(dir, OsStr::new(&self.files[file].1)).ok()? {
+                    Entry::File(stat) => stamps[file] = FileStamp::of_stat(&stat),
+                    _ => return None,
+                }
             }
         }
-        self.files
-            .iter()
-            .map(|(folder, name)| match input::entry_at(opened.get(*folder as usize)?, OsStr::new(name)).ok()? {
-                Entry::File(stat) => Some(FileStamp::of_stat(&stat)),
-                _ => None,
-            })
-            .collect()
+        Some(stamps)
     }
+}
+
+/// Whether the file system holding the open folder `dir` is one known to change a folder's
+/// modification and change times whenever a name in it is added, removed or renamed, and to
+/// report them without caching: local Linux file systems. Not network file systems (NFS
+/// serves cached attributes for up to a minute) nor FUSE mounts of object stores (fixed
+/// folder times): their runs are always listed.
+#[cfg(target_os = "linux")]
+fn moves_folder_times(dir: &File) -> bool {
+    use std::os::fd::AsRawFd;
+    // ext2/3/4, XFS, Btrfs, tmpfs, ZFS, F2FS, overlayfs.
+    const LOCAL: [i64; 7] = [0xEF53, 0x5846_5342, 0x9123_683E, 0x0102_1994, 0x2FC1_2FC1, 0xF2F5_2010, 0x794C_7630];
+    // SAFETY: `statfs` is plain data; zeroed is a valid value to be overwritten.
+    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid descriptor and a `statfs` to fill, both outliving the call.
+    if unsafe { libc::fstatfs(dir.as_raw_fd(), &mut fs) } != 0 {
+        return false;
+    }
+    // `f_type`'s width differs between targets.
+    #[allow(trivial_numeric_casts, clippy::unnecessary_cast)]
+    let kind = fs.f_type as i64;
+    LOCAL.contains(&kind)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn moves_folder_times(_: &File) -> bool {
+    false
 }
 
 fn join(folder: &str, name: &str) -> String {

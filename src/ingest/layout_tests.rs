@@ -9,8 +9,11 @@ use std::path::{Path, PathBuf};
 /// A change made to a run folder (or, for two tests, to one file's path), and what it is.
 type Change = (&'static str, fn(&Path));
 
-const FILES: [&str; 6] = [
+/// `artifacts-old.txt` sorts before `artifacts/…` by path (`-` before `/`) but after it in a
+/// walk, which reads the folder `artifacts` first: a layout's order is its paths'.
+const FILES: [&str; 7] = [
     "manifest.txt",
+    "artifacts-old.txt",
     "artifacts/nvidia_smi_query.txt",
     "raw/nccl_tests_g2.stdout",
     "raw/nccl/world2_full_1.log",
@@ -130,10 +133,11 @@ fn recorded(run: &Path, files: &[(&str, &str)]) -> Layout {
 }
 
 #[test]
-fn a_file_now_a_folder_or_a_symlink_fails_the_recheck_whatever_the_folder_stamps() {
-    let changes: [Change; 2] = [
+fn a_file_now_a_folder_a_symlink_or_a_fifo_fails_the_recheck_whatever_the_folder_stamps() {
+    let changes: [Change; 3] = [
         ("a folder", |file| fs::create_dir(file).unwrap()),
         ("a symlink", |file| std::os::unix::fs::symlink(file.with_file_name("rank0_async.csv"), file).unwrap()),
+        ("a FIFO", |file| assert!(std::process::Command::new("mkfifo").arg(file).status().unwrap().success())),
     ];
     let all: Vec<(&str, &str)> = FILES.iter().map(|rel| rel.rsplit_once('/').unwrap_or(("", rel))).collect();
     for (what, swap) in changes {
@@ -197,4 +201,11 @@ fn a_layout_with_an_index_out_of_place_does_not_hold_together() {
     assert!(!edited(|raw| raw.files[0].0 = 99).holds_together(), "a file of a folder not recorded");
     assert!(!edited(|raw| raw.folders[1].0 = 5).holds_together(), "a parent recorded after its folder");
     assert!(!edited(|raw| raw.folders.clear()).holds_together(), "no run folder");
+    assert!(!edited(|raw| raw.folders[1].2 = "elsewhere".into()).holds_together(), "a path not its parent's and name");
+    assert!(
+        !edited(|raw| (raw.folders[1].1, raw.folders[1].2) = ("..".into(), "..".into())).holds_together(),
+        "a folder named .."
+    );
+    assert!(!edited(|raw| raw.files[0].1 = "../../x".into()).holds_together(), "a file name with a /");
+    assert!(!edited(|raw| raw.files[0].1 = String::new()).holds_together(), "an empty file name");
 }

@@ -305,10 +305,23 @@ impl Cache {
         layout.holds_together().then_some(layout)
     }
 
-    /// Keeps the layout of run `run_id`'s folder with its entry (written after the entry).
-    pub(crate) fn set_layout(&self, run_id: &str, layout: &Layout) -> io::Result<()> {
-        let bytes = rmp_serde::to_vec(layout).map_err(io::Error::other)?;
-        write_checked_bytes(&self.entry_dir(run_id).join(LAYOUT), &bytes)
+    /// Keeps the layout of run `run_id`'s folder with its entry (after the entry is written),
+    /// or drops the one kept when the last walk gave none (a symlink or a `.gz` twin added, a
+    /// folder not yet settled). The file only spares the next build a listing: failing to
+    /// write or remove it is no error (a stale layout can only fail its recheck).
+    pub(crate) fn keep_layout(&self, run_id: &str, layout: Option<&Layout>) {
+        let path = self.entry_dir(run_id).join(LAYOUT);
+        match layout {
+            Some(layout) if self.layout(run_id).as_ref() != Some(layout) => {
+                if let Ok(bytes) = rmp_serde::to_vec(layout) {
+                    let _ = write_checked_bytes(&path, &bytes);
+                }
+            }
+            Some(_) => {}
+            None => {
+                let _ = fs::remove_file(&path);
+            }
+        }
     }
 
     /// A run's entry read again when its files are put back, if it is still the one keyed

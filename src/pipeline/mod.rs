@@ -78,6 +78,8 @@ pub(crate) struct BuildReport {
     pub files: usize,
     pub input_bytes: u64,
     pub cached_runs: usize,
+    /// Cached runs taken by their kept layout, without a listing.
+    pub rechecked_runs: usize,
     /// What the build wrote into the site (written, linked, removed, left alone).
     pub written: WriteCounts,
     /// Whether the live site was updated in place (an incremental build).
@@ -103,6 +105,8 @@ struct StageClock {
     render: AtomicU64,
     evidence: AtomicU64,
     write: AtomicU64,
+    /// Runs taken from the cache by their kept layout, without a listing (`unchanged_run`).
+    rechecked: AtomicU64,
 }
 
 impl StageClock {
@@ -337,6 +341,7 @@ impl Stages {
 
     /// The thread time of each per-run stage, summed over runs.
     fn add_thread_times(&mut self, clock: &StageClock) {
+        self.report.rechecked_runs = clock.rechecked.load(Ordering::Relaxed) as usize;
         for (name, counter) in [
             ("list run files (thread time)", &clock.list),
             ("parse tables (thread time)", &clock.parse),
@@ -432,11 +437,14 @@ fn build_runs(folders: &find::RunFolders, context: &RunContext) -> anyhow::Resul
         .par_iter()
         .map(|id| {
             let result = match StageClock::time(&context.clock.list, || unchanged_run(id, folders, context.cache)) {
-                Some(result) => Ok(result),
+                Some(result) => {
+                    context.clock.rechecked.fetch_add(1, Ordering::Relaxed);
+                    Ok(result)
+                }
                 None => {
                     let mut run = StageClock::time(&context.clock.list, || folders.listed(id));
                     let plan = plan(&mut run, context.cache);
-                    build_run(&run, plan, context).and_then(|result| keep_layout(&run, result, context.cache))
+                    build_run(&run, plan, context).map(|result| keep_layout(&run, result, context.cache))
                 }
             };
             progress.inc();
@@ -460,17 +468,13 @@ fn unchanged_run(id: &str, folders: &find::RunFolders, cache: Option<&Cache>) ->
     Some(RunResult::from_cache(id.to_string(), head, stamps.iter().map(|s| s.len).sum()))
 }
 
-/// Keeps the layout of a run listed whole with its entry (when the walk gave one and the run
-/// has an entry), so that the next build can take it by `unchanged_run`.
-fn keep_layout(run: &RunDir, result: RunResult, cache: Option<&Cache>) -> anyhow::Result<RunResult> {
-    if let (Some(cache), Some(layout), Some(_)) = (cache, &run.layout, &result.key) {
-        if cache.layout(&run.id).as_ref() != Some(layout) {
-            cache
-                .set_layout(&run.id, layout)
-                .with_context(|| format!("cannot update the build cache for {}", run.id))?;
-        }
+/// Keeps the layout of a run listed whole with its entry (when the run has an entry), so
+/// that the next build can take it by `unchanged_run` (`Cache::keep_layout`).
+fn keep_layout(run: &RunDir, result: RunResult, cache: Option<&Cache>) -> RunResult {
+    if let (Some(cache), Some(_)) = (cache, &result.key) {
+        cache.keep_layout(&run.id, run.layout.as_ref());
     }
-    Ok(result)
+    result
 }
 
 /// The static files and the cross-run pages (index, section pages, runs.json); `cross_key`
@@ -1000,6 +1004,7 @@ impl BuildReport {
         serde_json::json!({
             "runs": self.ok + self.failed + self.invalid,
             "cached_runs": self.cached_runs,
+            "rechecked_runs": self.rechecked_runs,
             "files": self.files,
             "files_written": self.written.written,
             "bytes_written": self.written.bytes,

@@ -173,6 +173,11 @@ fn a_rewritten_but_unchanged_input_keeps_its_run_cached_and_restamped() {
 fn runs_taken_by_their_kept_layout_still_see_every_change() {
     let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
     let out = dir.path().join("site");
+    // 300 folders in one run: a recheck holds a walk's depth of descriptors open, not one a
+    // folder, so it builds under a limit of 128.
+    for host in 0..300 {
+        fs::create_dir_all(runs.join(format!("synth-basic/artifacts/host{host:03}"))).unwrap();
+    }
     // A layout is kept only of folders last changed three seconds before the walk.
     std::thread::sleep(std::time::Duration::from_millis(3_200));
     assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
@@ -180,7 +185,15 @@ fn runs_taken_by_their_kept_layout_still_see_every_change() {
     let layout = cache.join("synth-basic/layout.mpk");
     assert!(layout.is_file() && cache.join("synth-one-cycle/layout.mpk").is_file());
     let first = tree(&out);
-    assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
+    let limited = std::process::Command::new("sh")
+        .args(["-c", "ulimit -n 128 && exec \"$0\" \"$@\" --timings", env!("CARGO_BIN_EXE_nccl-report"), "build"])
+        .args(["--jobs", "4", "--runs", runs.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(from_cache(&limited), 2);
+    let timings = text(&limited).lines().find(|l| l.starts_with('{')).map(str::to_string).unwrap();
+    let timings: serde_json::Value = serde_json::from_str(&timings).unwrap();
+    assert_eq!(timings["rechecked_runs"], 2, "both runs taken by their layouts, no listing");
     assert_eq!(tree(&out), first);
 
     let numerics = runs.join("synth-basic/raw/results/world4_full/rank0_numerics.csv");
