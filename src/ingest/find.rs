@@ -306,7 +306,7 @@ impl Walk<'_> {
             match input::entry_at(dir, &name) {
                 Ok(input::Entry::Folder(sub, stat)) => {
                     self.folder_warning(&rel, &shown);
-                    let sub_index = self.layout.folder(index, &name, &shown, FileStamp::of_stat(&stat));
+                    let sub_index = self.layout.folder(index, &name, FileStamp::of_stat(&stat));
                     self.folder_entries(&sub, &rel, sub_index);
                 }
                 Ok(input::Entry::File(stat)) => {

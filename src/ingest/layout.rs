@@ -44,36 +44,31 @@ pub struct Layout {
 struct Folder {
     /// The index of its parent folder (the run folder's own is 0, unused).
     parent: u32,
+    /// Its name in its parent (`""` for the run folder).
     name: String,
-    /// Run-relative, `/`-separated (`""` for the run folder).
-    rel: String,
     stamp: FileStamp,
 }
 
 impl Layout {
-    /// Every file as its folder's run-relative path (`""` for the run folder) and its name, in
-    /// the layout's order (its run-relative path is the two joined by `/`). The layout must
-    /// hold together (`holds_together`: a walk's does; one read back is checked).
-    pub(crate) fn files(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
-        self.files
-            .iter()
-            .map(|(folder, name)| (self.folders.get(*folder as usize).map_or("", |f| f.rel.as_str()), name.as_str()))
+    /// Calls `visit` with every file's folder (its run-relative path: `""` for the run folder)
+    /// and name, in the layout's order (its run-relative path is the two joined by `/`). The
+    /// layout must hold together (`holds_together`: a walk's does; one read back is checked).
+    pub(crate) fn visit_files(&self, mut visit: impl FnMut(&str, &str)) {
+        let folders = folder_paths(&self.folders);
+        for (folder, name) in &self.files {
+            visit(folders.get(*folder as usize).map_or("", String::as_str), name);
+        }
     }
 
     /// Whether the layout is one a walk could have recorded: every folder after its parent,
-    /// its path its parent's joined with its name, every file in a recorded folder, and every
-    /// name a plain one (not empty, `.` or `..`, no `/` or NUL), so a recheck looks only
-    /// where the walk did. A layout read back from a damaged or forged file may not be.
+    /// every file in a recorded folder, and every name a plain one (not empty, `.` or `..`, no
+    /// `/` or NUL), so a recheck looks only where the walk did. A layout read back from a
+    /// damaged or forged file may not be.
     pub(crate) fn holds_together(&self) -> bool {
         let plain = |name: &str| !matches!(name, "" | "." | "..") && !name.contains(['/', '\0']);
         let Some((first, rest)) = self.folders.split_first() else { return false };
         first.name.is_empty()
-            && first.rel.is_empty()
-            && rest.iter().enumerate().all(|(at, f)| {
-                (f.parent as usize) <= at
-                    && plain(&f.name)
-                    && f.rel == join(&self.folders[f.parent as usize].rel, &f.name)
-            })
+            && rest.iter().enumerate().all(|(at, f)| (f.parent as usize) <= at && plain(&f.name))
             && self.files.iter().all(|(folder, name)| (*folder as usize) < self.folders.len() && plain(name))
     }
 
@@ -156,6 +151,17 @@ fn join(folder: &str, name: &str) -> String {
     }
 }
 
+/// Every folder's run-relative path, from its parent's and its name (each folder comes after
+/// its parent).
+fn folder_paths(folders: &[Folder]) -> Vec<String> {
+    let mut paths: Vec<String> = Vec::with_capacity(folders.len());
+    for folder in folders {
+        let path = paths.get(folder.parent as usize).map_or_else(String::new, |parent| join(parent, &folder.name));
+        paths.push(path);
+    }
+    paths
+}
+
 /// A layout being recorded by a walk (`find`); spoiled by anything a layout cannot stand for.
 pub(crate) struct Recorder {
     /// Folders must have last changed before this (nanoseconds since the Unix epoch).
@@ -171,15 +177,15 @@ impl Recorder {
     /// (`settled_before_now`).
     pub(crate) fn start(stamp: FileStamp, settled_before: i128) -> Recorder {
         let mut recorder = Recorder { settled_before, folders: Vec::new(), files: Vec::new(), spoiled: false };
-        recorder.add_folder(0, "", "", stamp);
+        recorder.add_folder(0, "", stamp);
         recorder
     }
 
-    /// A sub-folder `name` of folder `parent` (run-relative `rel`); returns its index (a name
-    /// that is not UTF-8 spoils the layout, and its files are counted in the parent's).
-    pub(crate) fn folder(&mut self, parent: u32, name: &OsStr, rel: &str, stamp: FileStamp) -> u32 {
+    /// A sub-folder `name` of folder `parent`; returns its index (a name that is not UTF-8
+    /// spoils the layout, and its files are counted in the parent's).
+    pub(crate) fn folder(&mut self, parent: u32, name: &OsStr, stamp: FileStamp) -> u32 {
         match name.to_str() {
-            Some(name) => self.add_folder(parent, name, rel, stamp),
+            Some(name) => self.add_folder(parent, name, stamp),
             None => {
                 self.spoiled = true;
                 parent
@@ -187,11 +193,11 @@ impl Recorder {
         }
     }
 
-    fn add_folder(&mut self, parent: u32, name: &str, rel: &str, stamp: FileStamp) -> u32 {
+    fn add_folder(&mut self, parent: u32, name: &str, stamp: FileStamp) -> u32 {
         if stamp.mtime_ns >= self.settled_before || stamp.ctime_ns >= self.settled_before {
             self.spoiled = true;
         }
-        self.folders.push(Folder { parent, name: name.to_string(), rel: rel.to_string(), stamp });
+        self.folders.push(Folder { parent, name: name.to_string(), stamp });
         (self.folders.len() - 1) as u32
     }
 
@@ -215,10 +221,9 @@ impl Recorder {
             return None;
         }
         let Recorder { folders, files, .. } = self;
-        let mut keyed: Vec<(String, (u32, String))> = files
-            .into_iter()
-            .map(|(folder, name)| (join(&folders[folder as usize].rel, &name), (folder, name)))
-            .collect();
+        let paths = folder_paths(&folders);
+        let mut keyed: Vec<(String, (u32, String))> =
+            files.into_iter().map(|(folder, name)| (join(&paths[folder as usize], &name), (folder, name))).collect();
         keyed.sort_by(|a, b| a.0.cmp(&b.0));
         Some(Layout { folders, files: keyed.into_iter().map(|(_, file)| file).collect() })
     }

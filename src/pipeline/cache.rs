@@ -288,14 +288,16 @@ impl Cache {
     /// what `inputs` gives of the run listed again while its folders are unchanged.
     pub(crate) fn inputs_of_layout(&self, run_id: &str, layout: &Layout, stamps: &[FileStamp]) -> String {
         let mut hasher = self.listing_hasher(run_id, &[]);
-        for ((folder, name), stamp) in layout.files().zip(stamps) {
+        let mut stamps = stamps.iter();
+        layout.visit_files(|folder, name| {
             if !folder.is_empty() {
                 hasher.update(folder.as_bytes());
                 hasher.update(b"/");
             }
             hasher.update(name.as_bytes());
-            hash_stamp(&mut hasher, stamp);
-        }
+            // One stamp a file (`Layout::recheck`); a missing one cannot give the head's digest.
+            hash_stamp(&mut hasher, stamps.next().unwrap_or(&FileStamp::default()));
+        });
         format!("{:032x}", hasher.digest128())
     }
 
@@ -311,6 +313,8 @@ impl Cache {
     /// write or remove it is no error (a stale layout can only fail its recheck).
     pub(crate) fn keep_layout(&self, run_id: &str, layout: Option<&Layout>) {
         let path = self.entry_dir(run_id).join(LAYOUT);
+        // The kept one is read again, not taken from the failed recheck: storing a run built
+        // anew removes its entry's folder, layout included.
         match layout {
             Some(layout) if self.layout(run_id).as_ref() != Some(layout) => {
                 if let Ok(bytes) = rmp_serde::to_vec(layout) {
