@@ -8,7 +8,9 @@
 # the 1000 oldest, then the newest added and built again. Prints each build's wall time, and
 # for the last round each binary's `--timings` stages over 10 ms and its peak RSS. The new
 # binary runs with --no-evidence (the old one has no evidence to publish). Environment:
-# ROUNDS (3), JOBS (16), LOG_BYTES (0), SITES (the folder the site is built in: the work folder).
+# ROUNDS (3), JOBS (16), LOG_BYTES (0), SITES (the folder the site is built in: the work folder),
+# CORPUS (a folder kept between calls, so that a second call, under `taskset` say, reuses the
+# corpus the first one made: default a temporary folder removed at exit).
 set -euo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OLD=$(readlink -f "${1:?usage: n1000-device.sh OLD_BIN NEW_BIN}")
@@ -16,18 +18,28 @@ NEW=$(readlink -f "${2:?usage: n1000-device.sh OLD_BIN NEW_BIN}")
 ROUNDS=${ROUNDS:-3}
 JOBS=${JOBS:-16}
 LOG_BYTES=${LOG_BYTES:-0}
-W=$(mktemp -d /tmp/n1000.XXXXXX)
-trap 'rm -rf "$W"' EXIT
-logs=()
-[ "$LOG_BYTES" -gt 0 ] && logs=(--log-bytes "$LOG_BYTES" --gzip-every 4)
-"$NEW" synth --out "$W/all" --count 1001 --seed 7 "${logs[@]}" >/dev/null 2>&1
+if [ -n "${CORPUS:-}" ]; then
+  W=$CORPUS
+  mkdir -p "$W"
+  drop=()
+else
+  W=$(mktemp -d /tmp/n1000.XXXXXX)
+  drop=("$W")
+fi
+trap 'rm -rf "${drop[@]}"' EXIT
+if [ ! -d "$W/runs" ]; then
+  logs=()
+  [ "$LOG_BYTES" -gt 0 ] && logs=(--log-bytes "$LOG_BYTES" --gzip-every 4)
+  "$NEW" synth --out "$W/all" --count 1001 --seed 7 "${logs[@]}" >/dev/null 2>&1
+  mkdir -p "$W/runs"
+  newest=$(ls "$W/all" | sort | tail -1)
+  (cd "$W/all" && ls | grep -vx "$newest" | xargs mv -t "$W/runs/")
+fi
+newest=$( (ls "$W/all"; ls "$W/runs") | sort | tail -1)
 SITES=${SITES:-$W}
 S=$(mktemp -d "$SITES/n1000-site.XXXXXX")
-trap 'rm -rf "$W" "$S"' EXIT
-echo "corpus: 1001 runs, $(du -sh "$W/all" | cut -f1), LOG_BYTES=$LOG_BYTES; --jobs $JOBS; site in $SITES"
-mkdir -p "$W/runs"
-newest=$(ls "$W/all" | sort | tail -1)
-(cd "$W/all" && ls | grep -vx "$newest" | xargs mv -t "$W/runs/")
+drop+=("$S")
+echo "corpus: 1001 runs, $(du -sh "$W" | cut -f1), LOG_BYTES=$LOG_BYTES; --jobs $JOBS; site in $SITES"
 # The runs settle, as archived runs have: a build keeps a run's layout only of folders last
 # changed 3 s before it walks them (src/ingest/layout.rs), and a move changes a folder's ctime.
 sleep 3

@@ -192,7 +192,7 @@ fn split_entry(bytes: &[u8]) -> Option<(EntryHead, &[u8])> {
 
 /// An entry written by `write_entry`; `None` when missing or not one.
 fn read_entry(path: &Path) -> Option<CacheEntry> {
-    let bytes = fs::read(path).ok()?;
+    let bytes = read_small(path).ok()?;
     let (head, body) = split_entry(&bytes)?;
     let body: EntryBody = serde_json::from_slice(body).ok()?;
     // The head's `print` is not checked here: whoever holds a print from a head compares it
@@ -210,7 +210,7 @@ fn read_entry(path: &Path) -> Option<CacheEntry> {
 
 /// The head of an entry written by `write_entry` (its body checked, not parsed).
 fn read_head(path: &Path) -> Option<EntryHead> {
-    split_entry(&fs::read(path).ok()?).map(|(head, _)| head)
+    split_entry(&read_small(path).ok()?).map(|(head, _)| head)
 }
 
 /// A rendered file of a run kept in the cache: its site path, the hash of its bytes, and
@@ -692,20 +692,53 @@ fn hash_stamp(hasher: &mut Xxh3, stamp: &FileStamp) {
 /// entry in `dir` (none when missing or unreadable: every file is then checked against the
 /// entry and put back where it differs).
 fn read_site_stamps(dir: &Path) -> Vec<Stamp> {
-    fs::read(dir.join(SITE_STAMPS)).ok().and_then(|bytes| rmp_serde::from_slice(&bytes).ok()).unwrap_or_default()
+    read_small(&dir.join(SITE_STAMPS)).ok().and_then(|bytes| rmp_serde::from_slice(&bytes).ok()).unwrap_or_default()
+}
+
+/// Room for a cache file read in one `read` (`read_small`): a layout, an entry, a history row
+/// or a run's site stamps take 1-12 KB for a typical run.
+const SMALL_FILE: usize = 16 * 1024;
+
+/// A file of the cache, read whole. Every cached run's small files are read on every build
+/// (a thousand runs, five files each, on a build that adds one run), so this spares
+/// `fs::read`'s two other calls a file: no `statx` for a size hint, and no last `read` to meet
+/// the end when the first one came back short (a read of a regular file returns fewer bytes
+/// than asked only at its end). Were a file system ever to cut a read short elsewhere, what
+/// is read is checked as every cache file is (a content hash, or decoding): a miss, not a
+/// wrong hit.
+fn read_small(path: &Path) -> io::Result<Vec<u8>> {
+    let mut file = fs::File::open(path)?;
+    let mut bytes = vec![0; SMALL_FILE];
+    let mut filled = 0;
+    loop {
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                filled += n;
+                if filled < bytes.len() {
+                    break;
+                }
+                bytes.resize(bytes.len() * 2, 0);
+            }
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    bytes.truncate(filled);
+    Ok(bytes)
 }
 
 /// A JSON file of the cache; `None` when it is missing or unreadable.
 fn read_json<T: DeserializeOwned>(path: &Path) -> Option<T> {
-    serde_json::from_slice(&fs::read(path).ok()?).ok()
+    serde_json::from_slice(&read_small(path).ok()?).ok()
 }
 
 /// The bytes after the first line of a file written by `write_checked_bytes`, when they still
 /// have the content hash that line holds (`None` when missing or unreadable: an edited digit
 /// is not trusted).
 fn checked_bytes(path: &Path) -> Option<Vec<u8>> {
-    let mut bytes = fs::read(path).ok()?;
-    let newline = bytes.iter().position(|&b| b == b'\n')?;
+    let mut bytes = read_small(path).ok()?;
+    let newline = memchr::memchr(b'\n', &bytes)?;
     let payload = bytes.split_off(newline + 1);
     (bytes[..newline] == *hash_bytes(&payload).as_bytes()).then_some(payload)
 }
@@ -921,6 +954,18 @@ mod tests {
     use super::*;
     use crate::ingest::find::list_run_settled;
     use crate::ingest::input::Root;
+
+    #[test]
+    fn small_reads_give_every_byte_of_files_of_any_size() {
+        let dir = tempfile::tempdir().unwrap();
+        for len in [0, 1, SMALL_FILE - 1, SMALL_FILE, SMALL_FILE + 1, 3 * SMALL_FILE + 7] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+            let path = dir.path().join(format!("f{len}"));
+            fs::write(&path, &bytes).unwrap();
+            assert_eq!(read_small(&path).unwrap(), bytes, "{len} bytes");
+        }
+        assert!(read_small(&dir.path().join("missing")).is_err());
+    }
 
     #[test]
     fn the_inputs_of_a_rechecked_layout_are_those_of_the_listing_it_stands_for() {

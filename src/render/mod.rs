@@ -64,23 +64,33 @@ pub(crate) fn cross_run_files(model: &CrossRunModel) -> Vec<OutputFile> {
 
 /// A history page or the regressions page, with its charts.
 pub(crate) fn history_files(page: &crate::site::history_view::HistoryPage) -> Vec<OutputFile> {
-    let mut out = vec![OutputFile::new(page.path.clone(), pages::history(page))];
-    out.extend(figure_files(&page.blocks, &page.path));
+    // The page beside its charts: a configuration's page is rendered alone when a run is added.
+    let (html, figures) = rayon::join(|| pages::history(page), || figure_files(&page.blocks, &page.path));
+    let mut out = vec![OutputFile::new(page.path.clone(), html)];
+    out.extend(figures);
     out
 }
 
 /// The SVG of every chart of the page at `page` (a site path), and one CSV of all their data
-/// (`paths::charts_csv`), when it has charts. The charts are drawn in parallel: a history or
-/// section page can hold many charts of thousands of points, and is rendered alone.
+/// (`paths::charts_csv`), when it has charts. The charts and the CSV are made in parallel: a
+/// history or section page can hold many charts of thousands of points, and is rendered alone.
 fn figure_files(blocks: &[Block], page: &str) -> Vec<OutputFile> {
     let figures: Vec<&crate::site::view::Figure> = blocks.iter().flat_map(|block| &block.figures).collect();
-    let mut out: Vec<OutputFile> = figures
-        .par_iter()
-        .map(|f| OutputFile::new(format!("{}/{}.svg", f.dir, f.spec.id), charts::render_svg(&f.spec)))
-        .collect();
-    if !figures.is_empty() {
-        let specs: Vec<&crate::site::chart::ChartSpec> = figures.iter().map(|f| &f.spec).collect();
-        out.push(OutputFile::new(paths::charts_csv(page), charts::render_csv(&specs)));
+    if figures.is_empty() {
+        return Vec::new();
     }
+    let (mut out, csv) = rayon::join(
+        || -> Vec<OutputFile> {
+            figures
+                .par_iter()
+                .map(|f| OutputFile::new(format!("{}/{}.svg", f.dir, f.spec.id), charts::render_svg(&f.spec)))
+                .collect()
+        },
+        || {
+            let specs: Vec<&crate::site::chart::ChartSpec> = figures.iter().map(|f| &f.spec).collect();
+            charts::render_csv(&specs)
+        },
+    );
+    out.push(OutputFile::new(paths::charts_csv(page), csv));
     out
 }
