@@ -12,6 +12,7 @@ mod axis;
 mod data;
 mod label;
 mod layout;
+mod marks;
 mod palette;
 mod plot;
 mod svg;
@@ -44,9 +45,7 @@ fn render(spec: &ChartSpec, layout: &Layout) -> Vec<u8> {
                 Axis::named(&spec.x_names, layout.x_ticks)
             };
             let y = Axis::new(y_scale, units(&spec.y_label, y_scale), y_extent, layout.y_ticks);
-            plot::draw(spec, &series, x, y, layout)
-                .map(|drawn| svg::compact(&drawn))
-                .unwrap_or_else(|_| message("chart could not be drawn"))
+            plot::draw(spec, &series, x, y, layout).unwrap_or_else(|_| message("chart could not be drawn"))
         }
     };
     svg::with_alt_text(&body, &spec.title, &spec.description).into_bytes()

@@ -1,10 +1,12 @@
-//! Drawing with plotters: title, a legend band under it (outside the data), then the plot
-//! with grid, axes, and per series faint sample dots, whiskers, a median line and markers.
+//! Drawing a chart: plotters draws the frame (title, a legend band under it, outside the
+//! data, then the plot's grid and axes); each series' faint sample dots, whiskers, median line
+//! and markers are placed by the chart's coordinate mapping and written by `marks`.
 //! Series `i` has colour `i % 8` and marker shape `i % 6`: the site's charts (at most
 //! `site::sections::MAX_SERIES` series) give every series its own colour *and* shape, so
 //! none depends on colour alone.
 
 use std::error::Error;
+use std::fmt::Write as _;
 
 use plotters::coord::CoordTranslate;
 use plotters::coord::Shift;
@@ -14,6 +16,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::axis::Axis;
 use super::data::{DrawnPoint, DrawnSeries};
 use super::layout::Layout;
+use super::marks::Mark;
 use super::palette::{series_colour, AXIS, BACKGROUND, GRID, MUTED, TEXT};
 use super::text::{clean, escape_xml};
 use crate::site::chart::ChartSpec;
@@ -37,10 +40,10 @@ const AXIS_CHARS: usize = 90;
 const MESH_LABELS: usize = 64;
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
-type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<Axis, Axis>>;
 type DrawResult = Result<(), Box<dyn Error>>;
 
-/// The whole chart as an SVG document (without `<title>`/`<desc>`).
+/// The whole chart as an SVG document (without `<title>`/`<desc>`): the frame drawn by
+/// plotters and compacted (`svg::compact`), then the data (`marks`), then the hover targets.
 pub(super) fn draw(
     spec: &ChartSpec,
     series: &[DrawnSeries],
@@ -48,20 +51,25 @@ pub(super) fn draw(
     y: Axis,
     layout: &Layout,
 ) -> Result<String, Box<dyn Error>> {
-    let mut svg = String::new();
-    let hover;
+    let mut frame = String::new();
+    let (marks, hover);
     {
-        let root = SVGBackend::with_string(&mut svg, (layout.width, layout.height)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut frame, (layout.width, layout.height)).into_drawing_area();
         root.fill(&BACKGROUND)?;
         let title_band = draw_title(&root, &spec.title, layout)?;
         let legend = Legend::new(&root, series, layout)?;
         let (_, below_title) = root.split_vertically(title_band);
         let (legend_band, plot) = below_title.split_vertically(legend.height());
         legend.draw(&legend_band)?;
-        hover = draw_plot(&plot, spec, series, x, y, layout)?;
+        (marks, hover) = draw_plot(&plot, spec, series, x, y, layout)?;
         root.present()?;
     }
-    Ok(with_hover(svg, &hover))
+    let mut svg = super::svg::compact(&frame);
+    let end = svg.rfind("</svg>").ok_or("plotters wrote no closing tag")?;
+    let mut data = super::marks::write(&marks, svg.matches("<marker ").count());
+    data.push_str(&hover_targets(&hover));
+    svg.insert_str(end, &data);
+    Ok(svg)
 }
 
 /// A point's value for the reader's pointer: pixel position and text.
@@ -70,23 +78,22 @@ struct Hover {
     text: String,
 }
 
-/// `svg` with an invisible target over every median carrying its values as an SVG `<title>`
-/// (a browser shows it on hover where the SVG is not a plain `<img>`: the site embeds charts
-/// with `<object>`), before the closing tag.
-fn with_hover(mut svg: String, hover: &[Hover]) -> String {
-    let Some(end) = svg.rfind("</svg>") else { return svg };
+/// An invisible target over every median carrying its values as an SVG `<title>` (a browser
+/// shows it on hover where the SVG is not a plain `<img>`: the site embeds charts with
+/// `<object>`).
+fn hover_targets(hover: &[Hover]) -> String {
     let mut targets = String::from("<g fill=\"#FFFFFF\" fill-opacity=\"0\">\n");
     for h in hover {
-        targets.push_str(&format!(
-            "<circle cx=\"{}\" cy=\"{}\" r=\"7\"><title>{}</title></circle>\n",
+        let _ = writeln!(
+            targets,
+            "<circle cx=\"{}\" cy=\"{}\" r=\"7\"><title>{}</title></circle>",
             h.at.0,
             h.at.1,
             escape_xml(&clean(&h.text, 300))
-        ));
+        );
     }
     targets.push_str("</g>\n");
-    svg.insert_str(end, &targets);
-    svg
+    targets
 }
 
 /// What a point says on hover: `series: x → median unit (fastest … to P95 …, n cycles)`.
@@ -267,7 +274,8 @@ fn shape(index: usize) -> usize {
     index % SHAPES
 }
 
-/// The plot area: mesh, axes and every series; returns the points' hover targets.
+/// The plot area's mesh and axes; returns every series' marks (`marks::write` writes them)
+/// and the points' hover targets.
 fn draw_plot(
     plot: &Area,
     spec: &ChartSpec,
@@ -275,7 +283,7 @@ fn draw_plot(
     x: Axis,
     y: Axis,
     layout: &Layout,
-) -> Result<Vec<Hover>, Box<dyn Error>> {
+) -> Result<(Vec<Mark>, Vec<Hover>), Box<dyn Error>> {
     let label_style = text_style(layout.label_size, &MUTED);
     let widest_y_label = y
         .labels()
@@ -303,89 +311,118 @@ fn draw_plot(
         .axis_style(AXIS)
         .draw()?;
     let range = chart.y_range();
+    let bounds = (range.start.min(range.end), range.start.max(range.end));
+    let px = |x: f64, y: f64| chart.backend_coord(&(x, y));
+    let mut marks = Vec::new();
     let mut hover = Vec::new();
     for s in series {
-        draw_series(&mut chart, s, (range.start.min(range.end), range.start.max(range.end)))?;
+        series_marks(s, bounds, &px, &mut marks);
         for p in &s.points {
             let text = hover_text(spec, s, p, &x_names, &y_names);
-            hover.push(Hover { at: chart.backend_coord(&(p.x, p.y)), text });
+            hover.push(Hover { at: px(p.x, p.y), text });
         }
     }
-    Ok(hover)
+    Ok((marks, hover))
 }
 
-/// Faint sample dots, then whiskers, then the median line and its markers on top; a sample
-/// or whisker end beyond the y range `(lo, hi)` is drawn at its edge, a sample there as a
-/// small triangle pointing out.
-fn draw_series(chart: &mut Chart<'_, '_>, series: &DrawnSeries, (lo, hi): (f64, f64)) -> DrawResult {
+/// A series' marks, in the order they are painted: faint sample dots, samples beyond the y
+/// range `(lo, hi)` as small triangles at the edge they lie beyond (pointing out), whiskers
+/// (their end clamped to the range) with short caps, then the median line and its markers on
+/// top.
+fn series_marks(
+    series: &DrawnSeries,
+    (lo, hi): (f64, f64),
+    px: &dyn Fn(f64, f64) -> (i32, i32),
+    marks: &mut Vec<Mark>,
+) {
     let color = series_colour(series.index);
+    let inside = |v: &f64| (lo..=hi).contains(v);
+    let dot_style = color.mix(0.3).filled();
+    for p in &series.points {
+        for &s in p.samples.iter().filter(|v| inside(v)) {
+            marks.push(Mark::Dot { at: px(p.x, s), radius: 2, style: dot_style });
+        }
+    }
+    let outlier = color.mix(0.8).filled().color;
+    for p in &series.points {
+        for &v in p.samples.iter().filter(|v| !inside(v)) {
+            let (edge, shape) =
+                if v > hi { (hi, [(0, -5), (4, 2), (-4, 2)]) } else { (lo, [(0, 5), (4, -2), (-4, -2)]) };
+            marks.push(Mark::Polygon { colour: outlier, points: offsets(px(p.x, edge), &shape) });
+        }
+    }
+    let whisker_style = color.mix(0.8).stroke_width(1);
     let clamp = |v: f64| v.clamp(lo, hi);
-    let points: Vec<DrawnPoint> = series
+    let whiskers: Vec<(f64, f64, f64)> = series
         .points
         .iter()
-        .map(|p| DrawnPoint {
-            x: p.x,
-            y: p.y,
-            low: p.low.map(clamp),
-            high: p.high.map(clamp),
-            samples: p.samples.iter().copied().filter(|v| (lo..=hi).contains(v)).collect(),
-        })
+        .filter_map(|p| whisker(p.y, p.low.map(clamp), p.high.map(clamp)).map(|(low, high)| (p.x, low, high)))
         .collect();
-    draw_samples(chart, &points, color)?;
-    draw_outliers(chart, &series.points, (lo, hi), color)?;
-    draw_whiskers(chart, &points, color)?;
-    let medians = series.points.iter().map(|p| (p.x, p.y));
-    chart.draw_series(LineSeries::new(medians.clone(), color.stroke_width(2)))?;
-    for at in medians {
-        draw_marker(chart.plotting_area(), series.index, at, color.filled())?;
+    for &(x, low, high) in &whiskers {
+        marks.push(Mark::Stroke { style: whisker_style, points: vec![px(x, low), px(x, high)] });
     }
-    Ok(())
+    for &(x, low, high) in &whiskers {
+        for y in [low, high] {
+            marks.push(Mark::Stroke { style: whisker_style, points: offsets(px(x, y), &[(-4, 0), (4, 0)]) });
+        }
+    }
+    let line = color.stroke_width(2);
+    if !series.points.is_empty() {
+        marks.push(Mark::Stroke { style: line, points: series.points.iter().map(|p| px(p.x, p.y)).collect() });
+    }
+    for p in &series.points {
+        marker_marks(series.index, px(p.x, p.y), color.filled(), marks);
+    }
 }
 
-fn draw_samples(chart: &mut Chart<'_, '_>, points: &[DrawnPoint], color: RGBColor) -> DrawResult {
-    let style = color.mix(0.3).filled();
-    let dots = points.iter().flat_map(|p| p.samples.iter().map(|&s| Circle::new((p.x, s), 2, style)));
-    chart.draw_series(dots)?;
-    Ok(())
+/// The marks of series `index`'s marker centred on pixel `at` (as `draw_marker` draws it).
+fn marker_marks(index: usize, at: (i32, i32), style: ShapeStyle, marks: &mut Vec<Mark>) {
+    let outline = ShapeStyle { filled: false, stroke_width: 2, ..style };
+    let (x, y) = at;
+    match shape(index) {
+        0 => marks.push(Mark::Dot { at, radius: 4, style }),
+        1 => marks.push(Mark::Polygon { colour: style.color, points: triangle(at, 5) }),
+        2 => marks
+            .push(Mark::Polygon { colour: style.color, points: offsets(at, &[(-4, -4), (4, -4), (4, 4), (-4, 4)]) }),
+        3 => {
+            marks.push(Mark::Polygon { colour: style.color, points: offsets(at, &[(0, -5), (5, 0), (0, 5), (-5, 0)]) })
+        }
+        4 => {
+            marks.push(Mark::Stroke { style: outline, points: vec![(x - 4, y - 4), (x + 4, y + 4)] });
+            marks.push(Mark::Stroke { style: outline, points: vec![(x - 4, y + 4), (x + 4, y - 4)] });
+        }
+        _ => {
+            marks.push(Mark::Stroke { style: outline, points: offsets(at, &[(-5, 0), (5, 0)]) });
+            marks.push(Mark::Stroke { style: outline, points: offsets(at, &[(0, -5), (0, 5)]) });
+        }
+    }
 }
 
-/// Samples beyond the y range, as triangles at the edge they lie beyond.
-fn draw_outliers(
-    chart: &mut Chart<'_, '_>,
-    points: &[DrawnPoint],
-    (lo, hi): (f64, f64),
-    color: RGBColor,
-) -> DrawResult {
-    let style = color.mix(0.8).filled();
-    let marks = points.iter().flat_map(|p| {
-        p.samples.iter().filter(|v| !(lo..=hi).contains(*v)).map(move |&v| {
-            let (edge, shape) =
-                if v > hi { (hi, vec![(0, -5), (4, 2), (-4, 2)]) } else { (lo, vec![(0, 5), (4, -2), (-4, -2)]) };
-            EmptyElement::at((p.x, edge)) + Polygon::new(shape, style)
+/// Pixel offsets `shape` placed at `at`.
+fn offsets((x, y): (i32, i32), shape: &[(i32, i32)]) -> Vec<(i32, i32)> {
+    shape.iter().map(|(dx, dy)| (x + dx, y + dy)).collect()
+}
+
+/// The corners of plotters' `TriangleMarker` of `size` centred on `at`, as it computes them.
+fn triangle((x, y): (i32, i32), size: i32) -> Vec<(i32, i32)> {
+    [-90, -210, -330]
+        .iter()
+        .map(|deg| f64::from(*deg) * std::f64::consts::PI / 180.0)
+        .map(|rad| {
+            (
+                (rad.cos() * f64::from(size) + f64::from(x)).ceil() as i32,
+                (rad.sin() * f64::from(size) + f64::from(y)).ceil() as i32,
+            )
         })
-    });
-    chart.draw_series(marks)?;
-    Ok(())
+        .collect()
 }
 
-/// A vertical line from `low` to `high` with short caps at both ends.
-fn draw_whiskers(chart: &mut Chart<'_, '_>, points: &[DrawnPoint], color: RGBColor) -> DrawResult {
-    let style = color.mix(0.8).stroke_width(1);
-    let whiskers: Vec<(f64, f64, f64)> = points.iter().filter_map(whisker).collect();
-    let lines = whiskers.iter().map(|&(x, low, high)| PathElement::new(vec![(x, low), (x, high)], style));
-    chart.draw_series(lines)?;
-    let caps = whiskers.iter().flat_map(|&(x, low, high)| {
-        [low, high].map(|y| EmptyElement::at((x, y)) + PathElement::new(vec![(-4, 0), (4, 0)], style))
-    });
-    chart.draw_series(caps)?;
-    Ok(())
-}
-
-/// `(x, low, high)` of a point's whisker, when it spans more than the point itself.
-fn whisker(p: &DrawnPoint) -> Option<(f64, f64, f64)> {
-    let low = p.low.unwrap_or(p.y).min(p.y);
-    let high = p.high.unwrap_or(p.y).max(p.y);
-    (low < high).then_some((p.x, low, high))
+/// `(low, high)` of a point's whisker (`low` and `high` clamped to the y range), when it
+/// spans more than the median `y` itself.
+fn whisker(y: f64, low: Option<f64>, high: Option<f64>) -> Option<(f64, f64)> {
+    let low = low.unwrap_or(y).min(y);
+    let high = high.unwrap_or(y).max(y);
+    (low < high).then_some((low, high))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! SVG text this module writes itself: the `<title>`/`<desc>` text alternative, the
 //! dark-mode `<style>`, and the hand-made fallback drawing for "no data" and failures.
-//! Everything is escaped here. `compact` trims plotters' output (issue 27's footprint).
+//! Everything is escaped here. `compact` trims plotters' output (issue 27's footprint): the
+//! frame of every chart; `marks` writes the data in the form `compact` would give it.
 
 use super::layout::Layout;
 use super::palette::{hex, scheme_style, BACKGROUND, TEXT};
