@@ -3,32 +3,50 @@
 
 /// Collapses control characters (invalid in XML 1.0 even when escaped) and runs of
 /// whitespace into single spaces, trims, and caps the length at `max_chars` with an ellipsis.
+/// One pass (a chart's every point has a hover text made clean).
 pub(super) fn clean(text: &str, max_chars: usize) -> String {
-    let collapsed = text
-        .split(|c: char| c.is_whitespace() || c.is_control())
-        .filter(|word| !word.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
-    if collapsed.chars().count() <= max_chars {
-        return collapsed;
+    let mut out = String::with_capacity(text.len());
+    let mut chars = 0;
+    let mut gap = false;
+    for c in text.chars() {
+        if c.is_whitespace() || c.is_control() {
+            gap = !out.is_empty();
+            continue;
+        }
+        if gap {
+            out.push(' ');
+            chars += 1;
+            gap = false;
+        }
+        out.push(c);
+        chars += 1;
     }
-    let kept: String = collapsed.chars().take(max_chars.saturating_sub(1)).collect();
+    if chars <= max_chars {
+        return out;
+    }
+    let kept: String = out.chars().take(max_chars.saturating_sub(1)).collect();
     format!("{}…", kept.trim_end())
 }
 
-/// Escapes `& < > " '` for XML text and attribute values.
+/// Escapes `& < > " '` for XML text and attribute values (the text between them copied
+/// whole).
 pub(super) fn escape_xml(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            other => out.push(other),
-        }
+    let mut from = 0;
+    for (at, byte) in text.bytes().enumerate() {
+        let entity = match byte {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            b'\'' => "&apos;",
+            _ => continue,
+        };
+        out.push_str(&text[from..at]);
+        out.push_str(entity);
+        from = at + 1;
     }
+    out.push_str(&text[from..]);
     out
 }
 
@@ -42,10 +60,28 @@ mod tests {
         assert_eq!(clean("abcdefgh", 5), "abcd…");
         assert_eq!(clean("µµµµµµ", 6), "µµµµµµ");
         assert_eq!(clean("", 5), "");
+        assert_eq!(clean(" \u{1}a  b\r\n", 80), "a b");
+        assert_eq!(clean("ab cd ef", 6), "ab cd…");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn clean_joins_the_words_between_blanks_and_controls(text in "[a \\t\\n\\u{0}\\u{85}\\u{3000}µ→]{0,24}", max in 1..12usize) {
+            let words: Vec<&str> =
+                text.split(|c: char| c.is_whitespace() || c.is_control()).filter(|w| !w.is_empty()).collect();
+            let joined = words.join(" ");
+            let expected = if joined.chars().count() <= max {
+                joined
+            } else {
+                format!("{}…", joined.chars().take(max - 1).collect::<String>().trim_end())
+            };
+            proptest::prop_assert_eq!(clean(&text, max), expected);
+        }
     }
 
     #[test]
     fn escape_xml_escapes_all_five() {
         assert_eq!(escape_xml(r#"<a href='x'>&"#), "&lt;a href=&apos;x&apos;&gt;&amp;");
+        assert_eq!(escape_xml("µ → \"1\""), "µ → &quot;1&quot;");
     }
 }
