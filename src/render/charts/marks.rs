@@ -3,9 +3,9 @@
 //! `svg::compact` gives plotters' drawing of it. The frame (title, legend, grid, axes) is
 //! still drawn by plotters and compacted; the data is most of a chart's elements (a history
 //! chart holds a thousand markers), and drawing it through plotters only to parse it back in
-//! `compact` was most of a chart's time. Pixels come from the chart's own coordinate mapping
-//! (`plot`), so every mark lies where plotters would have put it; the site's bytes are
-//! unchanged.
+//! `compact` was most of a chart's time. Pixels come from the chart's own coordinate mapping,
+//! held inside the plot area as plotters holds what it draws there (`plot`), so every mark
+//! lies where plotters would have put it; the site's bytes are unchanged.
 
 use plotters::style::{RGBAColor, ShapeStyle};
 use std::fmt::Write as _;
@@ -21,6 +21,15 @@ pub(super) enum Mark {
     Polygon { colour: RGBAColor, points: Vec<(i32, i32)> },
 }
 
+impl Mark {
+    fn colour(&self) -> RGBAColor {
+        match self {
+            Mark::Dot { style, .. } | Mark::Stroke { style, .. } => style.color,
+            Mark::Polygon { colour, .. } => *colour,
+        }
+    }
+}
+
 /// `marks` as SVG lines, as `svg::compact` leaves plotters' drawing of them:
 /// - attributes at their default left out (`opacity="1"`, a dot's `stroke="none"
 ///   stroke-width="1"`);
@@ -30,6 +39,8 @@ pub(super) enum Mark {
 /// - consecutive strokes of one style as one `<path>`, each stroke a move (`M`) then a
 ///   vertical (`V`), horizontal (`H`) or general (`L`) line to each next vertex.
 pub(super) fn write(marks: &[Mark], first_marker: usize) -> String {
+    // Plotters draws nothing in a colour of no opacity at all.
+    let marks: Vec<&Mark> = marks.iter().filter(|m| m.colour().3 != 0.0).collect();
     let mut out = String::new();
     // The markers defined so far: a dot's radius and colour (with its opacity).
     let mut markers: Vec<(u32, RGBAColor)> = Vec::new();
@@ -197,7 +208,7 @@ mod tests {
     }
 
     fn colour() -> impl Strategy<Value = RGBAColor> {
-        (0..3usize, prop::sample::select(vec![1.0, 0.8, 0.3])).prop_map(|(c, alpha)| {
+        (0..3usize, prop::sample::select(vec![1.0, 0.8, 0.3, 0.0])).prop_map(|(c, alpha)| {
             let RGBColor(r, g, b) = crate::render::charts::palette::series_colour(c);
             RGBAColor(r, g, b, alpha)
         })

@@ -312,14 +312,20 @@ fn draw_plot(
         .draw()?;
     let range = chart.y_range();
     let bounds = (range.start.min(range.end), range.start.max(range.end));
-    let px = |x: f64, y: f64| chart.backend_coord(&(x, y));
+    // A mark's pixel as plotters places what it draws on the plot area: mapped, then held
+    // inside the area (a point beyond a named axis' last name is drawn at its edge).
+    let (xs, ys) = chart.plotting_area().get_pixel_range();
+    let px = |x: f64, y: f64| {
+        let (px, py) = chart.backend_coord(&(x, y));
+        (px.min(xs.end).max(xs.start), py.min(ys.end).max(ys.start))
+    };
     let mut marks = Vec::new();
     let mut hover = Vec::new();
     for s in series {
         series_marks(s, bounds, &px, &mut marks);
         for p in &s.points {
             let text = hover_text(spec, s, p, &x_names, &y_names);
-            hover.push(Hover { at: px(p.x, p.y), text });
+            hover.push(Hover { at: chart.backend_coord(&(p.x, p.y)), text });
         }
     }
     Ok((marks, hover))

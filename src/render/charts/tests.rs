@@ -242,3 +242,37 @@ fn csv_for_two_series_and_two_charts_is_exact() {
         )
     );
 }
+
+/// Every number of a `points="..."` or `d="..."` attribute and every `cx`/`cy`: the pixels
+/// the chart's marks are drawn at.
+fn drawn_pixels(svg: &str) -> Vec<i64> {
+    let mut pixels = Vec::new();
+    for attribute in ["points=\"", " d=\"", "cx=\"", "cy=\""] {
+        for (at, _) in svg.match_indices(attribute) {
+            let value = &svg[at + attribute.len()..];
+            let value = &value[..value.find('"').expect("attribute closes")];
+            let numbers = value.split(|c: char| !(c.is_ascii_digit() || c == '-')).filter(|n| !n.is_empty());
+            pixels.extend(numbers.map(|n| n.parse::<i64>().expect("whole pixels")));
+        }
+    }
+    pixels
+}
+
+#[test]
+fn a_point_beyond_a_named_axis_is_drawn_at_the_plot_edge_as_plotters_drew_it() {
+    let point =
+        |x: f64, y: f64| Point { x, y, low: Some(y - 1.0), high: Some(y + 1.0), samples: vec![y - 0.5, y + 0.5] };
+    let beyond = ChartSpec {
+        x_names: vec!["a".into(), "b".into()],
+        x_scale: Scale::Linear,
+        y_scale: Scale::Linear,
+        series: vec![Series { name: "s".into(), points: vec![point(0.0, 10.0), point(1.0, 11.0), point(5.0, 12.0)] }],
+        ..spec(Vec::new())
+    };
+    let svg = svg_text(&beyond);
+    assert_well_formed(&svg);
+    let (marks, hover) = svg.split_at(svg.find("<g fill=\"#FFFFFF\" fill-opacity=\"0\">").expect("hover targets"));
+    assert!(drawn_pixels(marks).iter().all(|&p| (0..=480).contains(&p)), "{marks}");
+    // The hover target keeps the point's own place, as before.
+    assert!(drawn_pixels(hover).iter().any(|&p| p > 480), "{hover}");
+}
