@@ -1,10 +1,11 @@
 //! Percentile bootstrap intervals, seeded from the data (never the clock): the same inputs
-//! give bit-identical intervals on every machine and thread count. Uses std, `xxhash` (for
-//! the seed) and the seed's `median`.
+//! give bit-identical intervals on every machine and thread count. Uses std, `rayon` (a
+//! stream is made in parallel pieces), `xxhash` (for the seed) and the seed's `median`.
 
 use crate::analysis::stats::sorted;
+use rayon::prelude::*;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 /// Resamples per interval (1000, the usual minimum for a 95 % percentile interval: the
 /// comparison stage of a site build stays a small part of it).
@@ -23,13 +24,30 @@ struct SplitMix {
     left: u32,
 }
 
+/// SplitMix64's increment: the state before output `k` is the seed plus `k` of them.
+const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
 impl SplitMix {
     fn new(seed: u64) -> SplitMix {
         SplitMix { state: seed, lanes: 0, left: 0 }
     }
 
+    /// The generator `new(seed)` is after `draw` draws of `below(n)` (the state is a counter,
+    /// so nothing before is drawn): where a piece of a stream starts.
+    fn at_draw(seed: u64, draw: u64, n: usize) -> SplitMix {
+        if n > 1 << 16 {
+            return SplitMix::new(seed.wrapping_add(draw.wrapping_mul(GAMMA)));
+        }
+        let mut rng = SplitMix::new(seed.wrapping_add((draw / 4).wrapping_mul(GAMMA)));
+        let used = (draw % 4) as u32;
+        if used > 0 {
+            (rng.lanes, rng.left) = (rng.next() >> (16 * used), 4 - used);
+        }
+        rng
+    }
+
     fn next(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        self.state = self.state.wrapping_add(GAMMA);
         let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -87,6 +105,14 @@ type Streams = Mutex<HashMap<(usize, u64), Arc<Ranks>>>;
 /// Resamples in one stream of middle ranks.
 const STREAM: usize = 1 << 16;
 
+/// Resamples in one piece of a stream made on one thread (64 pieces a stream).
+const PIECE: usize = 1 << 10;
+
+fn streams() -> MutexGuard<'static, HashMap<(usize, u64), Arc<Ranks>>> {
+    static STREAMS: OnceLock<Streams> = OnceLock::new();
+    STREAMS.get_or_init(Default::default).lock().expect("no panic while holding the lock")
+}
+
 /// The middle ranks of `STREAM` resamples of `n` values: stream `which` (0 or 1) for sample
 /// size `n`, generated once per process from a seed of `(n, which)` only, then shared. A
 /// resampled median needs only these ranks (the values are sorted once per sample), so an
@@ -94,16 +120,46 @@ const STREAM: usize = 1 << 16;
 /// instead of drawing `n` indices per resample. The base and the candidate of a ratio read
 /// different streams, so their draws are independent.
 fn stream(n: usize, which: u64) -> Arc<Ranks> {
-    static STREAMS: OnceLock<Streams> = OnceLock::new();
-    let streams = STREAMS.get_or_init(Default::default);
-    if let Some(found) = streams.lock().expect("no panic while holding the lock").get(&(n, which)) {
+    if let Some(found) = streams().get(&(n, which)) {
         return Arc::clone(found);
     }
-    let mut rng = SplitMix::new(seed_of(&format!("middle ranks of {n} values, stream {which}")));
-    let mut counts = vec![0; n];
-    let ranks: Arc<Ranks> = Arc::new((0..STREAM).map(|_| middle_ranks(n, &mut rng, &mut counts)).collect());
-    let mut streams = streams.lock().expect("no panic while holding the lock");
-    Arc::clone(streams.entry((n, which)).or_insert(ranks))
+    let made = Arc::new(make_stream(n, which));
+    Arc::clone(streams().entry((n, which)).or_insert(made))
+}
+
+/// Makes the streams of these (sample size, stream) pairs that are not made yet, all at once
+/// and each in parallel pieces: intervals computed in parallel afterwards share them instead
+/// of each thread that finds one missing making it again, alone.
+pub(crate) fn prepare(keys: impl IntoIterator<Item = (usize, u64)>) {
+    let missing: Vec<(usize, u64)> = {
+        let made = streams();
+        let mut keys: Vec<(usize, u64)> = keys.into_iter().filter(|key| key.0 > 0 && !made.contains_key(key)).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys
+    };
+    let made: Vec<((usize, u64), Arc<Ranks>)> =
+        missing.into_par_iter().map(|(n, which)| ((n, which), Arc::new(make_stream(n, which)))).collect();
+    let mut streams = streams();
+    for (key, ranks) in made {
+        streams.entry(key).or_insert(ranks);
+    }
+}
+
+/// Stream `which` for sample size `n`: resample after resample of one generator, made in
+/// pieces of `PIECE` resamples on as many threads, each piece's generator started where the
+/// resamples before it leave it (`SplitMix::at_draw`): the same ranks as one thread makes.
+fn make_stream(n: usize, which: u64) -> Ranks {
+    let seed = seed_of(&format!("middle ranks of {n} values, stream {which}"));
+    let mut ranks = vec![(0, 0); STREAM];
+    ranks.par_chunks_mut(PIECE).enumerate().for_each(|(piece, out)| {
+        let mut rng = SplitMix::at_draw(seed, (piece * PIECE) as u64 * n as u64, n);
+        let mut counts = vec![0; n];
+        for slot in out {
+            *slot = middle_ranks(n, &mut rng, &mut counts);
+        }
+    });
+    ranks
 }
 
 /// `RESAMPLES` bootstrap medians of `values`, from stream `which` at an offset given by `seed`.
@@ -166,6 +222,35 @@ mod tests {
         assert_eq!(SplitMix::new(0).below(1000), 803);
         assert_eq!(SplitMix::new(0).below(1 << 16), 52655);
         assert_eq!(SplitMix::new(0).below(1 << 20), 0xe220a);
+    }
+
+    /// A generator started at a draw gives the draws one generator gives from there: lanes
+    /// at every offset within an output, and whole outputs above 65536 values.
+    #[test]
+    fn a_generator_started_at_a_draw_continues_the_sequence() {
+        for n in [1usize, 2, 7, 10, 1 << 16, (1 << 16) + 1, 1 << 20] {
+            let mut one = SplitMix::new(99);
+            let draws: Vec<usize> = (0..64).map(|_| one.below(n)).collect();
+            for start in 0..draws.len() {
+                let mut from = SplitMix::at_draw(99, start as u64, n);
+                let rest: Vec<usize> = (start..draws.len()).map(|_| from.below(n)).collect();
+                assert_eq!(rest, draws[start..], "n {n}, from draw {start}");
+            }
+        }
+    }
+
+    /// A stream made in parallel pieces is the stream one generator makes resample after
+    /// resample, odd and even sizes, sizes that leave a piece mid-output.
+    #[test]
+    fn a_stream_made_in_pieces_is_the_sequential_stream() {
+        for (n, which) in [(1usize, 0u64), (3, 1), (10, 0), (13, 1)] {
+            let mut rng = SplitMix::new(seed_of(&format!("middle ranks of {n} values, stream {which}")));
+            let mut counts = vec![0; n];
+            let sequential: Ranks = (0..STREAM).map(|_| middle_ranks(n, &mut rng, &mut counts)).collect();
+            assert!(make_stream(n, which) == sequential, "n {n}, stream {which}");
+        }
+        prepare([(5, 0), (5, 0), (0, 1)]);
+        assert!(streams().contains_key(&(5, 0)) && !streams().contains_key(&(0, 1)));
     }
 
     #[test]
