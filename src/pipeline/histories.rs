@@ -13,7 +13,7 @@ use crate::analysis::comparison::{history, samples};
 use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::RunStatus;
 use crate::pipeline::cross_run::{self, UnitRecord, Units};
-use crate::pipeline::write::Staging;
+use crate::pipeline::write::{Staging, WriteError};
 use crate::render;
 use crate::site::card::BaselineVerdict;
 use crate::site::history_view::{self, nccl_choices, CaseInfo, ConfigurationHistory, Gives, HistoryRun};
@@ -238,19 +238,22 @@ pub(super) fn write(
         let configurations: Vec<ConfigurationHistory> =
             group.par_iter().map(|&i| history_of(todo[i], load)).collect::<anyhow::Result<_>>()?;
         let links = history_view::history_links(&configurations);
-        let pages: Vec<_> = configurations.par_iter().map(history_view::history_page).collect();
+        // Each page made, rendered and written in parallel with the group's others.
+        let pages: Vec<_> = configurations
+            .par_iter()
+            .map(|configuration| {
+                let (page, regressions) = history_view::history_page(configuration);
+                let rendered = render::history_files(&page);
+                rendered.par_iter().try_for_each(|f| staging.put(f))?;
+                Ok((rendered.into_iter().map(|f| f.path).collect(), regressions))
+            })
+            .collect::<Result<_, WriteError>>()?;
         drop(configurations);
-        for ((&i, (page, regressions)), link) in group.iter().zip(pages).zip(links) {
-            let rendered = render::history_files(&page);
-            rendered.par_iter().try_for_each(|f| staging.put(f))?;
+        for ((&i, (paths, regressions)), link) in group.iter().zip(pages).zip(links) {
             let gives = Gives { label: link.text, href: link.href, regressions };
             units.insert(
                 unit_name(todo[i].key_text),
-                UnitRecord::new(
-                    todo[i].key.clone().unwrap_or_default(),
-                    rendered.into_iter().map(|f| f.path).collect(),
-                    Some(gives),
-                ),
+                UnitRecord::new(todo[i].key.clone().unwrap_or_default(), paths, Some(gives)),
             );
         }
     }
