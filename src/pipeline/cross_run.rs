@@ -165,16 +165,25 @@ pub(crate) fn write(
             return Ok((name, record));
         }
         let digests = load_window(window, &newest, load)?;
-        let mut out = if shard_pages {
-            let charted = panel_digests(&panels, &here, &newest, load)?;
-            let context = section_context(&paging, totals, &panels, &here, &charted, sources.site_notes);
-            render_page(&digests, &cards, page, &context)
-        } else {
-            Vec::new()
-        };
-        let refs: Vec<&RunOverview> = digests.iter().map(|d| &**d).collect();
-        out.push(OutputFile::new(paths::runs_json_shard(&name), runs_json::shard_file(shard, &refs)));
-        out.push(case_file(&shard.month, window, &digests)?);
+        // The pages beside the runs.json shard and the Parquet file: the largest shard is
+        // the cross-run stage's longest task in a build on many threads.
+        let (pages, data) = rayon::join(
+            || -> anyhow::Result<Vec<OutputFile>> {
+                if !shard_pages {
+                    return Ok(Vec::new());
+                }
+                let charted = panel_digests(&panels, &here, &newest, load)?;
+                let context = section_context(&paging, totals, &panels, &here, &charted, sources.site_notes);
+                Ok(render_page(&digests, &cards, page, &context))
+            },
+            || -> anyhow::Result<[OutputFile; 2]> {
+                let refs: Vec<&RunOverview> = digests.iter().map(|d| &**d).collect();
+                let json = OutputFile::new(paths::runs_json_shard(&name), runs_json::shard_file(shard, &refs));
+                Ok([json, case_file(&shard.month, window, &digests)?])
+            },
+        );
+        let mut out = pages?;
+        out.extend(data?);
         Ok((name, put_unit(staging, key, out)?))
     };
     let write_shards = || -> anyhow::Result<Vec<(String, UnitRecord)>> {
@@ -306,9 +315,9 @@ fn section_context<'a>(
 /// (`data/cases/month=<month>/part-<hash of its bytes>.parquet`).
 fn case_file(month: &str, window: &[RunCard], digests: &[Arc<RunOverview>]) -> anyhow::Result<OutputFile> {
     let rows: Vec<export::cases::CaseRow> = window
-        .iter()
+        .par_iter()
         .zip(digests)
-        .flat_map(|(card, digest)| {
+        .flat_map_iter(|(card, digest)| {
             samples::of(&digest.sections)
                 .iter()
                 .map(|case| export::cases::row(&card.id, &card.configuration_key, case, &digest.case_verdicts))
