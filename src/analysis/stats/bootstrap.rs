@@ -113,29 +113,35 @@ fn streams() -> MutexGuard<'static, HashMap<(usize, u64), Arc<Ranks>>> {
     STREAMS.get_or_init(Default::default).lock().expect("no panic while holding the lock")
 }
 
-/// The middle ranks of `STREAM` resamples of `n` values: stream `which` (0 or 1) for sample
-/// size `n`, generated once per process from a seed of `(n, which)` only, then shared. A
-/// resampled median needs only these ranks (the values are sorted once per sample), so an
-/// interval reads `RESAMPLES` consecutive entries from an offset seeded from its case key
-/// instead of drawing `n` indices per resample. The base and the candidate of a ratio read
-/// different streams, so their draws are independent.
-fn stream(n: usize, which: u64) -> Arc<Ranks> {
-    if let Some(found) = streams().get(&(n, which)) {
-        return Arc::clone(found);
-    }
-    let made = Arc::new(make_stream(n, which));
-    Arc::clone(streams().entry((n, which)).or_insert(made))
+/// The generator's seed of stream `which` for sample size `n`.
+fn stream_seed(n: usize, which: u64) -> u64 {
+    seed_of(&format!("middle ranks of {n} values, stream {which}"))
 }
 
-/// Makes the streams of these (sample size, stream) pairs that are not made yet, all at once
-/// and each in parallel pieces: intervals computed in parallel afterwards share them instead
-/// of each thread that finds one missing making it again, alone.
+/// Makes the streams that these intervals' (sample size, stream) pairs, one an interval, pay
+/// for, and not made yet: all at once, each in parallel pieces, shared by every interval of
+/// the process after. Stream `which` for sample size `n` is the middle ranks of `STREAM`
+/// resamples of `n` values, one after another from one generator seeded from `(n, which)`
+/// only; an interval reads `RESAMPLES` consecutive ones from an offset seeded from its case
+/// key (a resampled median needs only the ranks: the values are sorted once per sample), and
+/// the base and the candidate of a ratio read different streams, so their draws are
+/// independent. A stream costs `STREAM` resamples and an interval drawn alone `RESAMPLES`
+/// (`window`, the same ranks), so a stream is made only for a pair with at least
+/// `STREAM / RESAMPLES` intervals (a cold build of many runs); a +1 compares one run and
+/// draws its intervals alone, and a sample of 100,000 cycles costs 66x less than a stream.
 pub(crate) fn prepare(keys: impl IntoIterator<Item = (usize, u64)>) {
+    let mut wanted: HashMap<(usize, u64), usize> = HashMap::new();
+    for key in keys.into_iter().filter(|key| key.0 > 0) {
+        *wanted.entry(key).or_default() += 1;
+    }
     let missing: Vec<(usize, u64)> = {
         let made = streams();
-        let mut keys: Vec<(usize, u64)> = keys.into_iter().filter(|key| key.0 > 0 && !made.contains_key(key)).collect();
+        let mut keys: Vec<(usize, u64)> = wanted
+            .into_iter()
+            .filter(|(key, intervals)| intervals * RESAMPLES >= STREAM && !made.contains_key(key))
+            .map(|(key, _)| key)
+            .collect();
         keys.sort_unstable();
-        keys.dedup();
         keys
     };
     let made: Vec<((usize, u64), Arc<Ranks>)> =
@@ -146,11 +152,11 @@ pub(crate) fn prepare(keys: impl IntoIterator<Item = (usize, u64)>) {
     }
 }
 
-/// Stream `which` for sample size `n`: resample after resample of one generator, made in
-/// pieces of `PIECE` resamples on as many threads, each piece's generator started where the
-/// resamples before it leave it (`SplitMix::at_draw`): the same ranks as one thread makes.
+/// Stream `which` for sample size `n`, made in pieces of `PIECE` resamples on as many
+/// threads, each piece's generator started where the resamples before it leave it
+/// (`SplitMix::at_draw`): the same ranks as one thread makes.
 fn make_stream(n: usize, which: u64) -> Ranks {
-    let seed = seed_of(&format!("middle ranks of {n} values, stream {which}"));
+    let seed = stream_seed(n, which);
     let mut ranks = vec![(0, 0); STREAM];
     ranks.par_chunks_mut(PIECE).enumerate().for_each(|(piece, out)| {
         let mut rng = SplitMix::at_draw(seed, (piece * PIECE) as u64 * n as u64, n);
@@ -162,14 +168,53 @@ fn make_stream(n: usize, which: u64) -> Ranks {
     ranks
 }
 
-/// `RESAMPLES` bootstrap medians of `values`, from stream `which` at an offset given by `seed`.
+/// The `RESAMPLES` resamples of stream `which` for size `n` from resample `offset` on
+/// (wrapping at the stream's end), drawn alone: the stream's own ranks there.
+fn window(n: usize, which: u64, offset: usize) -> Ranks {
+    let seed = stream_seed(n, which);
+    let start = |resample: usize| SplitMix::at_draw(seed, resample as u64 * n as u64, n);
+    let mut rng = start(offset);
+    let mut counts = vec![0; n];
+    (0..RESAMPLES)
+        .map(|r| {
+            if r > 0 && (offset + r) % STREAM == 0 {
+                rng = start(0);
+            }
+            middle_ranks(n, &mut rng, &mut counts)
+        })
+        .collect()
+}
+
+/// An interval's resamples: a stream's from an offset, or a window drawn alone.
+enum Resamples {
+    Stream(Arc<Ranks>, usize),
+    Alone(Ranks),
+}
+
+impl Resamples {
+    /// The middle ranks of the interval's resample `r`.
+    fn get(&self, r: usize) -> (u32, u32) {
+        match self {
+            Resamples::Stream(stream, offset) => stream[(offset + r) % STREAM],
+            Resamples::Alone(window) => window[r],
+        }
+    }
+}
+
+/// `RESAMPLES` bootstrap medians of `values`, from stream `which` at an offset given by `seed`
+/// (read from the stream when `prepare` made it, drawn alone when not).
 fn resampled_medians(values: &[f64], which: u64, seed: u64) -> impl Iterator<Item = f64> {
     let ordered = sorted(values);
-    let ranks = stream(ordered.len(), which);
+    let n = ordered.len();
     let offset = (seed as usize) % STREAM;
+    let made = streams().get(&(n, which)).map(Arc::clone);
+    let ranks = match made {
+        Some(stream) => Resamples::Stream(stream, offset),
+        None => Resamples::Alone(window(n, which, offset)),
+    };
     let odd = ordered.len() % 2 == 1;
     (0..RESAMPLES).map(move |r| {
-        let (low, high) = ranks[(offset + r) % STREAM];
+        let (low, high) = ranks.get(r);
         if odd {
             ordered[high as usize]
         } else {
@@ -240,17 +285,35 @@ mod tests {
     }
 
     /// A stream made in parallel pieces is the stream one generator makes resample after
-    /// resample, odd and even sizes, sizes that leave a piece mid-output.
+    /// resample, odd and even sizes, sizes that leave a piece mid-output; a window drawn alone
+    /// is the stream's own resamples there, at the start, anywhere, and across the wrap.
     #[test]
-    fn a_stream_made_in_pieces_is_the_sequential_stream() {
+    fn streams_made_in_pieces_and_windows_drawn_alone_are_the_sequential_stream() {
         for (n, which) in [(1usize, 0u64), (3, 1), (10, 0), (13, 1)] {
-            let mut rng = SplitMix::new(seed_of(&format!("middle ranks of {n} values, stream {which}")));
+            let mut rng = SplitMix::new(stream_seed(n, which));
             let mut counts = vec![0; n];
             let sequential: Ranks = (0..STREAM).map(|_| middle_ranks(n, &mut rng, &mut counts)).collect();
             assert!(make_stream(n, which) == sequential, "n {n}, stream {which}");
+            for offset in [0, 1, 4097, STREAM - RESAMPLES, STREAM - 10, STREAM - 1] {
+                let expected: Ranks = (0..RESAMPLES).map(|r| sequential[(offset + r) % STREAM]).collect();
+                assert!(window(n, which, offset) == expected, "n {n}, stream {which}, offset {offset}");
+            }
         }
-        prepare([(5, 0), (5, 0), (0, 1)]);
-        assert!(streams().contains_key(&(5, 0)) && !streams().contains_key(&(0, 1)));
+    }
+
+    /// A stream is made for a size only when enough intervals read it to pay for it, and an
+    /// interval is the same whether it reads a stream or draws its resamples alone.
+    #[test]
+    fn streams_are_made_only_where_they_pay_and_change_no_interval() {
+        let base: Vec<f64> = (0..17).map(|i| 50.0 + f64::from(i * 5 % 17)).collect();
+        let cand: Vec<f64> = (0..19).map(|i| 55.0 + f64::from(i * 7 % 19)).collect();
+        let alone = ratio_of_medians(&base, &cand, 99);
+        let enough = STREAM.div_ceil(RESAMPLES);
+        prepare(std::iter::repeat_n((17, 0), enough).chain(std::iter::repeat_n((19, 1), enough)));
+        prepare(std::iter::repeat_n((23, 0), enough - 1).chain([(0, 1)]));
+        let made = |key| streams().contains_key(&key);
+        assert!(made((17, 0)) && made((19, 1)) && !made((23, 0)) && !made((0, 1)));
+        assert_eq!(ratio_of_medians(&base, &cand, 99), alone);
     }
 
     #[test]
