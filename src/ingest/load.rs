@@ -207,18 +207,32 @@ impl LogScan {
     }
 }
 
-/// Scans the run's NCCL_DEBUG logs (streamed). A build scans them before it reads the tables,
-/// so that the rows are still in the processor's cache when they are summarized.
+/// Scans the run's NCCL_DEBUG logs (streamed), one after another on this thread (`cargo bench
+/// --bench parse` times the scan with it). A build scans them before it reads the tables, so
+/// that the rows are still in the processor's cache when they are summarized, each log a task
+/// of its own (`scan_log_file`, then `merge_logs`).
 pub fn load_logs(run: &RunDir, limits: Limits) -> LogScan {
+    merge_logs(run, run.files.nccl_logs.iter().map(|file| scan_log_file(file, limits)).collect())
+}
+
+/// One NCCL_DEBUG log of a run scanned (streamed, within the log limit), or why it could not
+/// be read.
+pub fn scan_log_file(file: &FileRef, limits: Limits) -> Result<NcclLogFacts, Diagnostic> {
+    input::open(&file.at, limits.log)
+        .and_then(|reader| parse::nccl_log::scan_log(reader, &file.rel))
+        .map_err(|e| cannot_read(file, e))
+}
+
+/// The run's `LogScan` from the scans of its logs (`scan_log_file`, one a file of
+/// `run.files.nccl_logs`, in that order), merged in that order: the same whichever thread
+/// scanned which.
+pub fn merge_logs(run: &RunDir, scans: Vec<Result<NcclLogFacts, Diagnostic>>) -> LogScan {
     let mut scan = LogScan { facts: None, files: Vec::new(), diagnostics: Vec::new() };
     if run.files.nccl_logs.is_empty() {
         return scan;
     }
     let mut facts = NcclLogFacts::default();
-    for file in &run.files.nccl_logs {
-        let result = input::open(&file.at, limits.log)
-            .and_then(|reader| parse::nccl_log::scan_log(reader, &file.rel))
-            .map_err(|e| cannot_read(file, e));
+    for (file, result) in run.files.nccl_logs.iter().zip(scans) {
         match result {
             Ok(one) => {
                 parse::nccl_log::merge(&mut facts, one);

@@ -832,7 +832,15 @@ struct RunOutput {
 /// Reads only the run's files (each within `limits`) and writes nothing; `clock` sums each
 /// stage's time. `build` and `compare` (`compared_runs`) read every run through it.
 fn process_run(run: &RunDir, limits: input::Limits, clock: &StageClock) -> RunOutput {
-    let logs = StageClock::time(&clock.logs, || load::load_logs(run, limits));
+    // Each log a task of its own (a run's logs are most of its work): the build's last runs,
+    // and a build of one new run, spread over every thread.
+    let scans: Vec<_> = run
+        .files
+        .nccl_logs
+        .par_iter()
+        .map(|file| StageClock::time(&clock.logs, || load::scan_log_file(file, limits)))
+        .collect();
+    let logs = StageClock::time(&clock.logs, || load::merge_logs(run, scans));
     let raw = StageClock::time(&clock.parse, || {
         let mut raw = load::load_tables(run, limits);
         logs.attach(&mut raw);
