@@ -155,10 +155,6 @@ pub(super) fn compare_runs(
                 Ok((i, Loaded { key, samples, medians }))
             })
             .collect::<anyhow::Result<_>>()?;
-        comparison::engine::prepare_intervals(chunk.iter().filter_map(|&i| {
-            let base = plan.choices[i].id().and_then(|id| by_id.get(id))?;
-            Some((loaded.get(base)?.samples.as_slice(), loaded.get(&i)?.samples.as_slice()))
-        }));
         let updates: Vec<(usize, Update)> = chunk
             .par_iter()
             .map(|&i| Ok((i, compare_one(results, i, plan, &by_id, &loaded, context)?)))

@@ -238,8 +238,9 @@ pub(super) fn write(
         let configurations: Vec<ConfigurationHistory> =
             group.par_iter().map(|&i| history_of(todo[i], load)).collect::<anyhow::Result<_>>()?;
         let links = history_view::history_links(&configurations);
-        // Each page made, rendered and written in parallel with the group's others.
-        let pages: Vec<_> = configurations
+        // Each page made, rendered and written in parallel with the group's others; the
+        // first page to fail in the group's order is the error reported, whatever the timing.
+        let pages: Vec<Result<_, WriteError>> = configurations
             .par_iter()
             .map(|configuration| {
                 let (page, regressions) = history_view::history_page(configuration);
@@ -247,7 +248,8 @@ pub(super) fn write(
                 rendered.par_iter().try_for_each(|f| staging.put(f))?;
                 Ok((rendered.into_iter().map(|f| f.path).collect(), regressions))
             })
-            .collect::<Result<_, WriteError>>()?;
+            .collect();
+        let pages: Vec<_> = pages.into_iter().collect::<Result<_, _>>()?;
         drop(configurations);
         for ((&i, (paths, regressions)), link) in group.iter().zip(pages).zip(links) {
             let gives = Gives { label: link.text, href: link.href, regressions };

@@ -21,7 +21,7 @@
 use super::change_points;
 use super::rule::{self, Call};
 use super::samples::{CaseSamples, Family};
-use crate::analysis::stats::bootstrap::{self, ratio_of_medians, seed_of};
+use crate::analysis::stats::bootstrap::{ratio_of_medians, seed_of};
 use crate::analysis::stats::median;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -356,14 +356,6 @@ fn not_comparable(s: &CaseSamples, base_cycles: usize, candidate_cycles: usize, 
         verdict: Verdict::NotComparable,
         reason: Some(reason),
     }
-}
-
-/// Makes ready what `add_intervals` of these (base, candidate) samples will share, before they
-/// run in parallel: the bootstrap streams of their sample sizes (a size no case pair has
-/// costs a stream made for nothing, a few milliseconds of one thread spread over all).
-pub fn prepare_intervals<'a>(pairs: impl IntoIterator<Item = (&'a [CaseSamples], &'a [CaseSamples])>) {
-    let sizes = |samples: &'a [CaseSamples], which| samples.iter().map(move |s| (s.values.len(), which));
-    bootstrap::prepare(pairs.into_iter().flat_map(|(base, cand)| sizes(base, 0).chain(sizes(cand, 1))));
 }
 
 /// Adds the bootstrap intervals of the ratio to the base to an outcome of `compare` on the

@@ -32,8 +32,9 @@ impl SplitMix {
         SplitMix { state: seed, lanes: 0, left: 0 }
     }
 
-    /// The generator `new(seed)` is after `draw` draws of `below(n)` (the state is a counter,
-    /// so nothing before is drawn): where a piece of a stream starts.
+    /// The generator `new(seed)` is after `draw` draws of `below(n)`, all with this `n` (the
+    /// state is a counter, so nothing before is drawn): where a piece or a window of a stream
+    /// starts.
     fn at_draw(seed: u64, draw: u64, n: usize) -> SplitMix {
         if n > 1 << 16 {
             return SplitMix::new(seed.wrapping_add(draw.wrapping_mul(GAMMA)));
@@ -99,8 +100,26 @@ fn middle_ranks(n: usize, rng: &mut SplitMix, counts: &mut [u32]) -> (u32, u32) 
 /// The middle ranks of one resample after another.
 type Ranks = Vec<(u32, u32)>;
 
-/// Every stream made so far, by (sample size, stream).
-type Streams = Mutex<HashMap<(usize, u64), Arc<Ranks>>>;
+/// Stream `which` (0 or 1) for sample size `n` is the middle ranks of `STREAM` resamples of
+/// `n` values, one after another from one generator seeded from `(n, which)` only. An interval
+/// reads `RESAMPLES` consecutive ones from an offset seeded from its case key (a resampled
+/// median needs only the ranks: the values are sorted once per sample); the base and the
+/// candidate of a ratio read different streams, so their draws are independent. A whole
+/// stream costs `STREAM` resamples and an interval's window drawn alone `RESAMPLES` (`window`:
+/// the same ranks), so a stream is made, in parallel pieces, and kept for the process, by the
+/// `STREAM / RESAMPLES`th interval that reads it: a build that compares one run (a +1) or a
+/// sample of 100,000 cycles draws its few windows alone, a cold build of many runs shares
+/// streams, and no interval costs more than twice what it did when every stream was made.
+enum Stream {
+    /// Intervals that read it so far, each drawn alone.
+    Counted(usize),
+    /// Being made by one thread; the others draw alone meanwhile (nobody waits).
+    Making,
+    Made(Arc<Ranks>),
+}
+
+/// Every stream's state so far, by (sample size, stream).
+type Streams = Mutex<HashMap<(usize, u64), Stream>>;
 
 /// Resamples in one stream of middle ranks.
 const STREAM: usize = 1 << 16;
@@ -108,7 +127,7 @@ const STREAM: usize = 1 << 16;
 /// Resamples in one piece of a stream made on one thread (64 pieces a stream).
 const PIECE: usize = 1 << 10;
 
-fn streams() -> MutexGuard<'static, HashMap<(usize, u64), Arc<Ranks>>> {
+fn streams() -> MutexGuard<'static, HashMap<(usize, u64), Stream>> {
     static STREAMS: OnceLock<Streams> = OnceLock::new();
     STREAMS.get_or_init(Default::default).lock().expect("no panic while holding the lock")
 }
@@ -118,43 +137,31 @@ fn stream_seed(n: usize, which: u64) -> u64 {
     seed_of(&format!("middle ranks of {n} values, stream {which}"))
 }
 
-/// Makes the streams that these intervals' (sample size, stream) pairs, one an interval, pay
-/// for, and not made yet: all at once, each in parallel pieces, shared by every interval of
-/// the process after. Stream `which` for sample size `n` is the middle ranks of `STREAM`
-/// resamples of `n` values, one after another from one generator seeded from `(n, which)`
-/// only; an interval reads `RESAMPLES` consecutive ones from an offset seeded from its case
-/// key (a resampled median needs only the ranks: the values are sorted once per sample), and
-/// the base and the candidate of a ratio read different streams, so their draws are
-/// independent. A stream costs `STREAM` resamples and an interval drawn alone `RESAMPLES`
-/// (`window`, the same ranks), so a stream is made only for a pair with at least
-/// `STREAM / RESAMPLES` intervals (a cold build of many runs); a +1 compares one run and
-/// draws its intervals alone, and a sample of 100,000 cycles costs 66x less than a stream.
-pub(crate) fn prepare(keys: impl IntoIterator<Item = (usize, u64)>) {
-    let mut wanted: HashMap<(usize, u64), usize> = HashMap::new();
-    for key in keys.into_iter().filter(|key| key.0 > 0) {
-        *wanted.entry(key).or_default() += 1;
+/// Stream `which` for size `n` for one more interval: made already, or made now by this
+/// interval (the one that pays for it; the lock is not held while it is made); `None` when
+/// this interval draws its window alone.
+fn stream(n: usize, which: u64) -> Option<Arc<Ranks>> {
+    {
+        let mut streams = streams();
+        let state = streams.entry((n, which)).or_insert(Stream::Counted(0));
+        match state {
+            Stream::Made(ranks) => return Some(Arc::clone(ranks)),
+            Stream::Making => return None,
+            Stream::Counted(count) if (*count + 1) * RESAMPLES < STREAM => {
+                *count += 1;
+                return None;
+            }
+            Stream::Counted(_) => *state = Stream::Making,
+        }
     }
-    let missing: Vec<(usize, u64)> = {
-        let made = streams();
-        let mut keys: Vec<(usize, u64)> = wanted
-            .into_iter()
-            .filter(|(key, intervals)| intervals * RESAMPLES >= STREAM && !made.contains_key(key))
-            .map(|(key, _)| key)
-            .collect();
-        keys.sort_unstable();
-        keys
-    };
-    let made: Vec<((usize, u64), Arc<Ranks>)> =
-        missing.into_par_iter().map(|(n, which)| ((n, which), Arc::new(make_stream(n, which)))).collect();
-    let mut streams = streams();
-    for (key, ranks) in made {
-        streams.entry(key).or_insert(ranks);
-    }
+    let ranks = Arc::new(make_stream(n, which));
+    streams().insert((n, which), Stream::Made(Arc::clone(&ranks)));
+    Some(ranks)
 }
 
 /// Stream `which` for sample size `n`, made in pieces of `PIECE` resamples on as many
 /// threads, each piece's generator started where the resamples before it leave it
-/// (`SplitMix::at_draw`): the same ranks as one thread makes.
+/// (`SplitMix::at_draw`; `PIECE` need not be a multiple of 4): the ranks one thread makes.
 fn make_stream(n: usize, which: u64) -> Ranks {
     let seed = stream_seed(n, which);
     let mut ranks = vec![(0, 0); STREAM];
@@ -202,13 +209,12 @@ impl Resamples {
 }
 
 /// `RESAMPLES` bootstrap medians of `values`, from stream `which` at an offset given by `seed`
-/// (read from the stream when `prepare` made it, drawn alone when not).
+/// (read from the stream when it is made, drawn alone when not).
 fn resampled_medians(values: &[f64], which: u64, seed: u64) -> impl Iterator<Item = f64> {
     let ordered = sorted(values);
     let n = ordered.len();
     let offset = (seed as usize) % STREAM;
-    let made = streams().get(&(n, which)).map(Arc::clone);
-    let ranks = match made {
+    let ranks = match stream(n, which) {
         Some(stream) => Resamples::Stream(stream, offset),
         None => Resamples::Alone(window(n, which, offset)),
     };
@@ -285,8 +291,8 @@ mod tests {
     }
 
     /// A stream made in parallel pieces is the stream one generator makes resample after
-    /// resample, odd and even sizes, sizes that leave a piece mid-output; a window drawn alone
-    /// is the stream's own resamples there, at the start, anywhere, and across the wrap.
+    /// resample, odd and even sizes; a window drawn alone is the stream's own resamples there,
+    /// at the start, anywhere, and across the wrap.
     #[test]
     fn streams_made_in_pieces_and_windows_drawn_alone_are_the_sequential_stream() {
         for (n, which) in [(1usize, 0u64), (3, 1), (10, 0), (13, 1)] {
@@ -301,19 +307,22 @@ mod tests {
         }
     }
 
-    /// A stream is made for a size only when enough intervals read it to pay for it, and an
-    /// interval is the same whether it reads a stream or draws its resamples alone.
+    /// A size's stream is made by the interval that pays for it, not before, and an interval
+    /// is the same whether it reads the stream or draws its window alone (sizes 97 and 101:
+    /// no other test reads them, and a test that did could make the stream early).
     #[test]
-    fn streams_are_made_only_where_they_pay_and_change_no_interval() {
-        let base: Vec<f64> = (0..17).map(|i| 50.0 + f64::from(i * 5 % 17)).collect();
-        let cand: Vec<f64> = (0..19).map(|i| 55.0 + f64::from(i * 7 % 19)).collect();
-        let alone = ratio_of_medians(&base, &cand, 99);
-        let enough = STREAM.div_ceil(RESAMPLES);
-        prepare(std::iter::repeat_n((17, 0), enough).chain(std::iter::repeat_n((19, 1), enough)));
-        prepare(std::iter::repeat_n((23, 0), enough - 1).chain([(0, 1)]));
-        let made = |key| streams().contains_key(&key);
-        assert!(made((17, 0)) && made((19, 1)) && !made((23, 0)) && !made((0, 1)));
-        assert_eq!(ratio_of_medians(&base, &cand, 99), alone);
+    fn a_stream_is_made_by_the_interval_that_pays_for_it_and_changes_none() {
+        let base: Vec<f64> = (0..97).map(|i| 50.0 + f64::from(i * 5 % 17)).collect();
+        let cand: Vec<f64> = (0..101).map(|i| 55.0 + f64::from(i * 7 % 19)).collect();
+        let made = |key| matches!(streams().get(&key), Some(Stream::Made(_)));
+        let pays = STREAM.div_ceil(RESAMPLES);
+        let alone: Vec<(f64, f64)> = (0..pays as u64 - 1).map(|seed| ratio_of_medians(&base, &cand, seed)).collect();
+        assert!(!made((97, 0)) && !made((101, 1)));
+        assert_eq!(ratio_of_medians(&base, &cand, 0), alone[0]);
+        assert!(made((97, 0)) && made((101, 1)));
+        for (seed, interval) in alone.iter().enumerate() {
+            assert_eq!(ratio_of_medians(&base, &cand, seed as u64), *interval, "seed {seed}");
+        }
     }
 
     #[test]
