@@ -155,14 +155,6 @@ pub(super) fn compare_runs(
                 Ok((i, Loaded { key, samples, medians }))
             })
             .collect::<anyhow::Result<_>>()?;
-        // The chunk's intervals counted before they are computed in parallel: the streams
-        // that enough of them read are made once, first (a run whose baseline is not ok, or
-        // not in the runs folder, gets none).
-        comparison::engine::expect_intervals(chunk.iter().filter_map(|&i| {
-            let &base = plan.choices[i].id().and_then(|id| by_id.get(id))?;
-            (results[base].card.status == RunStatus::Ok)
-                .then(|| Some((loaded.get(&base)?.samples.as_slice(), loaded.get(&i)?.samples.as_slice())))?
-        }));
         let updates: Vec<(usize, Update)> = chunk
             .par_iter()
             .map(|&i| Ok((i, compare_one(results, i, plan, &by_id, &loaded, context)?)))

@@ -21,7 +21,7 @@
 use super::change_points;
 use super::rule::{self, Call};
 use super::samples::{CaseSamples, Family};
-use crate::analysis::stats::bootstrap::{self, ratio_of_medians, seed_of};
+use crate::analysis::stats::bootstrap::{ratio_of_medians, seed_of};
 use crate::analysis::stats::median;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -358,29 +358,6 @@ fn not_comparable(s: &CaseSamples, base_cycles: usize, candidate_cycles: usize, 
     }
 }
 
-/// The (base, candidate) sample sizes of the intervals `add_intervals` computes for these
-/// samples: a case in both runs whose values are usable and whose medians are finite and
-/// positive (where `compare` gives a ratio; a test holds the two together).
-pub fn interval_sizes(base: &[CaseSamples], cand: &[CaseSamples]) -> Vec<(usize, usize)> {
-    let cand_by_key: BTreeMap<String, &CaseSamples> = cand.iter().map(|c| (c.key(), c)).collect();
-    base.iter()
-        .filter_map(|b| {
-            let c = cand_by_key.get(&b.key())?;
-            let finite = |values: &[f64]| log_cost(median(values), b.higher_is_better).is_some();
-            (super::samples::unusable(&b.values, &c.values).is_none() && finite(&b.values) && finite(&c.values))
-                .then_some((b.values.len(), c.values.len()))
-        })
-        .collect()
-}
-
-/// Tells the bootstrap how many intervals of each sample size these comparisons (base,
-/// candidate samples) are about to compute, before they run in parallel: it makes the streams
-/// that enough of them read, at once and in parallel, and no other (`bootstrap::expect`).
-pub fn expect_intervals<'a>(pairs: impl IntoIterator<Item = (&'a [CaseSamples], &'a [CaseSamples])>) {
-    let sizes = pairs.into_iter().flat_map(|(base, cand)| interval_sizes(base, cand));
-    bootstrap::expect(sizes.flat_map(|(b, c)| [(b, 0), (c, 1)]));
-}
-
 /// Adds the bootstrap intervals of the ratio to the base to an outcome of `compare` on the
 /// same samples. Kept apart: the verdicts do not depend on them, and they cost most. Each
 /// interval's generator is seeded from its case key.
@@ -399,40 +376,6 @@ pub fn add_intervals(outcome: &mut Outcome, base: &[CaseSamples], cand: &[CaseSa
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// `interval_sizes` names exactly the cases `compare` gives a ratio (and so an interval):
-    /// cases in one run only, unusable values, zero medians, of both sizes.
-    #[test]
-    fn interval_sizes_are_the_cases_with_a_ratio() {
-        let base = [
-            case("a", false, &[1.0, 2.0, 3.0]),
-            case("b", false, &[1.0, 2.0]),
-            case("c", false, &[1.0, f64::NAN]),
-            case("d", true, &[5.0, 6.0, 7.0, 8.0]),
-            case("e", false, &[1.0]),
-        ];
-        let cand = [
-            case("a", false, &[1.5, 2.5]),
-            case("c", false, &[1.0, 2.0]),
-            case("d", true, &[5.0, 6.0, 7.0]),
-            case("e", false, &[-1.0]),
-            case("f", false, &[1.0]),
-        ];
-        let outcome = compare(&base, &cand, &context(&base[0], &[]));
-        let with_ratio: Vec<(usize, usize)> = outcome
-            .cases
-            .iter()
-            .filter(|r| r.ratio.is_some())
-            .map(|r| {
-                let key = r.key();
-                let size =
-                    |samples: &[CaseSamples]| samples.iter().find(|s| s.key() == key).map_or(0, |s| s.values.len());
-                (size(&base), size(&cand))
-            })
-            .collect();
-        assert_eq!(interval_sizes(&base, &cand), with_ratio);
-        assert_eq!(with_ratio, [(3, 2), (4, 3)]);
-    }
 
     #[test]
     fn a_ratio_to_the_base_exactly_at_the_floor_is_no_change() {
