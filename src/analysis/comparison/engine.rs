@@ -21,7 +21,7 @@
 use super::change_points;
 use super::rule::{self, Call};
 use super::samples::{CaseSamples, Family};
-use crate::analysis::stats::bootstrap::{ratio_of_medians, seed_of};
+use crate::analysis::stats::bootstrap::{self, ratio_of_medians, seed_of};
 use crate::analysis::stats::median;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -361,15 +361,25 @@ fn not_comparable(s: &CaseSamples, base_cycles: usize, candidate_cycles: usize, 
 /// Adds the bootstrap intervals of the ratio to the base to an outcome of `compare` on the
 /// same samples. Kept apart: the verdicts do not depend on them, and they cost most. Each
 /// interval's generator is seeded from its case key.
+/// Their sample sizes are told to the bootstrap first, which makes the streams that enough
+/// intervals read (`bootstrap::expect`).
 pub fn add_intervals(outcome: &mut Outcome, base: &[CaseSamples], cand: &[CaseSamples]) {
     let base_by_key: BTreeMap<String, &CaseSamples> = base.iter().map(|s| (s.key(), s)).collect();
     let cand_by_key: BTreeMap<String, &CaseSamples> = cand.iter().map(|s| (s.key(), s)).collect();
-    outcome.cases.par_iter_mut().filter(|r| r.ratio.is_some()).for_each(|result| {
-        let key = result.key();
-        if let (Some(b), Some(c)) = (base_by_key.get(&key), cand_by_key.get(&key)) {
-            let (low, high) = ratio_of_medians(&b.values, &c.values, seed_of(&key));
-            (result.ci_low, result.ci_high) = (Some(low), Some(high));
-        }
+    let intervals: Vec<(&mut CaseResult, String, &CaseSamples, &CaseSamples)> = outcome
+        .cases
+        .iter_mut()
+        .filter(|r| r.ratio.is_some())
+        .filter_map(|result| {
+            let key = result.key();
+            let (b, c) = (*base_by_key.get(&key)?, *cand_by_key.get(&key)?);
+            Some((result, key, b, c))
+        })
+        .collect();
+    bootstrap::expect(intervals.iter().flat_map(|(_, _, b, c)| [(b.values.len(), 0), (c.values.len(), 1)]));
+    intervals.into_par_iter().for_each(|(result, key, b, c)| {
+        let (low, high) = ratio_of_medians(&b.values, &c.values, seed_of(&key));
+        (result.ci_low, result.ci_high) = (Some(low), Some(high));
     });
 }
 

@@ -106,12 +106,14 @@ type Ranks = Vec<(u32, u32)>;
 /// median needs only the ranks: the values are sorted once per sample); the base and the
 /// candidate of a ratio read different streams, so their draws are independent. A whole
 /// stream costs `STREAM` resamples and an interval's window drawn alone `RESAMPLES` (`window`:
-/// the same ranks), so a stream is made, in parallel pieces, and kept for the process, by the
-/// `STREAM / RESAMPLES`th interval that reads it: a build that compares one run (a +1) or a
-/// sample of 100,000 cycles draws its few windows alone, a cold build of many runs shares
-/// streams, and no interval costs more than twice what it did when every stream was made.
+/// the same ranks), so the intervals about to be computed are counted first (`expect`) and a
+/// stream is made, in parallel pieces, and kept for the process, once `STREAM / RESAMPLES` of
+/// them have been counted: a comparison with few intervals of a size (a +1 of a small run, a
+/// sample of 100,000 cycles) draws them alone, a cold build of many runs shares streams, and
+/// no stream is made that fewer intervals read, nor is more than about one stream's worth of
+/// windows drawn before one is.
 enum Stream {
-    /// Intervals that read it so far, each drawn alone.
+    /// Intervals counted so far (`expect`), each drawn alone.
     Counted(usize),
     /// Being made by one thread; the others draw alone meanwhile (nobody waits).
     Making,
@@ -137,26 +139,51 @@ fn stream_seed(n: usize, which: u64) -> u64 {
     seed_of(&format!("middle ranks of {n} values, stream {which}"))
 }
 
-/// Stream `which` for size `n` for one more interval: made already, or made now by this
-/// interval (the one that pays for it; the lock is not held while it is made); `None` when
-/// this interval draws its window alone.
-fn stream(n: usize, which: u64) -> Option<Arc<Ranks>> {
-    {
-        let mut streams = streams();
-        let state = streams.entry((n, which)).or_insert(Stream::Counted(0));
-        match state {
-            Stream::Made(ranks) => return Some(Arc::clone(ranks)),
-            Stream::Making => return None,
-            Stream::Counted(count) if (*count + 1) * RESAMPLES < STREAM => {
-                *count += 1;
-                return None;
-            }
-            Stream::Counted(_) => *state = Stream::Making,
-        }
+/// Counts the intervals about to be computed, one `(sample size, stream)` key each, toward
+/// their streams, and makes now, in parallel, every stream whose count reaches
+/// `STREAM / RESAMPLES` (the lock is not held while they are made; an interval that meanwhile
+/// finds its stream being made draws alone, nobody waits).
+pub(crate) fn expect(keys: impl IntoIterator<Item = (usize, u64)>) {
+    let mut wanted: HashMap<(usize, u64), usize> = HashMap::new();
+    for key in keys {
+        *wanted.entry(key).or_default() += 1;
     }
-    let ranks = Arc::new(make_stream(n, which));
-    streams().insert((n, which), Stream::Made(Arc::clone(&ranks)));
-    Some(ranks)
+    let mut due: Vec<(usize, u64)> = {
+        let mut streams = streams();
+        wanted
+            .into_iter()
+            .filter(|&(key, intervals)| {
+                let state = streams.entry(key).or_insert(Stream::Counted(0));
+                match state {
+                    Stream::Counted(count) if (*count + intervals) * RESAMPLES < STREAM => {
+                        *count += intervals;
+                        false
+                    }
+                    Stream::Counted(_) => {
+                        *state = Stream::Making;
+                        true
+                    }
+                    Stream::Making | Stream::Made(_) => false,
+                }
+            })
+            .map(|(key, _)| key)
+            .collect()
+    };
+    due.sort_unstable();
+    let made: Vec<((usize, u64), Arc<Ranks>)> =
+        due.into_par_iter().map(|(n, which)| ((n, which), Arc::new(make_stream(n, which)))).collect();
+    let mut streams = streams();
+    for (key, ranks) in made {
+        streams.insert(key, Stream::Made(ranks));
+    }
+}
+
+/// Stream `which` for size `n` when it is made.
+fn stream(n: usize, which: u64) -> Option<Arc<Ranks>> {
+    match streams().get(&(n, which)) {
+        Some(Stream::Made(ranks)) => Some(Arc::clone(ranks)),
+        _ => None,
+    }
 }
 
 /// Stream `which` for sample size `n`, made in pieces of `PIECE` resamples on as many
@@ -209,7 +236,7 @@ impl Resamples {
 }
 
 /// `RESAMPLES` bootstrap medians of `values`, from stream `which` at an offset given by `seed`
-/// (read from the stream when it is made, drawn alone when not).
+/// (read from the stream when it is made, drawn alone when not; `expect` decides).
 fn resampled_medians(values: &[f64], which: u64, seed: u64) -> impl Iterator<Item = f64> {
     let ordered = sorted(values);
     let n = ordered.len();
@@ -307,22 +334,23 @@ mod tests {
         }
     }
 
-    /// A size's stream is made by the interval that pays for it, not before, and an interval
-    /// is the same whether it reads the stream or draws its window alone (sizes 97 and 101:
-    /// no other test reads them, and a test that did could make the stream early).
+    /// A size's stream is made once enough intervals of it are expected, counted over calls
+    /// (not before), and an interval is the same whether it reads the stream or draws its
+    /// window alone (sizes 97 and 101: no other test expects them).
     #[test]
-    fn a_stream_is_made_by_the_interval_that_pays_for_it_and_changes_none() {
+    fn a_stream_is_made_once_enough_intervals_are_expected_and_changes_none() {
         let base: Vec<f64> = (0..97).map(|i| 50.0 + f64::from(i * 5 % 17)).collect();
         let cand: Vec<f64> = (0..101).map(|i| 55.0 + f64::from(i * 7 % 19)).collect();
         let made = |key| matches!(streams().get(&key), Some(Stream::Made(_)));
         let pays = STREAM.div_ceil(RESAMPLES);
-        let alone: Vec<(f64, f64)> = (0..pays as u64 - 1).map(|seed| ratio_of_medians(&base, &cand, seed)).collect();
+        let alone = ratio_of_medians(&base, &cand, 5);
+        expect(std::iter::repeat_n((97, 0), pays - 2).chain(std::iter::repeat_n((101, 1), pays - 1)));
+        expect([(97, 0)]);
         assert!(!made((97, 0)) && !made((101, 1)));
-        assert_eq!(ratio_of_medians(&base, &cand, 0), alone[0]);
+        assert_eq!(ratio_of_medians(&base, &cand, 5), alone);
+        expect([(97, 0), (101, 1)]);
         assert!(made((97, 0)) && made((101, 1)));
-        for (seed, interval) in alone.iter().enumerate() {
-            assert_eq!(ratio_of_medians(&base, &cand, seed as u64), *interval, "seed {seed}");
-        }
+        assert_eq!(ratio_of_medians(&base, &cand, 5), alone);
     }
 
     #[test]
