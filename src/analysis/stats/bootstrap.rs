@@ -148,7 +148,7 @@ pub(crate) fn expect(keys: impl IntoIterator<Item = (usize, u64)>) {
     for key in keys {
         *wanted.entry(key).or_default() += 1;
     }
-    let mut due: Vec<(usize, u64)> = {
+    let due: Vec<(usize, u64)> = {
         let mut streams = streams();
         wanted
             .into_iter()
@@ -169,7 +169,6 @@ pub(crate) fn expect(keys: impl IntoIterator<Item = (usize, u64)>) {
             .map(|(key, _)| key)
             .collect()
     };
-    due.sort_unstable();
     let made: Vec<((usize, u64), Arc<Ranks>)> =
         due.into_par_iter().map(|(n, which)| ((n, which), Arc::new(make_stream(n, which)))).collect();
     let mut streams = streams();
