@@ -278,6 +278,21 @@ struct Facts {
     planned: Tally,
     /// The same lines per (collective, bytes, algorithm, protocol, channels).
     tuning: BTreeMap<TuningKey, u64>,
+    /// The last planned-task line counted, and its repeats since (`Scanner::planned_tuning`).
+    planned_memo: Option<PlannedMemo>,
+}
+
+/// A planned-task line (`planned_tuning`'s collective and text) with what it counted, and how
+/// many equal lines came since, not yet counted: nccl-tests plans each of a size's iterations
+/// alike, so a repeat is one compare instead of a parse, two name lookups and a table lookup.
+/// The repeats are added (`flush_planned`) before another planned line is read and at the end:
+/// each count is the same as if every line had been read on its own.
+#[derive(Debug, Clone, PartialEq)]
+struct PlannedMemo {
+    collective: Option<Vec<u8>>,
+    text: Vec<u8>,
+    key: TuningKey,
+    repeats: u64,
 }
 
 struct Scanner<'f> {
@@ -339,6 +354,8 @@ impl<'f> Scanner<'f> {
         if ended {
             return self.read(line);
         }
+        // Repeats counted first: only what this line reads may tell it from its facts.
+        self.flush_planned();
         let before = self.facts.clone();
         let partials = self.partial_count;
         self.read(line);
@@ -642,8 +659,15 @@ impl<'f> Scanner<'f> {
 
     /// `N Bytes -> Algo X proto Y ...`: names (2.24+: `... channel{Lo..Hi}={0..31}`) or
     /// numbers (<= 2.23: `... time T`); `collective` is the `AllReduce: ` prefix (2.23+).
-    fn planned_tuning(&mut self, collective: Option<&[u8]>, text: &[u8]) {
-        let text = lossy(text);
+    fn planned_tuning(&mut self, collective: Option<&[u8]>, raw: &[u8]) {
+        if let Some(memo) = &mut self.facts.planned_memo {
+            if memo.text == raw && memo.collective.as_deref() == collective {
+                memo.repeats += 1;
+                return;
+            }
+        }
+        self.flush_planned();
+        let text = lossy(raw);
         let Some((bytes, rest)) = text.split_once(" Bytes -> Algo ") else {
             return;
         };
@@ -667,8 +691,26 @@ impl<'f> Scanner<'f> {
         if let Some(count) = tuning.get_mut(&key) {
             *count += 1;
         } else if tuning.len() < MAX_DISTINCT {
-            tuning.insert(key, 1);
+            tuning.insert(key.clone(), 1);
         }
+        let collective = collective.map(<[u8]>::to_vec);
+        self.facts.planned_memo = Some(PlannedMemo { collective, text: raw.to_vec(), key, repeats: 0 });
+    }
+
+    /// Counts the repeats of the last planned line (`PlannedMemo`) as `planned_tuning` counts
+    /// a line: into the planned tally and the line's TUNING row (when the table had room for it).
+    fn flush_planned(&mut self) {
+        let facts = &mut self.facts;
+        let Some(memo) = facts.planned_memo.as_mut().filter(|memo| memo.repeats > 0) else {
+            return;
+        };
+        let (_, _, algorithm, protocol, _) = &memo.key;
+        bump(&mut facts.planned.algorithms, algorithm, memo.repeats);
+        bump(&mut facts.planned.protocols, protocol, memo.repeats);
+        if let Some(count) = facts.tuning.get_mut(&memo.key) {
+            *count += memo.repeats;
+        }
+        memo.repeats = 0;
     }
 
     /// `Channel 00/64 : 0 1 2` (channel count), a connection (`Channel 00/0 : 0[0] -> 1[1]
@@ -804,7 +846,8 @@ impl<'f> Scanner<'f> {
         self.partial_seen = true;
     }
 
-    fn finish(self, bytes: u64) -> NcclLogFacts {
+    fn finish(mut self, bytes: u64) -> NcclLogFacts {
+        self.flush_planned();
         let f = self.facts;
         let files_by_host = f.hosts.into_iter().map(|host| (host, vec![self.file.to_string()])).collect();
         let mut communicators = f.communicators;
@@ -1256,6 +1299,30 @@ mod tests {
     /// One line per format, as NCCL's `src/enqueue.cc` prints it: `"%ld Bytes -> Algo %d proto
     /// %d time %f"` (<= 2.22), `"%s: %ld Bytes -> Algo %d proto %d time %f"` (2.23) and
     /// `"%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}"` (2.24+).
+    #[test]
+    fn repeated_planned_lines_count_as_lines_read_alone() {
+        // Two collectives plan the same text; the log ends in a repeat without a newline.
+        let all_reduce = "h:1:1 [0] NCCL INFO AllReduce: 8192 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..31}";
+        let all_gather = "h:1:1 [0] NCCL INFO AllGather: 8192 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..31}";
+        let log = [all_reduce, all_reduce, all_gather, all_reduce, all_reduce, all_reduce, all_reduce].join("\n");
+        let facts = scan(log.as_bytes(), "t.log");
+        assert_eq!(
+            facts.tuning,
+            [
+                choice(Some("AllGather"), 8192, "Ring", "LL", Some(32), 1),
+                choice(Some("AllReduce"), 8192, "Ring", "LL", Some(32), 5),
+            ]
+        );
+        assert_eq!(facts.algorithms, BTreeMap::from([("Ring".to_string(), 6)]));
+        assert_eq!(facts.protocols, BTreeMap::from([("LL".to_string(), 6)]));
+        assert_eq!((facts.partial_line_count, facts.lines), (1, 7));
+        // Repeats and then a cut last line that reads nothing: not a partial line.
+        let cut = "h:1:1 [0] NCCL INFO AllReduce: 8192 Bytes -> Al";
+        let facts = scan([all_reduce, all_reduce, all_reduce, cut].join("\n").as_bytes(), "t.log");
+        assert_eq!(facts.tuning, [choice(Some("AllReduce"), 8192, "Ring", "LL", Some(32), 3)]);
+        assert_eq!((facts.partial_line_count, facts.lines), (0, 4));
+    }
+
     #[test]
     fn tuning_table_from_every_format() {
         let log = b"h:1:1 [0] NCCL INFO 1048576 Bytes -> Algo 1 proto 2 time 36.123456\n\
