@@ -278,15 +278,34 @@ struct Facts {
     planned: Tally,
     /// The same lines per (collective, bytes, algorithm, protocol, channels).
     tuning: BTreeMap<TuningKey, u64>,
-    /// The last planned-task line counted, and its repeats since (`Scanner::planned_tuning`).
-    planned_memo: Option<PlannedMemo>,
+    /// The last `PLANNED_MEMOS` distinct planned-task lines counted, oldest first, each with
+    /// its repeats since (`Scanner::planned_tuning`).
+    planned_memos: Vec<PlannedMemo>,
+}
+
+impl Facts {
+    /// Counts `memo`'s repeats as `Scanner::planned_tuning` counts a line: into the planned
+    /// tally and the line's TUNING row (when the table had room for it).
+    fn count_repeats(&mut self, memo: &PlannedMemo) {
+        if memo.repeats == 0 {
+            return;
+        }
+        let (_, _, algorithm, protocol, _) = &memo.key;
+        bump(&mut self.planned.algorithms, algorithm, memo.repeats);
+        bump(&mut self.planned.protocols, protocol, memo.repeats);
+        if let Some(count) = self.tuning.get_mut(&memo.key) {
+            *count += memo.repeats;
+        }
+    }
 }
 
 /// A planned-task line (`planned_tuning`'s collective and text) with what it counted, and how
 /// many equal lines came since, not yet counted: nccl-tests plans each of a size's iterations
-/// alike, so a repeat is one compare instead of a parse, two name lookups and a table lookup.
-/// The repeats are added (`flush_planned`) before another planned line is read and at the end:
-/// each count is the same as if every line had been read on its own.
+/// alike, and the suite's cases repeat a few calls in turn (ReduceScatter then AllGather), so
+/// a repeat is a compare or a few instead of a parse, two name lookups and a table lookup.
+/// Repeats are added (`count_repeats`) when their line is dropped for a newer one, before a
+/// last line without a newline is read, and at the end: counts only add, so each is the same
+/// as if every line had been read on its own.
 #[derive(Debug, Clone, PartialEq)]
 struct PlannedMemo {
     collective: Option<Vec<u8>>,
@@ -294,6 +313,9 @@ struct PlannedMemo {
     key: TuningKey,
     repeats: u64,
 }
+
+/// Planned-task lines remembered (`Facts::planned_memos`).
+const PLANNED_MEMOS: usize = 4;
 
 struct Scanner<'f> {
     file: &'f str,
@@ -660,13 +682,11 @@ impl<'f> Scanner<'f> {
     /// `N Bytes -> Algo X proto Y ...`: names (2.24+: `... channel{Lo..Hi}={0..31}`) or
     /// numbers (<= 2.23: `... time T`); `collective` is the `AllReduce: ` prefix (2.23+).
     fn planned_tuning(&mut self, collective: Option<&[u8]>, raw: &[u8]) {
-        if let Some(memo) = &mut self.facts.planned_memo {
-            if memo.text == raw && memo.collective.as_deref() == collective {
-                memo.repeats += 1;
-                return;
-            }
+        let memos = &mut self.facts.planned_memos;
+        if let Some(memo) = memos.iter_mut().find(|m| m.text == raw && m.collective.as_deref() == collective) {
+            memo.repeats += 1;
+            return;
         }
-        self.flush_planned();
         let text = lossy(raw);
         let Some((bytes, rest)) = text.split_once(" Bytes -> Algo ") else {
             return;
@@ -693,24 +713,22 @@ impl<'f> Scanner<'f> {
         } else if tuning.len() < MAX_DISTINCT {
             tuning.insert(key.clone(), 1);
         }
+        if self.facts.planned_memos.len() == PLANNED_MEMOS {
+            let oldest = self.facts.planned_memos.remove(0);
+            self.facts.count_repeats(&oldest);
+        }
         let collective = collective.map(<[u8]>::to_vec);
-        self.facts.planned_memo = Some(PlannedMemo { collective, text: raw.to_vec(), key, repeats: 0 });
+        self.facts.planned_memos.push(PlannedMemo { collective, text: raw.to_vec(), key, repeats: 0 });
     }
 
-    /// Counts the repeats of the last planned line (`PlannedMemo`) as `planned_tuning` counts
-    /// a line: into the planned tally and the line's TUNING row (when the table had room for it).
+    /// Counts the repeats of every remembered planned line (`PlannedMemo`).
     fn flush_planned(&mut self) {
-        let facts = &mut self.facts;
-        let Some(memo) = facts.planned_memo.as_mut().filter(|memo| memo.repeats > 0) else {
-            return;
-        };
-        let (_, _, algorithm, protocol, _) = &memo.key;
-        bump(&mut facts.planned.algorithms, algorithm, memo.repeats);
-        bump(&mut facts.planned.protocols, protocol, memo.repeats);
-        if let Some(count) = facts.tuning.get_mut(&memo.key) {
-            *count += memo.repeats;
+        let mut memos = std::mem::take(&mut self.facts.planned_memos);
+        for memo in &mut memos {
+            self.facts.count_repeats(memo);
+            memo.repeats = 0;
         }
-        memo.repeats = 0;
+        self.facts.planned_memos = memos;
     }
 
     /// `Channel 00/64 : 0 1 2` (channel count), a connection (`Channel 00/0 : 0[0] -> 1[1]
@@ -1321,6 +1339,15 @@ mod tests {
         let facts = scan([all_reduce, all_reduce, all_reduce, cut].join("\n").as_bytes(), "t.log");
         assert_eq!(facts.tuning, [choice(Some("AllReduce"), 8192, "Ring", "LL", Some(32), 3)]);
         assert_eq!((facts.partial_line_count, facts.lines), (0, 4));
+        // Five lines in turn, each twice: more than are remembered, so lines with repeats not
+        // yet counted are dropped for newer ones.
+        let sizes = [1, 2, 3, 4, 5];
+        let line = |size: u64| format!("h:1:1 [0] NCCL INFO AllReduce: {size} Bytes -> Algo TREE proto LL\n");
+        let log: String = (0..3).flat_map(|_| sizes).flat_map(|size| [line(size), line(size)]).collect();
+        let facts = scan(log.as_bytes(), "t.log");
+        let rows: Vec<_> = sizes.iter().map(|&size| choice(Some("AllReduce"), size, "Tree", "LL", None, 6)).collect();
+        assert_eq!(facts.tuning, rows);
+        assert_eq!(facts.algorithms, BTreeMap::from([("Tree".to_string(), 30)]));
     }
 
     #[test]
