@@ -303,9 +303,11 @@ impl Facts {
 /// many equal lines came since, not yet counted: nccl-tests plans each of a size's iterations
 /// alike, and the suite's cases repeat a few calls in turn (ReduceScatter then AllGather), so
 /// a repeat is a compare or a few instead of a parse, two name lookups and a table lookup.
-/// Repeats are added (`count_repeats`) when their line is dropped for a newer one, before a
-/// last line without a newline is read, and at the end: counts only add, so each is the same
-/// as if every line had been read on its own.
+/// Repeats are added (`count_repeats`) when their line is dropped for a newer one and at the
+/// end: counts only add, so each is the same as if every line had been read on its own. (A
+/// last line without a newline changes the facts, and is a partial line, exactly when reading
+/// it alone would have: a repeat adds one, a new line is counted, a line that reads nothing
+/// changes nothing.)
 #[derive(Debug, Clone, PartialEq)]
 struct PlannedMemo {
     collective: Option<Vec<u8>>,
@@ -376,8 +378,6 @@ impl<'f> Scanner<'f> {
         if ended {
             return self.read(line);
         }
-        // Repeats counted first: only what this line reads may tell it from its facts.
-        self.flush_planned();
         let before = self.facts.clone();
         let partials = self.partial_count;
         self.read(line);
