@@ -278,9 +278,6 @@ struct Facts {
     planned: Tally,
     /// The same lines per (collective, bytes, algorithm, protocol, channels).
     tuning: BTreeMap<TuningKey, u64>,
-    /// The last `PLANNED_MEMOS` distinct planned-task lines counted, oldest first, each with
-    /// its repeats since (`Scanner::planned_tuning`).
-    planned_memos: Vec<PlannedMemo>,
 }
 
 impl Facts {
@@ -303,11 +300,12 @@ impl Facts {
 /// many equal lines came since, not yet counted: nccl-tests plans each of a size's iterations
 /// alike, and the suite's cases repeat a few calls in turn (ReduceScatter then AllGather), so
 /// a repeat is a compare or a few instead of a parse, two name lookups and a table lookup.
-/// Repeats are added (`count_repeats`) when their line is dropped for a newer one and at the
-/// end: counts only add, so each is the same as if every line had been read on its own. (A
-/// last line without a newline changes the facts, and is a partial line, exactly when reading
-/// it alone would have: a repeat adds one, a new line is counted, a line that reads nothing
-/// changes nothing.)
+/// Repeats are added (`count_repeats`) when their line is dropped for a newer one, before a
+/// last line without a newline and at the end: counts only add, so each is the same as if every
+/// line had been read on its own. The memos are kept beside the facts, not in them, and none is
+/// used for a last line without a newline: it changes the facts, and is a partial line, exactly
+/// when reading it alone did (one whose names and row found the tallies and the table full
+/// changes nothing).
 #[derive(Debug, Clone, PartialEq)]
 struct PlannedMemo {
     collective: Option<Vec<u8>>,
@@ -316,7 +314,7 @@ struct PlannedMemo {
     repeats: u64,
 }
 
-/// Planned-task lines remembered (`Facts::planned_memos`).
+/// Planned-task lines remembered (`Scanner::planned_memos`).
 const PLANNED_MEMOS: usize = 4;
 
 struct Scanner<'f> {
@@ -330,6 +328,9 @@ struct Scanner<'f> {
     /// whole prefix when it names no host), at most `TAILS`: a prefix ending in one of them has
     /// a host already noted, whatever timestamp or tag comes first (threads alternate).
     tails: Vec<Vec<u8>>,
+    /// The last `PLANNED_MEMOS` distinct planned-task lines counted, oldest first, each with
+    /// its repeats since (`planned_tuning`).
+    planned_memos: Vec<PlannedMemo>,
     /// The `[nranks=N]` value of the last COLL line that had one.
     last_nranks: Option<u64>,
     /// That line's `[nranks=N]` and the byte after it, and where it began counted from the
@@ -357,6 +358,7 @@ impl<'f> Scanner<'f> {
             info: memmem::Finder::new(INFO_MARKER),
             info_at: usize::MAX,
             tails: Vec::new(),
+            planned_memos: Vec::new(),
             last_nranks: None,
             nranks_token: NranksToken::default(),
             orphans: 0,
@@ -378,6 +380,8 @@ impl<'f> Scanner<'f> {
         if ended {
             return self.read(line);
         }
+        self.flush_planned();
+        self.planned_memos.clear();
         let before = self.facts.clone();
         let partials = self.partial_count;
         self.read(line);
@@ -682,7 +686,7 @@ impl<'f> Scanner<'f> {
     /// `N Bytes -> Algo X proto Y ...`: names (2.24+: `... channel{Lo..Hi}={0..31}`) or
     /// numbers (<= 2.23: `... time T`); `collective` is the `AllReduce: ` prefix (2.23+).
     fn planned_tuning(&mut self, collective: Option<&[u8]>, raw: &[u8]) {
-        let memos = &mut self.facts.planned_memos;
+        let memos = &mut self.planned_memos;
         if let Some(memo) = memos.iter_mut().find(|m| m.text == raw && m.collective.as_deref() == collective) {
             memo.repeats += 1;
             return;
@@ -713,22 +717,20 @@ impl<'f> Scanner<'f> {
         } else if tuning.len() < MAX_DISTINCT {
             tuning.insert(key.clone(), 1);
         }
-        if self.facts.planned_memos.len() == PLANNED_MEMOS {
-            let oldest = self.facts.planned_memos.remove(0);
+        if self.planned_memos.len() == PLANNED_MEMOS {
+            let oldest = self.planned_memos.remove(0);
             self.facts.count_repeats(&oldest);
         }
         let collective = collective.map(<[u8]>::to_vec);
-        self.facts.planned_memos.push(PlannedMemo { collective, text: raw.to_vec(), key, repeats: 0 });
+        self.planned_memos.push(PlannedMemo { collective, text: raw.to_vec(), key, repeats: 0 });
     }
 
     /// Counts the repeats of every remembered planned line (`PlannedMemo`).
     fn flush_planned(&mut self) {
-        let mut memos = std::mem::take(&mut self.facts.planned_memos);
-        for memo in &mut memos {
+        for memo in &mut self.planned_memos {
             self.facts.count_repeats(memo);
             memo.repeats = 0;
         }
-        self.facts.planned_memos = memos;
     }
 
     /// `Channel 00/64 : 0 1 2` (channel count), a connection (`Channel 00/0 : 0[0] -> 1[1]
@@ -1314,9 +1316,7 @@ mod tests {
         }
     }
 
-    /// One line per format, as NCCL's `src/enqueue.cc` prints it: `"%ld Bytes -> Algo %d proto
-    /// %d time %f"` (<= 2.22), `"%s: %ld Bytes -> Algo %d proto %d time %f"` (2.23) and
-    /// `"%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}"` (2.24+).
+    /// Planned lines remembered (`PlannedMemo`) count as the same lines read one by one.
     #[test]
     fn repeated_planned_lines_count_as_lines_read_alone() {
         // Two collectives plan the same text; the log ends in a repeat without a newline.
@@ -1348,8 +1348,18 @@ mod tests {
         let rows: Vec<_> = sizes.iter().map(|&size| choice(Some("AllReduce"), size, "Tree", "LL", None, 6)).collect();
         assert_eq!(facts.tuning, rows);
         assert_eq!(facts.algorithms, BTreeMap::from([("Tree".to_string(), 30)]));
+        // Tallies and table full: a new planned line as a last line without a newline changes
+        // nothing, so it is no partial line (remembering it is not a change).
+        let full: String = (0..MAX_DISTINCT)
+            .map(|i| format!("h:1:1 [0] NCCL INFO AllReduce: {i} Bytes -> Algo A{i} proto P{i}\n"))
+            .collect();
+        let facts = scan(format!("{full}h:1:1 [0] NCCL INFO AllReduce: 9 Bytes -> Algo X proto Y").as_bytes(), "t.log");
+        assert_eq!((facts.tuning.len(), facts.partial_line_count), (MAX_DISTINCT, 0));
     }
 
+    /// One line per format, as NCCL's `src/enqueue.cc` prints it: `"%ld Bytes -> Algo %d proto
+    /// %d time %f"` (<= 2.22), `"%s: %ld Bytes -> Algo %d proto %d time %f"` (2.23) and
+    /// `"%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}"` (2.24+).
     #[test]
     fn tuning_table_from_every_format() {
         let log = b"h:1:1 [0] NCCL INFO 1048576 Bytes -> Algo 1 proto 2 time 36.123456\n\
