@@ -306,7 +306,7 @@ impl Facts {
 /// used for a last line without a newline: it changes the facts, and is a partial line, exactly
 /// when reading it alone did (one whose names and row found the tallies and the table full
 /// changes nothing).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 struct PlannedMemo {
     collective: Option<Vec<u8>>,
     text: Vec<u8>,
@@ -380,8 +380,7 @@ impl<'f> Scanner<'f> {
         if ended {
             return self.read(line);
         }
-        self.flush_planned();
-        self.planned_memos.clear();
+        self.forget_planned();
         let before = self.facts.clone();
         let partials = self.partial_count;
         self.read(line);
@@ -725,11 +724,10 @@ impl<'f> Scanner<'f> {
         self.planned_memos.push(PlannedMemo { collective, text: raw.to_vec(), key, repeats: 0 });
     }
 
-    /// Counts the repeats of every remembered planned line (`PlannedMemo`).
-    fn flush_planned(&mut self) {
-        for memo in &mut self.planned_memos {
-            self.facts.count_repeats(memo);
-            memo.repeats = 0;
+    /// Counts the repeats of every remembered planned line (`PlannedMemo`) and forgets them.
+    fn forget_planned(&mut self) {
+        for memo in self.planned_memos.drain(..) {
+            self.facts.count_repeats(&memo);
         }
     }
 
@@ -867,7 +865,7 @@ impl<'f> Scanner<'f> {
     }
 
     fn finish(mut self, bytes: u64) -> NcclLogFacts {
-        self.flush_planned();
+        self.forget_planned();
         let f = self.facts;
         let files_by_host = f.hosts.into_iter().map(|host| (host, vec![self.file.to_string()])).collect();
         let mut communicators = f.communicators;
