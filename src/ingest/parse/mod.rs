@@ -3,6 +3,7 @@
 
 pub(crate) mod artifacts;
 pub(crate) mod fields;
+pub(crate) mod graph_memo;
 pub(crate) mod ib_devices;
 pub(crate) mod inspector;
 pub(crate) mod machine;

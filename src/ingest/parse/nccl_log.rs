@@ -20,6 +20,7 @@
 //! `BufRead`, touches no file; uses `model` and the text functions of `nccl_line`/`nccl_net`.
 
 use crate::core::model::nccl_log::{CommunicatorInfo, GraphPattern, LogLine, NcclLogFacts, NicInfo, TuningChoice};
+use crate::ingest::parse::graph_memo::GraphMemo;
 use crate::ingest::parse::nccl_line::{self, Marker, RingLine, Transport};
 use crate::ingest::parse::nccl_net;
 use crate::ingest::parse::MAX_WARNINGS;
@@ -331,6 +332,8 @@ struct Scanner<'f> {
     /// The last `PLANNED_MEMOS` distinct planned-task lines counted, oldest first, each with
     /// its repeats since (`planned_tuning`).
     planned_memos: Vec<PlannedMemo>,
+    /// GRAPH lines read whole that add nothing when they come again (one per channel).
+    graph_memo: GraphMemo,
     /// The `[nranks=N]` value of the last COLL line that had one.
     last_nranks: Option<u64>,
     /// That line's `[nranks=N]` and the byte after it, and where it began counted from the
@@ -359,6 +362,7 @@ impl<'f> Scanner<'f> {
             info_at: usize::MAX,
             tails: Vec::new(),
             planned_memos: Vec::new(),
+            graph_memo: GraphMemo::default(),
             last_nranks: None,
             nranks_token: NranksToken::default(),
             orphans: 0,
@@ -470,6 +474,10 @@ impl<'f> Scanner<'f> {
             return;
         };
         let (word, rest) = message.split_at(space);
+        let repeat = GraphMemo::key(word, rest);
+        if repeat.is_some_and(|key| self.graph_memo.seen(word, key)) {
+            return;
+        }
         let handler: fn(&mut Self, &str) = match word {
             b"Channel" | b"CollNet" | b"Coll" => Self::channel,
             b"Ring" => Self::ring,
@@ -485,8 +493,10 @@ impl<'f> Scanner<'f> {
             b"NCCL_PXN_DISABLE" => Self::pxn_setting,
             _ => return,
         };
-        let rest = lossy(rest);
-        handler(self, rest.trim());
+        handler(self, lossy(rest).trim());
+        if let Some(key) = repeat.filter(|_| !self.partial_seen) {
+            self.graph_memo.remember(word, key);
+        }
     }
 
     /// `Ring 00 : 7 -> 0 -> 1` (previous -> this rank -> next), or a connection as NCCL 2.3-2.6
@@ -1353,6 +1363,40 @@ mod tests {
             .collect();
         let facts = scan(format!("{full}h:1:1 [0] NCCL INFO AllReduce: 9 Bytes -> Algo X proto Y").as_bytes(), "t.log");
         assert_eq!((facts.tuning.len(), facts.partial_line_count), (MAX_DISTINCT, 0));
+    }
+
+    /// GRAPH lines alike but for the channel number are read once (`GraphMemo`); every fact
+    /// is the one reading each line alone gives.
+    #[test]
+    fn repeated_graph_lines_read_as_lines_read_alone() {
+        let lines = [
+            "h:1:1 [0] NCCL INFO Ring 00 : 3 -> 0 -> 1",
+            "h:1:1 [0] NCCL INFO Ring 01 : 3 -> 0 -> 1",
+            "h:1:1 [0] NCCL INFO Ring 02 : 2 -> 0 -> 1",
+            // Connections count each time.
+            "h:1:1 [0] NCCL INFO Ring 00 : 3[3] -> 2[2] via P2P/IPC",
+            "h:1:1 [0] NCCL INFO Ring 01 : 3[3] -> 2[2] via P2P/IPC",
+            // The total after the channel number is read.
+            "h:1:1 [0] NCCL INFO Channel 00/32 : 0 1 2 3",
+            "h:1:1 [0] NCCL INFO Channel 01/32 : 0 1 2 3",
+            "h:1:1 [0] NCCL INFO Channel 01/16 : 0 1 2 3",
+            // A cut line is a partial line each time.
+            "h:1:1 [0] NCCL INFO Tree 0 : -1 -> 0",
+            "h:1:1 [0] NCCL INFO Tree 1 : -1 -> 0",
+            "h:1:1 [0] NCCL INFO Tree 0 : -1 -> 0 -> 1/-1/-1",
+            "h:1:1 [0] NCCL INFO Tree 16 : -1 -> 0 -> 1/-1/-1",
+            "h:1:1 [0] NCCL INFO Trees [0] 1/-1/-1->0->-1 comm 0x1 nRanks 04 busId 1000",
+            "h:1:1 [0] NCCL INFO Trees [0] 1/-1/-1->0->-1 comm 0x1 nRanks 04 busId 1000",
+            // A repeat as a last line without a newline adds nothing: no partial line.
+            "h:1:1 [0] NCCL INFO Ring 05 : 3 -> 0 -> 1",
+        ];
+        let facts = scan(lines.join("\n").as_bytes(), "t.log");
+        assert_eq!(facts.rings, ["2 -> 0 -> 1", "3 -> 0 -> 1"]);
+        assert_eq!(facts.transports, BTreeMap::from([("P2P/IPC".to_string(), 2)]));
+        assert_eq!(facts.channel_counts, [16, 32]);
+        assert_eq!(facts.trees, ["1/-1/-1->0->-1"]);
+        assert_eq!(facts.nranks, [4]);
+        assert_eq!((facts.partial_line_count, facts.lines), (2, lines.len() as u64));
     }
 
     /// One line per format, as NCCL's `src/enqueue.cc` prints it: `"%ld Bytes -> Algo %d proto
