@@ -97,22 +97,37 @@ pub(crate) fn host_word(prefix: &[u8]) -> Option<(usize, &str, &str)> {
 /// any era's form: that one, 2.4's `parent->rank->children` (`26->25->-1/-1/-1`), or one half
 /// of 2.5-2.6's `up|down` pair. `None` for anything else (a cut item).
 pub(crate) fn tree_item(item: &str) -> Option<String> {
-    let parts: Vec<&str> = item.trim().split("->").map(str::trim).collect();
-    let [first, rank, last] = parts.as_slice() else {
+    let (first, rest) = split_arrow(item)?;
+    let (rank, last) = split_arrow(rest)?;
+    if split_arrow(last).is_some() {
         return None;
-    };
-    let (children, parent) = if first.contains('/') { (*first, *last) } else { (*last, *first) };
+    }
+    let (first, rank, last) = (first.trim(), rank.trim(), last.trim());
+    let (children, parent) = if first.contains('/') { (first, last) } else { (last, first) };
     let int = |s: &str| s.parse::<i64>().is_ok();
     let children_ok = children.split('/').count() == 3 && children.split('/').all(int);
     (children_ok && int(rank) && int(parent)).then(|| format!("{children}->{rank}->{parent}"))
 }
 
+/// `text` split at its first `->`.
+fn split_arrow(text: &str) -> Option<(&str, &str)> {
+    let at = text.as_bytes().windows(2).position(|pair| pair == b"->")?;
+    Some((&text[..at], &text[at + 2..]))
+}
+
 /// The trees of a `Trees [0] a [1] b|c ...` line (what follows `Trees`), in `tree_item` form;
 /// RCCL's tail (` comm 0x.. nRanks 08 busId ..`) is not part of them. Items that are not
-/// trees (the last one, cut by NCCL's 1024-byte line buffer) are left out.
+/// trees (the last one, cut by NCCL's 1024-byte line buffer) are left out, and so is an item
+/// written as the one before it (every channel of a communicator often has the same tree).
 pub(crate) fn trees(rest: &str) -> impl Iterator<Item = String> + '_ {
     let (items, _) = split_comm(rest);
-    items.split('[').filter_map(|t| t.split_once(']')).flat_map(|(_, item)| item.split('|')).filter_map(tree_item)
+    let mut before = None;
+    items
+        .split('[')
+        .filter_map(|t| t.split_once(']'))
+        .flat_map(|(_, item)| item.split('|'))
+        .filter(move |item| before.replace(*item) != Some(*item))
+        .filter_map(tree_item)
 }
 
 /// `text` cut before ` comm 0x..` (RCCL and NCCL 2.12+ append it to some lines), and the
@@ -256,6 +271,13 @@ mod tests {
     fn trees_of_every_era() {
         let got: Vec<String> = trees("[0] 1/-1/-1->0->-1 [1] -1/-1/-1->0->1").collect();
         assert_eq!(got, ["1/-1/-1->0->-1", "-1/-1/-1->0->1"]);
+        let alike: Vec<String> =
+            trees("[0] 1/-1/-1->0->-1 [1] 1/-1/-1->0->-1 [2] 2/-1/-1->0->-1 [3] 1/-1/-1->0->-1").collect();
+        assert_eq!(alike, ["1/-1/-1->0->-1", "2/-1/-1->0->-1", "1/-1/-1->0->-1"]);
+        assert_eq!(tree_item(" 1/-1/-1 -> 0 ->-1 "), Some("1/-1/-1->0->-1".to_string()));
+        for cut in ["1/-1/-1->0->-1->2", "1/-1/-1->0", "1/-1/-1-->0->-1", "->0->-1", "1/-1/-1->0->"] {
+            assert_eq!(tree_item(cut), None, "{cut}");
+        }
         let pipe: Vec<String> = trees("[0] 6/12/-1->5->4|4->5->6/12/-1 [1] 5/-1/-1->4->-1|-1->4->5/-1/-1").collect();
         assert_eq!(pipe, ["6/12/-1->5->4", "6/12/-1->5->4", "5/-1/-1->4->-1", "5/-1/-1->4->-1"]);
         assert_eq!(trees("[0] 26->25->-1/-1/-1").collect::<Vec<_>>(), ["-1/-1/-1->25->26"]);
