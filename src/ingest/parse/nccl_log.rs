@@ -332,8 +332,11 @@ struct Scanner<'f> {
     /// The last `PLANNED_MEMOS` distinct planned-task lines counted, oldest first, each with
     /// its repeats since (`planned_tuning`).
     planned_memos: Vec<PlannedMemo>,
-    /// GRAPH lines read whole that add nothing when they come again (one per channel).
+    /// GRAPH lines read whole that add nothing when they come again but the transport they
+    /// counted (one per channel).
     graph_memo: GraphMemo,
+    /// The transport the last connection counted (for `graph_memo`).
+    counted_transport: Option<String>,
     /// The `[nranks=N]` value of the last COLL line that had one.
     last_nranks: Option<u64>,
     /// That line's `[nranks=N]` and the byte after it, and where it began counted from the
@@ -363,6 +366,7 @@ impl<'f> Scanner<'f> {
             tails: Vec::new(),
             planned_memos: Vec::new(),
             graph_memo: GraphMemo::default(),
+            counted_transport: None,
             last_nranks: None,
             nranks_token: NranksToken::default(),
             orphans: 0,
@@ -475,7 +479,10 @@ impl<'f> Scanner<'f> {
         };
         let (word, rest) = message.split_at(space);
         let repeat = GraphMemo::key(word, rest);
-        if repeat.is_some_and(|key| self.graph_memo.seen(word, key)) {
+        if let Some(counted) = repeat.and_then(|key| self.graph_memo.seen(word, key)) {
+            if let Some(transport) = counted {
+                bump(&mut self.facts.transports, transport, 1);
+            }
             return;
         }
         let handler: fn(&mut Self, &str) = match word {
@@ -494,8 +501,9 @@ impl<'f> Scanner<'f> {
             _ => return,
         };
         handler(self, lossy(rest).trim());
+        let counted = self.counted_transport.take();
         if let Some(key) = repeat.filter(|_| !self.partial_seen) {
-            self.graph_memo.remember(word, key);
+            self.graph_memo.remember(word, key, counted.as_deref());
         }
     }
 
@@ -769,6 +777,7 @@ impl<'f> Scanner<'f> {
     /// a proxy rank means PXN.
     fn transport(&mut self, transport: Transport<'_>) {
         bump(&mut self.facts.transports, transport.name, 1);
+        self.counted_transport = Some(transport.name.to_string());
         if let Some(net) = transport.net {
             insert_capped(&mut self.facts.networks, net);
         }
@@ -1376,6 +1385,9 @@ mod tests {
             // Connections count each time.
             "h:1:1 [0] NCCL INFO Ring 00 : 3[3] -> 2[2] via P2P/IPC",
             "h:1:1 [0] NCCL INFO Ring 01 : 3[3] -> 2[2] via P2P/IPC",
+            "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/IB/0",
+            "h:1:1 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[1] via NET/IB/0",
+            "h:1:1 [0] NCCL INFO Channel 02 : 0[0] -> 1[1] via NET/IB/0",
             // The total after the channel number is read.
             "h:1:1 [0] NCCL INFO Channel 00/32 : 0 1 2 3",
             "h:1:1 [0] NCCL INFO Channel 01/32 : 0 1 2 3",
@@ -1392,11 +1404,17 @@ mod tests {
         ];
         let facts = scan(lines.join("\n").as_bytes(), "t.log");
         assert_eq!(facts.rings, ["2 -> 0 -> 1", "3 -> 0 -> 1"]);
-        assert_eq!(facts.transports, BTreeMap::from([("P2P/IPC".to_string(), 2)]));
+        let transports = BTreeMap::from([("NET/IB/0".to_string(), 3), ("P2P/IPC".to_string(), 2)]);
+        assert_eq!(facts.transports, transports);
+        assert_eq!(facts.networks, ["IB"]);
         assert_eq!(facts.channel_counts, [16, 32]);
         assert_eq!(facts.trees, ["1/-1/-1->0->-1"]);
         assert_eq!(facts.nranks, [4]);
         assert_eq!((facts.partial_line_count, facts.lines), (2, lines.len() as u64));
+        // A connection as a last line without a newline counts: a partial line, not a count.
+        let cut = [&lines[..], &["h:1:1 [0] NCCL INFO Channel 03/0 : 0[0] -> 1[1] via NET/IB/0"]].concat();
+        let facts = scan(cut.join("\n").as_bytes(), "t.log");
+        assert_eq!((facts.transports, facts.partial_line_count), (transports, 3));
     }
 
     /// One line per format, as NCCL's `src/enqueue.cc` prints it: `"%ld Bytes -> Algo %d proto
