@@ -20,21 +20,23 @@ pub(crate) struct GraphMemo {
 
 impl GraphMemo {
     /// What `word`'s reader reads of `rest` (the message after the word), or `None` when a
-    /// line of that word is never skipped: the text after the first `:` (`Ring`, `Tree`, and
-    /// `Channel` connections, whose label is not read), the whole rest (`Trees`), or the text
-    /// after the label's first `/` (a `Channel` listing: the total after it counts, the channel
-    /// number before it does not).
+    /// line of that word is never skipped: the text after the first `:` (`Ring`, `Tree`), the
+    /// whole rest (`Trees`), or for `Channel` the text from the label's first `/` on (the total
+    /// after it is read, the channel number before it is not), else after the first `:` (a
+    /// label with no total is read only by a connection; a listing without one is a partial
+    /// line, never remembered). Each key starts at an ASCII byte, so what comes before it
+    /// reads the same apart as together (lossy UTF-8).
     pub(crate) fn key<'m>(word: &[u8], rest: &'m [u8]) -> Option<&'m [u8]> {
-        let colon = memchr::memchr(b':', rest);
-        let after_colon = colon.map(|at| &rest[at..]);
+        if word == b"Trees" {
+            return Some(rest);
+        }
+        let colon = memchr::memchr(b':', rest)?;
         match word {
-            b"Ring" | b"Tree" => after_colon,
-            b"Trees" => Some(rest),
-            b"Channel" if memchr::memmem::find(rest, b" via").is_some() => after_colon,
-            b"Channel" => {
-                let slash = memchr::memchr(b'/', rest)?;
-                (slash < colon?).then(|| &rest[slash..])
-            }
+            b"Ring" | b"Tree" => Some(&rest[colon..]),
+            b"Channel" => match memchr::memchr(b'/', rest) {
+                Some(slash) if slash < colon => Some(&rest[slash..]),
+                _ => Some(&rest[colon..]),
+            },
             _ => None,
         }
     }
@@ -70,7 +72,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_leave_out_the_channel_number() {
+    fn keys_hold_what_is_read_and_leave_out_the_channel_number() {
         fn key<'r>(word: &str, rest: &'r str) -> Option<&'r [u8]> {
             GraphMemo::key(word.as_bytes(), rest.as_bytes())
         }
@@ -80,12 +82,15 @@ mod tests {
         assert_eq!(key("Channel", " 00/32 : 0 1 2 3"), Some(&b"/32 : 0 1 2 3"[..]));
         assert_ne!(key("Channel", " 00/32 : 0 1 2 3"), key("Channel", " 00/16 : 0 1 2 3"));
         assert_eq!(key("Trees", " [0] 1/-1/-1->0->-1"), Some(&b" [0] 1/-1/-1->0->-1"[..]));
-        let p2p = Some(&b": 0[0] -> 1[1] via P2P/IPC"[..]);
-        assert_eq!(key("Channel", " 00/0 : 0[0] -> 1[1] via P2P/IPC"), p2p);
-        assert_eq!(key("Channel", " 01 : 0[0] -> 1[1] via P2P/IPC"), p2p, "no total: a connection");
+        // A connection's key holds its label's total too (a listing's reader would read it
+        // were the ` via ` not whole: `viax`).
+        assert_eq!(key("Channel", " 00/0 : 0[0] -> 1[1] via P2P/IPC"), Some(&b"/0 : 0[0] -> 1[1] via P2P/IPC"[..]));
+        assert_ne!(key("Channel", " 00/32 : 0 1 viax"), key("Channel", " 00/16 : 0 1 viax"));
+        assert_eq!(key("Channel", " 01 : 0[0] -> 1[1] via P2P/IPC"), Some(&b": 0[0] -> 1[1] via P2P/IPC"[..]));
+        assert_eq!(key("Channel", " 00 : 0 1 2 3/4"), Some(&b": 0 1 2 3/4"[..]), "a slash after the colon");
         assert_eq!(key("Ring", " 00 : 3[3] -> 2[2] via"), Some(&b": 3[3] -> 2[2] via"[..]));
-        assert_eq!(key("Channel", " 00 : 0 1 2 3/4"), None, "no total before the colon");
         assert_eq!(key("Ring", " 00 3 -> 0 -> 1"), None, "no colon");
+        assert_eq!(key("Channel", " 00/32 0 1"), None, "no colon");
         assert_eq!(key("Pattern", " 4, crossNic 0"), None);
         assert_eq!(key("CollNet", " 00/0 : 0 [send] via COLLNET/IB/0"), None);
     }

@@ -1392,6 +1392,10 @@ mod tests {
             "h:1:1 [0] NCCL INFO Channel 00/32 : 0 1 2 3",
             "h:1:1 [0] NCCL INFO Channel 01/32 : 0 1 2 3",
             "h:1:1 [0] NCCL INFO Channel 01/16 : 0 1 2 3",
+            // ` via` that is no connection: a listing, whose total is read.
+            "h:1:1 [0] NCCL INFO Channel 00/64 : 0 1 viax",
+            "h:1:1 [0] NCCL INFO Channel 00/8 : 0 1 viax",
+            "h:1:1 [0] NCCL INFO Channel 00/x : 0 1 viax",
             // A cut line is a partial line each time.
             "h:1:1 [0] NCCL INFO Tree 0 : -1 -> 0",
             "h:1:1 [0] NCCL INFO Tree 1 : -1 -> 0",
@@ -1407,14 +1411,14 @@ mod tests {
         let transports = BTreeMap::from([("NET/IB/0".to_string(), 3), ("P2P/IPC".to_string(), 2)]);
         assert_eq!(facts.transports, transports);
         assert_eq!(facts.networks, ["IB"]);
-        assert_eq!(facts.channel_counts, [16, 32]);
+        assert_eq!(facts.channel_counts, [8, 16, 32, 64]);
         assert_eq!(facts.trees, ["1/-1/-1->0->-1"]);
         assert_eq!(facts.nranks, [4]);
-        assert_eq!((facts.partial_line_count, facts.lines), (2, lines.len() as u64));
+        assert_eq!((facts.partial_line_count, facts.lines), (3, lines.len() as u64));
         // A connection as a last line without a newline counts: a partial line, not a count.
         let cut = [&lines[..], &["h:1:1 [0] NCCL INFO Channel 03/0 : 0[0] -> 1[1] via NET/IB/0"]].concat();
         let facts = scan(cut.join("\n").as_bytes(), "t.log");
-        assert_eq!((facts.transports, facts.partial_line_count), (transports, 3));
+        assert_eq!((facts.transports, facts.partial_line_count), (transports, 4));
     }
 
     /// One line per format, as NCCL's `src/enqueue.cc` prints it: `"%ld Bytes -> Algo %d proto
