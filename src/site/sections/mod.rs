@@ -151,10 +151,11 @@ fn table<R>(
     let mut table = Table::new(caption, &heads);
     for (run, href) in runs {
         for r in rows(run) {
-            let mut row: Vec<Cell> = columns.iter().map(|c| (c.value)(r)).collect();
+            let mut row: Vec<Cell> = Vec::with_capacity(heads.len());
             if with_run {
-                row.splice(0..0, [run_cell(run, href), Cell { class: "config", ..t(run.configuration.clone()) }]);
+                row.extend([run_cell(run, href), Cell { class: "config", ..t(run.configuration.clone()) }]);
             }
+            row.extend(columns.iter().map(|c| (c.value)(r)));
             table.push(row);
         }
     }
