@@ -6,7 +6,9 @@
 //! counted again. NCCL prints such lines once per channel (32 to 64 a communicator), all alike
 //! but for the channel number, which the readers do not keep. Pure; no dependencies.
 
-/// Lines remembered: more than the ranks one process logs for at once, per line kind.
+/// Lines remembered, of every kind together: more than the distinct ones a communicator's
+/// rank prints for its channels (about six: its connections, ring, tree and channel listing).
+/// A log whose ranks' lines interleave remembers fewer than it meets and reads more of them.
 const MEMOS: usize = 8;
 
 /// The last `MEMOS` distinct remembered lines, each as its first word, a space and its key,
