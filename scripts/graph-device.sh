@@ -7,9 +7,10 @@
 #    --gzip-every 4` (the issue's corpus) at --jobs 1 and 16: one untimed build of each binary,
 #    whose sites must be identical, then $ROUNDS rounds, alternating (the old binary first in
 #    odd rounds), with each binary's median; then the new binary's `--timings` at 1 and 16.
-# 2. A 25.8 MB log of GRAPH lines as an init of 2,000 communicators prints them (per channel:
-#    three connections, a ring, a tree, a channel listing), `inspect` of it by both binaries,
-#    whether their JSON is identical, and 7 alternating rounds.
+# 2. Two logs of GRAPH lines, `inspect` of each by both binaries, whether their JSON is
+#    identical, and 7 alternating rounds: one rank's init of 2,000 communicators (25.8 MB; per
+#    channel three connections, a ring, a tree, a channel listing), and one process's init of
+#    300 communicators of eight ranks whose lines interleave (30.5 MB; nccl-tests `-g 8`).
 # Environment: COUNT (200), ROUNDS (5). Work files go to a temporary folder in /dev/shm,
 # removed at exit (BENCHMARKS.md, "Stop 46").
 set -euo pipefail
@@ -48,7 +49,7 @@ done
 for j in 1 16; do
     "$NEW" build --runs "$W/corpus" --out "$W/site-t" --no-cache --no-evidence --jobs "$j" --timings 2>&1 > /dev/null | tail -1
 done
-python3 - "$W/graph.log" <<'PY'
+python3 - "$W" <<'PY'
 import sys
 lines = []
 for comm in range(2000):
@@ -58,14 +59,28 @@ for comm in range(2000):
         lines.append(f"host-{comm % 4}:1234:5678 [0] NCCL INFO Ring {ch:02d} : 3 -> 0 -> 1")
         lines.append(f"host-{comm % 4}:1234:5678 [0] NCCL INFO Tree {ch} : -1 -> 0 -> 1/-1/-1")
         lines.append(f"host-{comm % 4}:1234:5678 [0] NCCL INFO Channel {ch:02d}/32 : 0 1 2 3")
-open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+open(sys.argv[1] + "/graph.log", "w").write("\n".join(lines) + "\n")
+lines = []
+for comm in range(300):
+    for ch in range(32):
+        for r in range(8):
+            prefix = f"host:1234:5678 [{r}] NCCL INFO "
+            for p in range(3):
+                peer = (r + p + 1) % 8
+                lines.append(prefix + f"Channel {ch:02d}/0 : {r}[{r}] -> {peer}[{peer}] via P2P/CUMEM/read")
+            lines.append(prefix + f"Ring {ch:02d} : {(r + 7) % 8} -> {r} -> {(r + 1) % 8}")
+            lines.append(prefix + f"Tree {ch} : {r - 1} -> {r} -> {r + 1}/-1/-1")
+            lines.append(prefix + f"Channel {ch:02d}/32 : 0 1 2 3 4 5 6 7")
+open(sys.argv[1] + "/interleaved.log", "w").write("\n".join(lines) + "\n")
 PY
-echo "graph log bytes: $(wc -c < "$W/graph.log")"
-if cmp -s <("$OLD" inspect "$W/graph.log") <("$NEW" inspect "$W/graph.log"); then echo "inspect identical"; else echo "INSPECT DIFFERS"; fi
-old=()
-new=()
-for _ in 1 2 3 4 5 6 7; do
-    a=$(now); "$OLD" inspect "$W/graph.log" > /dev/null; old+=("$(since "$a")")
-    a=$(now); "$NEW" inspect "$W/graph.log" > /dev/null; new+=("$(since "$a")")
+for log in graph interleaved; do
+    echo "$log log bytes: $(wc -c < "$W/$log.log")"
+    if cmp -s <("$OLD" inspect "$W/$log.log") <("$NEW" inspect "$W/$log.log"); then echo "inspect identical"; else echo "INSPECT DIFFERS"; fi
+    old=()
+    new=()
+    for _ in 1 2 3 4 5 6 7; do
+        a=$(now); "$OLD" inspect "$W/$log.log" > /dev/null; old+=("$(since "$a")")
+        a=$(now); "$NEW" inspect "$W/$log.log" > /dev/null; new+=("$(since "$a")")
+    done
+    echo "$log log inspect: old ${old[*]} (median $(median "${old[@]}")); new ${new[*]} (median $(median "${new[@]}"))"
 done
-echo "graph log inspect: old ${old[*]} (median $(median "${old[@]}")); new ${new[*]} (median $(median "${new[@]}"))"

@@ -4,20 +4,30 @@
 //! nothing. A connection (`Channel NN/M : 0[0] -> 1[1] via P2P/IPC`, or a `Ring` line of NCCL
 //! 2.3-2.6) also counts its transport, so the transport it counted is remembered with it and
 //! counted again. NCCL prints such lines once per channel (32 to 64 a communicator), all alike
-//! but for the channel number, which the readers do not keep. Pure; no dependencies.
+//! but for the channel number, which the readers do not keep. Pure; uses `rustc_hash` only.
 
-/// Lines remembered, of every kind together: more than the distinct ones a communicator's
-/// rank prints for its channels (about six: its connections, ring, tree and channel listing).
-/// A log whose ranks' lines interleave remembers fewer than it meets and reads more of them.
-const MEMOS: usize = 8;
+use rustc_hash::FxHashMap;
 
-/// The last `MEMOS` distinct remembered lines, each as its first word, a space and its key,
-/// with the transport it counted.
+/// Lines remembered of each kind: far more than a log's ranks print distinct ones (about six
+/// a rank and communicator: its connections, ring, tree and channel listing, for every rank of
+/// a process, whose lines interleave), and a bound on memory: once a kind has this many, a new
+/// line of it is read whole every time.
+const MEMOS: usize = 1024;
+
+/// What a line's reader reads of it (`GraphMemo::key`): its kind and those bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Key<'m> {
+    kind: usize,
+    bytes: &'m [u8],
+}
+
+/// Remembered lines of one kind: each key with the transport its line counted.
+type Seen = FxHashMap<Box<[u8]>, Option<Box<str>>>;
+
+/// The remembered lines of each kind (`Ring`, `Tree`, `Trees`, `Channel`).
 #[derive(Debug, Default)]
 pub(crate) struct GraphMemo {
-    seen: Vec<(Vec<u8>, Option<Box<str>>)>,
-    /// Where the next line replaces an old one once `seen` is full.
-    next: usize,
+    seen: [Seen; 4],
 }
 
 impl GraphMemo {
@@ -28,43 +38,34 @@ impl GraphMemo {
     /// label with no total is read only by a connection; a listing without one is a partial
     /// line, never remembered). Each key starts at an ASCII byte, so what comes before it
     /// reads the same apart as together (lossy UTF-8).
-    pub(crate) fn key<'m>(word: &[u8], rest: &'m [u8]) -> Option<&'m [u8]> {
+    pub(crate) fn key<'m>(word: &[u8], rest: &'m [u8]) -> Option<Key<'m>> {
         if word == b"Trees" {
-            return Some(rest);
+            return Some(Key { kind: 2, bytes: rest });
         }
         let colon = memchr::memchr(b':', rest)?;
-        match word {
-            b"Ring" | b"Tree" => Some(&rest[colon..]),
+        let (kind, from) = match word {
+            b"Ring" => (0, colon),
+            b"Tree" => (1, colon),
             b"Channel" => match memchr::memchr(b'/', rest) {
-                Some(slash) if slash < colon => Some(&rest[slash..]),
-                _ => Some(&rest[colon..]),
+                Some(slash) if slash < colon => (3, slash),
+                _ => (3, colon),
             },
-            _ => None,
-        }
+            _ => return None,
+        };
+        Some(Key { kind, bytes: &rest[from..] })
     }
 
-    /// When a line of `word` with `key` was remembered: the transport it counted, if any.
-    pub(crate) fn seen(&self, word: &[u8], key: &[u8]) -> Option<Option<&str>> {
-        self.seen
-            .iter()
-            .find(|(line, _)| {
-                line.len() == word.len() + 1 + key.len()
-                    && line.starts_with(word)
-                    && line[word.len()] == b' '
-                    && line.ends_with(key)
-            })
-            .map(|(_, transport)| transport.as_deref())
+    /// When a line with `key` was remembered: the transport it counted, if any.
+    pub(crate) fn seen(&self, key: Key) -> Option<Option<&str>> {
+        self.seen[key.kind].get(key.bytes).map(Option::as_deref)
     }
 
-    /// Remembers a line of `word` with `key`, read whole (it added to the facts or found
-    /// them holding what it says), and the transport it counted.
-    pub(crate) fn remember(&mut self, word: &[u8], key: &[u8], transport: Option<&str>) {
-        let line = ([word, b" ", key].concat(), transport.map(Box::from));
-        if self.seen.len() < MEMOS {
-            self.seen.push(line);
-        } else {
-            self.seen[self.next] = line;
-            self.next = (self.next + 1) % MEMOS;
+    /// Remembers a line with `key`, read whole (it added to the facts or found them holding
+    /// what it says), and the transport it counted, unless its kind has `MEMOS` already.
+    pub(crate) fn remember(&mut self, key: Key, transport: Option<&str>) {
+        let seen = &mut self.seen[key.kind];
+        if seen.len() < MEMOS {
+            seen.insert(key.bytes.into(), transport.map(Box::from));
         }
     }
 }
@@ -73,24 +74,30 @@ impl GraphMemo {
 mod tests {
     use super::*;
 
+    fn key<'r>(word: &str, rest: &'r str) -> Option<Key<'r>> {
+        GraphMemo::key(word.as_bytes(), rest.as_bytes())
+    }
+
+    fn bytes<'r>(word: &str, rest: &'r str) -> Option<&'r [u8]> {
+        key(word, rest).map(|k| k.bytes)
+    }
+
     #[test]
     fn keys_hold_what_is_read_and_leave_out_the_channel_number() {
-        fn key<'r>(word: &str, rest: &'r str) -> Option<&'r [u8]> {
-            GraphMemo::key(word.as_bytes(), rest.as_bytes())
-        }
         assert_eq!(key("Ring", " 07 : 3 -> 0 -> 1"), key("Ring", " 31 : 3 -> 0 -> 1"));
-        assert_eq!(key("Tree", " 16 : -1 -> 0 -> 1/-1/-1"), Some(&b": -1 -> 0 -> 1/-1/-1"[..]));
+        assert_eq!(bytes("Tree", " 16 : -1 -> 0 -> 1/-1/-1"), Some(&b": -1 -> 0 -> 1/-1/-1"[..]));
         assert_ne!(key("Ring", " 07 : 3 -> 0 -> 1"), key("Ring", " 07 : 2 -> 0 -> 1"));
-        assert_eq!(key("Channel", " 00/32 : 0 1 2 3"), Some(&b"/32 : 0 1 2 3"[..]));
+        assert_ne!(key("Ring", " 07 : 3 -> 0 -> 1"), key("Tree", " 07 : 3 -> 0 -> 1"), "the kind is part of it");
+        assert_eq!(bytes("Channel", " 00/32 : 0 1 2 3"), Some(&b"/32 : 0 1 2 3"[..]));
         assert_ne!(key("Channel", " 00/32 : 0 1 2 3"), key("Channel", " 00/16 : 0 1 2 3"));
-        assert_eq!(key("Trees", " [0] 1/-1/-1->0->-1"), Some(&b" [0] 1/-1/-1->0->-1"[..]));
+        assert_eq!(bytes("Trees", " [0] 1/-1/-1->0->-1"), Some(&b" [0] 1/-1/-1->0->-1"[..]));
         // A connection's key holds its label's total too (a listing's reader would read it
         // were the ` via ` not whole: `viax`).
-        assert_eq!(key("Channel", " 00/0 : 0[0] -> 1[1] via P2P/IPC"), Some(&b"/0 : 0[0] -> 1[1] via P2P/IPC"[..]));
+        assert_eq!(bytes("Channel", " 00/0 : 0[0] -> 1[1] via P2P/IPC"), Some(&b"/0 : 0[0] -> 1[1] via P2P/IPC"[..]));
         assert_ne!(key("Channel", " 00/32 : 0 1 viax"), key("Channel", " 00/16 : 0 1 viax"));
-        assert_eq!(key("Channel", " 01 : 0[0] -> 1[1] via P2P/IPC"), Some(&b": 0[0] -> 1[1] via P2P/IPC"[..]));
-        assert_eq!(key("Channel", " 00 : 0 1 2 3/4"), Some(&b": 0 1 2 3/4"[..]), "a slash after the colon");
-        assert_eq!(key("Ring", " 00 : 3[3] -> 2[2] via"), Some(&b": 3[3] -> 2[2] via"[..]));
+        assert_eq!(bytes("Channel", " 01 : 0[0] -> 1[1] via P2P/IPC"), Some(&b": 0[0] -> 1[1] via P2P/IPC"[..]));
+        assert_eq!(bytes("Channel", " 00 : 0 1 2 3/4"), Some(&b": 0 1 2 3/4"[..]), "a slash after the colon");
+        assert_eq!(bytes("Ring", " 00 : 3[3] -> 2[2] via"), Some(&b": 3[3] -> 2[2] via"[..]));
         assert_eq!(key("Ring", " 00 3 -> 0 -> 1"), None, "no colon");
         assert_eq!(key("Channel", " 00/32 0 1"), None, "no colon");
         assert_eq!(key("Pattern", " 4, crossNic 0"), None);
@@ -98,24 +105,23 @@ mod tests {
     }
 
     #[test]
-    fn remembers_the_last_lines_and_what_they_counted() {
+    fn remembers_lines_and_what_they_counted_up_to_a_bound() {
         let mut memo = GraphMemo::default();
-        memo.remember(b"Ring", b": 3 -> 0 -> 1", None);
-        assert_eq!(memo.seen(b"Ring", b": 3 -> 0 -> 1"), Some(None));
-        assert_eq!(memo.seen(b"Tree", b": 3 -> 0 -> 1"), None, "the word is part of the line");
-        assert_eq!(memo.seen(b"Ring", b": 3 -> 0 -> 1 "), None);
-        assert_eq!(memo.seen(b"Ring", b"0 -> 1"), None, "a key's tail is another key");
-        assert_eq!(memo.seen(b"Rin", b"g: 3 -> 0 -> 1"), None);
-        memo.remember(b"Trees", b" [0] 1", None);
-        assert_eq!(memo.seen(b"Tree", b"s [0] 1").or(memo.seen(b"Tree", b"  [0] 1")), None);
-        memo.remember(b"Channel", b": 0 -> 1 via P2P", Some("P2P"));
-        assert_eq!(memo.seen(b"Channel", b": 0 -> 1 via P2P"), Some(Some("P2P")));
-        for n in 0..MEMOS {
-            memo.remember(b"Tree", format!(": {n}").as_bytes(), None);
+        let ring = key("Ring", " 00 : 3 -> 0 -> 1").unwrap();
+        assert_eq!(memo.seen(ring), None);
+        memo.remember(ring, None);
+        assert_eq!(memo.seen(ring), Some(None));
+        assert_eq!(memo.seen(key("Ring", " 31 : 3 -> 0 -> 1").unwrap()), Some(None));
+        assert_eq!(memo.seen(key("Tree", " 00 : 3 -> 0 -> 1").unwrap()), None, "another kind");
+        let p2p = key("Channel", " 00/0 : 0 -> 1 via P2P").unwrap();
+        memo.remember(p2p, Some("P2P"));
+        assert_eq!(memo.seen(p2p), Some(Some("P2P")));
+        let listing = |n: usize| format!(" 00/{n} : 0 1");
+        for n in 0..2 * MEMOS {
+            memo.remember(key("Channel", &listing(n)).unwrap(), None);
         }
-        assert_eq!(memo.seen(b"Ring", b": 3 -> 0 -> 1"), None, "the oldest line goes first");
-        assert!((0..MEMOS).all(|n| memo.seen(b"Tree", format!(": {n}").as_bytes()).is_some()));
-        memo.remember(b"Ring", b": 1", None);
-        assert!(memo.seen(b"Tree", b": 0").is_none() && memo.seen(b"Tree", b": 1").is_some());
+        let remembered = (0..2 * MEMOS).filter(|&n| memo.seen(key("Channel", &listing(n)).unwrap()).is_some()).count();
+        assert_eq!(remembered, MEMOS - 1, "the connection and the first listings");
+        assert_eq!(memo.seen(ring), Some(None), "a kind's bound leaves the others");
     }
 }

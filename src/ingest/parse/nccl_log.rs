@@ -479,7 +479,7 @@ impl<'f> Scanner<'f> {
         };
         let (word, rest) = message.split_at(space);
         let repeat = GraphMemo::key(word, rest);
-        if let Some(counted) = repeat.and_then(|key| self.graph_memo.seen(word, key)) {
+        if let Some(counted) = repeat.and_then(|key| self.graph_memo.seen(key)) {
             if let Some(transport) = counted {
                 bump(&mut self.facts.transports, transport, 1);
             }
@@ -503,7 +503,7 @@ impl<'f> Scanner<'f> {
         handler(self, lossy(rest).trim());
         let counted = self.counted_transport.take();
         if let Some(key) = repeat.filter(|_| !self.partial_seen) {
-            self.graph_memo.remember(word, key, counted.as_deref());
+            self.graph_memo.remember(key, counted.as_deref());
         }
     }
 
