@@ -10,9 +10,12 @@ use rustc_hash::FxHashMap;
 
 /// Lines remembered of each kind: far more than a log's ranks print distinct ones (about six
 /// a rank and communicator: its connections, ring, tree and channel listing, for every rank of
-/// a process, whose lines interleave), and a bound on memory: once a kind has this many, a new
-/// line of it is read whole every time.
+/// a process, whose lines interleave). With `MEMO_BYTES` a bound on memory: once a kind holds
+/// either, a new line of it is read whole every time.
 const MEMOS: usize = 1024;
+/// Key bytes remembered of each kind (a GRAPH line is at most NCCL's 1,024-byte buffer, most
+/// under a hundred bytes; a cut or hostile log may hold lines of any length).
+const MEMO_BYTES: usize = 64 * 1024;
 
 /// What a line's reader reads of it (`GraphMemo::key`): its kind and those bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,10 +27,12 @@ pub(crate) struct Key<'m> {
 /// Remembered lines of one kind: each key with the transport its line counted.
 type Seen = FxHashMap<Box<[u8]>, Option<Box<str>>>;
 
-/// The remembered lines of each kind (`Ring`, `Tree`, `Trees`, `Channel`).
+/// The remembered lines of each kind (`Ring`, `Tree`, `Trees`, `Channel`), and their keys'
+/// bytes.
 #[derive(Debug, Default)]
 pub(crate) struct GraphMemo {
     seen: [Seen; 4],
+    bytes: [usize; 4],
 }
 
 impl GraphMemo {
@@ -61,10 +66,12 @@ impl GraphMemo {
     }
 
     /// Remembers a line with `key`, read whole (it added to the facts or found them holding
-    /// what it says), and the transport it counted, unless its kind has `MEMOS` already.
+    /// what it says), and the transport it counted, unless its kind would then hold more than
+    /// `MEMOS` lines or `MEMO_BYTES` bytes of keys.
     pub(crate) fn remember(&mut self, key: Key, transport: Option<&str>) {
-        let seen = &mut self.seen[key.kind];
-        if seen.len() < MEMOS {
+        let (seen, bytes) = (&mut self.seen[key.kind], &mut self.bytes[key.kind]);
+        if seen.len() < MEMOS && *bytes + key.bytes.len() <= MEMO_BYTES {
+            *bytes += key.bytes.len();
             seen.insert(key.bytes.into(), transport.map(Box::from));
         }
     }
@@ -123,5 +130,20 @@ mod tests {
         let remembered = (0..2 * MEMOS).filter(|&n| memo.seen(key("Channel", &listing(n)).unwrap()).is_some()).count();
         assert_eq!(remembered, MEMOS - 1, "the connection and the first listings");
         assert_eq!(memo.seen(ring), Some(None), "a kind's bound leaves the others");
+        // Long lines: the first ones whose keys fit in `MEMO_BYTES` together.
+        let mut memo = GraphMemo::default();
+        let long = |n: usize| format!(" 00 : {n} {}", "-".repeat(1000));
+        for n in 0..MEMOS {
+            memo.remember(key("Ring", &long(n)).unwrap(), None);
+        }
+        let remembered: Vec<bool> = (0..MEMOS).map(|n| memo.seen(key("Ring", &long(n)).unwrap()).is_some()).collect();
+        let fit = (0..MEMOS)
+            .scan(0, |total, n| {
+                *total += key("Ring", &long(n)).unwrap().bytes.len();
+                Some(*total <= MEMO_BYTES)
+            })
+            .collect::<Vec<_>>();
+        assert_eq!(remembered, fit);
+        assert!(remembered.iter().filter(|&&r| r).count() < MEMOS / 4);
     }
 }
