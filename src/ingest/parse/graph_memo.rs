@@ -4,7 +4,8 @@
 //! nothing. A connection (`Channel NN/M : 0[0] -> 1[1] via P2P/IPC`, or a `Ring` line of NCCL
 //! 2.3-2.6) also counts its transport, so the transport it counted is remembered with it and
 //! counted again. NCCL prints such lines once per channel (32 to 64 a communicator), all alike
-//! but for the channel number, which the readers do not keep. Pure; uses `rustc_hash` only.
+//! but for the channel number, which the readers do not keep. Pure; uses `memchr` and
+//! `rustc_hash`.
 
 use rustc_hash::FxHashMap;
 
