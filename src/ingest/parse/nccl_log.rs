@@ -25,6 +25,7 @@ use crate::ingest::parse::nccl_line::{self, Marker, RingLine, Transport};
 use crate::ingest::parse::nccl_net;
 use crate::ingest::parse::MAX_WARNINGS;
 use memchr::memmem;
+use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -297,26 +298,27 @@ impl Facts {
     }
 }
 
-/// A planned-task line (`planned_tuning`'s collective and text) with what it counted, and how
-/// many equal lines came since, not yet counted: nccl-tests plans each of a size's iterations
-/// alike, and the suite's cases repeat a few calls in turn (ReduceScatter then AllGather), so
-/// a repeat is a compare or a few instead of a parse, two name lookups and a table lookup.
-/// Repeats are added (`count_repeats`) when their line is dropped for a newer one, before a
-/// last line without a newline and at the end: counts only add, so each is the same as if every
-/// line had been read on its own. The memos are kept beside the facts, not in them, and none is
-/// used for a last line without a newline: it changes the facts, and is a partial line, exactly
-/// when reading it alone did (one whose names and row found the tallies and the table full
-/// changes nothing).
+/// What a planned-task line (`planned_tuning`'s message) counted, and how many equal lines came
+/// since, not yet counted: nccl-tests plans each of a size's iterations alike, the suite's cases
+/// repeat a few calls in turn (ReduceScatter then AllGather), and a training step all-reduces
+/// its buckets' sizes in turn, so a repeat is a hash lookup instead of a parse, two name lookups
+/// and a table lookup. Repeats are added (`count_repeats`) before a last line without a newline
+/// and at the end: counts only add, and a name or row the first line found no room for never
+/// finds room later, so each is the same as if every line had been read on its own. The memos
+/// are kept beside the facts, not in them, and none is used for a last line without a newline:
+/// it changes the facts, and is a partial line, exactly when reading it alone did (one whose
+/// names and row found the tallies and the table full changes nothing).
 #[derive(Debug)]
 struct PlannedMemo {
-    collective: Option<Vec<u8>>,
-    text: Vec<u8>,
     key: TuningKey,
     repeats: u64,
 }
 
-/// Planned-task lines remembered (`Scanner::planned_memos`).
-const PLANNED_MEMOS: usize = 4;
+/// Planned-task lines remembered (`Scanner::planned_memos`), and the bytes of their messages:
+/// far more than a log plans distinct tasks in turn, and a bound on memory (once either is
+/// reached, a new line is parsed every time it comes).
+const PLANNED_MEMOS: usize = 1024;
+const PLANNED_BYTES: usize = 64 * 1024;
 
 struct Scanner<'f> {
     file: &'f str,
@@ -329,9 +331,10 @@ struct Scanner<'f> {
     /// whole prefix when it names no host), at most `TAILS`: a prefix ending in one of them has
     /// a host already noted, whatever timestamp or tag comes first (threads alternate).
     tails: Vec<Vec<u8>>,
-    /// The last `PLANNED_MEMOS` distinct planned-task lines counted, oldest first, each with
-    /// its repeats since (`planned_tuning`).
-    planned_memos: Vec<PlannedMemo>,
+    /// The planned-task lines counted, by message, each with its repeats since
+    /// (`planned_tuning`), and their messages' bytes.
+    planned_memos: FxHashMap<Box<[u8]>, PlannedMemo>,
+    planned_bytes: usize,
     /// GRAPH lines read whole that add nothing when they come again but the transport they
     /// counted (one per channel).
     graph_memo: GraphMemo,
@@ -364,7 +367,8 @@ impl<'f> Scanner<'f> {
             info: memmem::Finder::new(INFO_MARKER),
             info_at: usize::MAX,
             tails: Vec::new(),
-            planned_memos: Vec::new(),
+            planned_memos: FxHashMap::default(),
+            planned_bytes: 0,
             graph_memo: GraphMemo::default(),
             counted_transport: None,
             last_nranks: None,
@@ -638,7 +642,7 @@ impl<'f> Scanner<'f> {
         }
         match rest.get(2..) {
             Some(tuning) if tuning.first().is_some_and(u8::is_ascii_digit) => {
-                self.planned_tuning(Some(name), tuning);
+                self.planned_tuning(Some(name), tuning, message);
                 true
             }
             _ => false,
@@ -702,9 +706,8 @@ impl<'f> Scanner<'f> {
 
     /// `N Bytes -> Algo X proto Y ...`: names (2.24+: `... channel{Lo..Hi}={0..31}`) or
     /// numbers (<= 2.23: `... time T`); `collective` is the `AllReduce: ` prefix (2.23+).
-    fn planned_tuning(&mut self, collective: Option<&[u8]>, raw: &[u8]) {
-        let memos = &mut self.planned_memos;
-        if let Some(memo) = memos.iter_mut().find(|m| m.text == raw && m.collective.as_deref() == collective) {
+    fn planned_tuning(&mut self, collective: Option<&[u8]>, raw: &[u8], message: &[u8]) {
+        if let Some(memo) = self.planned_memos.get_mut(message) {
             memo.repeats += 1;
             return;
         }
@@ -734,19 +737,18 @@ impl<'f> Scanner<'f> {
         } else if tuning.len() < MAX_DISTINCT {
             tuning.insert(key.clone(), 1);
         }
-        if self.planned_memos.len() == PLANNED_MEMOS {
-            let oldest = self.planned_memos.remove(0);
-            self.facts.count_repeats(&oldest);
+        if self.planned_memos.len() < PLANNED_MEMOS && self.planned_bytes + message.len() <= PLANNED_BYTES {
+            self.planned_bytes += message.len();
+            self.planned_memos.insert(message.into(), PlannedMemo { key, repeats: 0 });
         }
-        let collective = collective.map(<[u8]>::to_vec);
-        self.planned_memos.push(PlannedMemo { collective, text: raw.to_vec(), key, repeats: 0 });
     }
 
     /// Counts the repeats of every remembered planned line (`PlannedMemo`) and forgets them.
     fn forget_planned(&mut self) {
-        for memo in self.planned_memos.drain(..) {
+        for (_, memo) in self.planned_memos.drain() {
             self.facts.count_repeats(&memo);
         }
+        self.planned_bytes = 0;
     }
 
     /// `Channel 00/64 : 0 1 2` (channel count), a connection (`Channel 00/0 : 0[0] -> 1[1]
@@ -830,7 +832,7 @@ impl<'f> Scanner<'f> {
             }
             insert_capped(&mut self.facts.summaries, text.trim());
         } else if text.contains(" Bytes -> Algo ") {
-            self.planned_tuning(None, message);
+            self.planned_tuning(None, message, message);
         }
     }
 
@@ -1356,8 +1358,8 @@ mod tests {
         let facts = scan([all_reduce, all_reduce, all_reduce, cut].join("\n").as_bytes(), "t.log");
         assert_eq!(facts.tuning, [choice(Some("AllReduce"), 8192, "Ring", "LL", Some(32), 3)]);
         assert_eq!((facts.partial_line_count, facts.lines), (0, 4));
-        // Five lines in turn, each twice: more than are remembered, so lines with repeats not
-        // yet counted are dropped for newer ones.
+        // Five lines in turn, each twice (a training step's buckets): all remembered, their
+        // repeats counted at the end.
         let sizes = [1, 2, 3, 4, 5];
         let line = |size: u64| format!("h:1:1 [0] NCCL INFO AllReduce: {size} Bytes -> Algo TREE proto LL\n");
         let log: String = (0..3).flat_map(|_| sizes).flat_map(|size| [line(size), line(size)]).collect();
@@ -1365,6 +1367,27 @@ mod tests {
         let rows: Vec<_> = sizes.iter().map(|&size| choice(Some("AllReduce"), size, "Tree", "LL", None, 6)).collect();
         assert_eq!(facts.tuning, rows);
         assert_eq!(facts.algorithms, BTreeMap::from([("Tree".to_string(), 30)]));
+        // More distinct lines than are remembered: the later ones are read each time.
+        let many = PLANNED_MEMOS + 10;
+        let log: String = (0..2).flat_map(|_| 0..many).map(|size| line(size as u64)).collect();
+        let mut scanner = Scanner::new("t.log");
+        for_each_line(log.as_bytes(), |line, ended| scanner.line(line, ended)).unwrap();
+        assert_eq!(scanner.planned_memos.len(), PLANNED_MEMOS);
+        let facts = scanner.finish(log.len() as u64);
+        assert_eq!(facts.algorithms, BTreeMap::from([("Tree".to_string(), 2 * many as u64)]));
+        assert!(facts.tuning.len() == MAX_DISTINCT && facts.tuning.iter().all(|t| t.count == 2));
+        // Long lines: as many as `PLANNED_BYTES` holds.
+        let mut scanner = Scanner::new("t.log");
+        let pad = "x".repeat(1000);
+        for size in 0..100 {
+            scanner.line(
+                format!("h:1:1 [0] NCCL INFO AllReduce: {size} Bytes -> Algo TREE proto LL {pad}").as_bytes(),
+                true,
+            );
+        }
+        let held: usize = scanner.planned_memos.keys().map(|k| k.len()).sum();
+        assert!(scanner.planned_memos.len() < 100 && held <= PLANNED_BYTES && held + 1100 > PLANNED_BYTES);
+        assert_eq!(scanner.planned_bytes, held);
         // Tallies and table full: a new planned line as a last line without a newline changes
         // nothing, so it is no partial line (remembering it is not a change).
         let full: String = (0..MAX_DISTINCT)
