@@ -7,8 +7,9 @@
 # corpus of issue #27's own N = 1000 figures: 2 MiB of NCCL logs a rank, 13 GB in all). Each round, for each binary: the site and cache removed, a cold build of
 # the 1000 oldest, then the newest added and built again. Prints each build's wall time, and
 # for the last round each binary's `--timings` stages over 10 ms and its peak RSS. The new
-# binary runs with --no-evidence (the previous wave has no evidence to publish; OLD_FLAGS gives
-# an old binary that has it the same flag). Environment:
+# binary runs with NEW_FLAGS (default --no-evidence: the previous wave has no evidence to
+# publish), the old one with OLD_FLAGS (default none; --no-evidence for an old binary that has
+# it, or for either binary when the two are given in the other order). Environment:
 # ROUNDS (3), JOBS (16), LOG_BYTES (0), SITES (the folder the site is built in: the work folder),
 # CORPUS (a folder kept between calls, so that a second call, under `taskset` say, reuses the
 # corpus the first one made: default a temporary folder removed at exit).
@@ -55,7 +56,7 @@ for r in $(seq "$ROUNDS"); do
     rm -rf "$S/site" "$S/.nccl-report-cache"
     [ -d "$W/runs/$newest" ] && mv "$W/runs/$newest" "$W/all/"
     flags=(--timings)
-    [ "$bin" = "$NEW" ] && flags+=(--no-evidence)
+    [ "$bin" = "$NEW" ] && flags+=(${NEW_FLAGS-"--no-evidence"})
     [ "$bin" = "$OLD" ] && flags+=(${OLD_FLAGS:-})
     a=$(now)
     "$bin" build --runs "$W/runs" --out "$S/site" --jobs "$JOBS" "${flags[@]}" >/dev/null 2>"$W/cold.err"
