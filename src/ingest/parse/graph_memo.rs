@@ -4,19 +4,11 @@
 //! nothing. A connection (`Channel NN/M : 0[0] -> 1[1] via P2P/IPC`, or a `Ring` line of NCCL
 //! 2.3-2.6) also counts its transport, so the transport it counted is remembered with it and
 //! counted again. NCCL prints such lines once per channel (32 to 64 a communicator), all alike
-//! but for the channel number, which the readers do not keep. Pure; uses `memchr` and
-//! `rustc_hash`.
+//! but for the channel number, which the readers do not keep; a process logging for several
+//! GPUs interleaves its ranks' lines (about six distinct ones a rank and communicator). Each
+//! kind is a `LineMemo` of its own. Pure; uses `memchr` and `line_memo`.
 
-use rustc_hash::FxHashMap;
-
-/// Lines remembered of each kind: far more than a log's ranks print distinct ones (about six
-/// a rank and communicator: its connections, ring, tree and channel listing, for every rank of
-/// a process, whose lines interleave). With `MEMO_BYTES` a bound on memory: once a kind holds
-/// either, a new line of it is read whole every time.
-const MEMOS: usize = 1024;
-/// Key bytes remembered of each kind (a GRAPH line is at most NCCL's 1,024-byte buffer, most
-/// under a hundred bytes; a cut or hostile log may hold lines of any length).
-const MEMO_BYTES: usize = 64 * 1024;
+use crate::ingest::parse::line_memo::LineMemo;
 
 /// What a line's reader reads of it (`GraphMemo::key`): its kind and those bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,15 +17,11 @@ pub(crate) struct Key<'m> {
     bytes: &'m [u8],
 }
 
-/// Remembered lines of one kind: each key with the transport its line counted.
-type Seen = FxHashMap<Box<[u8]>, Option<Box<str>>>;
-
-/// The remembered lines of each kind (`Ring`, `Tree`, `Trees`, `Channel`), and their keys'
-/// bytes.
+/// The remembered lines of each kind (`Ring`, `Tree`, `Trees`, `Channel`) by key, with the
+/// transport each counted.
 #[derive(Debug, Default)]
 pub(crate) struct GraphMemo {
-    seen: [Seen; 4],
-    bytes: [usize; 4],
+    seen: [LineMemo<Option<Box<str>>>; 4],
 }
 
 impl GraphMemo {
@@ -45,19 +33,16 @@ impl GraphMemo {
     /// line, never remembered). Each key starts at an ASCII byte, so what comes before it
     /// reads the same apart as together (lossy UTF-8).
     pub(crate) fn key<'m>(word: &[u8], rest: &'m [u8]) -> Option<Key<'m>> {
-        if word == b"Trees" {
-            return Some(Key { kind: 2, bytes: rest });
-        }
-        let colon = memchr::memchr(b':', rest)?;
-        let (kind, from) = match word {
-            b"Ring" => (0, colon),
-            b"Tree" => (1, colon),
-            b"Channel" => match memchr::memchr(b'/', rest) {
-                Some(slash) if slash < colon => (3, slash),
-                _ => (3, colon),
-            },
+        let kind = match word {
+            b"Ring" => 0,
+            b"Tree" => 1,
+            b"Trees" => return Some(Key { kind: 2, bytes: rest }),
+            b"Channel" => 3,
             _ => return None,
         };
+        let colon = memchr::memchr(b':', rest)?;
+        let label_total = || memchr::memchr(b'/', &rest[..colon]);
+        let from = if kind == 3 { label_total().unwrap_or(colon) } else { colon };
         Some(Key { kind, bytes: &rest[from..] })
     }
 
@@ -67,20 +52,16 @@ impl GraphMemo {
     }
 
     /// Remembers a line with `key`, read whole (it added to the facts or found them holding
-    /// what it says), and the transport it counted, unless its kind would then hold more than
-    /// `MEMOS` lines or `MEMO_BYTES` bytes of keys.
+    /// what it says), and the transport it counted, while its kind's memo has room.
     pub(crate) fn remember(&mut self, key: Key, transport: Option<&str>) {
-        let (seen, bytes) = (&mut self.seen[key.kind], &mut self.bytes[key.kind]);
-        if seen.len() < MEMOS && *bytes + key.bytes.len() <= MEMO_BYTES {
-            *bytes += key.bytes.len();
-            seen.insert(key.bytes.into(), transport.map(Box::from));
-        }
+        self.seen[key.kind].insert(key.bytes, transport.map(Box::from));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ingest::parse::line_memo;
 
     fn key<'r>(word: &str, rest: &'r str) -> Option<Key<'r>> {
         GraphMemo::key(word.as_bytes(), rest.as_bytes())
@@ -113,7 +94,7 @@ mod tests {
     }
 
     #[test]
-    fn remembers_lines_and_what_they_counted_up_to_a_bound() {
+    fn remembers_lines_and_what_they_counted_each_kind_on_its_own() {
         let mut memo = GraphMemo::default();
         let ring = key("Ring", " 00 : 3 -> 0 -> 1").unwrap();
         assert_eq!(memo.seen(ring), None);
@@ -125,26 +106,10 @@ mod tests {
         memo.remember(p2p, Some("P2P"));
         assert_eq!(memo.seen(p2p), Some(Some("P2P")));
         let listing = |n: usize| format!(" 00/{n} : 0 1");
-        for n in 0..2 * MEMOS {
+        for n in 0..2 * line_memo::LINES {
             memo.remember(key("Channel", &listing(n)).unwrap(), None);
         }
-        let remembered = (0..2 * MEMOS).filter(|&n| memo.seen(key("Channel", &listing(n)).unwrap()).is_some()).count();
-        assert_eq!(remembered, MEMOS - 1, "the connection and the first listings");
+        assert!(memo.seen(key("Channel", &listing(line_memo::LINES)).unwrap()).is_none(), "a full kind");
         assert_eq!(memo.seen(ring), Some(None), "a kind's bound leaves the others");
-        // Long lines: the first ones whose keys fit in `MEMO_BYTES` together.
-        let mut memo = GraphMemo::default();
-        let long = |n: usize| format!(" 00 : {n} {}", "-".repeat(1000));
-        for n in 0..MEMOS {
-            memo.remember(key("Ring", &long(n)).unwrap(), None);
-        }
-        let remembered: Vec<bool> = (0..MEMOS).map(|n| memo.seen(key("Ring", &long(n)).unwrap()).is_some()).collect();
-        let fit = (0..MEMOS)
-            .scan(0, |total, n| {
-                *total += key("Ring", &long(n)).unwrap().bytes.len();
-                Some(*total <= MEMO_BYTES)
-            })
-            .collect::<Vec<_>>();
-        assert_eq!(remembered, fit);
-        assert!(remembered.iter().filter(|&&r| r).count() < MEMOS / 4);
     }
 }

@@ -6,6 +6,7 @@ pub(crate) mod fields;
 pub(crate) mod graph_memo;
 pub(crate) mod ib_devices;
 pub(crate) mod inspector;
+pub(crate) mod line_memo;
 pub(crate) mod machine;
 pub(crate) mod manifest;
 pub(crate) mod nccl_line;

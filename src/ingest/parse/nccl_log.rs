@@ -21,11 +21,11 @@
 
 use crate::core::model::nccl_log::{CommunicatorInfo, GraphPattern, LogLine, NcclLogFacts, NicInfo, TuningChoice};
 use crate::ingest::parse::graph_memo::GraphMemo;
+use crate::ingest::parse::line_memo::LineMemo;
 use crate::ingest::parse::nccl_line::{self, Marker, RingLine, Transport};
 use crate::ingest::parse::nccl_net;
 use crate::ingest::parse::MAX_WARNINGS;
 use memchr::memmem;
-use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -314,12 +314,6 @@ struct PlannedMemo {
     repeats: u64,
 }
 
-/// Planned-task lines remembered (`Scanner::planned_memos`), and the bytes of their messages:
-/// far more than a log plans distinct tasks in turn, and a bound on memory (once either is
-/// reached, a new line is parsed every time it comes).
-const PLANNED_MEMOS: usize = 1024;
-const PLANNED_BYTES: usize = 64 * 1024;
-
 struct Scanner<'f> {
     file: &'f str,
     ccl: memmem::Finder<'static>,
@@ -332,9 +326,8 @@ struct Scanner<'f> {
     /// a host already noted, whatever timestamp or tag comes first (threads alternate).
     tails: Vec<Vec<u8>>,
     /// The planned-task lines counted, by message, each with its repeats since
-    /// (`planned_tuning`), and their messages' bytes.
-    planned_memos: FxHashMap<Box<[u8]>, PlannedMemo>,
-    planned_bytes: usize,
+    /// (`planned_tuning`).
+    planned_memos: LineMemo<PlannedMemo>,
     /// GRAPH lines read whole that add nothing when they come again but the transport they
     /// counted (one per channel).
     graph_memo: GraphMemo,
@@ -367,8 +360,7 @@ impl<'f> Scanner<'f> {
             info: memmem::Finder::new(INFO_MARKER),
             info_at: usize::MAX,
             tails: Vec::new(),
-            planned_memos: FxHashMap::default(),
-            planned_bytes: 0,
+            planned_memos: LineMemo::default(),
             graph_memo: GraphMemo::default(),
             counted_transport: None,
             last_nranks: None,
@@ -737,18 +729,14 @@ impl<'f> Scanner<'f> {
         } else if tuning.len() < MAX_DISTINCT {
             tuning.insert(key.clone(), 1);
         }
-        if self.planned_memos.len() < PLANNED_MEMOS && self.planned_bytes + message.len() <= PLANNED_BYTES {
-            self.planned_bytes += message.len();
-            self.planned_memos.insert(message.into(), PlannedMemo { key, repeats: 0 });
-        }
+        self.planned_memos.insert(message, PlannedMemo { key, repeats: 0 });
     }
 
     /// Counts the repeats of every remembered planned line (`PlannedMemo`) and forgets them.
     fn forget_planned(&mut self) {
-        for (_, memo) in self.planned_memos.drain() {
+        for memo in self.planned_memos.drain() {
             self.facts.count_repeats(&memo);
         }
-        self.planned_bytes = 0;
     }
 
     /// `Channel 00/64 : 0 1 2` (channel count), a connection (`Channel 00/0 : 0[0] -> 1[1]
@@ -1368,26 +1356,11 @@ mod tests {
         assert_eq!(facts.tuning, rows);
         assert_eq!(facts.algorithms, BTreeMap::from([("Tree".to_string(), 30)]));
         // More distinct lines than are remembered: the later ones are read each time.
-        let many = PLANNED_MEMOS + 10;
+        let many = crate::ingest::parse::line_memo::LINES + 10;
         let log: String = (0..2).flat_map(|_| 0..many).map(|size| line(size as u64)).collect();
-        let mut scanner = Scanner::new("t.log");
-        for_each_line(log.as_bytes(), |line, ended| scanner.line(line, ended)).unwrap();
-        assert_eq!(scanner.planned_memos.len(), PLANNED_MEMOS);
-        let facts = scanner.finish(log.len() as u64);
+        let facts = scan(log.as_bytes(), "t.log");
         assert_eq!(facts.algorithms, BTreeMap::from([("Tree".to_string(), 2 * many as u64)]));
         assert!(facts.tuning.len() == MAX_DISTINCT && facts.tuning.iter().all(|t| t.count == 2));
-        // Long lines: as many as `PLANNED_BYTES` holds.
-        let mut scanner = Scanner::new("t.log");
-        let pad = "x".repeat(1000);
-        for size in 0..100 {
-            scanner.line(
-                format!("h:1:1 [0] NCCL INFO AllReduce: {size} Bytes -> Algo TREE proto LL {pad}").as_bytes(),
-                true,
-            );
-        }
-        let held: usize = scanner.planned_memos.keys().map(|k| k.len()).sum();
-        assert!(scanner.planned_memos.len() < 100 && held <= PLANNED_BYTES && held + 1100 > PLANNED_BYTES);
-        assert_eq!(scanner.planned_bytes, held);
         // Tallies and table full: a new planned line as a last line without a newline changes
         // nothing, so it is no partial line (remembering it is not a change).
         let full: String = (0..MAX_DISTINCT)
