@@ -1,6 +1,6 @@
 //! Python's number formatting, so exported files carry the seed's exact text: `repr(float)`
 //! (shortest round-trip digits; exponent form below 1e-4 and from 1e16), `format(x, ".Nf")`
-//! and `format(x, ".N%")`. Uses std and `ryu`.
+//! and `format(x, ".N%")`. Uses std, `ryu` and `itoa`.
 
 /// `repr(x)` for a Python float.
 pub(crate) fn repr(x: f64) -> String {
@@ -15,7 +15,19 @@ pub(crate) fn repr(x: f64) -> String {
     }
     let mut buffer = ryu::Buffer::new();
     let (digits, decpt) = shortest_digits(buffer.format_finite(x.abs()));
-    layout(x < 0.0, &digits, decpt)
+    layout(x < 0.0, digits.as_str(), decpt)
+}
+
+/// At most 17 significant digits (a double's shortest round-trip text), on the stack.
+struct Digits {
+    bytes: [u8; 24],
+    len: usize,
+}
+
+impl Digits {
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len]).expect("ASCII digits")
+    }
 }
 
 /// The significant digits of ryu's text for a positive finite double, and where the decimal
@@ -23,34 +35,65 @@ pub(crate) fn repr(x: f64) -> String {
 /// back as the double and, where two such strings are equally near it (74.987213134765625,
 /// 11.5861968994140625: float32 values, as GPU timings often are), the even one, as Python's
 /// repr does (Rust's `{}` takes the upper one); it writes `1.5e-7`, `1e16`, `123.0`, `0.0001`.
-fn shortest_digits(text: &str) -> (String, i32) {
+fn shortest_digits(text: &str) -> (Digits, i32) {
     let (mantissa, exponent) = text.split_once('e').unwrap_or((text, "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
     let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let all = format!("{whole}{fraction}");
-    let lead = all.bytes().take_while(|&b| b == b'0').count();
-    let digits = all[lead..].trim_end_matches('0').to_string();
-    (digits, whole.len() as i32 + exponent - lead as i32)
+    let mut digits = Digits { bytes: [0; 24], len: 0 };
+    let mut lead = 0;
+    for &b in whole.as_bytes().iter().chain(fraction.as_bytes()) {
+        if digits.len == 0 && b == b'0' {
+            lead += 1;
+        } else if digits.len < digits.bytes.len() {
+            digits.bytes[digits.len] = b;
+            digits.len += 1;
+        }
+    }
+    while digits.len > 0 && digits.bytes[digits.len - 1] == b'0' {
+        digits.len -= 1;
+    }
+    (digits, whole.len() as i32 + exponent - lead)
 }
 
 /// Python's repr layout of `digits` with the decimal point at `decpt`: positional when the
-/// point falls at -3..=16 (exactly when 1e-4 <= |x| < 1e16), else `d.ddde+XX`.
+/// point falls at -3..=16 (exactly when 1e-4 <= |x| < 1e16), else `d.ddde+XX`. Written into
+/// one string (a run's seed files format tens of thousands of floats).
 fn layout(negative: bool, digits: &str, decpt: i32) -> String {
-    let sign = if negative { "-" } else { "" };
-    if decpt > -4 && decpt <= 16 {
-        let body = if decpt <= 0 {
-            format!("0.{}{}", "0".repeat((-decpt) as usize), digits)
-        } else if decpt as usize >= digits.len() {
-            format!("{}{}.0", digits, "0".repeat(decpt as usize - digits.len()))
-        } else {
-            format!("{}.{}", &digits[..decpt as usize], &digits[decpt as usize..])
-        };
-        format!("{sign}{body}")
-    } else {
-        let mantissa = if digits.len() > 1 { format!("{}.{}", &digits[..1], &digits[1..]) } else { digits.to_string() };
-        let exponent = decpt - 1;
-        format!("{sign}{mantissa}e{}{:02}", if exponent < 0 { '-' } else { '+' }, exponent.abs())
+    let mut out = String::with_capacity(digits.len() + 24);
+    if negative {
+        out.push('-');
     }
+    let zeros = |out: &mut String, n: usize| out.extend(std::iter::repeat_n('0', n));
+    if decpt > -4 && decpt <= 16 {
+        if decpt <= 0 {
+            out.push_str("0.");
+            zeros(&mut out, (-decpt) as usize);
+            out.push_str(digits);
+        } else if decpt as usize >= digits.len() {
+            out.push_str(digits);
+            zeros(&mut out, decpt as usize - digits.len());
+            out.push_str(".0");
+        } else {
+            let (whole, fraction) = digits.split_at(decpt as usize);
+            out.push_str(whole);
+            out.push('.');
+            out.push_str(fraction);
+        }
+    } else {
+        let (first, rest) = digits.split_at(1);
+        out.push_str(first);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
+        }
+        let exponent = decpt - 1;
+        out.push_str(if exponent < 0 { "e-" } else { "e+" });
+        if exponent.abs() < 10 {
+            out.push('0');
+        }
+        out.push_str(itoa::Buffer::new().format(exponent.abs()));
+    }
+    out
 }
 
 /// `format(x, ".{precision}f")`.

@@ -28,17 +28,24 @@ pub(crate) fn push_row<S: AsRef<str>>(out: &mut String, cells: &[S]) {
         if index > 0 {
             out.push(',');
         }
-        out.push_str(&quote(cell.as_ref()));
+        push_cell(out, cell.as_ref());
     }
     out.push_str("\r\n");
 }
 
-fn quote(cell: &str) -> String {
-    if cell.contains([',', '"', '\r', '\n']) {
-        format!("\"{}\"", cell.replace('"', "\"\""))
-    } else {
-        cell.to_string()
+/// A cell, quoted (its quotes doubled) when it holds a comma, a quote or a line end.
+fn push_cell(out: &mut String, cell: &str) {
+    if !cell.contains([',', '"', '\r', '\n']) {
+        return out.push_str(cell);
     }
+    out.push('"');
+    for (i, part) in cell.split('"').enumerate() {
+        if i > 0 {
+            out.push_str("\"\"");
+        }
+        out.push_str(part);
+    }
+    out.push('"');
 }
 
 fn f(x: f64) -> String {

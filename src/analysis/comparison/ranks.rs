@@ -8,6 +8,7 @@ use crate::core::model::run::RawRun;
 use crate::core::model::sections::SectionRows;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RankView {
@@ -58,34 +59,66 @@ pub fn by_group(raw: &RawRun, group: impl Fn(u64) -> Option<u64>) -> Vec<RankVie
     views
 }
 
-/// (case id) -> cycle -> [(rank, value)] of every timed row.
-fn cases(raw: &RawRun) -> BTreeMap<CaseId, BTreeMap<i64, Vec<(u64, f64)>>> {
-    let mut cases: BTreeMap<CaseId, BTreeMap<i64, Vec<(u64, f64)>>> = BTreeMap::new();
+/// `args` written into `text` (emptied first).
+fn written<'t>(text: &'t mut String, args: std::fmt::Arguments) -> &'t str {
+    text.clear();
+    let _ = text.write_fmt(args);
+    text
+}
+
+/// cycle -> [(rank, value)] of one case.
+type Cycles = BTreeMap<i64, Vec<(u64, f64)>>;
+
+/// Every timed case with its cycles, in case id order. Rows are gathered under borrowed
+/// (section, folder, world size) keys and their case text made in one reused buffer: a run's
+/// thousands of rows allocate only for each new case.
+fn cases(raw: &RawRun) -> Vec<(CaseId, Cycles)> {
+    let mut cases: BTreeMap<(&'static str, &str, i64), BTreeMap<String, Cycles>> = BTreeMap::new();
+    let mut text = String::new();
     for data in &raw.sections {
-        let mut add = |section, world_size, case: String, cycle, value| {
-            let id = (section, data.case.clone(), world_size, case);
-            cases.entry(id).or_default().entry(cycle).or_default().push((data.rank, value));
+        let mut add = |section, world_size, case: &str, cycle, value| {
+            let by_case = cases.entry((section, data.case.as_str(), world_size)).or_default();
+            let cycles = match by_case.get_mut(case) {
+                Some(cycles) => cycles,
+                None => by_case.entry(case.to_string()).or_default(),
+            };
+            cycles.entry(cycle).or_default().push((data.rank, value));
         };
         match &data.rows {
             SectionRows::Async(rows) => rows.iter().for_each(|r| {
-                add("async", r.world_size, format!("bytes={}", r.size_bytes), r.cycle, r.gpu_dependency_us)
+                add(
+                    "async",
+                    r.world_size,
+                    written(&mut text, format_args!("bytes={}", r.size_bytes)),
+                    r.cycle,
+                    r.gpu_dependency_us,
+                )
             }),
             SectionRows::Decomposition(rows) => rows.iter().for_each(|r| {
-                let case = format!("bytes={};mode={}", r.size_bytes, r.mode);
+                let case = written(&mut text, format_args!("bytes={};mode={}", r.size_bytes, r.mode));
                 add("decomposition", r.world_size, case, r.cycle, r.duration_us)
             }),
             SectionRows::Fragmentation(rows) => rows.iter().for_each(|r| {
-                let case = format!("count={};fragment_bytes={}", r.fragment_count, r.fragment_bytes);
+                let case =
+                    written(&mut text, format_args!("count={};fragment_bytes={}", r.fragment_count, r.fragment_bytes));
                 add("fragmentation", r.world_size, case, r.cycle, r.duration_us)
             }),
             SectionRows::Decode(rows) => rows.iter().for_each(|r| {
-                let case = format!("tokens={};bytes={};calls={}", r.tokens, r.message_bytes, r.collectives);
+                let case = written(
+                    &mut text,
+                    format_args!("tokens={};bytes={};calls={}", r.tokens, r.message_bytes, r.collectives),
+                );
                 add("decode", r.world_size, case, r.cycle, r.duration_us)
             }),
             SectionRows::Contracts(_) | SectionRows::Numerics(_) => {}
         }
     }
     cases
+        .into_iter()
+        .flat_map(|((section, folder, world_size), by_case)| {
+            by_case.into_iter().map(move |(case, cycles)| ((section, folder.to_string(), world_size, case), cycles))
+        })
+        .collect()
 }
 
 fn view((section, folder, world_size, case): CaseId, cycles: &BTreeMap<i64, Vec<(u64, f64)>>) -> RankView {

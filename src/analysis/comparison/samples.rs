@@ -78,11 +78,26 @@ impl CaseSamples {
 
 /// `section|world size|case|metric`, or `section|world size|folder/case|metric` for a decode
 /// case: how a case is matched across runs.
+/// Built by hand, not by `format!`: a comparison makes every case's key several times.
 pub fn case_key(section: &str, world_size: i64, folder: Option<&str>, case: &str, metric: &str) -> String {
-    match folder {
-        Some(folder) => format!("{section}|{world_size}|{folder}/{case}|{metric}"),
-        None => format!("{section}|{world_size}|{case}|{metric}"),
+    let mut digits = itoa::Buffer::new();
+    let world_size = digits.format(world_size);
+    let folder_len = folder.map_or(0, |f| f.len() + 1);
+    let mut key = String::with_capacity(section.len() + world_size.len() + folder_len + case.len() + metric.len() + 3);
+    for part in [
+        section,
+        "|",
+        world_size,
+        "|",
+        folder.unwrap_or(""),
+        if folder.is_some() { "/" } else { "" },
+        case,
+        "|",
+        metric,
+    ] {
+        key.push_str(part);
     }
+    key
 }
 
 /// The largest sample value taken as a measurement (µs or GB/s): above it (`1e308`, a value
