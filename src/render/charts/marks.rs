@@ -1,9 +1,9 @@
 //! A chart's data written as SVG text directly: per-cycle dots, outliers beyond the y range,
 //! whiskers, median lines and markers (`Mark`s, in pixels), each in exactly the form that
-//! `svg::compact` gives plotters' drawing of it. The frame (title, legend, grid, axes) is
-//! still drawn by plotters and compacted; the data is most of a chart's elements (a history
-//! chart holds a thousand markers), and drawing it through plotters only to parse it back in
-//! `compact` was most of a chart's time. Pixels come from the chart's own coordinate mapping,
+//! `compact` (the tests' oracle) gives plotters' drawing of it. The frame (title, legend,
+//! grid, axes) is laid out by plotters and written by `frame::FrameBackend`; the data is most
+//! of a chart's elements (a history chart holds a thousand markers), and it needs no layout.
+//! Pixels come from the chart's own coordinate mapping,
 //! held inside the plot area as plotters holds what it draws there (`plot`), so every mark
 //! lies where plotters would have put it; the site's bytes are unchanged.
 
@@ -30,7 +30,7 @@ impl Mark {
     }
 }
 
-/// `marks` as SVG lines, as `svg::compact` leaves plotters' drawing of them:
+/// `marks` as SVG lines, as `compact` leaves plotters' drawing of them:
 /// - attributes at their default left out (`opacity="1"`, a dot's `stroke="none"
 ///   stroke-width="1"`);
 /// - a run of two or more dots of one radius, opacity and fill as a polyline with a circle
@@ -48,7 +48,7 @@ pub(super) fn write(marks: &[Mark], first_marker: usize) -> String {
     while i < marks.len() {
         match &marks[i] {
             Mark::Dot { at, radius, style } => {
-                // Dots of one radius, colour and opacity (what `svg::compact` compares as
+                // Dots of one radius, colour and opacity (what `compact` compares as
                 // written) form a run; one that keeps a stroke width is never taken into one.
                 let in_run = |m: &Mark| {
                     matches!(m, Mark::Dot { radius: r, style: s, .. }
@@ -183,7 +183,7 @@ mod tests {
     use plotters::prelude::*;
     use proptest::prelude::*;
 
-    /// What `svg::compact` makes of plotters' own SVG backend drawing `marks` (between the root
+    /// What `compact` makes of plotters' own SVG backend drawing `marks` (between the root
     /// tags): the form `write` must give directly.
     fn compacted_by_plotters(marks: &[Mark]) -> String {
         let mut svg = String::new();
@@ -202,7 +202,7 @@ mod tests {
             }
             backend.present().unwrap();
         }
-        let compact = crate::render::charts::svg::compact(&svg);
+        let compact = crate::render::charts::compact::compact(&svg);
         let body = &compact[compact.find('>').unwrap() + 2..];
         body.strip_suffix("</svg>\n").unwrap().to_string()
     }

@@ -1,7 +1,7 @@
 //! Charts: `ChartSpec` -> SVG bytes and the CSV of its numbers.
 //!
-//! The SVG is byte-identical on every machine: plotters' SVG backend with its naive font
-//! metrics (no system fonts), one size (`layout`: 480x440, scaled by its viewBox on phones),
+//! The SVG is byte-identical on every machine: plotters' layout with its naive font metrics
+//! (no system fonts), written by our own backend (`frame`) and `marks`, one size (`layout`: 480x440, scaled by its viewBox on phones),
 //! a fixed palette with a dark-mode `<style>` (`palette`), ticks chosen and labelled here
 //! (`8 KiB`, `12.5`, `1.2k`). Values that cannot be drawn (non-finite, or not positive on a
 //! log axis) are skipped; an empty or undrawable chart becomes a small message SVG, and so
@@ -9,7 +9,10 @@
 //! `site::sections::MAX_SERIES`). No input panics.
 
 mod axis;
+#[cfg(test)]
+mod compact;
 mod data;
+mod frame;
 mod label;
 mod layout;
 mod marks;
@@ -31,6 +34,14 @@ pub(crate) fn render_svg(spec: &ChartSpec) -> Vec<u8> {
 }
 
 fn render(spec: &ChartSpec, layout: &Layout) -> Vec<u8> {
+    render_with(spec, layout, plot::draw)
+}
+
+/// How a chart is drawn once its axes are known (`plot::draw`; the tests also pass plotters'
+/// own SVG backend, the oracle `draw` is held to).
+type Draw = fn(&ChartSpec, &[data::DrawnSeries], Axis, Axis, &Layout) -> Result<String, Box<dyn std::error::Error>>;
+
+fn render_with(spec: &ChartSpec, layout: &Layout, draw: Draw) -> Vec<u8> {
     let y_scale = data::y_scale(spec);
     let series = data::drawable(spec, y_scale);
     let extents = data::x_extent(&series).zip(data::y_extent(&series, y_scale));
@@ -45,7 +56,7 @@ fn render(spec: &ChartSpec, layout: &Layout) -> Vec<u8> {
                 Axis::named(&spec.x_names, layout.x_ticks)
             };
             let y = Axis::new(y_scale, units(&spec.y_label, y_scale), y_extent, layout.y_ticks);
-            plot::draw(spec, &series, x, y, layout).unwrap_or_else(|_| message("chart could not be drawn"))
+            draw(spec, &series, x, y, layout).unwrap_or_else(|_| message("chart could not be drawn"))
         }
     };
     svg::with_alt_text(&body, &spec.title, &spec.description).into_bytes()

@@ -1,6 +1,7 @@
-//! Drawing a chart: plotters draws the frame (title, a legend band under it, outside the
-//! data, then the plot's grid and axes); each series' faint sample dots, whiskers, median line
-//! and markers are placed by the chart's coordinate mapping and written by `marks`.
+//! Drawing a chart: plotters lays out the frame (title, a legend band under it, outside the
+//! data, then the plot's grid and axes), which `frame::FrameBackend` writes; each series' faint
+//! sample dots, whiskers, median line and markers are placed by the chart's coordinate mapping
+//! and written by `marks`.
 //! Series `i` has colour `i % 8` and marker shape `i % 6`: the site's charts (at most
 //! `site::sections::MAX_SERIES` series) give every series its own colour *and* shape, so
 //! none depends on colour alone.
@@ -8,6 +9,7 @@
 use std::error::Error;
 use std::fmt::Write as _;
 
+use plotters::backend::DrawingBackend;
 use plotters::coord::CoordTranslate;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -15,6 +17,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axis::Axis;
 use super::data::{DrawnPoint, DrawnSeries};
+use super::frame::FrameBackend;
 use super::layout::Layout;
 use super::marks::Mark;
 use super::palette::{series_colour, AXIS, BACKGROUND, GRID, MUTED, TEXT};
@@ -39,11 +42,11 @@ const AXIS_CHARS: usize = 90;
 /// Upper bound handed to the mesh; the axes choose their own ticks.
 const MESH_LABELS: usize = 64;
 
-type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+type Area<DB> = DrawingArea<DB, Shift>;
 type DrawResult = Result<(), Box<dyn Error>>;
 
-/// The whole chart as an SVG document (without `<title>`/`<desc>`): the frame drawn by
-/// plotters and compacted (`svg::compact`), then the data (`marks`), then the hover targets.
+/// The whole chart as an SVG document (without `<title>`/`<desc>`): the frame laid out by
+/// plotters and written by `FrameBackend`, then the data (`marks`), then the hover targets.
 pub(super) fn draw(
     spec: &ChartSpec,
     series: &[DrawnSeries],
@@ -52,22 +55,59 @@ pub(super) fn draw(
     layout: &Layout,
 ) -> Result<String, Box<dyn Error>> {
     let mut frame = String::new();
-    let (marks, hover);
-    {
+    let drawn = {
+        let root = FrameBackend::new(&mut frame, (layout.width, layout.height)).into_drawing_area();
+        draw_frame(&root, spec, series, x, y, layout)?
+    };
+    with_data(frame, &drawn)
+}
+
+/// `draw` through plotters' own SVG backend and `compact`: what `draw` must give, byte for
+/// byte (the tests' oracle).
+#[cfg(test)]
+pub(super) fn draw_with_plotters_svg(
+    spec: &ChartSpec,
+    series: &[DrawnSeries],
+    x: Axis,
+    y: Axis,
+    layout: &Layout,
+) -> Result<String, Box<dyn Error>> {
+    let mut frame = String::new();
+    let drawn = {
         let root = SVGBackend::with_string(&mut frame, (layout.width, layout.height)).into_drawing_area();
-        root.fill(&BACKGROUND)?;
-        let title_band = draw_title(&root, &spec.title, layout)?;
-        let legend = Legend::new(&root, series, layout)?;
-        let (_, below_title) = root.split_vertically(title_band);
-        let (legend_band, plot) = below_title.split_vertically(legend.height());
-        legend.draw(&legend_band)?;
-        (marks, hover) = draw_plot(&plot, spec, series, x, y, layout)?;
-        root.present()?;
-    }
-    let mut svg = super::svg::compact(&frame);
-    let end = svg.rfind("</svg>").ok_or("plotters wrote no closing tag")?;
-    let mut data = super::marks::write(&marks, svg.matches("<marker ").count());
-    data.push_str(&hover_targets(&hover));
+        draw_frame(&root, spec, series, x, y, layout)?
+    };
+    with_data(super::compact::compact(&frame), &drawn)
+}
+
+/// Draws the frame on `root` and presents it; returns the data's marks and hover targets.
+fn draw_frame<DB: DrawingBackend>(
+    root: &Area<DB>,
+    spec: &ChartSpec,
+    series: &[DrawnSeries],
+    x: Axis,
+    y: Axis,
+    layout: &Layout,
+) -> Result<(Vec<Mark>, Vec<Hover>), Box<dyn Error>>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&BACKGROUND)?;
+    let title_band = draw_title(root, &spec.title, layout)?;
+    let legend = Legend::new(root, series, layout)?;
+    let (_, below_title) = root.split_vertically(title_band);
+    let (legend_band, plot) = below_title.split_vertically(legend.height());
+    legend.draw(&legend_band)?;
+    let drawn = draw_plot(&plot, spec, series, x, y, layout)?;
+    root.present()?;
+    Ok(drawn)
+}
+
+/// The frame's document with the data's marks and the hover targets before its end.
+fn with_data(mut svg: String, (marks, hover): &(Vec<Mark>, Vec<Hover>)) -> Result<String, Box<dyn Error>> {
+    let end = svg.rfind("</svg>").ok_or("the frame has no closing tag")?;
+    let mut data = super::marks::write(marks, svg.matches("<marker ").count());
+    data.push_str(&hover_targets(hover));
     svg.insert_str(end, &data);
     Ok(svg)
 }
@@ -115,7 +155,10 @@ fn text_style(size: f64, color: &'static RGBColor) -> TextStyle<'static> {
 }
 
 /// The title, wrapped to the layout's line length; returns the height of its band.
-fn draw_title(root: &Area, title: &str, layout: &Layout) -> Result<u32, Box<dyn Error>> {
+fn draw_title<DB: DrawingBackend>(root: &Area<DB>, title: &str, layout: &Layout) -> Result<u32, Box<dyn Error>>
+where
+    DB::ErrorType: 'static,
+{
     let style = text_style(layout.title_size, &TEXT).pos(Pos::new(HPos::Center, VPos::Top));
     let lines = wrap(&clean(title, TITLE_CHARS), layout.title_line_chars);
     for (line, at) in lines.iter().zip((10..).step_by(layout.title_line as usize)) {
@@ -142,7 +185,14 @@ struct LegendEntry {
 }
 
 impl Legend {
-    fn new(root: &Area, series: &[DrawnSeries], layout: &Layout) -> Result<Legend, Box<dyn Error>> {
+    fn new<DB: DrawingBackend>(
+        root: &Area<DB>,
+        series: &[DrawnSeries],
+        layout: &Layout,
+    ) -> Result<Legend, Box<dyn Error>>
+    where
+        DB::ErrorType: 'static,
+    {
         let style = text_style(layout.legend_size, &TEXT);
         let mut sized = Vec::new();
         for s in series {
@@ -167,7 +217,10 @@ impl Legend {
         self.rows * self.row_height + 4
     }
 
-    fn draw(&self, band: &Area) -> DrawResult {
+    fn draw<DB: DrawingBackend>(&self, band: &Area<DB>) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
         let style = text_style(self.size, &TEXT).pos(Pos::new(HPos::Left, VPos::Center));
         for entry in &self.entries {
             let y = |row: u32| (row * self.row_height + self.row_height / 2) as i32;
@@ -206,7 +259,10 @@ fn wrap(text: &str, max_chars: usize) -> Vec<String> {
     lines
 }
 
-fn draw_swatch(band: &Area, index: usize, (x, y): (i32, i32)) -> DrawResult {
+fn draw_swatch<DB: DrawingBackend>(band: &Area<DB>, index: usize, (x, y): (i32, i32)) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
     let color = series_colour(index);
     band.draw(&PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)))?;
     draw_marker(band, index, (x + 10, y), color.filled())?;
@@ -246,8 +302,10 @@ fn layout_rows(entries: &[(i32, u32)], width: i32) -> (Vec<(i32, u32)>, u32) {
 }
 
 /// Draws the marker of series `index` centred on `at` (chart or pixel coordinates).
-fn draw_marker<CT>(area: &DrawingArea<SVGBackend<'_>, CT>, index: usize, at: CT::From, style: ShapeStyle) -> DrawResult
+fn draw_marker<DB, CT>(area: &DrawingArea<DB, CT>, index: usize, at: CT::From, style: ShapeStyle) -> DrawResult
 where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
     CT: CoordTranslate,
     CT::From: Clone + 'static,
 {
@@ -276,14 +334,17 @@ fn shape(index: usize) -> usize {
 
 /// The plot area's mesh and axes; returns every series' marks (`marks::write` writes them)
 /// and the points' hover targets.
-fn draw_plot(
-    plot: &Area,
+fn draw_plot<DB: DrawingBackend>(
+    plot: &Area<DB>,
     spec: &ChartSpec,
     series: &[DrawnSeries],
     x: Axis,
     y: Axis,
     layout: &Layout,
-) -> Result<(Vec<Mark>, Vec<Hover>), Box<dyn Error>> {
+) -> Result<(Vec<Mark>, Vec<Hover>), Box<dyn Error>>
+where
+    DB::ErrorType: 'static,
+{
     let label_style = text_style(layout.label_size, &MUTED);
     let widest_y_label = y
         .labels()

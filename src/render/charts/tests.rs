@@ -276,3 +276,95 @@ fn a_point_beyond_a_named_axis_is_drawn_at_the_plot_edge_as_plotters_drew_it() {
     // The hover target keeps the point's own place, as before.
     assert!(drawn_pixels(hover).iter().any(|&p| p > 480), "{hover}");
 }
+
+mod frame_backend {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Names as runs give them: empty, long (wrapped in the legend), escaped, non-ASCII.
+    fn name() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just(String::new()),
+            "[a-z ]{1,12}",
+            "[a-zA-Z0-9 <>&\"'·µ→=_/-]{1,90}",
+            Just("run 20261202T102803Z · TP=2 · world4_full_with_a_long_folder_name".to_string()),
+        ]
+    }
+
+    fn value() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            8 => 1e-3f64..1e7,
+            1 => -10.0f64..10.0,
+            1 => prop_oneof![Just(0.0), Just(f64::NAN), Just(f64::INFINITY), Just(1e300), Just(5e-324)],
+        ]
+    }
+
+    fn point() -> impl Strategy<Value = Point> {
+        (
+            value(),
+            value(),
+            proptest::option::of(value()),
+            proptest::option::of(value()),
+            proptest::collection::vec(value(), 0..6),
+        )
+            .prop_map(|(x, y, low, high, samples)| Point { x, y, low, high, samples })
+    }
+
+    fn scale() -> impl Strategy<Value = Scale> {
+        prop_oneof![Just(Scale::Linear), Just(Scale::Log2), Just(Scale::Log10)]
+    }
+
+    fn chart() -> impl Strategy<Value = ChartSpec> {
+        let series = (name(), proptest::collection::vec(point(), 0..12)).prop_map(|(name, mut points)| {
+            points.sort_by(|a, b| a.x.total_cmp(&b.x));
+            Series { name, points }
+        });
+        (
+            name(),
+            name(),
+            name(),
+            scale(),
+            scale(),
+            proptest::collection::vec(series, 0..26),
+            prop_oneof![Just(Vec::new()), proptest::collection::vec("[a-z0-9]{1,20}", 1..40)],
+        )
+            .prop_map(|(title, x_label, y_label, x_scale, y_scale, series, x_names)| {
+                let series = if x_names.is_empty() {
+                    series
+                } else {
+                    // A named axis: x is a position among the names (as a history draws).
+                    let names = x_names.len();
+                    series
+                        .into_iter()
+                        .map(|mut s| {
+                            s.points.iter_mut().enumerate().for_each(|(i, p)| p.x = (i % (names + 2)) as f64);
+                            s
+                        })
+                        .collect()
+                };
+                ChartSpec {
+                    id: "c".into(),
+                    title,
+                    x_label,
+                    y_label,
+                    x_scale,
+                    y_scale,
+                    series,
+                    description: "d".into(),
+                    x_names,
+                }
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        /// The frame written by `FrameBackend` is what `compact` makes of plotters' own SVG
+        /// backend drawing the same chart, byte for byte.
+        #[test]
+        fn charts_are_the_bytes_plotters_svg_and_compact_give(spec in chart()) {
+            let ours = render_with(&spec, &layout::CHART, plot::draw);
+            let oracle = render_with(&spec, &layout::CHART, plot::draw_with_plotters_svg);
+            prop_assert_eq!(String::from_utf8(ours).unwrap(), String::from_utf8(oracle).unwrap());
+        }
+    }
+}
