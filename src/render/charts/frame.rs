@@ -20,6 +20,8 @@ use std::fmt::Write as _;
 use super::plot::FONT;
 
 /// A stroke's style as `compact` keys a merged path: opacity (none at 1), colour, width.
+/// Kept as the printed text, as `compact` compares it: a NaN opacity joins a run of NaNs
+/// there (its text is equal), which neither `f64` equality nor its bits would give.
 #[derive(Clone, PartialEq)]
 struct StrokeStyle {
     opacity: Option<String>,
@@ -40,7 +42,10 @@ struct DotRun {
     centres: Vec<BackendCoord>,
 }
 
-/// Writes the frame into `out` (the whole document when presented).
+/// Writes the frame into `out` when presented (`present`, or when dropped, as plotters' SVG
+/// backend does); nothing may be drawn after that (plotters' backend would write it after
+/// `</svg>`; `plot` never does). `blit_bitmap` keeps plotters' default, as plotters' SVG
+/// backend does without its `image` feature (which this crate does not enable).
 pub(super) struct FrameBackend<'a> {
     out: &'a mut String,
     size: (u32, u32),
@@ -121,7 +126,7 @@ impl<'a> FrameBackend<'a> {
     }
 
     /// Before an element that is neither a dot nor a stroke nor a text: both runs end.
-    fn other(&mut self) {
+    fn end_runs(&mut self) {
         self.end_dots();
         self.end_strokes();
     }
@@ -155,7 +160,8 @@ fn hex(colour: BackendColor) -> String {
     format!("#{r:02X}{g:02X}{b:02X}")
 }
 
-/// Plotters' escaping of text and attribute values.
+/// Plotters' escaping of text and attribute values (this and `font_size` repeat plotters' and
+/// `compact`'s formatting; the property tests keep them in step).
 fn escape(out: &mut String, value: &str) {
     for c in value.chars() {
         match c {
@@ -196,7 +202,7 @@ impl DrawingBackend for FrameBackend<'_> {
         if self.presented {
             return Ok(());
         }
-        self.other();
+        self.end_runs();
         let (w, h) = self.size;
         let _ = write!(
             self.out,
@@ -220,7 +226,7 @@ impl DrawingBackend for FrameBackend<'_> {
         if colour.alpha == 0.0 {
             return Ok(());
         }
-        self.other();
+        self.end_runs();
         let _ = write!(self.body, "<rect x=\"{x}\" y=\"{y}\" width=\"1\" height=\"1\"");
         if let Some(opacity) = opacity(colour) {
             let _ = write!(self.body, " opacity=\"{opacity}\"");
@@ -255,7 +261,7 @@ impl DrawingBackend for FrameBackend<'_> {
         if colour.alpha == 0.0 {
             return Ok(());
         }
-        self.other();
+        self.end_runs();
         let _ = write!(self.body, "<rect x=\"{x0}\" y=\"{y0}\" width=\"{}\" height=\"{}\"", x1 - x0, y1 - y0);
         if let Some(opacity) = opacity(colour) {
             let _ = write!(self.body, " opacity=\"{opacity}\"");
@@ -280,7 +286,7 @@ impl DrawingBackend for FrameBackend<'_> {
         let vertices: Vec<BackendCoord> = path.into_iter().collect();
         if vertices.is_empty() {
             // Not a stroke `compact` can merge: written as plotters writes it.
-            self.other();
+            self.end_runs();
             self.body.push_str("<polyline fill=\"none\"");
             if let Some(opacity) = opacity(colour) {
                 let _ = write!(self.body, " opacity=\"{opacity}\"");
@@ -307,7 +313,7 @@ impl DrawingBackend for FrameBackend<'_> {
         if colour.alpha == 0.0 {
             return Ok(());
         }
-        self.other();
+        self.end_runs();
         self.body.push_str("<polygon");
         if let Some(opacity) = opacity(colour) {
             let _ = write!(self.body, " opacity=\"{opacity}\"");
@@ -342,7 +348,7 @@ impl DrawingBackend for FrameBackend<'_> {
             self.dots.get_or_insert_with(|| DotRun { key, centres: Vec::new() }).centres.push((x, y));
             return Ok(());
         }
-        self.other();
+        self.end_runs();
         let _ = write!(self.body, "<circle cx=\"{x}\" cy=\"{y}\" r=\"{radius}\"");
         if let Some(opacity) = opacity(colour) {
             let _ = write!(self.body, " opacity=\"{opacity}\"");
@@ -376,18 +382,22 @@ impl DrawingBackend for FrameBackend<'_> {
             VPos::Center => "0.5ex",
             VPos::Bottom => "-0.5ex",
         };
-        let mut element = String::new();
+        // Drawn while a run of strokes is open: written after its path (`compact`).
+        let element = match &mut self.strokes {
+            Some(run) => &mut run.texts,
+            None => &mut self.body,
+        };
         let _ = write!(element, "<text x=\"{x}\" y=\"{y}\" dy=\"{dy}\" text-anchor=\"{anchor}\"");
         let family = style.family();
         if family.as_str() == FONT {
             self.font_used = true;
         } else {
             element.push_str(" font-family=\"");
-            escape(&mut element, family.as_str());
+            escape(element, family.as_str());
             element.push('"');
         }
         element.push_str(" font-size=\"");
-        font_size(&mut element, style.size() / 1.24);
+        font_size(element, style.size() / 1.24);
         element.push('"');
         if let Some(opacity) = opacity(colour) {
             let _ = write!(element, " opacity=\"{opacity}\"");
@@ -397,9 +407,7 @@ impl DrawingBackend for FrameBackend<'_> {
             FontStyle::Normal => {}
             FontStyle::Bold => element.push_str(" font-weight=\"bold\""),
             other => {
-                element.push_str(" font-style=\"");
-                escape(&mut element, other.as_str());
-                element.push('"');
+                let _ = write!(element, " font-style=\"{}\"", other.as_str());
             }
         }
         let _ = match style.transform() {
@@ -409,13 +417,15 @@ impl DrawingBackend for FrameBackend<'_> {
             _ => Ok(()),
         };
         element.push_str(">\n");
-        escape(&mut element, text);
+        escape(element, text);
         element.push_str("\n</text>\n");
-        match &mut self.strokes {
-            Some(run) => run.texts.push_str(&element),
-            None => self.body.push_str(&element),
-        }
         Ok(())
+    }
+}
+
+impl Drop for FrameBackend<'_> {
+    fn drop(&mut self) {
+        let _ = self.present();
     }
 }
 
@@ -443,8 +453,9 @@ mod tests {
 
     fn colour() -> impl Strategy<Value = RGBAColor> {
         // Few colours and opacities, so that runs of one style happen.
-        (0..3u8, prop_oneof![Just(1.0), Just(0.3), Just(0.05), Just(0.0)])
-            .prop_map(|(c, a)| RGBAColor(c * 100, 34, 255 - c, a))
+        let alpha =
+            prop_oneof![Just(1.0), Just(0.3), Just(0.05), Just(0.0), Just(f64::NAN), Just(0.9999999), Just(2.0)];
+        (0..3u8, alpha).prop_map(|(c, a)| RGBAColor(c * 100, 34, 255 - c, a))
     }
 
     fn style() -> impl Strategy<Value = ShapeStyle> {
@@ -468,7 +479,7 @@ mod tests {
             1 => (proptest::collection::vec(at(), 0..5), colour()).prop_map(|(p, c)| Call::Polygon(p, c)),
             4 => (at(), 1..5u32, style(), any::<bool>()).prop_map(|(p, r, s, f)| Call::Circle(p, r, s, f)),
             3 => (proptest::collection::vec(at(), 1..5), 1..3u32, colour()).prop_map(|(p, r, c)| Call::Dots(p, r, c)),
-            3 => ("[a-z<>&\"' ]{0,8}", 0..3u8, 1.0f64..30.0, 0..4u8, at(), colour())
+            3 => ("[a-z<>&\"' \n·µé]{0,8}", 0..4u8, prop_oneof![1.0f64..30.0, Just(0.0062), Just(f64::NAN)], 0..4u8, at(), colour())
                 .prop_map(|(t, family, size, how, p, c)| Call::Text(t, family, size, how, p, c)),
         ]
     }
@@ -486,7 +497,7 @@ mod tests {
                     points.into_iter().try_for_each(|p| backend.draw_circle(p, r, &c.filled(), true))
                 }
                 Call::Text(text, family, size, how, p, c) => {
-                    let family = ["sans-serif", "serif", "monospace"][usize::from(family)];
+                    let family = ["sans-serif", "serif", "monospace", "a \"b\" & <c>"][usize::from(family)];
                     let font: FontDesc = (family, size).into_font();
                     let font = match how {
                         1 => font.style(FontStyle::Bold),
@@ -502,6 +513,16 @@ mod tests {
             };
         }
         let _ = backend.present();
+    }
+
+    #[test]
+    fn a_frame_dropped_unpresented_is_written_as_plotters_writes_it() {
+        let mut svg = String::new();
+        drop(SVGBackend::with_string(&mut svg, (60, 40)));
+        let mut ours = String::new();
+        drop(FrameBackend::new(&mut ours, (60, 40)));
+        assert_eq!(ours, crate::render::charts::compact::compact(&svg));
+        assert!(ours.ends_with("</svg>\n"), "{ours}");
     }
 
     proptest! {
