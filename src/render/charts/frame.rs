@@ -131,6 +131,16 @@ impl<'a> FrameBackend<'a> {
         self.end_strokes();
     }
 
+    /// Starts such an element: both runs end, then its `head` (`<rect x="1" ...`) and its
+    /// opacity when it is not 1.
+    fn open(&mut self, head: std::fmt::Arguments, colour: BackendColor) {
+        self.end_runs();
+        let _ = self.body.write_fmt(head);
+        if let Some(opacity) = opacity(colour) {
+            let _ = write!(self.body, " opacity=\"{opacity}\"");
+        }
+    }
+
     fn stroke(&mut self, style: StrokeStyle, vertices: &[BackendCoord]) {
         self.end_dots();
         if self.strokes.as_ref().is_some_and(|run| run.style != style) {
@@ -226,11 +236,7 @@ impl DrawingBackend for FrameBackend<'_> {
         if colour.alpha == 0.0 {
             return Ok(());
         }
-        self.end_runs();
-        let _ = write!(self.body, "<rect x=\"{x}\" y=\"{y}\" width=\"1\" height=\"1\"");
-        if let Some(opacity) = opacity(colour) {
-            let _ = write!(self.body, " opacity=\"{opacity}\"");
-        }
+        self.open(format_args!("<rect x=\"{x}\" y=\"{y}\" width=\"1\" height=\"1\""), colour);
         let _ = writeln!(self.body, " fill=\"{}\"/>", hex(colour));
         Ok(())
     }
@@ -261,11 +267,7 @@ impl DrawingBackend for FrameBackend<'_> {
         if colour.alpha == 0.0 {
             return Ok(());
         }
-        self.end_runs();
-        let _ = write!(self.body, "<rect x=\"{x0}\" y=\"{y0}\" width=\"{}\" height=\"{}\"", x1 - x0, y1 - y0);
-        if let Some(opacity) = opacity(colour) {
-            let _ = write!(self.body, " opacity=\"{opacity}\"");
-        }
+        self.open(format_args!("<rect x=\"{x0}\" y=\"{y0}\" width=\"{}\" height=\"{}\"", x1 - x0, y1 - y0), colour);
         let _ = if fill {
             writeln!(self.body, " fill=\"{}\"/>", hex(colour))
         } else {
@@ -286,11 +288,7 @@ impl DrawingBackend for FrameBackend<'_> {
         let vertices: Vec<BackendCoord> = path.into_iter().collect();
         if vertices.is_empty() {
             // Not a stroke `compact` can merge: written as plotters writes it.
-            self.end_runs();
-            self.body.push_str("<polyline fill=\"none\"");
-            if let Some(opacity) = opacity(colour) {
-                let _ = write!(self.body, " opacity=\"{opacity}\"");
-            }
+            self.open(format_args!("<polyline fill=\"none\""), colour);
             let _ = writeln!(
                 self.body,
                 " stroke=\"{}\" stroke-width=\"{}\" points=\"\"/>",
@@ -313,11 +311,7 @@ impl DrawingBackend for FrameBackend<'_> {
         if colour.alpha == 0.0 {
             return Ok(());
         }
-        self.end_runs();
-        self.body.push_str("<polygon");
-        if let Some(opacity) = opacity(colour) {
-            let _ = write!(self.body, " opacity=\"{opacity}\"");
-        }
+        self.open(format_args!("<polygon"), colour);
         let _ = write!(self.body, " fill=\"{}\" points=\"", hex(colour));
         for (x, y) in path {
             let _ = write!(self.body, "{x},{y} ");
@@ -348,11 +342,7 @@ impl DrawingBackend for FrameBackend<'_> {
             self.dots.get_or_insert_with(|| DotRun { key, centres: Vec::new() }).centres.push((x, y));
             return Ok(());
         }
-        self.end_runs();
-        let _ = write!(self.body, "<circle cx=\"{x}\" cy=\"{y}\" r=\"{radius}\"");
-        if let Some(opacity) = opacity(colour) {
-            let _ = write!(self.body, " opacity=\"{opacity}\"");
-        }
+        self.open(format_args!("<circle cx=\"{x}\" cy=\"{y}\" r=\"{radius}\""), colour);
         let _ = if fill {
             writeln!(self.body, " fill=\"{}\" stroke-width=\"{width}\"/>", hex(colour))
         } else {
