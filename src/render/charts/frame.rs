@@ -189,12 +189,10 @@ fn escape(out: &mut String, value: &str) {
 fn font_size(out: &mut String, size: f64) {
     let start = out.len();
     let _ = write!(out, "{size:.2}");
-    while out.len() > start && out.ends_with('0') {
-        out.pop();
-    }
-    if out.len() > start && out.ends_with('.') {
-        out.pop();
-    }
+    // `16.90` -> `16.9`, `16.00` -> `16`: a finite size always has its point, which stops the
+    // zeros; `NaN` and `inf` have neither.
+    let kept = out[start..].trim_end_matches('0').trim_end_matches('.').len();
+    out.truncate(start + kept);
 }
 
 impl DrawingBackend for FrameBackend<'_> {
@@ -469,7 +467,7 @@ mod tests {
             1 => (proptest::collection::vec(at(), 0..5), colour()).prop_map(|(p, c)| Call::Polygon(p, c)),
             4 => (at(), 1..5u32, style(), any::<bool>()).prop_map(|(p, r, s, f)| Call::Circle(p, r, s, f)),
             3 => (proptest::collection::vec(at(), 1..5), 1..3u32, colour()).prop_map(|(p, r, c)| Call::Dots(p, r, c)),
-            3 => ("[a-z<>&\"' \n·µé]{0,8}", 0..4u8, prop_oneof![1.0f64..30.0, Just(0.0062), Just(f64::NAN)], 0..4u8, at(), colour())
+            3 => ("[a-z<>&\"' \n·µé]{0,8}", 0..4u8, prop_oneof![1.0f64..30.0, Just(0.0062), Just(f64::NAN)], 0..16u8, at(), colour())
                 .prop_map(|(t, family, size, how, p, c)| Call::Text(t, family, size, how, p, c)),
         ]
     }
@@ -489,14 +487,22 @@ mod tests {
                 Call::Text(text, family, size, how, p, c) => {
                     let family = ["sans-serif", "serif", "monospace", "a \"b\" & <c>"][usize::from(family)];
                     let font: FontDesc = (family, size).into_font();
-                    let font = match how {
-                        1 => font.style(FontStyle::Bold),
-                        2 => font.style(FontStyle::Italic),
-                        _ => font,
-                    };
-                    let font = if how == 3 { font.transform(FontTransform::Rotate270) } else { font };
-                    let pos =
-                        [Pos::new(HPos::Left, VPos::Top), Pos::new(HPos::Center, VPos::Center)][usize::from(how % 2)];
+                    // `how`: the style (its low two bits), the rotation (its high two), the anchor.
+                    let styles = [FontStyle::Normal, FontStyle::Bold, FontStyle::Italic, FontStyle::Oblique];
+                    let font = font.style(styles[usize::from(how % 4)]);
+                    let turns = [
+                        FontTransform::None,
+                        FontTransform::Rotate90,
+                        FontTransform::Rotate180,
+                        FontTransform::Rotate270,
+                    ];
+                    let font = font.transform(turns[usize::from(how / 4)].clone());
+                    let anchors = [
+                        Pos::new(HPos::Left, VPos::Top),
+                        Pos::new(HPos::Center, VPos::Center),
+                        Pos::new(HPos::Right, VPos::Bottom),
+                    ];
+                    let pos = anchors[usize::from(how % 3)];
                     let style = TextStyle::from(font).color(&c).pos(pos);
                     backend.draw_text(&text, &style, p)
                 }
