@@ -78,6 +78,7 @@ impl CaseSamples {
 
 /// `section|world size|case|metric`, or `section|world size|folder/case|metric` for a decode
 /// case: how a case is matched across runs.
+///
 /// Built by hand, not by `format!`: a comparison makes every case's key several times.
 pub fn case_key(section: &str, world_size: i64, folder: Option<&str>, case: &str, metric: &str) -> String {
     let mut digits = itoa::Buffer::new();

@@ -17,7 +17,10 @@ use plotters_backend::{
 };
 use std::fmt::Write as _;
 
+use super::palette;
 use super::plot::FONT;
+use super::text::push_escaped;
+use plotters::style::RGBColor;
 
 /// A stroke's style as `compact` keys a merged path: opacity (none at 1), colour, width.
 /// Kept as the printed text, as `compact` compares it: a NaN opacity joins a run of NaNs
@@ -165,27 +168,14 @@ fn opacity(colour: BackendColor) -> Option<String> {
     (colour.alpha != 1.0).then(|| colour.alpha.to_string())
 }
 
+/// A colour as plotters writes it (`#RRGGBB`).
 fn hex(colour: BackendColor) -> String {
     let (r, g, b) = colour.rgb;
-    format!("#{r:02X}{g:02X}{b:02X}")
+    palette::hex(RGBColor(r, g, b))
 }
 
-/// Plotters' escaping of text and attribute values (this and `font_size` repeat plotters' and
-/// `compact`'s formatting; the property tests keep them in step).
-fn escape(out: &mut String, value: &str) {
-    for c in value.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            other => out.push(other),
-        }
-    }
-}
-
-/// `size` as `compact` writes plotters' font size: two decimals, trailing zeros dropped.
+/// `size` as `compact` writes plotters' font size (this repeats `compact`'s rounding; the
+/// property tests keep them in step): two decimals, trailing zeros dropped.
 fn font_size(out: &mut String, size: f64) {
     let start = out.len();
     let _ = write!(out, "{size:.2}");
@@ -381,7 +371,7 @@ impl DrawingBackend for FrameBackend<'_> {
             self.font_used = true;
         } else {
             element.push_str(" font-family=\"");
-            escape(element, family.as_str());
+            push_escaped(element, family.as_str());
             element.push('"');
         }
         element.push_str(" font-size=\"");
@@ -405,7 +395,7 @@ impl DrawingBackend for FrameBackend<'_> {
             _ => Ok(()),
         };
         element.push_str(">\n");
-        escape(element, text);
+        push_escaped(element, text);
         element.push_str("\n</text>\n");
         Ok(())
     }

@@ -1,7 +1,8 @@
 //! Charts: `ChartSpec` -> SVG bytes and the CSV of its numbers.
 //!
 //! The SVG is byte-identical on every machine: plotters' layout with its naive font metrics
-//! (no system fonts), written by our own backend (`frame`) and `marks`, one size (`layout`: 480x440, scaled by its viewBox on phones),
+//! (no system fonts), written by our own backend (`frame`) and `marks`, one size (`layout`:
+//! 480x440, scaled by its viewBox on phones),
 //! a fixed palette with a dark-mode `<style>` (`palette`), ticks chosen and labelled here
 //! (`8 KiB`, `12.5`, `1.2k`). Values that cannot be drawn (non-finite, or not positive on a
 //! log axis) are skipped; an empty or undrawable chart becomes a small message SVG, and so

@@ -32,6 +32,12 @@ pub(super) fn clean(text: &str, max_chars: usize) -> String {
 /// whole).
 pub(super) fn escape_xml(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    push_escaped(&mut out, text);
+    out
+}
+
+/// `escape_xml(text)` appended to `out`.
+pub(super) fn push_escaped(out: &mut String, text: &str) {
     let mut from = 0;
     for (at, byte) in text.bytes().enumerate() {
         let entity = match byte {
@@ -47,7 +53,6 @@ pub(super) fn escape_xml(text: &str) -> String {
         from = at + 1;
     }
     out.push_str(&text[from..]);
-    out
 }
 
 #[cfg(test)]
