@@ -30,9 +30,14 @@ if os.path.exists(WORK) and not os.path.exists(MARK):
 SECONDS = float(sys.argv[3]) if len(sys.argv) > 3 else 600
 SEED = int(sys.argv[4]) if len(sys.argv) > 4 else 1
 FIND = WORK + "-findings"
+# What a symlink "outside the runs folder" points to: a copy of a bundled manifest beside
+# WORK, never the bundled runs themselves (a later mutation may write through the link).
+OUTSIDE = WORK + "-outside"
 
 rnd = random.Random(SEED)
 os.makedirs(FIND, exist_ok=True)
+os.makedirs(OUTSIDE, exist_ok=True)
+shutil.copy(os.path.join(SRC, "h200-rdzv", "manifest.txt"), os.path.join(OUTSIDE, "manifest.txt"))
 
 NUMS = [b"NaN", b"nan", b"inf", b"-inf", b"Infinity", b"1e309", b"-1e309", b"1e308", b"-1", b"-0", b"0",
         b"99999999999999999999999999", b"18446744073709551615", b"18446744073709551616", b"9223372036854775807",
@@ -120,6 +125,10 @@ def list_files(run):
 
 def structural(run, files, log):
     m = rnd.randrange(12)
+    # Never a link an earlier mutation made: reading or writing through it would touch the
+    # file it points to (/etc/passwd, /dev/zero, the decoy beside WORK).
+    files = [f for f in files if not os.path.islink(f)]
+    if not files: return
     p = rnd.choice(files)
     if m == 0:
         os.remove(p); os.symlink("/dev/zero", p); log.append(f"symlink {p} -> /dev/zero")
@@ -168,7 +177,7 @@ def structural(run, files, log):
         log.append(f"gzbomb {target}")
     elif m == 9:
         # symlink to outside / dir symlink
-        os.remove(p); os.symlink(os.path.abspath(os.path.join(SRC, "h200-rdzv", "manifest.txt")), p); log.append(f"symlink outside {p}")
+        os.remove(p); os.symlink(os.path.join(OUTSIDE, "manifest.txt"), p); log.append(f"symlink outside {p}")
     elif m == 10:
         # copy a file to another kind's name
         q = rnd.choice(files)

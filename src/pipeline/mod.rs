@@ -30,7 +30,7 @@ use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::{RunStatus, RunSummary};
 use crate::core::diag::{Code, Diagnostic};
 use crate::ingest::find::{FileStamp, RunDir};
-use crate::pipeline::cache::{Cache, CacheEntry, DigestStore, EntryHead, Keyed, LiveRun, Published, Stamp};
+use crate::pipeline::cache::{Cache, DigestStore, EntryHead, Keyed, LiveRun, Published, Stamp};
 use crate::pipeline::histories::HistoryRow;
 use crate::pipeline::out_dir::{OutputLock, MARKER};
 use crate::pipeline::write::{count_site, SiteCount, Staging, WriteCounts};
@@ -287,9 +287,9 @@ fn check_in_place(
                 }
                 None => {
                     let run = folders.list(&result.id).with_context(|| format!("no run {}", result.id))?;
-                    // The files it had, whatever its entry now says, go if it no longer has them.
-                    let entry = cache.lookup(&result.id);
-                    let previous = entry.map(|e| e.files.into_iter().map(|f| f.rel).collect()).unwrap_or_default();
+                    // The files it has in the live site (listed there, whatever its entry now
+                    // says) go if it no longer makes them.
+                    let previous = live.files_under(&paths::run_file(&result.id, ""))?;
                     let plan = CachePlan::rebuild(cache, &run, previous);
                     let rebuilt = build_run(&run, plan, &in_live)?;
                     Ok(RunResult { live_site: true, ..rebuilt })
@@ -301,10 +301,18 @@ fn check_in_place(
 
 /// Moves the runs built anew (and compared) from the staging folder into the live site, each
 /// file renamed over its old version, and removes the files those runs had before and no
-/// longer have, and the folders that leaves empty.
+/// longer have, and the folders that leaves empty. What a run had is what its folder of the
+/// live site holds, listed there: the cache's record of its files can be gone, or newer than
+/// the live site, after a build killed while it stored the run.
 fn move_in_place(results: &[RunResult], staging: &Staging, live: &Staging) -> anyhow::Result<()> {
+    let mut stale = Vec::new();
+    for result in results.iter().filter(|r| !r.cached && !r.live_site) {
+        let folder = paths::run_file(&result.id, "");
+        let made: std::collections::HashSet<String> = staging.files_under(&folder)?.into_iter().collect();
+        stale.extend(live.files_under(&folder)?.into_iter().filter(|rel| !made.contains(rel)));
+    }
     live.take_from(staging)?;
-    live.remove_files(results.iter().flat_map(|r| &r.replaced))?;
+    live.remove_files(stale.iter().chain(results.iter().filter(|r| r.live_site).flat_map(|r| &r.replaced)))?;
     Ok(())
 }
 
@@ -628,7 +636,9 @@ struct CachePlan {
     inputs: String,
     /// The head of the cache entry, when it was built from exactly these inputs.
     hit: Option<EntryHead>,
-    /// The site files of the run's previous build, when it is built again.
+    /// The files the run has in the live site, when it is built again there
+    /// (`check_in_place`); empty for a run built into a staging folder, whose old files
+    /// `move_in_place` finds by listing.
     previous: Vec<String>,
 }
 
@@ -653,8 +663,6 @@ fn plan(run: &mut RunDir, cache: Option<&Cache>) -> CachePlan {
         return CachePlan { key: None, inputs, hit: Some(head), previous: Vec::new() };
     }
     let previous = cache.lookup(&run.id);
-    let files =
-        |entry: Option<CacheEntry>| entry.map(|e| e.files.into_iter().map(|f| f.rel).collect()).unwrap_or_default();
     match cache.key(run, previous.as_ref()) {
         Ok((key, stamps)) => match previous {
             Some(mut entry) if entry.key == key => {
@@ -664,11 +672,11 @@ fn plan(run: &mut RunDir, cache: Option<&Cache>) -> CachePlan {
                 }
                 CachePlan { key: None, inputs, hit: Some(entry.head()), previous: Vec::new() }
             }
-            other => CachePlan { key: Some((key, stamps)), inputs, hit: None, previous: files(other) },
+            _ => CachePlan { key: Some((key, stamps)), inputs, hit: None, previous: Vec::new() },
         },
         Err((rel, error)) => {
             run.diagnostics.push(Diagnostic::error(Code::CannotRead, rel, None, format!("cannot read: {error}")));
-            CachePlan { key: None, inputs, hit: None, previous: files(previous) }
+            CachePlan { key: None, inputs, hit: None, previous: Vec::new() }
         }
     }
 }
@@ -723,8 +731,8 @@ struct RunResult {
     in_cache: bool,
     /// The comparison stamp the run's page holds (`None`: not compared yet).
     comparison: Option<String>,
-    /// The site files of the run's previous build that it no longer has (built again: they are
-    /// removed from a site updated in place).
+    /// The files a run built again in the live site had there and no longer has
+    /// (`check_in_place`; removed after the comparison, by `move_in_place`).
     replaced: Vec<String>,
     /// A cached run left as it is in a site updated in place (its stamps need no recording).
     in_live: bool,

@@ -193,6 +193,27 @@ impl<'a> Staging<'a> {
         FileStamp::of_plain_file(&self.path_of(rel).ok()?)
     }
 
+    /// Every plain file under the folder `rel` here, as site-relative paths in name order
+    /// (none when there is no such folder); symlinks are not followed. What a run's folder of
+    /// the live site holds, whatever the cache recorded of it.
+    pub(crate) fn files_under(&self, rel: &str) -> Result<Vec<String>, WriteError> {
+        let root = self.path_of(rel)?;
+        if !root.symlink_metadata().is_ok_and(|meta| meta.is_dir()) {
+            return Ok(Vec::new());
+        }
+        let mut files = Vec::new();
+        for entry in walkdir::WalkDir::new(&root).min_depth(1).sort_by_file_name() {
+            let entry = entry.map_err(|e| {
+                let path = e.path().unwrap_or(&root).to_path_buf();
+                WriteError::Io { path, source: e.into() }
+            })?;
+            if entry.file_type().is_file() {
+                files.extend(entry.path().strip_prefix(&self.dir).ok().and_then(Path::to_str).map(str::to_string));
+            }
+        }
+        Ok(files)
+    }
+
     /// Writes one file (safe to call from several threads). A file already at its path is
     /// replaced, never written through, as the live site may hold a hard link to it (`link`):
     /// in a staging folder it is unlinked and a new file created; in place, the new bytes are
@@ -417,8 +438,8 @@ fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let serial = TEMP_SERIAL.fetch_add(1, Ordering::Relaxed);
     let temp = path.with_file_name(format!(".{name}.nccl-report-tmp-{}-{serial}", std::process::id()));
-    fs::write(&temp, bytes)?;
-    fs::rename(&temp, path).inspect_err(|_| {
+    // A write that fails (a full disk) or a failed rename leaves no temporary file behind.
+    fs::write(&temp, bytes).and_then(|()| fs::rename(&temp, path)).inspect_err(|_| {
         let _ = fs::remove_file(&temp);
     })
 }

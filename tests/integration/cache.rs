@@ -369,6 +369,32 @@ fn runs_removed_in_place_leave_no_empty_folder() {
     assert_eq!(folders(&out), folders(&whole));
 }
 
+/// A build killed inside `Cache::store` (after it dropped a changed run's entry, before it
+/// wrote the new one) leaves the live site as committed and no entry for that run. Updating the
+/// site in place, the files the run no longer makes are found by listing its folder of the live
+/// site, not from the cache, so they go: the site is the one a whole build makes.
+#[test]
+fn files_a_run_no_longer_makes_go_even_when_its_cache_entry_was_lost() {
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
+    let out = dir.path().join("site");
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
+    let results = runs.join("synth-basic/raw/results/world4_full");
+    for rank in 0..4 {
+        fs::remove_file(results.join(format!("rank{rank}_fragmentation.csv"))).unwrap();
+    }
+    fs::remove_dir_all(dir.path().join(".nccl-report-cache/site/runs/synth-basic")).unwrap();
+    let chart = out.join("runs/synth-basic/charts/fragmentation-total.svg");
+    assert!(chart.is_file(), "the run had a fragmentation chart");
+    let rebuilt = build(&runs, &out, &[]);
+    assert_eq!(from_cache(&rebuilt), 1);
+    assert!(text(&rebuilt).contains("in place"), "{}", text(&rebuilt));
+    assert!(!chart.exists(), "a file the run no longer makes is gone");
+    let whole = dir.path().join("whole");
+    assert!(build(&runs, &whole, &["--no-cache"]).status.success());
+    assert_eq!(tree(&out), tree(&whole));
+    assert_eq!(folders(&out), folders(&whole));
+}
+
 /// Issue 26: the summary line counts what the site holds, pages (every `.html`) and files, on a clean build, a build with nothing to do and one that rebuilds
 /// one run and takes the others from the cache.
 #[test]
