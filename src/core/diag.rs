@@ -38,6 +38,12 @@ pub enum Code {
     NotRegularFile = 104,
     /// Both `X.csv` and `X.csv.gz`: only `X.csv` is read.
     CompressedTwin = 105,
+    /// A folder nested too deep, or a path too long, to be read.
+    TooDeep = 106,
+    /// A symlink to a folder: not followed.
+    SymlinkFolder = 107,
+    /// A file or folder name that is not UTF-8: not read.
+    NotUtf8Name = 108,
     /// A file could not be parsed (the error names the line).
     CannotParse = 201,
     /// A section CSV with a header and no rows.
@@ -96,12 +102,15 @@ pub enum Code {
 
 impl Code {
     /// Every code, in number order.
-    pub const ALL: [Code; 32] = [
+    pub const ALL: [Code; 35] = [
         Code::CannotRead,
         Code::SymlinkOutside,
         Code::FolderForFile,
         Code::NotRegularFile,
         Code::CompressedTwin,
+        Code::TooDeep,
+        Code::SymlinkFolder,
+        Code::NotUtf8Name,
         Code::CannotParse,
         Code::NoDataRows,
         Code::NcclTestsLine,

@@ -250,7 +250,7 @@ fn list_beneath(id: String, path: PathBuf, root: &Arc<Root>, settled_before: i12
             let mut recorder = Recorder::start(FileStamp::of(&meta), settled_before);
             let mut walk =
                 Walk { root, folder: &folder, path: &path, run: &mut run, listed: &mut listed, layout: &mut recorder };
-            walk.folder_entries(&dir, Path::new(""), 0);
+            walk.folder_entries(&dir, Path::new(""), 0, 0);
             layout = Some(recorder);
         }
         Err(error) => {
@@ -283,10 +283,23 @@ struct Walk<'a> {
     layout: &'a mut Recorder,
 }
 
+/// How many folders deep a run is walked below its run folder (the suite's layout is five):
+/// a deeper folder is not entered. A walk holds one descriptor a level and recurses once a
+/// level, so this bounds both, whatever a run holds (4,000 nested folders overflowed a
+/// thread's stack and aborted the whole build).
+const MAX_DEPTH: u32 = 32;
+
+/// The longest run-relative path read, in bytes: a file is published beneath the output
+/// folder (`runs/<id>/evidence/<path>`), and a path over the system's 4,096 bytes there
+/// failed the whole build.
+const MAX_PATH_BYTES: usize = 1024;
+
 impl Walk<'_> {
-    /// Lists the open folder `dir` (`rel` under the run, folder `index` of the layout), depth
-    /// first in name order.
-    fn folder_entries(&mut self, dir: &std::fs::File, rel: &Path, index: u32) {
+    /// Lists the open folder `dir` (`rel` under the run, `depth` folders below it; folder
+    /// `index` of the layout), depth first in name order. A name that is not UTF-8, a path
+    /// over `MAX_PATH_BYTES` and a folder below `MAX_DEPTH` are not read (a warning each):
+    /// two names that differ only in their invalid bytes would otherwise be read as one.
+    fn folder_entries(&mut self, dir: &std::fs::File, rel: &Path, index: u32, depth: u32) {
         let names = match input::read_dir_names(dir) {
             Ok(names) => names,
             Err(error) => {
@@ -303,11 +316,28 @@ impl Walk<'_> {
         for name in names {
             let rel = rel.join(&name);
             let shown = slashed(&rel);
+            if name.to_str().is_none() {
+                self.layout.spoil();
+                let message = "a name that is not UTF-8; not read";
+                self.run.diagnostics.push(Diagnostic::warning(Code::NotUtf8Name, shown, None, message));
+                continue;
+            }
+            if shown.len() > MAX_PATH_BYTES {
+                self.layout.spoil();
+                let message = format!("a path over {MAX_PATH_BYTES} bytes; not read");
+                self.run.diagnostics.push(Diagnostic::warning(Code::TooDeep, shown, None, message));
+                continue;
+            }
             match input::entry_at(dir, &name) {
+                Ok(input::Entry::Folder(_, _)) if depth + 1 > MAX_DEPTH => {
+                    self.layout.spoil();
+                    let message = format!("a folder more than {MAX_DEPTH} levels below the run folder; not read");
+                    self.run.diagnostics.push(Diagnostic::warning(Code::TooDeep, shown, None, message));
+                }
                 Ok(input::Entry::Folder(sub, stat)) => {
                     self.folder_warning(&rel, &shown);
                     let sub_index = self.layout.folder(index, &name, FileStamp::of_stat(&stat));
-                    self.folder_entries(&sub, &rel, sub_index);
+                    self.folder_entries(&sub, &rel, sub_index, depth + 1);
                 }
                 Ok(input::Entry::File(stat)) => {
                     self.layout.file(index, &name);
@@ -345,7 +375,8 @@ impl Walk<'_> {
         if meta.is_file() {
             self.list(rel, shown, FileStamp::of(&meta));
         } else if meta.is_dir() {
-            self.folder_warning(rel, &shown);
+            let message = "a symlink to a folder; not followed (copy the folder into the run)";
+            self.run.diagnostics.push(Diagnostic::warning(Code::SymlinkFolder, shown, None, message));
         } else {
             self.special(shown);
         }
@@ -446,6 +477,80 @@ mod tests {
 
     fn stamp() -> FileStamp {
         FileStamp::default()
+    }
+
+    /// Run `r` of a new runs folder (a manifest and `raw/`), changed by `make`, walked.
+    fn walked(make: impl FnOnce(&Path)) -> RunDir {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("r");
+        std::fs::create_dir_all(run.join("raw")).unwrap();
+        std::fs::write(run.join("manifest.txt"), "m").unwrap();
+        make(&run);
+        list_run_settled("r", run, &dir.path().canonicalize().unwrap(), i128::MAX)
+    }
+
+    /// Each diagnostic's code and file.
+    fn found(run: &RunDir) -> Vec<(Code, String)> {
+        run.diagnostics.iter().map(|d| (d.code, d.file.clone())).collect()
+    }
+
+    #[test]
+    fn a_folder_below_the_deepest_level_is_not_entered_and_says_so() {
+        let levels = MAX_DEPTH as usize + 8;
+        let chain = |n: usize| std::iter::repeat_n("d", n).collect::<Vec<_>>().join("/");
+        let run = walked(|run| {
+            let deepest = run.join("raw").join(chain(levels));
+            std::fs::create_dir_all(&deepest).unwrap();
+            std::fs::write(deepest.join("notes.txt"), "deep").unwrap();
+            std::fs::write(run.join("raw").join(chain(MAX_DEPTH as usize - 1)).join("kept.txt"), "kept").unwrap();
+        });
+        // `raw` is one level down: its chain is entered to level MAX_DEPTH, not below.
+        let skipped = format!("raw/{}", chain(MAX_DEPTH as usize));
+        assert_eq!(found(&run), vec![(Code::TooDeep, skipped)]);
+        let rels: Vec<&str> = run.files.all().map(|f| f.rel.as_str()).collect();
+        assert!(rels.iter().any(|r| r.ends_with("/kept.txt")), "{rels:?}");
+        assert!(!rels.iter().any(|r| r.ends_with("/notes.txt")), "{rels:?}");
+        assert_eq!(run.layout, None);
+    }
+
+    #[test]
+    fn a_path_over_the_longest_is_not_read_and_says_so() {
+        let name = "n".repeat(200);
+        let run = walked(|run| {
+            let folder = run.join("artifacts").join([name.as_str(); 4].join("/"));
+            std::fs::create_dir_all(&folder).unwrap();
+            std::fs::write(folder.join("short.txt"), "x").unwrap();
+            std::fs::write(folder.join("x".repeat(250)), "x").unwrap();
+        });
+        let long = format!("artifacts/{}/{}", [name.as_str(); 4].join("/"), "x".repeat(250));
+        assert!(long.len() > MAX_PATH_BYTES);
+        assert_eq!(found(&run), vec![(Code::TooDeep, long)]);
+        assert!(run.files.all().any(|f| f.rel.ends_with("/short.txt")));
+    }
+
+    #[test]
+    fn names_that_are_not_utf8_are_not_read_nor_taken_for_one_another() {
+        use std::os::unix::ffi::OsStrExt;
+        let run = walked(|run| {
+            std::fs::create_dir_all(run.join("artifacts")).unwrap();
+            for name in [&b"a\xff.txt"[..], b"a\xfe.txt"] {
+                std::fs::write(run.join("artifacts").join(std::ffi::OsStr::from_bytes(name)), "x").unwrap();
+            }
+        });
+        assert_eq!(found(&run).iter().filter(|(code, _)| *code == Code::NotUtf8Name).count(), 2);
+        assert!(!run.files.all().any(|f| f.rel.starts_with("artifacts/a")));
+    }
+
+    #[test]
+    fn a_symlink_to_a_folder_of_the_runs_folder_is_not_followed_and_says_so() {
+        let run = walked(|run| {
+            let store = run.parent().unwrap().join("store/results/world2_full");
+            std::fs::create_dir_all(&store).unwrap();
+            std::fs::write(store.join("rank0_async.csv"), "x").unwrap();
+            std::os::unix::fs::symlink("../../store/results", run.join("raw/results")).unwrap();
+        });
+        assert_eq!(found(&run), vec![(Code::SymlinkFolder, "raw/results".to_string())]);
+        assert!(run.files.sections.is_empty());
     }
 
     fn listed(rels: &[&str]) -> RunFiles {
