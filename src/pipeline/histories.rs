@@ -204,7 +204,8 @@ fn slower_cases(r: &RunResult) -> Vec<(String, f64)> {
 /// Writes the history pages whose key changed (each one without `live`: the units of the live
 /// site being updated in place) and the regressions page, and removes the live units' files
 /// the new ones do not have (a configuration without ok runs any more, a chart a page no
-/// longer draws); returns every history unit of the new site. A page carried as it is keeps
+/// longer draws); returns every history unit of the new site, and what the build must say of
+/// a configuration left without a page (its slug another's). A page carried as it is keeps
 /// its live record; one with a file that no longer lies in the live site as committed (deleted
 /// or edited by hand: `UnitRecord::intact`) is made again, as a cross-run unit is.
 pub(super) fn write(
@@ -212,13 +213,14 @@ pub(super) fn write(
     load: &(dyn Fn(&str, &CaseLists) -> anyhow::Result<HistoryRow> + Sync),
     staging: &Staging,
     live: Option<&Units>,
-) -> anyhow::Result<Units> {
+) -> anyhow::Result<(Units, Vec<String>)> {
     let mut by_configuration: BTreeMap<&str, Vec<&RunResult>> = BTreeMap::new();
     for result in results.iter().filter(|r| r.card.status == RunStatus::Ok) {
         by_configuration.entry(&*result.card.configuration_key).or_default().push(result);
     }
-    let configurations: Vec<Searched> =
+    let mut configurations: Vec<Searched> =
         by_configuration.into_iter().map(|(key_text, runs)| Searched::new(key_text, runs)).collect();
+    let problems = one_page_a_slug(&mut configurations, crate::site::paths::history_slug);
     let mut units = Units::new();
     let mut todo = Vec::new();
     for configuration in &configurations {
@@ -271,7 +273,27 @@ pub(super) fn write(
     if let Some(live) = live {
         cross_run::remove_stale(&units, live, staging)?;
     }
-    Ok(units)
+    Ok((units, problems))
+}
+
+/// Keeps the first configuration (in key order) of each history page slug: two with one slug
+/// (only a key made to collide gives that) would write one page, in either order. Returns
+/// what the build says of each one left out.
+fn one_page_a_slug(configurations: &mut Vec<Searched>, slug_of: impl Fn(&str) -> String) -> Vec<String> {
+    let mut slugs = std::collections::HashSet::new();
+    let mut problems = Vec::new();
+    configurations.retain(|c| {
+        let slug = slug_of(c.key_text);
+        let first = slugs.insert(slug.clone());
+        if !first {
+            let label = c.runs.first().map_or("", |r| &*r.card.configuration);
+            problems.push(format!(
+                "configuration {label} has the history page slug {slug} of another; its history page is not written"
+            ));
+        }
+        first
+    });
+    problems
 }
 
 /// How many runs' history rows the history stage holds at once, at most (configurations are
@@ -389,6 +411,27 @@ mod tests {
         }
     }
 
+    #[test]
+    fn configurations_sharing_a_slug_keep_the_first_in_key_order_and_say_so() {
+        let runs: Vec<RunResult> = (0..3).map(result).collect();
+        let mut configurations: Vec<Searched> = ["gpu=A100", "gpu=B200", "gpu=H200"]
+            .iter()
+            .zip(&runs)
+            .map(|(key, r)| Searched::new(key, vec![r]))
+            .collect();
+        // B200 and H200 share a slug; A100 has its own.
+        let slug = |key: &str| if key == "gpu=A100" { "a".to_string() } else { "b".to_string() };
+        let problems = one_page_a_slug(&mut configurations, slug);
+        let kept: Vec<&str> = configurations.iter().map(|c| c.key_text).collect();
+        assert_eq!(kept, ["gpu=A100", "gpu=B200"]);
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].contains("history page slug b"), "{problems:?}");
+        let mut distinct: Vec<Searched> =
+            ["gpu=A100", "gpu=B200"].iter().zip(&runs).map(|(k, r)| Searched::new(k, vec![r])).collect();
+        assert!(one_page_a_slug(&mut distinct, crate::site::paths::history_slug).is_empty());
+        assert_eq!(distinct.len(), 2);
+    }
+
     fn info(key: &str) -> (String, CaseInfo) {
         let info =
             CaseInfo { section: "async".into(), label: key.into(), metric: "us".into(), higher_is_better: false };
@@ -429,14 +472,14 @@ mod tests {
         };
         let mut results: Vec<RunResult> =
             (0..4).map(|i| keyed(i, if i % 2 == 0 { "gpu=A" } else { "gpu=B" })).collect();
-        let mut first = write(&results, &load, &staging, None).unwrap();
+        let mut first = write(&results, &load, &staging, None).unwrap().0;
         assert_eq!(first.keys().collect::<Vec<_>>(), ["history", "history gpu=A", "history gpu=B"]);
         cross_run::stamp(&mut first, staging.dir());
         assert_eq!(read.lock().unwrap().len(), 4);
 
         read.lock().unwrap().clear();
         results.push(keyed(4, "gpu=A"));
-        let mut second = write(&results, &load, &staging, Some(&first)).unwrap();
+        let mut second = write(&results, &load, &staging, Some(&first)).unwrap().0;
         cross_run::stamp(&mut second, staging.dir());
         let mut again = std::mem::take(&mut *read.lock().unwrap());
         again.sort();
@@ -454,7 +497,7 @@ mod tests {
                 "deleted" => staging.remove(&page).unwrap(),
                 _ => std::fs::write(staging.dir().join(&page), "<p>edited by hand</p>").unwrap(),
             }
-            let mut third = write(&results, &load, &staging, Some(&second)).unwrap();
+            let mut third = write(&results, &load, &staging, Some(&second)).unwrap().0;
             let mut again = std::mem::take(&mut *read.lock().unwrap());
             again.sort();
             assert_eq!(again, ["r00001", "r00003"], "only gpu=B's page, {hand}");
@@ -466,7 +509,7 @@ mod tests {
 
         // A configuration without runs any more: its page goes.
         let only_a: Vec<RunResult> = (0..5).step_by(2).map(|i| keyed(i, "gpu=A")).collect();
-        let third = write(&only_a, &load, &staging, Some(&second)).unwrap();
+        let third = write(&only_a, &load, &staging, Some(&second)).unwrap().0;
         assert!(!third.contains_key("history gpu=B"));
         assert!(second["history gpu=B"].files.iter().all(|rel| staging.stamp(rel).is_none()), "gpu=B's files removed");
         assert!(third["history gpu=A"].files.iter().all(|rel| staging.stamp(rel).is_some()));

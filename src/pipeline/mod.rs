@@ -224,7 +224,8 @@ fn run_pipeline(options: &BuildOptions) -> anyhow::Result<BuildReport> {
             write_cross_run(&results, &digests, &site_context, options, cross_key.as_deref(), cross_units.as_ref())
         }),
     );
-    let (history, mut written) = (history?, written?);
+    let ((history, problems), mut written) = (history?, written?);
+    stages.report.problems.extend(problems);
     written.units.extend(history);
     let count = stages.time("count", || writer.count())?;
     stages.report.in_place = live.is_some();

@@ -27,9 +27,10 @@ pub(crate) struct Panel<'a> {
 }
 
 /// The section's charts for each panel of `panels`, chart ids prefixed `cfg-<slug>-` (the
-/// configuration's six hex digits, as its label and history page have them), so a chart's
+/// configuration's history page slug, whose first six digits its label shows), so a chart's
 /// file is named by its configuration wherever the panel is drawn and whatever other
-/// configurations there are. A panel overlays its newest runs, as many as fit: the most runs
+/// configurations there are (a slug met twice on a page, which only a key made to collide
+/// gives, has the panel's place added, so no chart overwrites another). A panel overlays its newest runs, as many as fit: the most runs
 /// for which no chart has more than `sections::MAX_SERIES` series.
 fn configuration_figures(
     section: Section,
@@ -38,10 +39,11 @@ fn configuration_figures(
     csv_href: &str,
 ) -> Vec<Figure> {
     let mut figures = Vec::new();
-    for panel in panels {
+    let mut prefixes = std::collections::HashSet::new();
+    for (place, panel) in panels.iter().enumerate() {
         let all: Vec<(&RunOverview, String)> = panel.runs.iter().map(|r| (*r, href(r))).collect();
         let key = crate::analysis::comparison::key::ConfigKey::from_parts(&all[0].0.configuration_key, &[]);
-        let prefix = format!("cfg-{}-", paths::history_slug(&key.text()));
+        let prefix = chart_prefix(&mut prefixes, &paths::history_slug(&key.text()), place);
         let drawn = (1..=all.len()).rev().find(|&k| section.charts_fit(&all[..k])).unwrap_or(1);
         let label = &all[0].0.configuration;
         let which = if drawn == 1 {
@@ -57,6 +59,18 @@ fn configuration_figures(
         }
     }
     figures
+}
+
+/// The chart id prefix of the panel at `place` on a page whose panels so far took `taken`:
+/// `cfg-<slug>-`, with the place added when another panel took that already.
+fn chart_prefix(taken: &mut std::collections::HashSet<String>, slug: &str, place: usize) -> String {
+    let prefix = format!("cfg-{slug}-");
+    if taken.insert(prefix.clone()) {
+        return prefix;
+    }
+    let placed = format!("{prefix}{place}-");
+    taken.insert(placed.clone());
+    placed
 }
 
 /// The configurations of the page's runs: short label, full key, and the runs.
@@ -223,4 +237,19 @@ pub(crate) fn build(window: &[&RunOverview], page: Page, context: &SectionContex
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slug_met_twice_on_a_page_gets_its_panels_place() {
+        let mut taken = std::collections::HashSet::new();
+        let prefixes: Vec<String> = [("aa", 0), ("bb", 1), ("aa", 2), ("aa", 3)]
+            .iter()
+            .map(|(slug, place)| chart_prefix(&mut taken, slug, *place))
+            .collect();
+        assert_eq!(prefixes, ["cfg-aa-", "cfg-bb-", "cfg-aa-2-", "cfg-aa-3-"]);
+    }
 }

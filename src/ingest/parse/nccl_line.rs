@@ -297,6 +297,10 @@ mod tests {
         );
         assert!(transport("NET/IB/1(3)/GDRDMA").unwrap().pxn);
         assert!(!transport("NET/IB/0/GDRDMA(PCI)").unwrap().pxn);
+        // A PXN device is `<index>(<proxy rank>)`, both numbers, neither empty.
+        for not_pxn in ["NET/IB/a(3)/GDRDMA", "NET/IB/1(b)/GDRDMA", "NET/IB/(3)/GDRDMA", "NET/IB/1()/GDRDMA"] {
+            assert!(!transport(not_pxn).unwrap().pxn, "{not_pxn}");
+        }
         assert_eq!(transport("P2P/direct pointer").unwrap().net, None);
         assert!(transport("COLLNET/IB/0/GDRDMA(PCI)").unwrap().collnet);
         assert_eq!(transport("  "), None);

@@ -120,4 +120,24 @@ mod tests {
         merge(&mut again, vec![NicInfo { gdr: None, ..nics[0].clone() }]);
         assert_eq!(again, nics, "a logged GDR state wins over none");
     }
+
+    /// A GDR line sets the state of its own HCA only: the one of its host, its net and its
+    /// index, not another that shares one or two of them.
+    #[test]
+    fn a_gdr_line_sets_only_the_device_of_its_host_net_and_index() {
+        let mut nics = Vec::new();
+        for (host, line) in [
+            ("node1", "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ib0:10.0.0.1<0>"),
+            ("node2", "NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.2<0>"),
+            ("node1", "NET/Socket : Using [0]eth0:10.0.0.1<0>"),
+        ] {
+            let (net, using) = parse(line).unwrap();
+            apply(&mut nics, host, net, using);
+        }
+        let (net, gdr) = parse("NET/IB : GPU Direct RDMA Enabled for HCA 0 'mlx5_0'").unwrap();
+        apply(&mut nics, "node1", net, gdr);
+        let set: Vec<(&str, &str, u64)> =
+            nics.iter().filter(|n| n.gdr.is_some()).map(|n| (n.host.as_str(), n.net.as_str(), n.index)).collect();
+        assert_eq!(set, [("node1", "IB", 0)]);
+    }
 }
