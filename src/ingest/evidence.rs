@@ -72,21 +72,24 @@ fn published(at: &input::Beneath, rel: &str, len: u64, limits: input::Limits) ->
     }
 }
 
-/// The 1-based line of the first `NAME=` (or `NAME: `) whose name holds a secret marker.
-fn secret_line(text: &[u8]) -> Option<usize> {
+/// The 1-based line of the first line that assigns a name holding a secret marker
+/// (`assigns_secret`): such a file is not published, and an artifact shown on the run page is
+/// shown as withheld (`load`).
+pub(crate) fn secret_line(text: &[u8]) -> Option<usize> {
     text.split(|b| *b == b'\n').position(assigns_secret).map(|i| i + 1)
 }
 
-/// Whether `line` holds `NAME=` or `NAME: ` with NAME (letters, digits, `_`) naming a secret:
-/// one of its `_`-separated words is a marker (`HF_TOKEN`, `api_key`; not `tokens`).
+/// Whether `line` assigns a NAME (letters, digits, `_`) naming a secret: one of its
+/// `_`-separated words is a marker (`HF_TOKEN`, `api_key`; not `tokens`), followed by `=` or
+/// `:`, after a closing quote and blanks if any (`NAME=`, `NAME = `, `NAME: `, `"NAME": ` of
+/// JSON or YAML, `'NAME' =`), but not `==` or `::` (a comparison, a path).
 fn assigns_secret(line: &[u8]) -> bool {
     let mut start = 0;
     for (i, &b) in line.iter().enumerate() {
         if b.is_ascii_alphanumeric() || b == b'_' {
             continue;
         }
-        let assigns = b == b'=' || (b == b':' && line.get(i + 1) == Some(&b' '));
-        if assigns && i > start {
+        if i > start && assigned_after(&line[i..]) {
             let name = String::from_utf8_lossy(&line[start..i]).to_ascii_uppercase();
             if name.split('_').any(|word| SECRET_MARKERS.contains(&word)) {
                 return true;
@@ -95,6 +98,18 @@ fn assigns_secret(line: &[u8]) -> bool {
         start = i + 1;
     }
     false
+}
+
+/// Whether what follows a name assigns it: an optional closing quote, blanks, then `=` or `:`
+/// not doubled.
+fn assigned_after(rest: &[u8]) -> bool {
+    let rest = rest.strip_prefix(b"\"").or_else(|| rest.strip_prefix(b"'")).unwrap_or(rest);
+    let blanks = rest.iter().take_while(|b| **b == b' ' || **b == b'\t').count();
+    match &rest[blanks..] {
+        [b'=' | b':', next, ..] => next != &rest[blanks],
+        [b'=' | b':'] => true,
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -109,5 +124,23 @@ mod tests {
         assert_eq!(secret_line(b"a PASSWORD=hunter2"), Some(1));
         assert_eq!(secret_line(b""), None);
         assert_eq!(secret_line(b"decode tokens=1;tp=2 decode_tokens=128\n"), None);
+    }
+
+    #[test]
+    fn secrets_set_with_blanks_quotes_or_json_are_found_and_comparisons_are_not() {
+        for line in [
+            &b"HF_TOKEN = hf_abc"[..],
+            b"{\"HF_TOKEN\": \"hf_abc\"}",
+            b"{\"api_key\":\"x\"}",
+            b"'WANDB_API_KEY' = 'x'",
+            b"export AWS_SECRET_ACCESS_KEY=x",
+            b"password:\tx",
+            b"HF_TOKEN:",
+        ] {
+            assert_eq!(secret_line(line), Some(1), "{}", String::from_utf8_lossy(line));
+        }
+        for line in [&b"if TOKEN == x"[..], b"Token::new()", b"tokens = 128", b"keys: 3", b"HF_TOKEN"] {
+            assert_eq!(secret_line(line), None, "{}", String::from_utf8_lossy(line));
+        }
     }
 }

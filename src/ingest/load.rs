@@ -44,6 +44,11 @@ pub fn load_tables(run: &RunDir, limits: Limits) -> RawRun {
     raw.hosts = load_hosts(run, limits, &mut raw.diagnostics);
     for file in &files.other_artifacts {
         if let Some(text) = read_text(file, limits, &mut raw.diagnostics) {
+            // Shown on the run page: never a line that sets a secret (not even kept).
+            let text = match crate::ingest::evidence::secret_line(text.as_bytes()) {
+                Some(line) => format!("(withheld: line {line} sets a variable named like a secret)"),
+                None => text,
+            };
             raw.other_artifacts.push((file.rel.clone(), text));
         }
     }

@@ -711,6 +711,10 @@ fn archived_inputs_are_published_as_evidence_unless_withheld() {
     fs::write(run.join("artifacts/nvidia_smi_q.txt"), &long).unwrap();
     fs::write(run.join("raw/world4_full.stdout"), "step 1\nexport HF_TOKEN=hf_supersecret\n").unwrap();
     fs::write(run.join("artifacts/evil.html"), "<script>alert(1)</script>").unwrap();
+    // Artifacts are also shown on the run page: set with blanks, or as JSON, a secret is
+    // neither published nor shown.
+    fs::write(run.join("artifacts/env.json"), "{\"HF_TOKEN\": \"hf_jsonsecret\"}\n").unwrap();
+    fs::write(run.join("artifacts/cfg.txt"), "HF_TOKEN = hf_spacedsecret\n").unwrap();
     let out = dir.path().join("site");
     let output = build(&runs, &out, &[]);
     assert!(output.status.success(), "{}", text(&output));
@@ -724,6 +728,11 @@ fn archived_inputs_are_published_as_evidence_unless_withheld() {
             assert!(copy.is_none() && page.contains("withheld: a .html file could be taken for a page"), "{page}");
             continue;
         }
+        if rel == "artifacts/env.json" || rel == "artifacts/cfg.txt" {
+            assert!(copy.is_none(), "{rel} sets a secret: not published");
+            assert!(page.contains(&format!("withheld: line 1 of {rel} sets a variable named like a secret")), "{rel}");
+            continue;
+        }
         if rel == "raw/world4_full.stdout" {
             assert!(copy.is_none(), "a file setting a secret is not published");
             assert!(page.contains("withheld: line 2 of raw/world4_full.stdout sets a variable named like a secret"));
@@ -734,7 +743,10 @@ fn archived_inputs_are_published_as_evidence_unless_withheld() {
         published += 1;
     }
     assert!(published > 10 && inputs.keys().any(|p| p.ends_with(".log.gz")), "{published}");
-    assert!(!site.values().any(|b| b.windows(14).any(|w| w == b"hf_supersecret")), "the secret is nowhere");
+    for secret in [&b"hf_supersecret"[..], b"hf_jsonsecret", b"hf_spacedsecret"] {
+        let found = site.values().any(|b| b.windows(secret.len()).any(|w| w == secret));
+        assert!(!found, "{} is nowhere", String::from_utf8_lossy(secret));
+    }
     assert!(!page.contains("<h3>artifacts/nvidia_smi_q.txt</h3>"), "a long artifact is not repeated on the page");
     assert!(page.contains("Longer artifacts, as recorded (evidence copies)"), "{page}");
 
