@@ -61,12 +61,13 @@ fn published(at: &input::Beneath, rel: &str, len: u64, limits: input::Limits) ->
         return Err(format!("withheld: larger than the {} publishing limit", crate::core::format::bytes(limit)));
     }
     let stored = input::read_stored(at, limit).map_err(|e| format!("withheld: {e}"))?;
-    let text = if input::is_gzip(&at.rel) {
-        input::read_all(at, limits.log).map_err(|e| format!("withheld: {e}"))?
+    let secret = if input::is_gzip(&at.rel) {
+        // Streamed: a `.gz` may decompress to up to `limits.log` (2 GiB), never held whole.
+        input::open(at, limits.log).and_then(streamed_secret_line).map_err(|e| format!("withheld: {e}"))?
     } else {
-        stored.clone()
+        secret_line(&stored)
     };
-    match secret_line(&text) {
+    match secret {
         Some(line) => Err(format!("withheld: line {line} of {rel} sets a variable named like a secret")),
         None => Ok(stored),
     }
@@ -77,6 +78,40 @@ fn published(at: &input::Beneath, rel: &str, len: u64, limits: input::Limits) ->
 /// shown as withheld (`load`).
 pub(crate) fn secret_line(text: &[u8]) -> Option<usize> {
     text.split(|b| *b == b'\n').position(assigns_secret).map(|i| i + 1)
+}
+
+/// `secret_line` of what `reader` gives, read a block at a time: a line is looked at in
+/// pieces as it comes, each with the last `OVERLAP` bytes before it, so memory stays a block
+/// and an overlap however long a line is, and an assignment whose name is shorter than the
+/// overlap is seen wherever it lies.
+fn streamed_secret_line(mut reader: impl std::io::BufRead) -> std::io::Result<Option<usize>> {
+    const OVERLAP: usize = 4096;
+    let (mut line, mut number) = (Vec::new(), 1);
+    loop {
+        let block = reader.fill_buf()?;
+        if block.is_empty() {
+            return Ok(assigns_secret(&line).then_some(number));
+        }
+        let taken = block.len();
+        let mut rest = block;
+        while let Some(end) = memchr::memchr(b'\n', rest) {
+            line.extend_from_slice(&rest[..end]);
+            if assigns_secret(&line) {
+                return Ok(Some(number));
+            }
+            line.clear();
+            number += 1;
+            rest = &rest[end + 1..];
+        }
+        line.extend_from_slice(rest);
+        if line.len() > OVERLAP {
+            if assigns_secret(&line) {
+                return Ok(Some(number));
+            }
+            line.drain(..line.len() - OVERLAP);
+        }
+        reader.consume(taken);
+    }
 }
 
 /// Whether `line` assigns a NAME (letters, digits, `_`) naming a secret: one of its
@@ -124,6 +159,24 @@ mod tests {
         assert_eq!(secret_line(b"a PASSWORD=hunter2"), Some(1));
         assert_eq!(secret_line(b""), None);
         assert_eq!(secret_line(b"decode tokens=1;tp=2 decode_tokens=128\n"), None);
+    }
+
+    #[test]
+    fn a_streamed_scan_finds_what_a_whole_one_does_across_blocks_and_in_long_lines() {
+        let long = "x".repeat(20_000);
+        let texts = [
+            "a=1\nb=2\nexport HF_TOKEN=abc\n".to_string(),
+            format!("{long}\n{long} API_KEY=1 {long}\n"),
+            format!("{long}{long} no secret here\nlast PASSWORD=x"),
+            format!("{long}\nnothing\n"),
+            String::new(),
+        ];
+        for text in &texts {
+            // Blocks of 13 bytes: every boundary falls somewhere in the line.
+            let streamed = streamed_secret_line(std::io::BufReader::with_capacity(13, text.as_bytes())).unwrap();
+            assert_eq!(streamed, secret_line(text.as_bytes()), "{}", &text[..text.len().min(40)]);
+        }
+        assert_eq!(streamed_secret_line(&b"x\ny\nHF_TOKEN: 1"[..]).unwrap(), Some(3));
     }
 
     #[test]
