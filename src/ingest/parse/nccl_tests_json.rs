@@ -38,6 +38,10 @@ pub(crate) fn parse_json(bytes: &[u8]) -> Result<NcclTestsOutput, ParseError> {
             ),
         }
     }
+    let skipped = doc.results.as_ref().map_or(0, |r| r.skipped);
+    if skipped > 0 {
+        warn_into(&mut warnings, &mut more, 0, format!("results past the first {MAX_ENTRIES} not read: {skipped}"));
+    }
     let errors = doc.errors.iter().flatten().filter_map(Leaf::text);
     for error in errors.filter(|e| !e.is_empty()) {
         warn_into(&mut warnings, &mut more, 0, format!("nccl-tests error: {error}"));
@@ -146,14 +150,67 @@ fn f64_of(leaf: &Option<Leaf>) -> Option<f64> {
 /// The top level. `env` is deliberately not a field: serde skips it without keeping it.
 #[derive(Debug, Deserialize)]
 struct Document {
-    args: Option<Vec<Leaf>>,
+    args: Option<Capped<Leaf>>,
     nccl_version: Option<Leaf>,
     config: Option<Config>,
-    results: Option<Vec<ResultEntry>>,
+    results: Option<Capped<ResultEntry>>,
     out_of_bounds: Option<Summary>,
     #[serde(alias = "average_bus_bandwidith")]
     average_bus_bandwidth: Option<Summary>,
-    errors: Option<Vec<Leaf>>,
+    errors: Option<Capped<Leaf>>,
+}
+
+/// The most entries of one array kept (`args`, `results`, `errors`): a real file has tens of
+/// results. A parsed entry takes hundreds of bytes, so 2 million empty `{}` results of a
+/// 6 MB file took 2.6 GB; the entries past these are skipped unparsed and counted.
+const MAX_ENTRIES: usize = 10_000;
+
+/// An array's first `MAX_ENTRIES` entries, and how many more it had.
+#[derive(Debug)]
+struct Capped<T> {
+    kept: Vec<T>,
+    skipped: usize,
+}
+
+impl<T> std::ops::Deref for Capped<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.kept
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Capped<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.kept.iter()
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Capped<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Visitor<T> {
+            type Value = Capped<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Capped<T>, A::Error> {
+                let mut capped = Capped { kept: Vec::new(), skipped: 0 };
+                while capped.kept.len() < MAX_ENTRIES {
+                    match seq.next_element()? {
+                        Some(entry) => capped.kept.push(entry),
+                        None => return Ok(capped),
+                    }
+                }
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                    capped.skipped += 1;
+                }
+                Ok(capped)
+            }
+        }
+        deserializer.deserialize_seq(Visitor(std::marker::PhantomData))
+    }
 }
 
 impl Document {
@@ -331,6 +388,19 @@ mod tests {
     const CURRENT: &[u8] = include_bytes!("../../../tests/data/nccl/json_2196.json");
     const OLD: &[u8] = include_bytes!("../../../tests/data/nccl/json_old_misspelt.json");
     const SECRETS: [&str; 3] = ["wJalrXUtnFEMI", "hf_supersecret", "SECRET_ACCESS"];
+
+    /// An array past `MAX_ENTRIES` keeps its first entries and counts the rest, unparsed.
+    #[test]
+    fn results_past_the_most_kept_are_counted_not_read() {
+        let doc: serde_json::Value = serde_json::from_slice(CURRENT).unwrap();
+        let row = doc["results"][0].clone();
+        let mut many = doc.clone();
+        many["results"] = serde_json::Value::Array(vec![row; MAX_ENTRIES + 7]);
+        let out = parse_json(&serde_json::to_vec(&many).unwrap()).expect("valid JSON");
+        assert_eq!(out.tables[0].rows.len(), MAX_ENTRIES);
+        let message = format!("results past the first {MAX_ENTRIES} not read: 7");
+        assert!(out.warnings.iter().any(|w| w.message == message), "{:?}", out.warnings);
+    }
 
     #[test]
     fn current_schema_with_env_secrets() {
