@@ -9,7 +9,12 @@
 
 use super::{More, ParseError, MAX_WARNINGS};
 use crate::core::model::inspector::InspectorRecord;
+use serde_json::value::RawValue;
 use serde_json::{Deserializer, Value};
+
+/// The largest object read as a record (one is a few hundred bytes): a larger one is left out
+/// unparsed, as a tree of it takes many times its size (a 50 MB array took 1.4 GB).
+const MAX_OBJECT_BYTES: usize = 64 * 1024;
 
 /// What a dump holds: its records, the records left out for a value out of range (each a
 /// warning naming its line, the first `MAX_WARNINGS`; then one line counting the rest), and
@@ -32,16 +37,28 @@ pub(crate) fn parse_inspector(bytes: &[u8]) -> InspectorDump {
     let mut dump = InspectorDump::default();
     let mut lines = Lines::default();
     let mut more = More::default();
-    let mut stream = Deserializer::from_slice(bytes).into_iter::<Value>();
+    let mut stream = Deserializer::from_slice(bytes).into_iter::<&RawValue>();
     loop {
         let start = stream.byte_offset();
-        match stream.next() {
+        let parsed = match stream.next() {
             None => break,
-            Some(Err(e)) => {
-                dump.error = Some(ParseError::new(Some(e.line() as u64), e.to_string()));
+            Some(Ok(raw)) if raw.get().len() > MAX_OBJECT_BYTES => {
+                let why = format!("an object of {} bytes, larger than any record; left out", raw.get().len());
+                match dump.left_out.len() < MAX_WARNINGS {
+                    true => dump.left_out.push(ParseError::new(Some(lines.at(bytes, start)), why)),
+                    false => more.note(lines.at(bytes, start)),
+                }
+                continue;
+            }
+            Some(Ok(raw)) => serde_json::from_str::<Value>(raw.get()).map_err(|e| (lines.at(bytes, start), e)),
+            Some(Err(e)) => Err((e.line() as u64, e)),
+        };
+        match parsed {
+            Err((line, e)) => {
+                dump.error = Some(ParseError::new(Some(line), e.to_string()));
                 break;
             }
-            Some(Ok(value)) => match record(&value) {
+            Ok(value) => match record(&value) {
                 Ok(Some(r)) => match out_of_range(&r) {
                     Some(why) if dump.left_out.len() < MAX_WARNINGS => {
                         dump.left_out.push(ParseError::new(Some(lines.at(bytes, start)), why))
@@ -180,6 +197,19 @@ mod tests {
         assert!(error.message.contains("n_ranks"), "{error}");
         let cut = parse_inspector(&DUMP.as_bytes()[..40]).error;
         assert_eq!(cut.unwrap().line, Some(1));
+    }
+
+    /// An object far larger than any record is left out unparsed, with a warning naming its
+    /// line; the records after it are read.
+    #[test]
+    fn an_object_larger_than_any_record_is_left_out_unparsed() {
+        let huge = format!("[{}0]", "0,".repeat(MAX_OBJECT_BYTES));
+        let text = format!("{huge}\n{DUMP}");
+        let dump = parse_inspector(text.as_bytes());
+        assert_eq!((dump.records.len(), dump.error), (2, None));
+        assert_eq!(dump.left_out.len(), 1);
+        assert_eq!(dump.left_out[0].line, Some(1));
+        assert!(dump.left_out[0].message.contains("larger than any record; left out"), "{:?}", dump.left_out);
     }
 
     #[test]
