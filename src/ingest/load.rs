@@ -42,13 +42,21 @@ pub fn load_tables(run: &RunDir, limits: Limits) -> RawRun {
         }
     }
     raw.hosts = load_hosts(run, limits, &mut raw.diagnostics);
+    let mut kept = 0;
     for file in &files.other_artifacts {
         if let Some(text) = read_text(file, limits, &mut raw.diagnostics) {
             // Shown on the run page: never a line that sets a secret (not even kept).
             let text = match crate::ingest::evidence::secret_line(text.as_bytes()) {
                 Some(line) => format!("(withheld: line {line} sets a variable named like a secret)"),
-                None => text,
+                None if kept >= ARTIFACTS_KEPT_BYTES => {
+                    format!(
+                        "(not kept: this run's artifacts passed {} when read)",
+                        crate::core::format::bytes(kept as u64)
+                    )
+                }
+                None => cut_to(text, ARTIFACT_KEPT_BYTES),
             };
+            kept += text.len();
             raw.other_artifacts.push((file.rel.clone(), text));
         }
     }
@@ -281,6 +289,24 @@ fn read<T>(
     contents(file, limits, convert).map_err(|d| diagnostics.push(d)).ok()
 }
 
+/// The most of one artifact's text a run keeps: its page shows at most 64 KiB of it (the
+/// output budget), and each may be 256 MiB read.
+const ARTIFACT_KEPT_BYTES: usize = 1 << 20;
+/// The most of all its artifacts' text a run keeps (a run of six 250 MB gzip bombs held
+/// 1.5 GB); a later artifact is kept as a line that says so.
+const ARTIFACTS_KEPT_BYTES: usize = 16 << 20;
+
+/// `text` cut to at most `max` bytes (at a character boundary), saying so.
+fn cut_to(mut text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let at = (0..=max).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    text.truncate(at);
+    text.push_str(&format!("\n[... cut at {} when read]", crate::core::format::bytes(max as u64)));
+    text
+}
+
 /// Reads a text file; invalid UTF-8 is replaced (artifacts and notes are shown, not computed on).
 fn read_text(file: &FileRef, limits: Limits, diagnostics: &mut Vec<Diagnostic>) -> Option<String> {
     read(file, limits, diagnostics, |bytes| String::from_utf8_lossy(bytes).into_owned())
@@ -293,6 +319,13 @@ fn parse_diag(file: &FileRef, error: ParseError) -> Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_text_is_cut_at_a_character_boundary_and_says_so() {
+        assert_eq!(cut_to("short".into(), 10), "short");
+        let cut = cut_to("ééé".into(), 3);
+        assert_eq!(cut, format!("é\n[... cut at {} when read]", crate::core::format::bytes(3u64)));
+    }
 
     /// The fuzzer's 100,000-column header made a 1.7 GB site through the comparison key; a
     /// matrix larger than a node is not read, with a warning. A real one is.

@@ -416,16 +416,23 @@ fn artifacts_block(run: &RunSummary, evidence: Option<&[EvidenceFile]>) -> Block
     }
     let nvidia_smi = !tables.is_empty() || run.raw.other_artifacts.iter().any(|(name, _)| name.contains("nvidia_smi"));
     let intro = if nvidia_smi { Vec::new() } else { vec!["No nvidia-smi artifacts in this run.".to_string()] };
-    let published = |name: &str| evidence.is_some_and(|files| files.iter().any(|f| f.rel == name && f.bytes.is_ok()));
-    let (linked, shown): (Vec<_>, Vec<_>) =
-        run.raw.other_artifacts.iter().partition(|(name, text)| text.len() > ARTIFACT_SHOWN_BYTES && published(name));
+    // The stored size of an artifact's published copy, if it is published.
+    let published =
+        |name: &str| evidence.and_then(|files| files.iter().find(|f| f.rel == name && f.bytes.is_ok())).map(|f| f.len);
+    let (linked, shown): (Vec<_>, Vec<_>) = run
+        .raw
+        .other_artifacts
+        .iter()
+        .partition(|(name, text)| text.len() > ARTIFACT_SHOWN_BYTES && published(name).is_some());
     if !linked.is_empty() {
-        let mut table =
-            Table::new("Longer artifacts, as recorded (evidence copies)", &[("file", false), ("size, as read", true)]);
-        for (name, text) in linked {
+        let mut table = Table::new(
+            "Longer artifacts, as recorded (evidence copies)",
+            &[("file", false), ("size, as stored", true)],
+        );
+        for (name, _) in linked {
             table.push(vec![
                 Cell::link(name.clone(), paths::evidence_link(name)),
-                Cell::text(bytes_about(text.len() as u64)),
+                Cell::text(bytes_about(published(name).unwrap_or_default())),
             ]);
         }
         tables.push(table);
