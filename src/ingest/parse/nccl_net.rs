@@ -134,10 +134,16 @@ mod tests {
             let (net, using) = parse(line).unwrap();
             apply(&mut nics, host, net, using);
         }
-        let (net, gdr) = parse("NET/IB : GPU Direct RDMA Enabled for HCA 0 'mlx5_0'").unwrap();
-        apply(&mut nics, "node1", net, gdr);
+        // Neither is the first device of the list, which a looser match would take.
+        for (host, line) in [
+            ("node1", "NET/IB : GPU Direct RDMA Enabled for HCA 1 'mlx5_1'"),
+            ("node2", "NET/IB : GPU Direct RDMA Enabled for HCA 0 'mlx5_0'"),
+        ] {
+            let (net, gdr) = parse(line).unwrap();
+            apply(&mut nics, host, net, gdr);
+        }
         let set: Vec<(&str, &str, u64)> =
             nics.iter().filter(|n| n.gdr.is_some()).map(|n| (n.host.as_str(), n.net.as_str(), n.index)).collect();
-        assert_eq!(set, [("node1", "IB", 0)]);
+        assert_eq!(set, [("node1", "IB", 1), ("node2", "IB", 0)]);
     }
 }
