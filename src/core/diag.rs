@@ -30,7 +30,7 @@ pub enum Severity {
 pub enum Code {
     /// A file or folder could not be read (I/O error, size limit, corrupt gzip).
     CannotRead = 101,
-    /// A symlink in the run leads outside the runs folder.
+    /// A symlink in the run (to a file, or leading outside the run): not followed.
     SymlinkOutside = 102,
     /// A folder stands where a rank CSV should be.
     FolderForFile = 103,

@@ -248,8 +248,16 @@ fn list_beneath(id: String, path: PathBuf, root: &Arc<Root>, settled_before: i12
     match input::open_beneath(&Beneath::new(Arc::clone(root), &folder)).and_then(|dir| Ok((dir.metadata()?, dir))) {
         Ok((meta, dir)) => {
             let mut recorder = Recorder::start(FileStamp::of(&meta), settled_before);
-            let mut walk =
-                Walk { root, folder: &folder, path: &path, run: &mut run, listed: &mut listed, layout: &mut recorder };
+            let run_root = Root::new(root.path.join(&folder));
+            let mut walk = Walk {
+                root,
+                run_root,
+                folder: &folder,
+                path: &path,
+                run: &mut run,
+                listed: &mut listed,
+                layout: &mut recorder,
+            };
             walk.folder_entries(&dir, Path::new(""), 0, 0);
             layout = Some(recorder);
         }
@@ -278,6 +286,8 @@ struct Walk<'a> {
     folder: &'a Path,
     /// The run folder's path as given (for `FileRef::path`).
     path: &'a Path,
+    /// The run folder itself, the root a symlink in it is resolved beneath.
+    run_root: Arc<Root>,
     run: &'a mut RunDir,
     listed: &'a mut Vec<FileRef>,
     layout: &'a mut Recorder,
@@ -345,7 +355,7 @@ impl Walk<'_> {
                 }
                 Ok(input::Entry::Symlink) => {
                     self.layout.spoil();
-                    self.symlink(&rel, shown);
+                    self.symlink(shown, &rel);
                 }
                 Ok(input::Entry::Special) => {
                     self.layout.spoil();
@@ -364,22 +374,19 @@ impl Walk<'_> {
         }
     }
 
-    /// A symlink: listed as its target when that resolves inside the runs folder to a file.
-    fn symlink(&mut self, rel: &Path, shown: String) {
-        let at = Beneath::new(Arc::clone(self.root), self.folder.join(rel));
-        let Ok(meta) = input::open_beneath(&at).and_then(|file| file.metadata()) else {
-            let message = "symlink leads outside the runs folder; not followed";
-            self.run.diagnostics.push(Diagnostic::warning(Code::SymlinkOutside, shown, None, message));
-            return;
+    /// A symlink: not followed, whatever it names. Another run's file or one of the runs
+    /// folder that is no run's would be published with this run, and one of the run's own files
+    /// would be shown or published under the link's name, by which what a file holds is judged
+    /// (a link named `env.txt` to the run's nccl-tests JSON showed the environment that JSON is
+    /// withheld for). A link to a folder says so apart.
+    fn symlink(&mut self, shown: String, rel: &Path) {
+        let at = Beneath::new(Arc::clone(&self.run_root), rel);
+        let folder = input::open_beneath(&at).and_then(|file| file.metadata()).is_ok_and(|meta| meta.is_dir());
+        let (code, message) = match folder {
+            true => (Code::SymlinkFolder, "a symlink to a folder; not followed (copy the folder into the run)"),
+            false => (Code::SymlinkOutside, "a symlink; not followed (copy the file it names into the run)"),
         };
-        if meta.is_file() {
-            self.list(rel, shown, FileStamp::of(&meta));
-        } else if meta.is_dir() {
-            let message = "a symlink to a folder; not followed (copy the folder into the run)";
-            self.run.diagnostics.push(Diagnostic::warning(Code::SymlinkFolder, shown, None, message));
-        } else {
-            self.special(shown);
-        }
+        self.run.diagnostics.push(Diagnostic::warning(code, shown, None, message));
     }
 
     fn list(&mut self, rel: &Path, shown: String, stamp: FileStamp) {
@@ -542,15 +549,23 @@ mod tests {
     }
 
     #[test]
-    fn a_symlink_to_a_folder_of_the_runs_folder_is_not_followed_and_says_so() {
+    fn symlinks_are_not_followed_and_say_so() {
         let run = walked(|run| {
-            let store = run.parent().unwrap().join("store/results/world2_full");
-            std::fs::create_dir_all(&store).unwrap();
-            std::fs::write(store.join("rank0_async.csv"), "x").unwrap();
-            std::os::unix::fs::symlink("../../store/results", run.join("raw/results")).unwrap();
+            for store in [run.join("store/results/world2_full"), run.parent().unwrap().join("elsewhere/world2_full")] {
+                std::fs::create_dir_all(&store).unwrap();
+                std::fs::write(store.join("rank0_async.csv"), "x").unwrap();
+            }
+            std::os::unix::fs::symlink("../store/results", run.join("raw/results")).unwrap();
+            std::os::unix::fs::symlink("../../elsewhere", run.join("raw/more")).unwrap();
+            std::os::unix::fs::symlink("../manifest.txt", run.join("raw/notes.txt")).unwrap();
         });
-        assert_eq!(found(&run), vec![(Code::SymlinkFolder, "raw/results".to_string())]);
-        assert!(run.files.sections.is_empty());
+        let expected = [
+            (Code::SymlinkOutside, "raw/more"),
+            (Code::SymlinkOutside, "raw/notes.txt"),
+            (Code::SymlinkFolder, "raw/results"),
+        ];
+        assert_eq!(found(&run), expected.map(|(code, file)| (code, file.to_string())));
+        assert!(!run.files.all().any(|f| f.rel.starts_with("raw/")), "only the run's own store is read");
     }
 
     fn listed(rels: &[&str]) -> RunFiles {

@@ -22,6 +22,32 @@ fn runs_notes_symlink_leading_outside_is_not_read() {
     assert!(!site_contains(&site, "SECRET-OUTSIDE-RUNS"), "a file outside runs/ was published");
 }
 
+/// A symlink in a run is not followed, wherever it leads: into another run, to a file of the
+/// runs folder that is no run's, or to the run's own nccl-tests JSON under another name (whose
+/// environment would then be shown as an artifact).
+#[test]
+fn symlinks_in_a_run_are_not_followed() {
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
+    std::fs::write(runs.join("private.txt"), "PRIVATE-IN-RUNS-ROOT").unwrap();
+    let other = runs.join("synth-one-cycle/artifacts/other.txt");
+    std::fs::write(&other, "OTHER-RUNS-FILE").unwrap();
+    let json = runs.join("synth-basic/raw/nccl_tests_g9.json");
+    std::fs::write(&json, "{\"env\": [\"HOLDS-THE-ENVIRONMENT\"], \"results\": []}").unwrap();
+    let artifacts = runs.join("synth-basic/artifacts");
+    std::os::unix::fs::symlink("../../private.txt", artifacts.join("leak.txt")).unwrap();
+    std::os::unix::fs::symlink("../../synth-one-cycle/artifacts/other.txt", artifacts.join("cross.txt")).unwrap();
+    std::os::unix::fs::symlink("../raw/nccl_tests_g9.json", artifacts.join("env.txt")).unwrap();
+    let site = dir.path().join("site");
+    let output = build(&runs, &site, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(!site_contains(&site, "PRIVATE-IN-RUNS-ROOT"), "a file of the runs folder that is no run's was read");
+    let page = std::fs::read_to_string(site.join("runs/synth-basic/index.html")).unwrap();
+    assert!(!page.contains("OTHER-RUNS-FILE"), "another run's file was read through a link");
+    assert_eq!(page.matches("a symlink; not followed (copy the file it names into the run)").count(), 3, "{page}");
+    assert!(!site.join("runs/synth-basic/evidence/artifacts/env.txt").exists(), "a link is not published");
+    assert!(!site_contains(&site, "HOLDS-THE-ENVIRONMENT"), "the nccl-tests environment was published");
+}
+
 #[test]
 fn csv_and_csv_gz_of_one_rank_are_not_both_read() {
     let (dir, runs) = runs_dir(&["synth-basic"]);
