@@ -1,6 +1,7 @@
 //! Untrusted markdown (NOTES.md) -> safe HTML with pulldown-cmark: raw HTML is shown as
 //! text, never passed through; links and images keep only `http`, `https`, `mailto` and
-//! relative targets (others are dropped, their text kept); an image from another host is never
+//! relative targets that stay in the page's folder or below (others are dropped, their text
+//! kept); an image from another host is never
 //! embedded (it would be fetched by every reader: a tracking pixel), it is shown as a link. Tables are wrapped in the site's
 //! horizontal scroll box, as every other table of the site.
 
@@ -90,8 +91,17 @@ fn safe_url(url: &CowStr) -> bool {
             let scheme = url[..i].to_ascii_lowercase();
             matches!(scheme.as_str(), "http" | "https" | "mailto")
         }
-        _ => !url.chars().any(char::is_control),
+        _ => !url.chars().any(char::is_control) && (remote(&CowStr::from(url)) || stays_beneath(url)),
     }
+}
+
+/// Whether a relative URL stays in the page's folder or below it: not rooted at `/` and with
+/// no `..` segment, as a browser reads it (`\` for `/`, `%2e` for `.`). A note is shown on
+/// pages at several depths of the site, and a link that climbs could leave its run's folder
+/// or the site (`../../../../etc/passwd`, `/etc/passwd` from a page opened as a file).
+fn stays_beneath(url: &str) -> bool {
+    let path = url.split(['?', '#']).next().unwrap_or_default().replace('\\', "/");
+    !path.starts_with('/') && !path.split('/').any(|segment| segment.to_ascii_lowercase().replace("%2e", ".") == "..")
 }
 
 #[cfg(test)]
@@ -120,12 +130,29 @@ mod tests {
 
     #[test]
     fn unsafe_links_are_dropped_text_kept() {
-        let html = to_html("[click](javascript:alert(1)) [ok](https://example.org) [rel](../x.html) [v](JaVaScRiPt:x) [d](data:text/html,x)", 0);
+        let html = to_html("[click](javascript:alert(1)) [ok](https://example.org) [rel](x/y.html) [v](JaVaScRiPt:x) [d](data:text/html,x)", 0);
         assert!(!html.to_lowercase().contains("javascript"), "{html}");
         assert!(!html.contains("data:"), "{html}");
         assert!(html.contains("click"));
         assert!(html.contains("href=\"https://example.org\""));
-        assert!(html.contains("href=\"../x.html\""));
+        assert!(html.contains("href=\"x/y.html\""));
+    }
+
+    /// A relative link or image stays in the page's folder or below: one that climbs, or is
+    /// rooted at `/`, is dropped (its text kept), however it is spelt.
+    #[test]
+    fn links_and_images_that_climb_out_are_dropped() {
+        let notes = r"[a](../x.html) [b](/etc/passwd) [c](a/../../x) [d](..\\..\\x) [e](%2e%2E/x) [f](./ok.html#..)
+![g](../../../secret.png) ![h](/secret.png) [i]
+
+[i]: ../../../etc/passwd";
+        let html = to_html(notes, 0);
+        assert_eq!(html.matches("href=").count(), 1, "{html}");
+        assert!(html.contains("<a href=\"./ok.html#..\">f</a>"), "{html}");
+        assert!(!html.contains("<img"), "{html}");
+        for text in ["a b c d e", "g h i"] {
+            assert!(html.contains(text), "{text}: {html}");
+        }
     }
 
     #[test]
