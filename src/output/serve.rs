@@ -147,7 +147,7 @@ fn answer(mut stream: TcpStream, root: &Path, deadline: Instant) -> io::Result<(
     let len = file.metadata()?.len();
     let reason = if status == 200 { "OK" } else { "Not Found" };
     let header = format!(
-        "HTTP/1.1 {status} {reason}\r\nContent-Type: {}\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: {}\r\nX-Content-Type-Options: nosniff\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n",
         content_type(&path)
     );
     send(&mut stream, header.as_bytes(), deadline)?;
@@ -302,6 +302,8 @@ mod tests {
             latencies.push(asked.elapsed());
             let text = String::from_utf8_lossy(&answer);
             assert!(text.starts_with("HTTP/1.1 200 OK") && text.ends_with("<p>index</p>"), "{text}");
+            // A page from a run is never sniffed into another type than the one it is sent as.
+            assert!(text.contains("\r\nX-Content-Type-Options: nosniff\r\n"), "{text}");
         }
         latencies.sort();
         let growth = rss_kib().saturating_sub(before);

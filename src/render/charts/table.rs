@@ -26,11 +26,22 @@ fn row(chart: &str, name: &str, p: &Point) -> [String; 7] {
     let samples: Vec<String> = p.samples.iter().filter(|v| v.is_finite()).map(f64::to_string).collect();
     [
         chart.to_string(),
-        name.to_string(),
+        text_cell(name),
         p.x.to_string(),
         p.y.to_string(),
         optional(p.low).unwrap_or_default(),
         optional(p.high).unwrap_or_default(),
         samples.join(";"),
     ]
+}
+
+/// A cell of run text (a series is named by run ids and case names): one that a spreadsheet
+/// would take for a formula (it begins with `=`, `+`, `-`, `@`, a tab or a carriage return)
+/// begins with `'` instead, which spreadsheets read as "text follows" (a run folder named
+/// `=HYPERLINK(...)` was a live formula in every chart CSV).
+fn text_cell(text: &str) -> String {
+    match text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        true => format!("'{text}"),
+        false => text.to_string(),
+    }
 }

@@ -211,6 +211,18 @@ fn extreme_values_and_many_series_draw_without_panicking() {
 }
 
 #[test]
+fn series_names_a_spreadsheet_would_run_begin_with_a_quote() {
+    let point = Point { x: 1.0, y: 2.0, low: None, high: None, samples: vec![] };
+    let named = |name: &str| Series { name: name.into(), points: vec![point.clone()] };
+    let spec =
+        spec(vec![named("=HYPERLINK(\"http://e\",\"x\")"), named("@SUM(A1)"), named("+1"), named("-2"), named("ok")]);
+    let csv = String::from_utf8(render_csv(&[&spec])).expect("UTF-8");
+    let names: Vec<&str> =
+        csv.lines().skip(1).map(|l| l.split_once(',').unwrap().1.rsplit_once(",1,2").unwrap().0).collect();
+    assert_eq!(names, ["\"'=HYPERLINK(\"\"http://e\"\",\"\"x\"\")\"", "'@SUM(A1)", "'+1", "'-2", "ok"]);
+}
+
+#[test]
 fn csv_for_two_series_and_two_charts_is_exact() {
     let spec = spec(vec![
         Series {
