@@ -60,6 +60,9 @@ pub(crate) fn to_html(markdown: &str, shift: usize) -> String {
     let wrapped = events.flat_map(|event| match event {
         Event::Start(Tag::Table(_)) => vec![Event::Html(CowStr::Borrowed("<div class=\"table-wrap\">\n")), event],
         Event::End(TagEnd::Table) => vec![event, Event::Html(CowStr::Borrowed("</div>\n"))],
+        // What the pages' escaper drops from run text (`escape`): these are put in unescaped.
+        Event::Text(text) => vec![Event::Text(super::escape::kept(&text).into())],
+        Event::Code(text) => vec![Event::Code(super::escape::kept(&text).into())],
         other => vec![other],
     });
     let mut out = String::new();
@@ -165,6 +168,13 @@ mod tests {
         assert!(html.contains("<a href=\"http://t.example/p.gif\">pixel</a>"), "{html}");
         assert!(html.contains("<a href=\"//t.example/p.gif\">p2</a>"), "{html}");
         assert!(html.contains("<a href=\"https://example.org\">inner</a>"), "{html}");
+    }
+
+    #[test]
+    fn controls_and_bidi_controls_are_dropped_from_notes() {
+        let html = to_html("# a\u{202E}b\n\nc\u{1}d `e\u{2066}f` <g\u{7f}>", 0);
+        assert!(html.contains("ab</h1>") && html.contains("cd") && html.contains("<code>ef</code>"), "{html}");
+        assert!(html.contains("&lt;g&gt;"), "{html}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Rendering: askama page templates, markdown and charts -> bytes. Knows `site` only.
 
 pub(crate) mod charts;
+pub(crate) mod escape;
 pub(crate) mod markdown;
 pub(crate) mod pages;
 

@@ -48,6 +48,27 @@ fn symlinks_in_a_run_are_not_followed() {
     assert!(!site_contains(&site, "HOLDS-THE-ENVIRONMENT"), "the nccl-tests environment was published");
 }
 
+/// Control characters and Unicode bidi controls from a run never reach a page: a U+202E in a
+/// manifest value reversed the site's own text after it wherever the value was shown.
+#[test]
+fn controls_and_bidi_controls_from_a_run_reach_no_page() {
+    let (dir, runs) = runs_dir(&["synth-basic"]);
+    let manifest = runs.join("synth-basic/manifest.txt");
+    let original = std::fs::read_to_string(&manifest).unwrap();
+    let hostile = original.replace("hostname=synth-516d", "hostname=synth\u{202E}-516d\u{1}\u{2066}x");
+    assert_ne!(hostile, original);
+    std::fs::write(&manifest, hostile).unwrap();
+    std::fs::write(runs.join("synth-basic/NOTES.md"), "note \u{202E}reversed\u{7f}\n").unwrap();
+    let site = dir.path().join("site");
+    let output = build(&runs, &site, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    for (rel, bytes) in tree(&site).iter().filter(|(rel, _)| rel.ends_with(".html")) {
+        let page = String::from_utf8_lossy(bytes);
+        assert!(!page.contains(['\u{202E}', '\u{2066}', '\u{1}', '\u{7f}']), "{rel}");
+    }
+    assert!(site_contains(&site, "synth-516dx") && site_contains(&site, "note reversed"));
+}
+
 #[test]
 fn csv_and_csv_gz_of_one_rank_are_not_both_read() {
     let (dir, runs) = runs_dir(&["synth-basic"]);
