@@ -33,7 +33,7 @@ pub(crate) fn kept(text: &str) -> String {
 /// A control character but tab, line feed and carriage return, or a bidi control: the
 /// marks (U+200E, U+200F, U+061C), embeddings and overrides (U+202A..U+202E) and isolates
 /// (U+2066..U+2069).
-fn dropped(c: char) -> bool {
+pub(crate) fn dropped(c: char) -> bool {
     (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
         || matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }

@@ -1,4 +1,4 @@
-//! Untrusted text for charts: control characters removed, length capped, XML escaping for
+//! Untrusted text for charts: control characters and bidi controls removed, length capped, XML escaping for
 //! the parts of the SVG that this module writes itself (plotters escapes its own `<text>`).
 
 /// Collapses control characters (invalid in XML 1.0 even when escaped) and runs of
@@ -11,6 +11,10 @@ pub(super) fn clean(text: &str, max_chars: usize) -> String {
     for c in text.chars() {
         if c.is_whitespace() || c.is_control() {
             gap = !out.is_empty();
+            continue;
+        }
+        // A bidi control, as the pages drop it (`escape`): it would reorder the label.
+        if crate::render::escape::dropped(c) {
             continue;
         }
         if gap {
@@ -67,6 +71,7 @@ mod tests {
         assert_eq!(clean("", 5), "");
         assert_eq!(clean(" \u{1}a  b\r\n", 80), "a b");
         assert_eq!(clean("ab cd ef", 6), "ab cd…");
+        assert_eq!(clean("a\u{202E}b\u{2066}c", 80), "abc");
     }
 
     proptest::proptest! {
