@@ -248,16 +248,8 @@ fn list_beneath(id: String, path: PathBuf, root: &Arc<Root>, settled_before: i12
     match input::open_beneath(&Beneath::new(Arc::clone(root), &folder)).and_then(|dir| Ok((dir.metadata()?, dir))) {
         Ok((meta, dir)) => {
             let mut recorder = Recorder::start(FileStamp::of(&meta), settled_before);
-            let run_root = Root::new(root.path.join(&folder));
-            let mut walk = Walk {
-                root,
-                run_root,
-                folder: &folder,
-                path: &path,
-                run: &mut run,
-                listed: &mut listed,
-                layout: &mut recorder,
-            };
+            let mut walk =
+                Walk { root, folder: &folder, path: &path, run: &mut run, listed: &mut listed, layout: &mut recorder };
             walk.folder_entries(&dir, Path::new(""), 0, 0);
             layout = Some(recorder);
         }
@@ -286,8 +278,6 @@ struct Walk<'a> {
     folder: &'a Path,
     /// The run folder's path as given (for `FileRef::path`).
     path: &'a Path,
-    /// The run folder itself, the root a symlink in it is resolved beneath.
-    run_root: Arc<Root>,
     run: &'a mut RunDir,
     listed: &'a mut Vec<FileRef>,
     layout: &'a mut Recorder,
@@ -355,7 +345,7 @@ impl Walk<'_> {
                 }
                 Ok(input::Entry::Symlink) => {
                     self.layout.spoil();
-                    self.symlink(shown, &rel);
+                    self.symlink(&rel, shown);
                 }
                 Ok(input::Entry::Special) => {
                     self.layout.spoil();
@@ -379,8 +369,9 @@ impl Walk<'_> {
     /// would be shown or published under the link's name, by which what a file holds is judged
     /// (a link named `env.txt` to the run's nccl-tests JSON showed the environment that JSON is
     /// withheld for). A link to a folder says so apart.
-    fn symlink(&mut self, shown: String, rel: &Path) {
-        let at = Beneath::new(Arc::clone(&self.run_root), rel);
+    fn symlink(&mut self, rel: &Path, shown: String) {
+        // Resolved beneath the run folder itself: a link out of the run is not a folder of it.
+        let at = Beneath::new(Root::new(self.root.path.join(self.folder)), rel);
         let folder = input::open_beneath(&at).and_then(|file| file.metadata()).is_ok_and(|meta| meta.is_dir());
         let (code, message) = match folder {
             true => (Code::SymlinkFolder, "a symlink to a folder; not followed (copy the folder into the run)"),

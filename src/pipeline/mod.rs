@@ -313,7 +313,7 @@ fn move_in_place(results: &[RunResult], staging: &Staging, live: &Staging) -> an
         stale.extend(live.files_under(&folder)?.into_iter().filter(|rel| !made.contains(rel)));
     }
     live.take_from(staging)?;
-    live.remove_files(stale.iter().chain(results.iter().filter(|r| r.live_site).flat_map(|r| &r.replaced)))?;
+    live.remove_files(stale.iter().chain(results.iter().flat_map(|r| &r.replaced)))?;
     Ok(())
 }
 

@@ -4,6 +4,7 @@
 //! (a U+202E in a manifest value showed the site's own text after it reversed). Markdown notes,
 //! put in unescaped, drop the same (`markdown`). Uses askama only.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// askama's `Html` escaper after `dropped` characters are left out.
@@ -12,22 +13,19 @@ pub(crate) struct Html;
 
 impl askama::filters::Escaper for Html {
     fn write_escaped_str<W: fmt::Write>(&self, dest: W, text: &str) -> fmt::Result {
-        // Every character `dropped` takes is a byte under 0x20, 0x7f, or begins with 0xc2
-        // (C1 controls), 0xd8 (U+061C) or 0xe2 (U+200E..U+2069): text without them, most of
-        // it, is escaped as it is.
-        if !text
-            .bytes()
-            .any(|b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe2))
-        {
-            return askama::filters::Html.write_escaped_str(dest, text);
-        }
         askama::filters::Html.write_escaped_str(dest, &kept(text))
     }
 }
 
-/// `text` without the characters `dropped` takes.
-pub(crate) fn kept(text: &str) -> String {
-    text.chars().filter(|c| !dropped(*c)).collect()
+/// `text` without the characters `dropped` takes; borrowed when it has none. Every such
+/// character is a byte under 0x20, 0x7f, or begins with 0xc2 (C1 controls), 0xd8 (U+061C)
+/// or 0xe2 (U+200E..U+2069), so text without those bytes, most of it, is not decoded.
+pub(crate) fn kept(text: &str) -> Cow<'_, str> {
+    let suspect = |b: u8| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe2);
+    if !text.bytes().any(suspect) || !text.chars().any(dropped) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.chars().filter(|c| !dropped(*c)).collect())
 }
 
 /// A control character but tab, line feed and carriage return, or a bidi control: the

@@ -61,13 +61,22 @@ pub(crate) fn to_html(markdown: &str, shift: usize) -> String {
         Event::Start(Tag::Table(_)) => vec![Event::Html(CowStr::Borrowed("<div class=\"table-wrap\">\n")), event],
         Event::End(TagEnd::Table) => vec![event, Event::Html(CowStr::Borrowed("</div>\n"))],
         // What the pages' escaper drops from run text (`escape`): these are put in unescaped.
-        Event::Text(text) => vec![Event::Text(super::escape::kept(&text).into())],
-        Event::Code(text) => vec![Event::Code(super::escape::kept(&text).into())],
+        Event::Text(text) => vec![Event::Text(kept(text))],
+        Event::Code(text) => vec![Event::Code(kept(text))],
         other => vec![other],
     });
     let mut out = String::new();
     html::push_html(&mut out, wrapped);
     out
+}
+
+/// `text` without what the pages' escaper drops (`escape::kept`), as it is when it has none.
+fn kept(text: CowStr<'_>) -> CowStr<'_> {
+    let cleaned = match super::escape::kept(&text) {
+        std::borrow::Cow::Owned(cleaned) => Some(cleaned),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    cleaned.map_or(text, CowStr::from)
 }
 
 fn lower(level: HeadingLevel, shift: usize) -> HeadingLevel {
