@@ -135,7 +135,7 @@ pub fn check_cpu_affinity(list: &str, max_world_size: u32) -> Result<(), String>
 pub const TIMING_ENV_PREFIXES: [&str; 3] = ["NCCL_", "TORCH_", "CUDA_"];
 /// A variable whose name holds one of these is never recorded (the same list keeps files
 /// that set one off the site).
-use crate::ingest::evidence::SECRET_MARKERS;
+use crate::ingest::secrets::SECRET_MARKERS;
 /// Settings that make every launch or wait blocking: refused unless `--force`.
 pub const BLOCKING_ENV: [(&str, &str); 2] = [("TORCH_NCCL_BLOCKING_WAIT", "1"), ("CUDA_LAUNCH_BLOCKING", "1")];
 

@@ -3,15 +3,11 @@
 //! withheld: not of a text kind (`PUBLISHED_EXTENSIONS`: nothing a browser would run from the
 //! site), larger than the file limit, unreadable, an nccl-tests `-J` JSON (it holds the
 //! process environment, which nccl-report never keeps), or text that assigns a variable whose
-//! name marks a secret (`SECRET_MARKERS`, the names `collect` never records). Uses `find` and
-//! `input`.
+//! name marks a secret (`secrets`). Uses `find`, `input` and `secrets`.
 
 use crate::ingest::find::RunFiles;
 use crate::ingest::input;
-
-/// A variable whose name holds one of these is a secret: never recorded (`collect`), and a
-/// file that assigns one (the marker a whole `_`-separated word of the name) is not published.
-pub(crate) const SECRET_MARKERS: [&str; 5] = ["TOKEN", "KEY", "SECRET", "PASSWORD", "CREDENTIAL"];
+use crate::ingest::secrets::{secret_line, streamed_secret_line};
 
 /// One archived input: its run-relative path (as stored, `.gz` included), its stored size, and
 /// its bytes or why they are not published.
@@ -70,130 +66,5 @@ fn published(at: &input::Beneath, rel: &str, len: u64, limits: input::Limits) ->
     match secret {
         Some(line) => Err(format!("withheld: line {line} of {rel} sets a variable named like a secret")),
         None => Ok(stored),
-    }
-}
-
-/// The 1-based line of the first line that assigns a name holding a secret marker
-/// (`assigns_secret`): such a file is not published, and an artifact shown on the run page is
-/// shown as withheld (`load`).
-pub(crate) fn secret_line(text: &[u8]) -> Option<usize> {
-    text.split(|b| *b == b'\n').position(assigns_secret).map(|i| i + 1)
-}
-
-/// `secret_line` of what `reader` gives, read a block at a time: a line is looked at in
-/// pieces as it comes, each with the last `OVERLAP` bytes before it, so memory stays a block
-/// and an overlap however long a line is, and an assignment whose name is shorter than the
-/// overlap is seen wherever it lies.
-fn streamed_secret_line(mut reader: impl std::io::BufRead) -> std::io::Result<Option<usize>> {
-    const OVERLAP: usize = 4096;
-    let (mut line, mut number) = (Vec::new(), 1);
-    loop {
-        let block = reader.fill_buf()?;
-        if block.is_empty() {
-            return Ok(assigns_secret(&line).then_some(number));
-        }
-        let taken = block.len();
-        let mut rest = block;
-        while let Some(end) = memchr::memchr(b'\n', rest) {
-            line.extend_from_slice(&rest[..end]);
-            if assigns_secret(&line) {
-                return Ok(Some(number));
-            }
-            line.clear();
-            number += 1;
-            rest = &rest[end + 1..];
-        }
-        line.extend_from_slice(rest);
-        if line.len() > OVERLAP {
-            if assigns_secret(&line) {
-                return Ok(Some(number));
-            }
-            line.drain(..line.len() - OVERLAP);
-        }
-        reader.consume(taken);
-    }
-}
-
-/// Whether `line` assigns a NAME (letters, digits, `_`) naming a secret: one of its
-/// `_`-separated words is a marker (`HF_TOKEN`, `api_key`; not `tokens`), followed by `=` or
-/// `:`, after a closing quote and blanks if any (`NAME=`, `NAME = `, `NAME: `, `"NAME": ` of
-/// JSON or YAML, `'NAME' =`), but not `==` or `::` (a comparison, a path).
-fn assigns_secret(line: &[u8]) -> bool {
-    let mut start = 0;
-    for (i, &b) in line.iter().enumerate() {
-        if b.is_ascii_alphanumeric() || b == b'_' {
-            continue;
-        }
-        if i > start && assigned_after(&line[i..]) {
-            let name = String::from_utf8_lossy(&line[start..i]).to_ascii_uppercase();
-            if name.split('_').any(|word| SECRET_MARKERS.contains(&word)) {
-                return true;
-            }
-        }
-        start = i + 1;
-    }
-    false
-}
-
-/// Whether what follows a name assigns it: an optional closing quote, blanks, then `=` or `:`
-/// not doubled.
-fn assigned_after(rest: &[u8]) -> bool {
-    let rest = rest.strip_prefix(b"\"").or_else(|| rest.strip_prefix(b"'")).unwrap_or(rest);
-    let blanks = rest.iter().take_while(|b| **b == b' ' || **b == b'\t').count();
-    match &rest[blanks..] {
-        [b'=' | b':', next, ..] => next != &rest[blanks],
-        [b'=' | b':'] => true,
-        _ => false,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lines_setting_secret_names_are_found() {
-        assert_eq!(secret_line(b"NCCL_DEBUG=INFO\nexport HF_TOKEN=abc\n"), Some(2));
-        assert_eq!(secret_line(b"aws_secret_access_key: x\n"), Some(1));
-        assert_eq!(secret_line(b"timing_env=NCCL_ALGO=Ring\nkeys are fine\nMONKEY_BUSINESS\n"), None);
-        assert_eq!(secret_line(b"a PASSWORD=hunter2"), Some(1));
-        assert_eq!(secret_line(b""), None);
-        assert_eq!(secret_line(b"decode tokens=1;tp=2 decode_tokens=128\n"), None);
-    }
-
-    #[test]
-    fn a_streamed_scan_finds_what_a_whole_one_does_across_blocks_and_in_long_lines() {
-        let long = "x".repeat(20_000);
-        let texts = [
-            "a=1\nb=2\nexport HF_TOKEN=abc\n".to_string(),
-            format!("{long}\n{long} API_KEY=1 {long}\n"),
-            format!("{long}{long} no secret here\nlast PASSWORD=x"),
-            format!("{long}\nnothing\n"),
-            String::new(),
-        ];
-        for text in &texts {
-            // Blocks of 13 bytes: every boundary falls somewhere in the line.
-            let streamed = streamed_secret_line(std::io::BufReader::with_capacity(13, text.as_bytes())).unwrap();
-            assert_eq!(streamed, secret_line(text.as_bytes()), "{}", &text[..text.len().min(40)]);
-        }
-        assert_eq!(streamed_secret_line(&b"x\ny\nHF_TOKEN: 1"[..]).unwrap(), Some(3));
-    }
-
-    #[test]
-    fn secrets_set_with_blanks_quotes_or_json_are_found_and_comparisons_are_not() {
-        for line in [
-            &b"HF_TOKEN = hf_abc"[..],
-            b"{\"HF_TOKEN\": \"hf_abc\"}",
-            b"{\"api_key\":\"x\"}",
-            b"'WANDB_API_KEY' = 'x'",
-            b"export AWS_SECRET_ACCESS_KEY=x",
-            b"password:\tx",
-            b"HF_TOKEN:",
-        ] {
-            assert_eq!(secret_line(line), Some(1), "{}", String::from_utf8_lossy(line));
-        }
-        for line in [&b"if TOKEN == x"[..], b"Token::new()", b"tokens = 128", b"keys: 3", b"HF_TOKEN"] {
-            assert_eq!(secret_line(line), None, "{}", String::from_utf8_lossy(line));
-        }
     }
 }

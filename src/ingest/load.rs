@@ -46,7 +46,7 @@ pub fn load_tables(run: &RunDir, limits: Limits) -> RawRun {
     for file in &files.other_artifacts {
         if let Some(text) = read_text(file, limits, &mut raw.diagnostics) {
             // Shown on the run page: never a line that sets a secret (not even kept).
-            let text = match crate::ingest::evidence::secret_line(text.as_bytes()) {
+            let text = match crate::ingest::secrets::secret_line(text.as_bytes()) {
                 Some(line) => format!("(withheld: line {line} sets a variable named like a secret)"),
                 None if kept >= ARTIFACTS_KEPT_BYTES => {
                     format!(

@@ -1,4 +1,4 @@
-//! Reading runs: finding run folders, opening untrusted files safely, telling file kinds, parsing bytes into `core::model`, loading a run, and `inspect`.
+//! Reading runs: finding run folders, opening untrusted files safely, telling file kinds, parsing bytes into `core::model`, loading a run, finding lines that set secrets, and `inspect`.
 
 pub(crate) mod archived;
 pub(crate) mod evidence;
@@ -12,4 +12,5 @@ pub mod layout;
 mod layout_tests;
 pub mod load;
 pub(crate) mod parse;
+pub(crate) mod secrets;
 pub mod stamp;
