@@ -526,10 +526,16 @@ pub(crate) fn read_all(at: &Beneath, limit: u64) -> io::Result<Vec<u8>> {
 }
 
 /// Reads a file's bytes as stored (a `*.gz` stays compressed), through the same safe open;
-/// a file of more than `limit` stored bytes is an error.
+/// a file of more than `limit` stored bytes is an error. The buffer is made the `fstat` size
+/// plus one byte and the file read straight into it: one read for a whole file, no zeroing,
+/// no regrowth (a file that grew since is read on to its end or the limit).
 pub(crate) fn read_stored(at: &Beneath, limit: u64) -> io::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    Limited { inner: open_regular(at)?, left: limit, limit }.read_to_end(&mut out)?;
+    let (file, len) = open_regular_sized(at)?;
+    let room = usize::try_from(len.min(limit)).unwrap_or(0).saturating_add(1);
+    let mut out = Vec::with_capacity(room);
+    if file.take(limit.saturating_add(1)).read_to_end(&mut out)? as u64 > limit {
+        return Err(too_large(limit));
+    }
     Ok(out)
 }
 
@@ -615,6 +621,27 @@ mod tests {
         let mut lines = String::new();
         assert!(open(&at(&gz), 4096).unwrap().read_to_string(&mut lines).is_err());
         assert_eq!(read_all(&at(&gz), 1 << 20).unwrap().len(), 1 << 20);
+    }
+
+    #[test]
+    fn stored_bytes_are_read_whole_up_to_the_limit_and_not_decompressed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.log");
+        let text: Vec<u8> = (0..300_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(read_stored(&at(&path), 300_000).unwrap(), text);
+        assert_eq!(read_stored(&at(&path), u64::MAX).unwrap(), text);
+        let error = read_stored(&at(&path), 299_999).unwrap_err();
+        assert!(error.to_string().contains("limit of 299999 bytes"), "{error}");
+        std::fs::write(&path, b"").unwrap();
+        assert!(read_stored(&at(&path), 0).unwrap().is_empty());
+        let gz = dir.path().join("b.log.gz");
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut encoder, &text).unwrap();
+        let stored = encoder.finish().unwrap();
+        std::fs::write(&gz, &stored).unwrap();
+        assert_eq!(read_stored(&at(&gz), 1 << 20).unwrap(), stored);
+        assert!(read_stored(&at(dir.path()), 1 << 20).is_err());
     }
 
     #[test]
