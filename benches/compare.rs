@@ -3,7 +3,7 @@
 //! on the samples: loading a run is measured by the parse benchmark). Prints the best of
 //! `BENCH_REPEAT` passes (default 5).
 
-use nccl_report::analysis::comparison::engine::{add_intervals, compare, Context};
+use nccl_report::analysis::comparison::engine::{add_intervals, compare, expect_intervals, Context};
 use nccl_report::analysis::comparison::history::{medians, WINDOW};
 use nccl_report::analysis::comparison::samples::{CaseSamples, Family};
 use std::time::Instant;
@@ -42,6 +42,7 @@ fn main() {
     for _ in 0..repeat {
         let start = Instant::now();
         let mut outcome = compare(&base, &cand, &context);
+        expect_intervals([(base.as_slice(), cand.as_slice())]);
         add_intervals(&mut outcome, &base, &cand);
         best = best.min(start.elapsed().as_secs_f64());
         flagged = outcome.cases.iter().filter(|c| c.ci_low.is_some()).count();

@@ -1,7 +1,8 @@
 //! The build's comparison stage: every run's baseline (`comparison::baseline`, the rule
 //! `compare` uses), a stamp of everything its comparison depends on, and, for each run whose
-//! comparison is new or stale, the comparison itself (`comparison::compare` on the digests'
-//! per-cycle samples), spliced into its run page (every case: no compare page besides) and
+//! comparison is new or stale, the comparison itself (`comparison::compare_counted` on the
+//! digests' per-cycle samples, a chunk's bootstrap intervals counted before any is drawn),
+//! spliced into its run page (every case: no compare page besides) and
 //! its index verdict. A run whose stamp is unchanged keeps
 //! its cached page, so a build that adds the newest run compares only that run (and re-links
 //! its baseline's page, which lists the runs compared with it).
@@ -155,6 +156,11 @@ pub(super) fn compare_runs(
                 Ok((i, Loaded { key, samples, medians }))
             })
             .collect::<anyhow::Result<_>>()?;
+        // Every interval of the chunk counted before any is drawn (`expect_intervals`).
+        comparison::engine::expect_intervals(chunk.iter().filter_map(|&i| {
+            let base = plan.choices[i].id().and_then(|id| by_id.get(id))?;
+            Some((loaded.get(base)?.samples.as_slice(), loaded.get(&i)?.samples.as_slice()))
+        }));
         let updates: Vec<(usize, Update)> = chunk
             .par_iter()
             .map(|&i| Ok((i, compare_one(results, i, plan, &by_id, &loaded, context)?)))
@@ -267,5 +273,5 @@ fn report_of(
     };
     let history = plan.replicates.of(i).iter().map(|j| loaded[j].medians.clone()).collect();
     let caveats = loaded[&b].key.caveats(&loaded[&i].key);
-    Ok(comparison::compare(&side(b), &side(i), history, caveats, &choice.source()))
+    Ok(comparison::compare_counted(&side(b), &side(i), history, caveats, &choice.source()))
 }

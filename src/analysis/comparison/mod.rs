@@ -167,6 +167,20 @@ pub fn compare(
     caveats: Vec<key::KeyDifference>,
     baseline_source: &str,
 ) -> Report {
+    engine::expect_intervals([(base.samples, candidate.samples)]);
+    compare_counted(base, candidate, history, caveats, baseline_source)
+}
+
+/// `compare`, for a caller that counted the intervals of all its comparisons first
+/// (`engine::expect_intervals`), so that the bootstrap streams they share are made before
+/// any is drawn.
+pub fn compare_counted(
+    base: &Side,
+    candidate: &Side,
+    history: Vec<BTreeMap<String, f64>>,
+    caveats: Vec<key::KeyDifference>,
+    baseline_source: &str,
+) -> Report {
     let key_differences = base.key.differences(candidate.key);
     let history_runs = history.len();
     let context =

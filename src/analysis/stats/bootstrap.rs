@@ -255,20 +255,35 @@ fn resampled_medians(values: &[f64], which: u64, seed: u64) -> impl Iterator<Ite
     })
 }
 
-/// The (low, high) percentiles of `LEVEL` of the bootstrap distribution (nearest rank).
-fn interval(mut estimates: Vec<f64>) -> (f64, f64) {
+/// The (low, high) percentiles of `LEVEL` of the bootstrap distribution (nearest rank), in
+/// `f64::total_cmp` order. Selected on integer keys of that order (`total_order_key`): the
+/// same values, without a float comparison per step.
+fn interval(estimates: impl Iterator<Item = f64>) -> (f64, f64) {
+    let mut keys: Vec<i64> = estimates.map(total_order_key).collect();
     let tail = (1.0 - LEVEL) / 2.0;
-    let last = estimates.len() - 1;
+    let last = keys.len() - 1;
     let rank = |q: f64| ((q * last as f64).round() as usize).min(last);
-    let low = *estimates.select_nth_unstable_by(rank(tail), f64::total_cmp).1;
-    let high = *estimates.select_nth_unstable_by(rank(1.0 - tail), f64::total_cmp).1;
-    (low, high)
+    let low = *keys.select_nth_unstable(rank(tail)).1;
+    let high = *keys.select_nth_unstable(rank(1.0 - tail)).1;
+    (from_total_order_key(low), from_total_order_key(high))
+}
+
+/// An integer whose order is `f64::total_cmp`'s (the transform `total_cmp` itself makes):
+/// negative numbers' magnitude bits flipped.
+fn total_order_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
+}
+
+/// The `f64` of a `total_order_key` (the transform is its own inverse).
+fn from_total_order_key(key: i64) -> f64 {
+    f64::from_bits((key ^ (((key >> 63) as u64) >> 1) as i64) as u64)
 }
 
 /// Interval of median(cand) / median(base): each sample resampled on its own.
 pub(crate) fn ratio_of_medians(base: &[f64], cand: &[f64], seed: u64) -> (f64, f64) {
     let candidates = resampled_medians(cand, 1, seed >> 32);
-    interval(resampled_medians(base, 0, seed).zip(candidates).map(|(b, c)| c / b).collect())
+    interval(resampled_medians(base, 0, seed).zip(candidates).map(|(b, c)| c / b))
 }
 
 #[cfg(test)]
@@ -277,7 +292,45 @@ mod tests {
 
     /// Interval of the median of `values` (the resampler's coverage is tested on it).
     fn median_interval(values: &[f64], seed: u64) -> (f64, f64) {
-        interval(resampled_medians(values, 0, seed).collect())
+        interval(resampled_medians(values, 0, seed))
+    }
+
+    #[test]
+    fn integer_keys_order_floats_as_total_cmp_and_give_them_back() {
+        let values = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -f64::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            f64::MIN_POSITIVE,
+            1.0,
+            1.0 + f64::EPSILON,
+            3e200,
+            f64::INFINITY,
+            f64::NAN,
+            -f64::NAN,
+        ];
+        for a in values {
+            assert_eq!(from_total_order_key(total_order_key(a)).to_bits(), a.to_bits());
+            for b in values {
+                assert_eq!(total_order_key(a).cmp(&total_order_key(b)), a.total_cmp(&b), "{a} {b}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn intervals_select_what_a_float_selection_selects(values in proptest::collection::vec(-1e6f64..1e6, 1..300)) {
+            let mut sorted = values.clone();
+            sorted.sort_by(f64::total_cmp);
+            let last = sorted.len() - 1;
+            let at = |q: f64| sorted[((q * last as f64).round() as usize).min(last)];
+            let tail = (1.0 - LEVEL) / 2.0;
+            let (low, high) = interval(values.into_iter());
+            proptest::prop_assert_eq!((low.to_bits(), high.to_bits()), (at(tail).to_bits(), at(1.0 - tail).to_bits()));
+        }
     }
 
     #[test]
