@@ -7,7 +7,9 @@
 //! text of about `BENCH_LOG_BYTES` each (default 16 MiB; NCCL 2.28 INIT/GRAPH lines, then one
 //! COLL line per call, TUNING lines in the 4-rank nccl-tests log), best of `BENCH_REPEAT`
 //! passes on one thread, in MB/s of decompressed text (page cache warm after the first pass);
-//! then the same logs with a timestamp and an MPI tag in front of every line.
+//! then the search for lines that set a secret over the same logs (what publishing them as
+//! evidence costs beyond reading); then the same logs with a timestamp and an MPI tag in front
+//! of every line.
 //!
 //! Settings (environment): `BENCH_RUNS` (a runs folder; default: a generated corpus of 100
 //! runs in the seed layout without logs, under `target/bench/parse-100`), `BENCH_REPEAT`
@@ -18,7 +20,7 @@ mod common;
 
 use nccl_report::ingest::input::Limits;
 use nccl_report::synth::{generate, SynthOptions};
-use nccl_report::{analysis::summarize, ingest::find, ingest::load};
+use nccl_report::{analysis::summarize, ingest::find, ingest::load, ingest::secrets};
 use rayon::prelude::*;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -105,6 +107,7 @@ fn log_scan(repeat: usize) {
     }
     let (runs, _) = find::find_runs(&dir.join("runs")).unwrap();
     scan_speed("NCCL log scan", &runs[0], repeat);
+    secret_speed(&runs[0], repeat);
     // The same logs as a Python logger writing mpirun's tagged output would keep them: a
     // different timestamp on every line, so every line's host is looked up again.
     let prefixed = dir.join("prefixed");
@@ -145,6 +148,28 @@ fn scan_speed(label: &str, run: &find::RunDir, repeat: usize) {
     println!(
         "{label}, one thread: {} files, {:.1} MB in {:.3} s = {:.0} MB/s",
         run.files.nccl_logs.len(),
+        bytes as f64 / 1e6,
+        best,
+        bytes as f64 / 1e6 / best
+    );
+}
+
+/// MB/s of the search for lines that set a secret (`secrets::secret_line`, what every
+/// published file goes through) over the same logs in memory, on one thread.
+fn secret_speed(run: &find::RunDir, repeat: usize) {
+    let texts: Vec<Vec<u8>> = run.files.nccl_logs.iter().map(|f| std::fs::read(&f.path).unwrap()).collect();
+    let bytes: usize = texts.iter().map(Vec::len).sum();
+    let best = (0..repeat.max(2))
+        .map(|_| {
+            let t = Instant::now();
+            for text in &texts {
+                assert_eq!(std::hint::black_box(secrets::secret_line(text)), None);
+            }
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::MAX, f64::min);
+    println!(
+        "secret search (evidence), one thread: {:.1} MB in {:.3} s = {:.0} MB/s",
         bytes as f64 / 1e6,
         best,
         bytes as f64 / 1e6 / best

@@ -12,5 +12,5 @@ pub mod layout;
 mod layout_tests;
 pub mod load;
 pub(crate) mod parse;
-pub(crate) mod secrets;
+pub mod secrets;
 pub mod stamp;
