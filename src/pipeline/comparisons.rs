@@ -156,10 +156,12 @@ pub(super) fn compare_runs(
                 Ok((i, Loaded { key, samples, medians }))
             })
             .collect::<anyhow::Result<_>>()?;
-        // Every interval of the chunk counted before any is drawn (`expect_intervals`).
+        // Every interval of the chunk counted before any is drawn (`expect_intervals`): the
+        // runs `report_of` compares, those whose baseline is ok.
         comparison::engine::expect_intervals(chunk.iter().filter_map(|&i| {
             let base = plan.choices[i].id().and_then(|id| by_id.get(id))?;
-            Some((loaded.get(base)?.samples.as_slice(), loaded.get(&i)?.samples.as_slice()))
+            let ok = results[*base].card.status == RunStatus::Ok;
+            ok.then_some((loaded.get(base)?.samples.as_slice(), loaded.get(&i)?.samples.as_slice()))
         }));
         let updates: Vec<(usize, Update)> = chunk
             .par_iter()

@@ -359,8 +359,8 @@ fn not_comparable(s: &CaseSamples, base_cycles: usize, candidate_cycles: usize, 
 }
 
 /// Tells the bootstrap the sample sizes of every interval that `add_intervals` will draw for
-/// these (base, candidate) pairs: one per case in both runs whose values are usable, which is
-/// every case `compare` gives a ratio. `bootstrap::expect` then makes, at once and in parallel,
+/// these (base, candidate) pairs: one per case in both runs with values on both sides, all
+/// usable, which is every case `compare` gives a ratio. `bootstrap::expect` then makes, at once and in parallel,
 /// the streams that enough of them read. A caller comparing many runs counts them all before
 /// drawing any: counted run by run, while one thread made a stream the others' intervals drew
 /// their resamples alone (the same ranks, at up to 65 times the work).
@@ -370,7 +370,9 @@ pub fn expect_intervals<'a>(pairs: impl IntoIterator<Item = (&'a [CaseSamples], 
         let cand_by_key: BTreeMap<String, &CaseSamples> = cand.iter().map(|c| (c.key(), c)).collect();
         for b in base {
             if let Some(c) = cand_by_key.get(&b.key()) {
-                if super::samples::unusable(&b.values, &c.values).is_none() {
+                // `compare` gives a ratio to exactly these: both sides measured, every value usable.
+                let measured = !b.values.is_empty() && !c.values.is_empty();
+                if measured && super::samples::unusable(&b.values, &c.values).is_none() {
                     sizes.extend([(b.values.len(), 0), (c.values.len(), 1)]);
                 }
             }
@@ -522,6 +524,21 @@ mod tests {
         assert_eq!(shift.verdict, Verdict::Slower);
         let two = compare(&base[..2], &cand[..2], &context(&base[0], &LEVELS));
         assert!(two.shifts.is_empty(), "two cases make no shift");
+    }
+
+    #[test]
+    fn intervals_are_counted_for_the_cases_given_a_ratio_only() {
+        // Cases with no values on one side get no ratio: counting them (sample size 0) would
+        // make a stream of empty samples, which has no median.
+        let base: Vec<CaseSamples> =
+            (0..70).map(|i| CaseSamples { case: format!("c{i}"), ..case("time_us", false, &[]) }).collect();
+        let cand: Vec<CaseSamples> =
+            (0..70).map(|i| CaseSamples { case: format!("c{i}"), ..case("time_us", false, &[5.0; 7]) }).collect();
+        let mut outcome = compare(&base, &cand, &context(&base[0], &LEVELS));
+        assert!(outcome.cases.iter().all(|c| c.ratio.is_none()));
+        expect_intervals([(base.as_slice(), cand.as_slice())]);
+        add_intervals(&mut outcome, &base, &cand);
+        assert!(outcome.cases.iter().all(|c| c.ci_low.is_none()));
     }
 
     #[test]

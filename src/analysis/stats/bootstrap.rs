@@ -145,7 +145,8 @@ fn stream_seed(n: usize, which: u64) -> u64 {
 /// finds its stream being made draws alone, nobody waits).
 pub(crate) fn expect(keys: impl IntoIterator<Item = (usize, u64)>) {
     let mut wanted: HashMap<(usize, u64), usize> = HashMap::new();
-    for key in keys {
+    // An empty sample has no median and no stream.
+    for key in keys.into_iter().filter(|&(n, _)| n > 0) {
         *wanted.entry(key).or_default() += 1;
     }
     let due: Vec<(usize, u64)> = {
