@@ -58,13 +58,51 @@ fn published(at: &input::Beneath, rel: &str, len: u64, limits: input::Limits) ->
     }
     let stored = input::read_stored(at, limit).map_err(|e| format!("withheld: {e}"))?;
     let secret = if input::is_gzip(&at.rel) {
-        // Streamed: a `.gz` may decompress to up to `limits.log` (2 GiB), never held whole.
-        input::open(at, limits.log).and_then(streamed_secret_line).map_err(|e| format!("withheld: {e}"))?
+        // The stored bytes, decompressed as they are searched: a `.gz` may decompress to up
+        // to `limits.log` (2 GiB), never held whole, and the bytes published are the ones checked.
+        streamed_secret_line(input::gunzip_stored(&stored, limits.log)).map_err(|e| format!("withheld: {e}"))?
     } else {
         secret_line(&stored)
     };
     match secret {
         Some(line) => Err(format!("withheld: line {line} of {rel} sets a variable named like a secret")),
         None => Ok(stored),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write as _;
+
+    fn gzip(text: &[u8]) -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(text).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    /// A `.gz` is published as stored when its text sets no secret, withheld (naming the
+    /// line) when it does, and withheld when it decompresses past the log limit.
+    #[test]
+    fn a_gzipped_file_is_checked_decompressed_and_published_as_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, bytes: &[u8]| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            input::Beneath::file(&path).unwrap()
+        };
+        let limits = input::Limits::DEFAULT;
+        let clean = gzip(b"NCCL INFO a\nNCCL INFO b\n");
+        let at = write("clean.log.gz", &clean);
+        assert_eq!(published(&at, "clean.log.gz", clean.len() as u64, limits), Ok(clean));
+        let secret = gzip(b"a\nb\nexport HF_TOKEN=hf_x\n");
+        let at = write("secret.log.gz", &secret);
+        let why = published(&at, "secret.log.gz", secret.len() as u64, limits).unwrap_err();
+        assert_eq!(why, "withheld: line 3 of secret.log.gz sets a variable named like a secret");
+        let big = gzip(&vec![b'x'; 1 << 16]);
+        let at = write("big.log.gz", &big);
+        let small = input::Limits { log: 1000, ..limits };
+        let why = published(&at, "big.log.gz", big.len() as u64, small).unwrap_err();
+        assert!(why.contains("limit of 1000 bytes"), "{why}");
     }
 }

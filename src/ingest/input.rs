@@ -464,6 +464,13 @@ pub(crate) fn open(at: &Beneath, limit: u64) -> io::Result<Box<dyn BufRead + Sen
     Ok(Box::new(BufReader::with_capacity(1 << 16, limited_reader(at, limit)?)))
 }
 
+/// The contents of `stored`, the bytes of a `*.gz` already read as stored (`read_stored`),
+/// decompressed as they are read; reading past `limit` decompressed bytes fails. What is
+/// checked of a file is then what was read of it, not a second read.
+pub(crate) fn gunzip_stored(stored: &[u8], limit: u64) -> impl BufRead + '_ {
+    BufReader::with_capacity(1 << 16, Limited { inner: Gunzip::new(stored), left: limit, limit })
+}
+
 /// The most `with_contents` reads at once (larger files are read on in chunks).
 const FIRST_READ_MAX: u64 = 64 << 20;
 /// The largest buffer a thread keeps for the next file (a larger one is freed).
