@@ -317,22 +317,17 @@ impl Walk<'_> {
             let rel = rel.join(&name);
             let shown = slashed(&rel);
             if name.to_str().is_none() {
-                self.layout.spoil();
-                let message = "a name that is not UTF-8; not read";
-                self.run.diagnostics.push(Diagnostic::warning(Code::NotUtf8Name, shown, None, message));
+                self.not_read(Code::NotUtf8Name, shown, "a name that is not UTF-8; not read");
                 continue;
             }
             if shown.len() > MAX_PATH_BYTES {
-                self.layout.spoil();
-                let message = format!("a path over {MAX_PATH_BYTES} bytes; not read");
-                self.run.diagnostics.push(Diagnostic::warning(Code::TooDeep, shown, None, message));
+                self.not_read(Code::TooDeep, shown, format!("a path over {MAX_PATH_BYTES} bytes; not read"));
                 continue;
             }
             match input::entry_at(dir, &name) {
                 Ok(input::Entry::Folder(_, _)) if depth + 1 > MAX_DEPTH => {
-                    self.layout.spoil();
                     let message = format!("a folder more than {MAX_DEPTH} levels below the run folder; not read");
-                    self.run.diagnostics.push(Diagnostic::warning(Code::TooDeep, shown, None, message));
+                    self.not_read(Code::TooDeep, shown, message);
                 }
                 Ok(input::Entry::Folder(sub, stat)) => {
                     self.folder_warning(&rel, &shown);
@@ -362,6 +357,12 @@ impl Walk<'_> {
                 }
             }
         }
+    }
+
+    /// An entry left unread, with a warning saying why (the layout cannot be trusted then).
+    fn not_read(&mut self, code: Code, shown: String, message: impl Into<String>) {
+        self.layout.spoil();
+        self.run.diagnostics.push(Diagnostic::warning(code, shown, None, message));
     }
 
     /// A symlink: not followed, whatever it names. Another run's file or one of the runs
