@@ -148,7 +148,12 @@ impl RunFolders {
     /// The stamps now of the files of run `id` as `layout` (of an earlier walk) has them, when
     /// its folders are unchanged since (`Layout::recheck`).
     pub fn recheck(&self, id: &str, layout: &Layout) -> Option<Vec<FileStamp>> {
-        layout.recheck(&Beneath::new(Arc::clone(&self.beneath), Path::new(id)))
+        layout.recheck(&self.folder_of(id))
+    }
+
+    /// Run `id`'s folder, beneath the runs folder: its files are opened beneath it.
+    pub(crate) fn folder_of(&self, id: &str) -> Beneath {
+        Beneath::new(Arc::clone(&self.beneath), Path::new(id))
     }
 }
 

@@ -101,6 +101,11 @@ impl Beneath {
         Beneath { root, rel: rel.into() }
     }
 
+    /// `rel` under this one, beneath the same folder.
+    pub(crate) fn join(&self, rel: impl AsRef<Path>) -> Beneath {
+        Beneath { root: Arc::clone(&self.root), rel: self.rel.join(rel) }
+    }
+
     /// A file the user named directly (`inspect FILE`): the path is resolved first (the user's
     /// own symlinks are followed, as they named it), then opened beneath its folder, so only
     /// its own name is walked.

@@ -16,7 +16,13 @@
 //! with its place and content hash, and a file is copied into a new site only after its hash
 //! is checked, so editing the site (or the cache) can never change what a later build
 //! publishes. A comparison appends the files it changes to the pack; the pack is written
-//! again without the bytes no file uses any more once they outweigh the rest.
+//! again without the bytes no file uses any more once they outweigh the rest. An archived
+//! input published as it is stored (evidence: most of a site's bytes where runs keep large
+//! NCCL logs) is not copied into the pack, which would double those logs on disk and in the
+//! build's writes: its record names its path in the run folder, and when it must be put back
+//! it is read from there (beneath the runs folder, as stored) and its hash checked, so it is
+//! still the bytes searched for secrets when it was published; an input changed since is not
+//! put back, and its run is built again.
 //!
 //! Carrying unchanged runs without copying: after each commit the stamp (size, mtime, ctime,
 //! inode) of every file of a cached run in the live site is recorded beside the entry
@@ -44,7 +50,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bumped whenever the cache layout changes.
-const FORMAT: &str = "nccl-report-cache-12";
+const FORMAT: &str = "nccl-report-cache-13";
 /// The units of the site last committed (`Cache::units`).
 const UNITS: &str = "page-units.json";
 /// Beside an entry: the run's digest (MessagePack: `digest_pack::encode`).
@@ -214,13 +220,23 @@ fn read_head(path: &Path) -> Option<EntryHead> {
 }
 
 /// A rendered file of a run kept in the cache: its site path, the hash of its bytes, and
-/// where they lie in the entry's pack (`len` bytes from byte `at`).
+/// where they lie: `len` bytes from byte `at` of the entry's pack, or, for an archived input
+/// published as it is stored (`source`, its path in the run folder), that input itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct CachedFile {
     pub rel: String,
     pub hash: String,
     pub at: u64,
     pub len: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+/// An archived input of a run published as it is stored (evidence): its site file, and its
+/// path in the run folder, where the cache reads it again when it must (`CachedFile::source`).
+pub(crate) struct ArchivedFile {
+    pub file: OutputFile,
+    pub source: String,
 }
 
 /// What the current site was built from: each run folder's key, the cross-run pages' key,
@@ -389,12 +405,20 @@ impl Cache {
 
     /// Puts a cached entry's files into the new site: hard-linked from the live site `live`
     /// where the file there still has the stamp recorded at the last commit, else copied from
-    /// the cache after its hash is checked; false when any file is missing, altered or cannot
-    /// be written (the run is rebuilt; the files already put are removed again).
-    pub(crate) fn restore(&self, entry: &CacheEntry, run_id: &str, staging: &Staging, live: &Path) -> bool {
+    /// the cache (an archived input: from the run's folder `run`) after its hash is checked;
+    /// false when any file is missing, altered or cannot be written (the run is rebuilt; the
+    /// files already put are removed again).
+    pub(crate) fn restore(
+        &self,
+        entry: &CacheEntry,
+        run_id: &str,
+        run: &Beneath,
+        staging: &Staging,
+        live: &Path,
+    ) -> bool {
         let dir = self.entry_dir(run_id);
         let committed = read_site_stamps(&dir);
-        let mut pack = Pack::new(&dir);
+        let mut pack = Pack::new(&dir, Some(run));
         let mut live = LiveFiles::new(live);
         let restored = entry.files.iter().all(|file| {
             crate::pipeline::write::is_safe_relative(&file.rel)
@@ -413,7 +437,8 @@ impl Cache {
         restored
     }
 
-    /// For a site updated in place: puts back, from the cache and after its hash is checked,
+    /// For a site updated in place: puts back, from the cache (an archived input: from the
+    /// run's folder `run`) and after its hash is checked,
     /// every file of a cached run whose stamp in the live site `live` is not the one recorded
     /// at the last commit (a file edited by hand, or missing). Returns what it found, or
     /// `None` when a file cannot be put back (the run is then built again). `print` is the
@@ -425,6 +450,7 @@ impl Cache {
         run_id: &str,
         key: Option<&str>,
         print: u64,
+        run: &Beneath,
         staging: &Staging,
         live: &Path,
     ) -> Option<LiveRun> {
@@ -441,7 +467,7 @@ impl Cache {
             return Some(LiveRun::Intact);
         }
         let entry = self.entry_as_keyed(run_id, key, print)?;
-        let mut pack = Pack::new(&dir);
+        let mut pack = Pack::new(&dir, Some(run));
         let mut repaired = 0;
         for file in &entry.files {
             if !crate::pipeline::write::is_safe_relative(&file.rel) {
@@ -476,8 +502,9 @@ impl Cache {
     }
 
     /// Records a run's entry and its own copy of the run's rendered files (its digest is kept
-    /// after, by `DigestStore::put`). The entry is written last: a build killed before leaves
-    /// no entry, so the run is built again.
+    /// after, by `DigestStore::put`), and the hashes of its archived inputs published as they
+    /// are stored (`archived`), whose bytes stay in the run folder. The entry is written last:
+    /// a build killed before leaves no entry, so the run is built again.
     pub(crate) fn store(
         &self,
         run_id: &str,
@@ -485,6 +512,7 @@ impl Cache {
         card: RunCard,
         problem: Option<String>,
         files: &[OutputFile],
+        archived: &[ArchivedFile],
     ) -> io::Result<CacheEntry> {
         let dir = self.entry_dir(run_id);
         if dir.exists() {
@@ -492,8 +520,11 @@ impl Cache {
         }
         fs::create_dir_all(&dir)?;
         let mut pack = io::BufWriter::new(fs::File::create(dir.join(PACK))?);
-        let cached = pack_files(&mut pack, files, 0)?;
+        let mut cached = pack_files(&mut pack, files, 0)?;
         pack.flush()?;
+        for ArchivedFile { file, source } in archived {
+            cached.push(CachedFile { source: Some(source.clone()), ..record(file, 0)? });
+        }
         let Keyed { key, inputs, stamps } = keyed;
         let entry = CacheEntry { key, inputs, stamps, card, problem, files: cached, comparison: None };
         write_entry(&dir.join(ENTRY), &entry)?;
@@ -518,8 +549,8 @@ impl Cache {
         // A missing pack counts as all waste: it is written again, which drops the entry
         // when an old file is kept (its bytes are gone).
         let end = fs::metadata(&path).map_or(u64::MAX, |meta| meta.len());
-        let live: u64 =
-            entry.files.iter().map(|f| f.len).sum::<u64>() + files.iter().map(|f| f.bytes.len() as u64).sum::<u64>();
+        let live: u64 = entry.files.iter().filter(|f| f.source.is_none()).map(|f| f.len).sum::<u64>()
+            + files.iter().map(|f| f.bytes.len() as u64).sum::<u64>();
         if end > 2 * live {
             // Mostly bytes no file uses: the pack is written again with only the files in use,
             // one file in memory at a time. A damaged pack drops the entry (the run is built
@@ -527,10 +558,14 @@ impl Cache {
             // moot).
             let temp = dir.join(format!("{PACK}.new"));
             let mut out = io::BufWriter::new(fs::File::create(&temp)?);
-            let mut pack = Pack::new(&dir);
+            let mut pack = Pack::new(&dir, None);
             let mut kept = Vec::with_capacity(entry.files.len() + files.len());
             let mut at = 0;
             for old in &entry.files {
+                if old.source.is_some() {
+                    kept.push(old.clone());
+                    continue;
+                }
                 let Some(bytes) = pack.bytes_of(old) else {
                     drop(out);
                     let _ = fs::remove_file(&temp);
@@ -779,28 +814,45 @@ fn record(file: &OutputFile, at: u64) -> io::Result<CachedFile> {
     if !crate::pipeline::write::is_safe_relative(&file.path) {
         return Err(io::Error::other(format!("refusing to cache {:?}", file.path)));
     }
-    Ok(CachedFile { rel: file.path.clone(), hash: hash_bytes(&file.bytes), at, len: file.bytes.len() as u64 })
+    Ok(CachedFile {
+        rel: file.path.clone(),
+        hash: hash_bytes(&file.bytes),
+        at,
+        len: file.bytes.len() as u64,
+        source: None,
+    })
 }
 
 /// The pack of an entry, opened when a file is first asked of it; each file is read from its
-/// own range (a pack can hold a run's archived inputs: it is never read whole).
+/// own range (it is never read whole). An archived input is read from the run's folder `run`
+/// instead (through the safe opener, as stored), never from anywhere else.
 struct Pack<'a> {
     dir: &'a Path,
     file: Option<Option<fs::File>>,
+    run: Option<&'a Beneath>,
 }
 
 impl<'a> Pack<'a> {
-    fn new(dir: &'a Path) -> Pack<'a> {
-        Pack { dir, file: None }
+    fn new(dir: &'a Path, run: Option<&'a Beneath>) -> Pack<'a> {
+        Pack { dir, file: None, run }
     }
 
-    /// A cached file's bytes, when the pack holds them with the hash recorded for them.
+    /// A cached file's bytes, when they can be read with the length and hash recorded for them.
     fn bytes_of(&mut self, file: &CachedFile) -> Option<Vec<u8>> {
         use std::os::unix::fs::FileExt as _;
-        let pack = self.file.get_or_insert_with(|| fs::File::open(self.dir.join(PACK)).ok()).as_ref()?;
-        let mut bytes = vec![0; usize::try_from(file.len).ok()?];
-        pack.read_exact_at(&mut bytes, file.at).ok()?;
-        (hash_bytes(&bytes) == file.hash).then_some(bytes)
+        let bytes = match &file.source {
+            Some(source) if crate::pipeline::write::is_safe_relative(source) => {
+                crate::ingest::input::read_stored(&self.run?.join(source), file.len).ok()?
+            }
+            Some(_) => return None,
+            None => {
+                let pack = self.file.get_or_insert_with(|| fs::File::open(self.dir.join(PACK)).ok()).as_ref()?;
+                let mut bytes = vec![0; usize::try_from(file.len).ok()?];
+                pack.read_exact_at(&mut bytes, file.at).ok()?;
+                bytes
+            }
+        };
+        (bytes.len() as u64 == file.len && hash_bytes(&bytes) == file.hash).then_some(bytes)
     }
 }
 
@@ -996,5 +1048,32 @@ mod tests {
         let (edited, rechecked) = inputs(Some("an edit of another length"));
         assert_eq!(rechecked, edited);
         assert_ne!(edited, listed);
+    }
+
+    /// An archived input is put back from its run folder only as it was published: the same
+    /// length and hash, by a path that stays beneath the run folder, and only where that
+    /// folder is given.
+    #[test]
+    fn an_archived_input_is_read_back_only_as_it_was_published() {
+        let dir = tempfile::tempdir().unwrap();
+        let runs = dir.path().join("runs");
+        fs::create_dir_all(runs.join("r1/raw")).unwrap();
+        fs::create_dir_all(runs.join("r2")).unwrap();
+        let published = b"NCCL INFO one\nNCCL INFO two\n".to_vec();
+        fs::write(runs.join("r1/raw/a.log"), &published).unwrap();
+        fs::write(runs.join("r2/b.log"), &published).unwrap();
+        let file = OutputFile { path: "runs/r1/evidence/raw/a.log".into(), bytes: published.clone() };
+        let record = |source: &str| CachedFile { source: Some(source.into()), ..record(&file, 0).unwrap() };
+        let run = Beneath::new(Root::new(runs.canonicalize().unwrap()), "r1");
+        let mut pack = Pack::new(dir.path(), Some(&run));
+        assert_eq!(pack.bytes_of(&record("raw/a.log")), Some(published.clone()));
+        assert_eq!(Pack::new(dir.path(), None).bytes_of(&record("raw/a.log")), None, "no run folder");
+        assert_eq!(pack.bytes_of(&record("../r2/b.log")), None, "out of the run folder");
+        assert_eq!(pack.bytes_of(&record("/etc/hostname")), None);
+        assert_eq!(pack.bytes_of(&record("raw/missing.log")), None);
+        for edit in [&b"NCCL INFO one\nNCCL INFO tw0\n"[..], b"NCCL INFO one\n", b"NCCL INFO one\nNCCL INFO two\n\n"] {
+            fs::write(runs.join("r1/raw/a.log"), edit).unwrap();
+            assert_eq!(pack.bytes_of(&record("raw/a.log")), None, "{}", String::from_utf8_lossy(edit));
+        }
     }
 }

@@ -30,7 +30,7 @@ use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::{RunStatus, RunSummary};
 use crate::core::diag::{Code, Diagnostic};
 use crate::ingest::find::{FileStamp, RunDir};
-use crate::pipeline::cache::{Cache, DigestStore, EntryHead, Keyed, LiveRun, Published, Stamp};
+use crate::pipeline::cache::{ArchivedFile, Cache, DigestStore, EntryHead, Keyed, LiveRun, Published, Stamp};
 use crate::pipeline::histories::HistoryRow;
 use crate::pipeline::out_dir::{OutputLock, MARKER};
 use crate::pipeline::write::{count_site, SiteCount, Staging, WriteCounts};
@@ -277,7 +277,8 @@ fn check_in_place(
         .into_par_iter()
         .map(|mut result| {
             let (Some(cache), Some(print)) = (context.cache, result.restore.take()) else { return Ok(result) };
-            match cache.repair_live(&result.id, result.key.as_deref(), print, live, live.dir()) {
+            let folder = folders.folder_of(&result.id);
+            match cache.repair_live(&result.id, result.key.as_deref(), print, &folder, live, live.dir()) {
                 Some(found) => {
                     // Checked runs have their stamps recorded again at the commit (from their
                     // entries: `update_cache`); an intact one keeps those recorded.
@@ -616,7 +617,7 @@ fn restore_cached(
         .map(|mut result| {
             let Some(print) = result.restore.take() else { return Ok(result) };
             if let Some(entry) = cache.entry_as_keyed(&result.id, result.key.as_deref(), print) {
-                if cache.restore(&entry, &result.id, context.staging, live) {
+                if cache.restore(&entry, &result.id, &folders.folder_of(&result.id), context.staging, live) {
                     result.in_cache = !entry.files.is_empty();
                     return Ok(result);
                 }
@@ -777,20 +778,26 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
     let RunOutput { summary, seed_files, digest: run_digest } = process_run(run, context.limits, clock);
     let evidence =
         context.evidence.then(|| StageClock::time(&clock.evidence, || evidence::collect(&run.files, context.limits)));
-    let mut files = StageClock::time(&clock.render, || {
+    let files = StageClock::time(&clock.render, || {
         let page = site::run_page::build(&summary, &run_digest, context.site_notes, evidence.as_deref());
         let mut files = render::run_files(&page);
         files
             .extend(seed_files.into_iter().map(|(name, bytes)| OutputFile::new(paths::run_file(&run.id, name), bytes)));
         files
     });
-    for file in evidence.into_iter().flatten() {
-        if let Ok(bytes) = file.bytes {
-            files.push(OutputFile::new(paths::evidence_file(&run.id, &file.rel), bytes));
-        }
-    }
+    let archived: Vec<ArchivedFile> = evidence
+        .into_iter()
+        .flatten()
+        .filter_map(|file| {
+            let bytes = file.bytes.ok()?;
+            Some(ArchivedFile {
+                file: OutputFile::new(paths::evidence_file(&run.id, &file.rel), bytes),
+                source: file.rel,
+            })
+        })
+        .collect();
     let t = Instant::now();
-    for file in &files {
+    for file in files.iter().chain(archived.iter().map(|a| &a.file)) {
         context.staging.put(file)?;
     }
     let problem = problem_line(&run_digest);
@@ -800,7 +807,14 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
     match (context.cache, key) {
         (Some(cache), Some((new_key, stamps))) => {
             let entry = cache
-                .store(&run.id, Keyed { key: new_key.clone(), inputs, stamps }, card.clone(), problem.clone(), &files)
+                .store(
+                    &run.id,
+                    Keyed { key: new_key.clone(), inputs, stamps },
+                    card.clone(),
+                    problem.clone(),
+                    &files,
+                    &archived,
+                )
                 .with_context(|| format!("cannot update the build cache for {}", run.id))?;
             stored_key = Some(new_key);
             in_cache = !entry.files.is_empty();
@@ -824,7 +838,10 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
         in_cache,
         comparison: None,
         bytes: run.files.total_bytes,
-        replaced: previous.into_iter().filter(|rel| !files.iter().any(|f| &f.path == rel)).collect(),
+        replaced: previous
+            .into_iter()
+            .filter(|rel| !files.iter().chain(archived.iter().map(|a| &a.file)).any(|f| &f.path == rel))
+            .collect(),
         in_live: false,
         live_site: false,
     })

@@ -631,3 +631,56 @@ fn a_run_compared_again_and_again_keeps_a_bounded_pack() {
     assert!(build(&runs, &fresh, &["--no-cache"]).status.success());
     assert_eq!(tree(&out), tree(&fresh));
 }
+
+/// An archived input published as evidence is not copied into the cache, where a site of large
+/// NCCL logs would keep them twice: its record names it in the run folder, and its bytes are
+/// read from there, and their hash checked, when the site needs them again: a copy deleted or
+/// edited by hand in the live site, or the whole site deleted. The site is then the one a
+/// whole build makes, and every run still comes from the cache.
+#[test]
+fn evidence_is_kept_in_the_run_folder_not_in_the_cache() {
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
+    let out = dir.path().join("site");
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
+    let entry = dir.path().join(".nccl-report-cache/site/runs/synth-basic");
+    let body = fs::read_to_string(entry.join("entry.json")).unwrap();
+    let body: serde_json::Value = serde_json::from_str(body.split_once('\n').unwrap().1).unwrap();
+    let files = body["files"].as_array().unwrap();
+    let (archived, packed): (Vec<_>, Vec<_>) = files.iter().partition(|f| f.get("source").is_some());
+    assert!(archived.len() > 20, "every published input is recorded by its place: {}", archived.len());
+    for file in &archived {
+        let (rel, source) = (file["rel"].as_str().unwrap(), file["source"].as_str().unwrap());
+        assert_eq!(rel, format!("runs/synth-basic/evidence/{source}"));
+        assert_eq!(fs::read(out.join(rel)).unwrap(), fs::read(runs.join("synth-basic").join(source)).unwrap());
+    }
+    assert!(packed.iter().all(|f| !f["rel"].as_str().unwrap().contains("/evidence/")));
+    let pack = fs::read(entry.join("files.pack")).unwrap();
+    let large: Vec<Vec<u8>> = archived
+        .iter()
+        .map(|f| fs::read(runs.join("synth-basic").join(f["source"].as_str().unwrap())).unwrap())
+        .filter(|bytes| bytes.len() >= 4096)
+        .collect();
+    assert!(large.len() >= 10, "{}", large.len());
+    for bytes in &large {
+        assert!(!pack.windows(bytes.len()).any(|w| w == &bytes[..]), "an input's bytes are in the pack");
+    }
+
+    // Copies deleted and edited by hand in the live site are put back from the run folder
+    // when the site is next updated in place (here for a note on the other run).
+    let evidence = out.join("runs/synth-basic/evidence/raw");
+    fs::remove_file(evidence.join("nccl_tests_g4.stdout")).unwrap();
+    fs::write(evidence.join("world4_full.stdout"), "edited by hand\n").unwrap();
+    fs::write(runs.join("synth-one-cycle/NOTES.md"), "A note on this run only.\n").unwrap();
+    let again = build(&runs, &out, &[]);
+    assert!(text(&again).contains("in place"), "{}", text(&again));
+    assert_eq!(from_cache(&again), 1);
+    let whole = dir.path().join("whole");
+    assert!(build(&runs, &whole, &["--no-cache"]).status.success());
+    let expected = tree(&whole);
+    assert_eq!(tree(&out), expected);
+
+    // The site deleted, the cache kept: every run is put back, its evidence from its folder.
+    fs::remove_dir_all(&out).unwrap();
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
+    assert_eq!(tree(&out), expected);
+}
