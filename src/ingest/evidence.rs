@@ -20,17 +20,54 @@ pub(crate) struct EvidenceFile {
 
 /// Every archived input of the run, by path, with its bytes as stored or why it is withheld;
 /// `limits.file` is the most stored bytes published per file, `limits.log` the most bytes a
-/// compressed file may decompress to when it is checked for secrets.
-pub(crate) fn collect(files: &RunFiles, limits: input::Limits) -> Vec<EvidenceFile> {
+/// compressed file may decompress to when it is checked for secrets. `read`: files already
+/// read and checked (`read_to_publish`, the NCCL logs as the scan reads them), taken as they
+/// are rather than read again.
+pub(crate) fn collect(files: &RunFiles, limits: input::Limits, mut read: Vec<EvidenceFile>) -> Vec<EvidenceFile> {
     let mut all: Vec<_> = files.all().collect();
     all.sort_by(|a, b| a.rel.cmp(&b.rel));
     all.into_iter()
-        .map(|file| EvidenceFile {
-            rel: file.rel.clone(),
-            len: file.stamp.len,
-            bytes: published(&file.at, &file.rel, file.stamp.len, limits),
+        .map(|file| match read.iter().position(|known| known.rel == file.rel) {
+            Some(at) => read.swap_remove(at),
+            None => EvidenceFile {
+                rel: file.rel.clone(),
+                len: file.stamp.len,
+                bytes: published(&file.at, &file.rel, file.stamp.len, limits),
+            },
         })
         .collect()
+}
+
+/// A file to publish read once, for a reader that needs its bytes too (the NCCL log scan):
+/// its stored bytes, and why they are withheld if they are.
+pub(crate) struct ReadOnce {
+    pub stored: Vec<u8>,
+    rel: String,
+    len: u64,
+    withheld: Option<String>,
+}
+
+impl ReadOnce {
+    /// What `collect` publishes of the file.
+    pub(crate) fn into_evidence(self) -> EvidenceFile {
+        let bytes = match self.withheld {
+            Some(why) => Err(why),
+            None => Ok(self.stored),
+        };
+        EvidenceFile { rel: self.rel, len: self.len, bytes }
+    }
+}
+
+/// A file read once to be published and read by another reader (`ReadOnce`), or `None` when
+/// it is withheld before it is read (its kind or its size) or cannot be read: `collect` then
+/// reads it and says why, and the other reader reads it on its own, as without evidence.
+pub(crate) fn read_to_publish(at: &input::Beneath, rel: &str, len: u64, limits: input::Limits) -> Option<ReadOnce> {
+    if withheld_unread(at, len, limits).is_some() {
+        return None;
+    }
+    let stored = input::read_stored(at, limits.file).ok()?;
+    let withheld = checked(at, rel, &stored, limits).err();
+    Some(ReadOnce { stored, rel: rel.to_string(), len, withheld })
 }
 
 /// Extensions (of the name without `.gz`) published as they are: text a browser shows as text
@@ -39,6 +76,17 @@ pub(crate) fn collect(files: &RunFiles, limits: input::Limits) -> Vec<EvidenceFi
 const PUBLISHED_EXTENSIONS: [&str; 10] = ["txt", "log", "csv", "md", "stdout", "stderr", "out", "err", "json", "tsv"];
 
 fn published(at: &input::Beneath, rel: &str, len: u64, limits: input::Limits) -> Result<Vec<u8>, String> {
+    if let Some(why) = withheld_unread(at, len, limits) {
+        return Err(why);
+    }
+    let stored = input::read_stored(at, limits.file).map_err(|e| format!("withheld: {e}"))?;
+    checked(at, rel, &stored, limits)?;
+    Ok(stored)
+}
+
+/// Why a file of stored length `len` is withheld before it is read, if it is: its kind, or
+/// its size.
+fn withheld_unread(at: &input::Beneath, len: u64, limits: input::Limits) -> Option<String> {
     let limit = limits.file;
     let name = input::logical_name(&at.rel);
     let extension = name.rsplit_once('.').map_or("", |(_, e)| e).to_ascii_lowercase();
@@ -48,25 +96,26 @@ fn published(at: &input::Beneath, rel: &str, len: u64, limits: input::Limits) ->
         } else {
             format!("a .{extension} file")
         };
-        return Err(format!("withheld: {kind} could be taken for a page or a script; only text kinds are published"));
+        return Some(format!("withheld: {kind} could be taken for a page or a script; only text kinds are published"));
     }
     if name.ends_with(".json") && name.starts_with("nccl_tests") {
-        return Err("withheld: an nccl-tests JSON holds the process environment".to_string());
+        return Some("withheld: an nccl-tests JSON holds the process environment".to_string());
     }
-    if len > limit {
-        return Err(format!("withheld: larger than the {} publishing limit", crate::core::format::bytes(limit)));
-    }
-    let stored = input::read_stored(at, limit).map_err(|e| format!("withheld: {e}"))?;
+    (len > limit).then(|| format!("withheld: larger than the {} publishing limit", crate::core::format::bytes(limit)))
+}
+
+/// Whether a file's stored bytes may be published: not when its text sets a secret.
+fn checked(at: &input::Beneath, rel: &str, stored: &[u8], limits: input::Limits) -> Result<(), String> {
     let secret = if input::is_gzip(&at.rel) {
         // The stored bytes, decompressed as they are searched: a `.gz` may decompress to up
         // to `limits.log` (2 GiB), never held whole, and the bytes published are the ones checked.
-        streamed_secret_line(input::gunzip_stored(&stored, limits.log)).map_err(|e| format!("withheld: {e}"))?
+        streamed_secret_line(input::gunzip_stored(stored, limits.log)).map_err(|e| format!("withheld: {e}"))?
     } else {
-        secret_line(&stored)
+        secret_line(stored)
     };
     match secret {
         Some(line) => Err(format!("withheld: line {line} of {rel} sets a variable named like a secret")),
-        None => Ok(stored),
+        None => Ok(()),
     }
 }
 

@@ -429,6 +429,16 @@ fn too_large(limit: u64) -> io::Error {
 fn limited_reader(at: &Beneath, limit: u64) -> io::Result<Limited<Box<dyn Read + Send>>> {
     let (file, len) = open_regular_sized(at)?;
     let gzip = is_gzip(&at.rel);
+    within_stored_limit(gzip, len, limit)?;
+    let inner: Box<dyn Read + Send> = match gzip {
+        true => Box::new(Gunzip::new(BufReader::with_capacity(32 << 10, file))),
+        false => Box::new(file),
+    };
+    Ok(Limited { inner, left: limit, limit })
+}
+
+/// Refuses a file of `len` stored bytes that cannot fit `limit` (decompressed, for a `*.gz`).
+fn within_stored_limit(gzip: bool, len: u64, limit: u64) -> io::Result<()> {
     let stored_limit = if gzip { gzip_stored_limit(limit) } else { limit };
     if len > stored_limit {
         return Err(io::Error::new(
@@ -436,11 +446,7 @@ fn limited_reader(at: &Beneath, limit: u64) -> io::Result<Limited<Box<dyn Read +
             format!("{len} bytes, larger than the limit of {stored_limit} bytes; not read"),
         ));
     }
-    let inner: Box<dyn Read + Send> = match gzip {
-        true => Box::new(Gunzip::new(BufReader::with_capacity(32 << 10, file))),
-        false => Box::new(file),
-    };
-    Ok(Limited { inner, left: limit, limit })
+    Ok(())
 }
 
 /// The largest `*.gz` stored whose contents can fit `limit`: deflate stores incompressible
@@ -467,6 +473,17 @@ pub(crate) fn logical_name(path: &Path) -> String {
 /// (decompressed) bytes fails.
 pub(crate) fn open(at: &Beneath, limit: u64) -> io::Result<Box<dyn BufRead + Send>> {
     Ok(Box::new(BufReader::with_capacity(1 << 16, limited_reader(at, limit)?)))
+}
+
+/// What `open` gives of the file `rel` (its path decides `.gz`), from its bytes already read
+/// as stored (`read_stored`): the same limit, the same errors, no second read.
+pub(crate) fn open_stored<'a>(rel: &Path, stored: &'a [u8], limit: u64) -> io::Result<Box<dyn BufRead + Send + 'a>> {
+    let gzip = is_gzip(rel);
+    within_stored_limit(gzip, stored.len() as u64, limit)?;
+    Ok(match gzip {
+        true => Box::new(gunzip_stored(stored, limit)),
+        false => Box::new(stored),
+    })
 }
 
 /// The contents of `stored`, the bytes of a `*.gz` already read as stored (`read_stored`),

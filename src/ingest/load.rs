@@ -11,6 +11,7 @@ use crate::core::model::inspector::InspectorCase;
 use crate::core::model::nccl_log::NcclLogFacts;
 use crate::core::model::nccl_tests::NcclTestsFormat;
 use crate::core::model::run::{NcclTestsFile, RawRun, SectionData};
+use crate::ingest::evidence::{self, EvidenceFile};
 use crate::ingest::find::{FileRef, HostArtifact, NcclTestsInput, RunDir};
 use crate::ingest::input::{self, Limits};
 use crate::ingest::input_kind::Artifact;
@@ -236,6 +237,25 @@ pub fn scan_log_file(file: &FileRef, limits: Limits) -> Result<NcclLogFacts, Dia
         .map_err(|e| cannot_read(file, e))
 }
 
+/// `scan_log_file`, and, when the log is to be published as evidence (`publish`), its bytes
+/// as stored with what is published of them (`evidence::read_to_publish`): one read of the
+/// file for both. A log withheld before it is read, or that cannot be read whole, is scanned
+/// streamed as without evidence (and `evidence::collect` reads it on its own).
+pub(crate) fn scan_log_to_publish(
+    file: &FileRef,
+    limits: Limits,
+    publish: bool,
+) -> (Result<NcclLogFacts, Diagnostic>, Option<EvidenceFile>) {
+    let Some(read) = publish.then(|| evidence::read_to_publish(&file.at, &file.rel, file.stamp.len, limits)).flatten()
+    else {
+        return (scan_log_file(file, limits), None);
+    };
+    let facts = input::open_stored(&file.at.rel, &read.stored, limits.log)
+        .and_then(|reader| parse::nccl_log::scan_log_lines(reader, &file.rel))
+        .map_err(|e| cannot_read(file, e));
+    (facts, Some(read.into_evidence()))
+}
+
 /// The run's `LogScan` from the scans of its logs (`scan_log_file`, one a file of
 /// `run.files.nccl_logs`, in that order), merged in that order: the same whichever thread
 /// scanned which.
@@ -319,6 +339,63 @@ fn parse_diag(file: &FileRef, error: ParseError) -> Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::{Read as _, Write as _};
+
+    /// A log read once for its scan and its evidence gives the facts (or the error) a streamed
+    /// scan gives, and the evidence `evidence::collect` gives when it reads the file itself:
+    /// a real log plain and gzipped, with a secret, past the log limit plain and gzipped, past
+    /// the publishing limit, and a log that is not a text kind is scanned streamed.
+    #[test]
+    fn a_log_read_once_for_its_scan_and_evidence_gives_what_two_reads_give() {
+        const REAL_GZ: &[u8] = include_bytes!("../../tests/data/nccl/nccl_debug_all_reduce_perf.log.gz");
+        let mut real = Vec::new();
+        flate2::read::GzDecoder::new(REAL_GZ).read_to_end(&mut real).unwrap();
+        let gzip = |text: &[u8]| {
+            let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            encoder.write_all(text).unwrap();
+            encoder.finish().unwrap()
+        };
+        let mut secret = real.clone();
+        secret.extend_from_slice(b"export HF_TOKEN=hf_x\n");
+        let dir = tempfile::tempdir().unwrap();
+        let files: Vec<(&str, Vec<u8>)> = vec![
+            ("raw/nccl/a.log", real.clone()),
+            ("raw/nccl/b.log.gz", gzip(&real)),
+            ("raw/nccl/c.log", secret.clone()),
+            ("raw/nccl/d.log.gz", gzip(&secret)),
+            ("raw/nccl/e.nccl", real.clone()),
+        ];
+        let limits = Limits::DEFAULT;
+        let small_log = Limits { log: real.len() as u64 / 2, ..limits };
+        let small_file = Limits { file: real.len() as u64 / 2, ..limits };
+        let mut read_once = 0;
+        for (rel, bytes) in &files {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, bytes).unwrap();
+            let stamp = crate::ingest::find::FileStamp::of(&std::fs::metadata(&path).unwrap());
+            let at = input::Beneath::file(&path).unwrap();
+            let file = FileRef { path: path.clone(), rel: rel.to_string(), stamp, at };
+            let files = crate::ingest::find::RunFiles { nccl_logs: vec![file.clone()], ..Default::default() };
+            for limits in [limits, small_log, small_file] {
+                let (facts, evidence) = scan_log_to_publish(&file, limits, true);
+                assert_eq!(facts, scan_log_file(&file, limits), "{rel} {limits:?}");
+                assert_eq!(
+                    evidence::collect(&files, limits, evidence.clone().into_iter().collect()),
+                    evidence::collect(&files, limits, Vec::new()),
+                    "{rel} {limits:?}"
+                );
+                read_once += usize::from(evidence.is_some());
+                // What was read is taken as it is, not read again.
+                let planted = EvidenceFile { rel: rel.to_string(), len: 1, bytes: Err("planted".into()) };
+                assert_eq!(evidence::collect(&files, limits, vec![planted.clone()]), vec![planted]);
+                assert_eq!(scan_log_to_publish(&file, limits, false), (scan_log_file(&file, limits), None));
+            }
+        }
+        // The four text logs under the first two limits; under the publishing one, only the
+        // two `.gz`, stored in less than that.
+        assert_eq!(read_once, 10);
+    }
 
     #[test]
     fn a_long_text_is_cut_at_a_character_boundary_and_says_so() {

@@ -29,6 +29,7 @@ pub(crate) mod write;
 use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::{RunStatus, RunSummary};
 use crate::core::diag::{Code, Diagnostic};
+use crate::ingest::evidence::EvidenceFile;
 use crate::ingest::find::{FileStamp, RunDir};
 use crate::pipeline::cache::{ArchivedFile, Cache, DigestStore, EntryHead, Keyed, LiveRun, Published, Stamp};
 use crate::pipeline::histories::HistoryRow;
@@ -531,7 +532,7 @@ impl Digests<'_> {
             return Ok(digest);
         }
         let run = self.folders.list(id).with_context(|| format!("no run {id}"))?;
-        let digest = process_run(&run, self.limits, &StageClock::default()).digest;
+        let digest = process_run(&run, self.limits, false, &StageClock::default()).digest;
         let _ = self.store.put(&digest);
         Ok(digest)
     }
@@ -775,9 +776,11 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
         return Ok(RunResult::from_cache(run.id.clone(), head, run.files.total_bytes));
     }
     let clock = context.clock;
-    let RunOutput { summary, seed_files, digest: run_digest } = process_run(run, context.limits, clock);
-    let evidence =
-        context.evidence.then(|| StageClock::time(&clock.evidence, || evidence::collect(&run.files, context.limits)));
+    let RunOutput { summary, seed_files, digest: run_digest, logs_read } =
+        process_run(run, context.limits, context.evidence, clock);
+    let evidence = context
+        .evidence
+        .then(|| StageClock::time(&clock.evidence, || evidence::collect(&run.files, context.limits, logs_read)));
     let files = StageClock::time(&clock.render, || {
         let page = site::run_page::build(&summary, &run_digest, context.site_notes, evidence.as_deref());
         let mut files = render::run_files(&page);
@@ -852,20 +855,24 @@ struct RunOutput {
     summary: RunSummary,
     seed_files: Vec<(&'static str, Vec<u8>)>,
     digest: RunOverview,
+    /// The NCCL logs read whole to be published as evidence (for `evidence::collect`).
+    logs_read: Vec<EvidenceFile>,
 }
 
 /// The per-run pipeline, one named stage a line: run folder -> summary, seed files and digest.
 /// Reads only the run's files (each within `limits`) and writes nothing; `clock` sums each
-/// stage's time. `build` and `compare` (`compared_runs`) read every run through it.
-fn process_run(run: &RunDir, limits: input::Limits, clock: &StageClock) -> RunOutput {
+/// stage's time. `build` and `compare` (`compared_runs`) read every run through it. With
+/// `publish` (evidence), each NCCL log is read once, whole, for its scan and its evidence.
+fn process_run(run: &RunDir, limits: input::Limits, publish: bool, clock: &StageClock) -> RunOutput {
     // Each log a task of its own (a run's logs are most of its work): the build's last runs,
     // and a build of one new run, spread over every thread.
-    let scans: Vec<_> = run
+    let (scans, logs_read): (Vec<_>, Vec<_>) = run
         .files
         .nccl_logs
         .par_iter()
-        .map(|file| StageClock::time(&clock.logs, || load::scan_log_file(file, limits)))
-        .collect();
+        .map(|file| StageClock::time(&clock.logs, || load::scan_log_to_publish(file, limits, publish)))
+        .unzip();
+    let logs_read = logs_read.into_iter().flatten().collect();
     let logs = StageClock::time(&clock.logs, || load::merge_logs(run, scans));
     let raw = StageClock::time(&clock.parse, || {
         let mut raw = load::load_tables(run, limits);
@@ -876,7 +883,7 @@ fn process_run(run: &RunDir, limits: input::Limits, clock: &StageClock) -> RunOu
     let (summary, seed_files) = StageClock::time(&clock.export, || export_run(summary));
     let names: Vec<&str> = seed_files.iter().map(|(n, _)| *n).collect();
     let digest = RunOverview::of(&summary, &names);
-    RunOutput { summary, seed_files, digest }
+    RunOutput { summary, seed_files, digest, logs_read }
 }
 
 /// Every run under `runs` (ids sorted) as `compare` reads them: each through the build's
@@ -891,7 +898,7 @@ pub(crate) fn compared_runs(runs: &Path, limits: input::Limits) -> anyhow::Resul
         .par_iter()
         .map(|id| {
             let run = found.listed(id);
-            comparison::LoadedRun::of(process_run(&run, limits, &StageClock::default()).summary)
+            comparison::LoadedRun::of(process_run(&run, limits, false, &StageClock::default()).summary)
         })
         .collect())
 }

@@ -44,8 +44,13 @@ const TAILS: usize = 16;
 
 /// Scans one log. `file` is the run-relative name used in `LogLine`s.
 pub(crate) fn scan_log<R: BufRead>(reader: R, file: &str) -> io::Result<NcclLogFacts> {
+    scan_log_lines(BufReader::with_capacity(READ_SIZE, reader), file)
+}
+
+/// `scan_log` with the lines cut straight out of `reader`'s own buffer, as it fills it: for a
+/// log already in memory (a slice is one buffer), no copy.
+pub(crate) fn scan_log_lines<R: BufRead>(reader: R, file: &str) -> io::Result<NcclLogFacts> {
     let mut scanner = Scanner::new(file);
-    let reader = BufReader::with_capacity(READ_SIZE, reader);
     let bytes = for_each_line(reader, |line, ended| scanner.line(line, ended))?;
     Ok(scanner.finish(bytes))
 }
