@@ -130,6 +130,22 @@ mod tests {
         encoder.finish().unwrap()
     }
 
+    /// A file of exactly the publishing limit is published; one byte more is withheld, before
+    /// it is read, and the list says why.
+    #[test]
+    fn the_publishing_limit_is_the_most_bytes_published() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.log");
+        std::fs::write(&path, b"NCCL INFO a\n").unwrap();
+        let at = input::Beneath::file(&path).unwrap();
+        let at_limit = input::Limits { file: 12, ..input::Limits::DEFAULT };
+        assert_eq!(published(&at, "a.log", 12, at_limit), Ok(b"NCCL INFO a\n".to_vec()));
+        let under = input::Limits { file: 11, ..input::Limits::DEFAULT };
+        let why = published(&at, "a.log", 12, under).unwrap_err();
+        assert_eq!(why, "withheld: larger than the 11 B publishing limit");
+        assert!(read_to_publish(&at, "a.log", 12, under).is_none(), "not read");
+    }
+
     /// A `.gz` is published as stored when its text sets no secret, withheld (naming the
     /// line) when it does, and withheld when it decompresses past the log limit.
     #[test]
