@@ -8,6 +8,7 @@
 use crate::ingest::find::RunFiles;
 use crate::ingest::input;
 use crate::ingest::secrets::{secret_line, streamed_secret_line};
+use std::collections::HashMap;
 
 /// One archived input: its run-relative path (as stored, `.gz` included), its stored size, and
 /// its bytes or why they are not published.
@@ -23,12 +24,14 @@ pub(crate) struct EvidenceFile {
 /// compressed file may decompress to when it is checked for secrets. `read`: files already
 /// read and checked (`read_to_publish`, the NCCL logs as the scan reads them), taken as they
 /// are rather than read again.
-pub(crate) fn collect(files: &RunFiles, limits: input::Limits, mut read: Vec<EvidenceFile>) -> Vec<EvidenceFile> {
+pub(crate) fn collect(files: &RunFiles, limits: input::Limits, read: Vec<EvidenceFile>) -> Vec<EvidenceFile> {
     let mut all: Vec<_> = files.all().collect();
     all.sort_by(|a, b| a.rel.cmp(&b.rel));
+    // By path: a run can have tens of thousands of logs.
+    let mut read: HashMap<String, EvidenceFile> = read.into_iter().map(|file| (file.rel.clone(), file)).collect();
     all.into_iter()
-        .map(|file| match read.iter().position(|known| known.rel == file.rel) {
-            Some(at) => read.swap_remove(at),
+        .map(|file| match read.remove(&file.rel) {
+            Some(known) => known,
             None => EvidenceFile {
                 rel: file.rel.clone(),
                 len: file.stamp.len,

@@ -364,6 +364,9 @@ mod tests {
             ("raw/nccl/c.log", secret.clone()),
             ("raw/nccl/d.log.gz", gzip(&secret)),
             ("raw/nccl/e.nccl", real.clone()),
+            ("raw/nccl/f.log", Vec::new()),
+            ("raw/nccl/g.log.gz", Vec::new()),
+            ("raw/nccl/h.log.gz", gzip(&real)[..1000].to_vec()),
         ];
         let limits = Limits::DEFAULT;
         let small_log = Limits { log: real.len() as u64 / 2, ..limits };
@@ -392,9 +395,9 @@ mod tests {
                 assert_eq!(scan_log_to_publish(&file, limits, false), (scan_log_file(&file, limits), None));
             }
         }
-        // The four text logs under the first two limits; under the publishing one, only the
-        // two `.gz`, stored in less than that.
-        assert_eq!(read_once, 10);
+        // The seven text logs under the first two limits; under the publishing one, all but
+        // the two plain logs over it.
+        assert_eq!(read_once, 19);
     }
 
     #[test]

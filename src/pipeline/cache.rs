@@ -824,8 +824,10 @@ fn record(file: &OutputFile, at: u64) -> io::Result<CachedFile> {
 }
 
 /// The pack of an entry, opened when a file is first asked of it; each file is read from its
-/// own range (it is never read whole). An archived input is read from the run's folder `run`
-/// instead (through the safe opener, as stored), never from anywhere else.
+/// own range (it is never read whole). An archived input is read instead by its recorded path
+/// in the run's folder `run` (a plain relative path), through the safe opener, as stored: a
+/// symlink swapped in there since is followed only within the runs folder, and what is read
+/// is used only with the recorded length and xxh3-128 hash.
 struct Pack<'a> {
     dir: &'a Path,
     file: Option<Option<fs::File>>,
@@ -1051,8 +1053,8 @@ mod tests {
     }
 
     /// An archived input is put back from its run folder only as it was published: the same
-    /// length and hash, by a path that stays beneath the run folder, and only where that
-    /// folder is given.
+    /// length and hash, by a plain relative path in the run folder (not another run's file,
+    /// not an absolute path, even with the same bytes), and only where that folder is given.
     #[test]
     fn an_archived_input_is_read_back_only_as_it_was_published() {
         let dir = tempfile::tempdir().unwrap();
@@ -1069,7 +1071,8 @@ mod tests {
         assert_eq!(pack.bytes_of(&record("raw/a.log")), Some(published.clone()));
         assert_eq!(Pack::new(dir.path(), None).bytes_of(&record("raw/a.log")), None, "no run folder");
         assert_eq!(pack.bytes_of(&record("../r2/b.log")), None, "out of the run folder");
-        assert_eq!(pack.bytes_of(&record("/etc/hostname")), None);
+        let absolute = runs.join("r2/b.log").canonicalize().unwrap();
+        assert_eq!(pack.bytes_of(&record(absolute.to_str().unwrap())), None, "an absolute path");
         assert_eq!(pack.bytes_of(&record("raw/missing.log")), None);
         for edit in [&b"NCCL INFO one\nNCCL INFO tw0\n"[..], b"NCCL INFO one\n", b"NCCL INFO one\nNCCL INFO two\n\n"] {
             fs::write(runs.join("r1/raw/a.log"), edit).unwrap();
