@@ -51,6 +51,11 @@ pub(crate) struct ReadOnce {
 }
 
 impl ReadOnce {
+    /// The file's run-relative path.
+    pub(crate) fn rel(&self) -> &str {
+        &self.rel
+    }
+
     /// What `collect` publishes of the file.
     pub(crate) fn into_evidence(self) -> EvidenceFile {
         let bytes = match self.withheld {
@@ -59,6 +64,12 @@ impl ReadOnce {
         };
         EvidenceFile { rel: self.rel, len: self.len, bytes }
     }
+}
+
+/// Whether a file of stored length `len` is read to be published (`read_to_publish`): not
+/// withheld before it is read.
+pub(crate) fn is_read(at: &input::Beneath, len: u64, limits: input::Limits) -> bool {
+    withheld_unread(at, len, limits).is_none()
 }
 
 /// A file read once to be published and read by another reader (`ReadOnce`), or `None` when

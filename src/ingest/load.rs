@@ -11,7 +11,7 @@ use crate::core::model::inspector::InspectorCase;
 use crate::core::model::nccl_log::NcclLogFacts;
 use crate::core::model::nccl_tests::NcclTestsFormat;
 use crate::core::model::run::{NcclTestsFile, RawRun, SectionData};
-use crate::ingest::evidence::{self, EvidenceFile};
+use crate::ingest::evidence::{self, ReadOnce};
 use crate::ingest::find::{FileRef, HostArtifact, NcclTestsInput, RunDir};
 use crate::ingest::input::{self, Limits};
 use crate::ingest::input_kind::Artifact;
@@ -245,7 +245,7 @@ pub(crate) fn scan_log_to_publish(
     file: &FileRef,
     limits: Limits,
     publish: bool,
-) -> (Result<NcclLogFacts, Diagnostic>, Option<EvidenceFile>) {
+) -> (Result<NcclLogFacts, Diagnostic>, Option<ReadOnce>) {
     let Some(read) = publish.then(|| evidence::read_to_publish(&file.at, &file.rel, file.stamp.len, limits)).flatten()
     else {
         return (scan_log_file(file, limits), None);
@@ -253,7 +253,7 @@ pub(crate) fn scan_log_to_publish(
     let facts = input::open_stored(&file.at.rel, &read.stored, limits.log)
         .and_then(|reader| parse::nccl_log::scan_log_lines(reader, &file.rel))
         .map_err(|e| cannot_read(file, e));
-    (facts, Some(read.into_evidence()))
+    (facts, Some(read))
 }
 
 /// The run's `LogScan` from the scans of its logs (`scan_log_file`, one a file of
@@ -382,6 +382,7 @@ mod tests {
             let files = crate::ingest::find::RunFiles { nccl_logs: vec![file.clone()], ..Default::default() };
             for limits in [limits, small_log, small_file] {
                 let (facts, evidence) = scan_log_to_publish(&file, limits, true);
+                let evidence = evidence.map(ReadOnce::into_evidence);
                 assert_eq!(facts, scan_log_file(&file, limits), "{rel} {limits:?}");
                 assert_eq!(
                     evidence::collect(&files, limits, evidence.clone().into_iter().collect()),
@@ -390,9 +391,10 @@ mod tests {
                 );
                 read_once += usize::from(evidence.is_some());
                 // What was read is taken as it is, not read again.
-                let planted = EvidenceFile { rel: rel.to_string(), len: 1, bytes: Err("planted".into()) };
+                let planted = evidence::EvidenceFile { rel: rel.to_string(), len: 1, bytes: Err("planted".into()) };
                 assert_eq!(evidence::collect(&files, limits, vec![planted.clone()]), vec![planted]);
-                assert_eq!(scan_log_to_publish(&file, limits, false), (scan_log_file(&file, limits), None));
+                let (facts, unread) = scan_log_to_publish(&file, limits, false);
+                assert!(facts == scan_log_file(&file, limits) && unread.is_none());
             }
         }
         // The seven text logs under the first two limits; under the publishing one, all but

@@ -6,6 +6,10 @@
 //! (`Cache::inputs`, which then stands for the key); the cache is never trusted over the
 //! inputs.
 //!
+//! A run with no entry, whose NCCL logs the build reads whole (to publish them), has those
+//! logs' hashes made from the bytes read (`stamps`, then `complete_key`), not from a read of
+//! their own.
+//!
 //! Content hashes (xxh3-128) are recomputed for any file whose size, modification time,
 //! change time or inode differ from the last build; the change time is set by the kernel on
 //! every write (it cannot be restored by `touch`), so an edit that keeps size and mtime is
@@ -358,7 +362,21 @@ impl Cache {
         run: &RunDir,
         previous: Option<&CacheEntry>,
     ) -> Result<(String, Vec<Stamp>), (String, io::Error)> {
-        let (mut hasher, files) = self.listing(run);
+        let (stamps, _) = self.stamps(run, previous, |_| false)?;
+        Ok((self.key_of(run, &stamps), stamps))
+    }
+
+    /// The stamps of a run's current inputs (in path order) with their content hashes,
+    /// reusing those whose stamps are unchanged, but for the files `later` picks: those are
+    /// only opened (so that one that cannot be read is named here, as `key` names it), and
+    /// their places are returned, for `complete_key` to hash once the build has read them.
+    pub(crate) fn stamps(
+        &self,
+        run: &RunDir,
+        previous: Option<&CacheEntry>,
+        later: impl Fn(&FileRef) -> bool,
+    ) -> Result<(Vec<Stamp>, Vec<usize>), (String, io::Error)> {
+        let (_, files) = self.listing(run);
         let logs: std::collections::HashSet<&str> = run.files.nccl_logs.iter().map(|f| f.rel.as_str()).collect();
         let limits = crate::ingest::input::limits();
         // The previous stamps by path: one lookup a file, not a scan (a run of 120,000 files
@@ -366,20 +384,54 @@ impl Cache {
         let known_stamps: std::collections::HashMap<&str, &Stamp> =
             previous.map(|e| e.stamps.iter().map(|s| (s.rel.as_str(), s)).collect()).unwrap_or_default();
         let mut stamps = Vec::with_capacity(files.len());
+        let mut pending = Vec::new();
         for file in files {
             let known = known_stamps.get(file.rel.as_str());
             let limit = if logs.contains(file.rel.as_str()) { limits.log } else { limits.file };
             let hash = match known {
                 Some(old) if old.stamp == file.stamp => old.hash.clone(),
                 _ if beyond_reading(file.stamp.len, limit) => stamp_hash(&file.stamp),
+                _ if later(file) => {
+                    open_input(&file.at).map_err(|error| (file.rel.clone(), error))?;
+                    pending.push(stamps.len());
+                    String::new()
+                }
                 _ => hash_input(&file.at).map_err(|error| (file.rel.clone(), error))?,
             };
-            hasher.update(file.rel.as_bytes());
-            hasher.update(&[0]);
-            hasher.update(hash.as_bytes());
             stamps.push(Stamp { rel: file.rel.clone(), stamp: file.stamp, hash });
         }
-        Ok((format!("{:032x}", hasher.digest128()), stamps))
+        Ok((stamps, pending))
+    }
+
+    /// The key of a run whose stamps at `pending` (`stamps`) lack their hashes: each is the
+    /// hash in `hashes` of the bytes the build read of that file, or the file is read again
+    /// now; `None` when it cannot be.
+    pub(crate) fn complete_key(
+        &self,
+        run: &RunDir,
+        mut stamps: Vec<Stamp>,
+        pending: &[usize],
+        hashes: &std::collections::HashMap<String, String>,
+    ) -> Option<(String, Vec<Stamp>)> {
+        for &at in pending {
+            let stamp = stamps.get_mut(at)?;
+            stamp.hash = match hashes.get(&stamp.rel) {
+                Some(hash) => hash.clone(),
+                None => hash_input(&run.files.all().find(|f| f.rel == stamp.rel)?.at).ok()?,
+            };
+        }
+        Some((self.key_of(run, &stamps), stamps))
+    }
+
+    /// The key of a run from its inputs' stamps and content hashes, in path order.
+    fn key_of(&self, run: &RunDir, stamps: &[Stamp]) -> String {
+        let mut hasher = self.listing_hasher(&run.id, &run.diagnostics);
+        for stamp in stamps {
+            hasher.update(stamp.rel.as_bytes());
+            hasher.update(&[0]);
+            hasher.update(stamp.hash.as_bytes());
+        }
+        format!("{:032x}", hasher.digest128())
     }
 
     /// What `key` and `inputs` both hash first (the build's context, the run's id and its
@@ -859,7 +911,7 @@ impl<'a> Pack<'a> {
 }
 
 /// xxh3-128 of some bytes, as the cache writes it.
-fn hash_bytes(bytes: &[u8]) -> String {
+pub(crate) fn hash_bytes(bytes: &[u8]) -> String {
     format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
 }
 
@@ -882,11 +934,17 @@ fn stamp_hash(stamp: &FileStamp) -> String {
 /// when run as root (who can read a `chmod 000` file), `NCCL_REPORT_TEST_UNREADABLE` names a
 /// file name that this step then fails to read, as `chmod 000` would make it fail.
 fn hash_input(at: &Beneath) -> io::Result<String> {
+    hash_reader(open_input(at)?)
+}
+
+/// An input opened to be read (`NCCL_REPORT_TEST_UNREADABLE` names a file the tests make
+/// unreadable).
+fn open_input(at: &Beneath) -> io::Result<fs::File> {
     let refused = std::env::var_os("NCCL_REPORT_TEST_UNREADABLE");
     if refused.is_some_and(|name| at.rel.file_name() == Some(name.as_os_str())) {
         return Err(io::Error::from(io::ErrorKind::PermissionDenied));
     }
-    hash_reader(crate::ingest::input::open_regular(at)?)
+    crate::ingest::input::open_regular(at)
 }
 
 /// xxh3-128 of a file's stored bytes (the tool binary, the cache's own files).
@@ -1050,6 +1108,30 @@ mod tests {
         let (edited, rechecked) = inputs(Some("an edit of another length"));
         assert_eq!(rechecked, edited);
         assert_ne!(edited, listed);
+    }
+
+    /// The key made with some hashes left for later is `key`'s once they are given, or read
+    /// then (a file the build did not read whole); `None` when such a file is gone by then.
+    #[test]
+    fn a_key_completed_later_is_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let runs = dir.path().join("runs");
+        for rel in ["manifest.txt", "raw/nccl/a.log", "raw/nccl/b.log", "raw/results/world2_full/rank0_async.csv"] {
+            let path = runs.join("r1").join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, format!("{rel}\n")).unwrap();
+        }
+        let cache = Cache::open(&dir.path().join("site"), b"notes").unwrap();
+        let run = list_run_settled("r1", runs.join("r1"), &runs.canonicalize().unwrap(), i128::MAX);
+        let whole = cache.key(&run, None).unwrap();
+        let (stamps, pending) = cache.stamps(&run, None, |f| f.rel.starts_with("raw/nccl/")).unwrap();
+        assert_eq!(pending.len(), 2);
+        assert!(pending.iter().all(|&at| stamps[at].hash.is_empty()));
+        let read: std::collections::HashMap<String, String> =
+            [("raw/nccl/a.log".to_string(), hash_bytes(b"raw/nccl/a.log\n"))].into_iter().collect();
+        assert_eq!(cache.complete_key(&run, stamps.clone(), &pending, &read), Some(whole.clone()), "b.log read now");
+        fs::remove_file(runs.join("r1/raw/nccl/b.log")).unwrap();
+        assert_eq!(cache.complete_key(&run, stamps, &pending, &read), None);
     }
 
     /// An archived input is put back from its run folder only as it was published: the same

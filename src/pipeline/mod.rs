@@ -30,7 +30,7 @@ use crate::analysis::overview::RunOverview;
 use crate::analysis::summarize::{RunStatus, RunSummary};
 use crate::core::diag::{Code, Diagnostic};
 use crate::ingest::evidence::EvidenceFile;
-use crate::ingest::find::{FileStamp, RunDir};
+use crate::ingest::find::{FileRef, FileStamp, RunDir};
 use crate::pipeline::cache::{ArchivedFile, Cache, DigestStore, EntryHead, Keyed, LiveRun, Published, Stamp};
 use crate::pipeline::histories::HistoryRow;
 use crate::pipeline::out_dir::{OutputLock, MARKER};
@@ -46,6 +46,7 @@ use crate::{
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -454,7 +455,7 @@ fn build_runs(folders: &find::RunFolders, context: &RunContext) -> anyhow::Resul
                 }
                 None => {
                     let mut run = StageClock::time(&context.clock.list, || folders.listed(id));
-                    let plan = plan(&mut run, context.cache);
+                    let plan = plan(&mut run, context.cache, context.evidence.then_some(context.limits));
                     build_run(&run, plan, context).map(|result| keep_layout(&run, result, context.cache))
                 }
             };
@@ -532,7 +533,7 @@ impl Digests<'_> {
             return Ok(digest);
         }
         let run = self.folders.list(id).with_context(|| format!("no run {id}"))?;
-        let digest = process_run(&run, self.limits, false, &StageClock::default()).digest;
+        let digest = process_run(&run, self.limits, false, false, &StageClock::default()).digest;
         let _ = self.store.put(&digest);
         Ok(digest)
     }
@@ -635,6 +636,10 @@ struct CachePlan {
     /// (`None` without a cache, for a hit, whose head holds its key, and for a run with an
     /// unreadable input).
     key: Option<(String, Vec<Stamp>)>,
+    /// Instead of `key`, for a run with no cache entry whose NCCL logs the build reads whole
+    /// to publish them: its stamps, but for the hashes of those logs (at these places), made
+    /// from the bytes read (`Cache::complete_key`) rather than from a read of their own.
+    later: Option<(Vec<Stamp>, Vec<usize>)>,
     /// `Cache::inputs` of the run's listing (with a cache).
     inputs: String,
     /// The head of the cache entry, when it was built from exactly these inputs.
@@ -648,7 +653,7 @@ struct CachePlan {
 impl CachePlan {
     /// The plan of a run built again from its inputs, keyed from them alone.
     fn rebuild(cache: &Cache, run: &RunDir, previous: Vec<String>) -> CachePlan {
-        CachePlan { key: cache.key(run, None).ok(), inputs: cache.inputs(run), hit: None, previous }
+        CachePlan { key: cache.key(run, None).ok(), later: None, inputs: cache.inputs(run), hit: None, previous }
     }
 }
 
@@ -656,30 +661,42 @@ impl CachePlan {
 /// cached, and marked invalid with an error naming the file (the other runs build as usual).
 /// A run whose listing is the one its entry was keyed from (`Cache::inputs`) is a hit on the
 /// entry's head alone; otherwise its key is made (content hashes reused for unchanged stamps)
-/// and compared with the entry's, and a hit whose files were only touched is restamped.
-fn plan(run: &mut RunDir, cache: Option<&Cache>) -> CachePlan {
+/// and compared with the entry's, and a hit whose files were only touched is restamped. A
+/// run with no entry is a miss whatever its key: with `publish` (the limits evidence is read
+/// within), the hashes of the NCCL logs it will read whole are left for later (`later`).
+fn plan(run: &mut RunDir, cache: Option<&Cache>, publish: Option<input::Limits>) -> CachePlan {
     let Some(cache) = cache else {
-        return CachePlan { key: None, inputs: String::new(), hit: None, previous: Vec::new() };
+        return CachePlan { key: None, later: None, inputs: String::new(), hit: None, previous: Vec::new() };
     };
     let inputs = cache.inputs(run);
     if let Some(head) = cache.head(&run.id).filter(|head| head.inputs == inputs) {
-        return CachePlan { key: None, inputs, hit: Some(head), previous: Vec::new() };
+        return CachePlan { key: None, later: None, inputs, hit: Some(head), previous: Vec::new() };
     }
     let previous = cache.lookup(&run.id);
-    match cache.key(run, previous.as_ref()) {
-        Ok((key, stamps)) => match previous {
+    let keyed = match (&previous, publish) {
+        (None, Some(limits)) => {
+            let logs: std::collections::HashSet<&str> = run.files.nccl_logs.iter().map(|f| f.rel.as_str()).collect();
+            let read_whole =
+                |f: &FileRef| logs.contains(f.rel.as_str()) && evidence::is_read(&f.at, f.stamp.len, limits);
+            cache.stamps(run, None, read_whole).map(|later| (None, Some(later)))
+        }
+        _ => cache.key(run, previous.as_ref()).map(|key| (Some(key), None)),
+    };
+    match keyed {
+        Ok((Some((key, stamps)), _)) => match previous {
             Some(mut entry) if entry.key == key => {
                 if entry.stamps != stamps || entry.inputs != inputs {
                     (entry.stamps, entry.inputs) = (stamps, inputs.clone());
                     let _ = cache.restamp(&run.id, &entry);
                 }
-                CachePlan { key: None, inputs, hit: Some(entry.head()), previous: Vec::new() }
+                CachePlan { key: None, later: None, inputs, hit: Some(entry.head()), previous: Vec::new() }
             }
-            _ => CachePlan { key: Some((key, stamps)), inputs, hit: None, previous: Vec::new() },
+            _ => CachePlan { key: Some((key, stamps)), later: None, inputs, hit: None, previous: Vec::new() },
         },
+        Ok((None, later)) => CachePlan { key: None, later, inputs, hit: None, previous: Vec::new() },
         Err((rel, error)) => {
             run.diagnostics.push(Diagnostic::error(Code::CannotRead, rel, None, format!("cannot read: {error}")));
-            CachePlan { key: None, inputs, hit: None, previous: Vec::new() }
+            CachePlan { key: None, later: None, inputs, hit: None, previous: Vec::new() }
         }
     }
 }
@@ -771,13 +788,17 @@ impl RunResult {
 /// site later, by `restore_cached`, and only if the site changes), else read, summarized and
 /// rendered.
 fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Result<RunResult> {
-    let CachePlan { key, inputs, hit, previous } = plan;
+    let CachePlan { key, later, inputs, hit, previous } = plan;
     if let Some(head) = hit {
         return Ok(RunResult::from_cache(run.id.clone(), head, run.files.total_bytes));
     }
     let clock = context.clock;
-    let RunOutput { summary, seed_files, digest: run_digest, logs_read } =
-        process_run(run, context.limits, context.evidence, clock);
+    let RunOutput { summary, seed_files, digest: run_digest, logs_read, log_hashes } =
+        process_run(run, context.limits, context.evidence, later.is_some(), clock);
+    let key = match (key, later, context.cache) {
+        (None, Some((stamps, pending)), Some(cache)) => cache.complete_key(run, stamps, &pending, &log_hashes),
+        (key, _, _) => key,
+    };
     let evidence = context
         .evidence
         .then(|| StageClock::time(&clock.evidence, || evidence::collect(&run.files, context.limits, logs_read)));
@@ -857,22 +878,35 @@ struct RunOutput {
     digest: RunOverview,
     /// The NCCL logs read whole to be published as evidence (for `evidence::collect`).
     logs_read: Vec<EvidenceFile>,
+    /// The content hashes of those logs as stored, by path (with `hash_logs`).
+    log_hashes: HashMap<String, String>,
 }
 
 /// The per-run pipeline, one named stage a line: run folder -> summary, seed files and digest.
 /// Reads only the run's files (each within `limits`) and writes nothing; `clock` sums each
 /// stage's time. `build` and `compare` (`compared_runs`) read every run through it. With
-/// `publish` (evidence), each NCCL log is read once, whole, for its scan and its evidence.
-fn process_run(run: &RunDir, limits: input::Limits, publish: bool, clock: &StageClock) -> RunOutput {
+/// `publish` (evidence), each NCCL log is read once, whole, for its scan and its evidence, and
+/// with `hash_logs` hashed too (for its run's cache key: `Cache::complete_key`).
+fn process_run(run: &RunDir, limits: input::Limits, publish: bool, hash_logs: bool, clock: &StageClock) -> RunOutput {
     // Each log a task of its own (a run's logs are most of its work): the build's last runs,
     // and a build of one new run, spread over every thread.
-    let (scans, logs_read): (Vec<_>, Vec<_>) = run
+    let (scans, reads): (Vec<_>, Vec<_>) = run
         .files
         .nccl_logs
         .par_iter()
-        .map(|file| StageClock::time(&clock.logs, || load::scan_log_to_publish(file, limits, publish)))
+        .map(|file| {
+            StageClock::time(&clock.logs, || {
+                let (facts, read) = load::scan_log_to_publish(file, limits, publish);
+                let read = read.map(|read| {
+                    let hash = hash_logs.then(|| (read.rel().to_string(), cache::hash_bytes(&read.stored)));
+                    (read.into_evidence(), hash)
+                });
+                (facts, read)
+            })
+        })
         .unzip();
-    let logs_read = logs_read.into_iter().flatten().collect();
+    let (logs_read, hashes): (Vec<_>, Vec<_>) = reads.into_iter().flatten().unzip();
+    let log_hashes = hashes.into_iter().flatten().collect();
     let logs = StageClock::time(&clock.logs, || load::merge_logs(run, scans));
     let raw = StageClock::time(&clock.parse, || {
         let mut raw = load::load_tables(run, limits);
@@ -883,7 +917,7 @@ fn process_run(run: &RunDir, limits: input::Limits, publish: bool, clock: &Stage
     let (summary, seed_files) = StageClock::time(&clock.export, || export_run(summary));
     let names: Vec<&str> = seed_files.iter().map(|(n, _)| *n).collect();
     let digest = RunOverview::of(&summary, &names);
-    RunOutput { summary, seed_files, digest, logs_read }
+    RunOutput { summary, seed_files, digest, logs_read, log_hashes }
 }
 
 /// Every run under `runs` (ids sorted) as `compare` reads them: each through the build's
@@ -898,7 +932,7 @@ pub(crate) fn compared_runs(runs: &Path, limits: input::Limits) -> anyhow::Resul
         .par_iter()
         .map(|id| {
             let run = found.listed(id);
-            comparison::LoadedRun::of(process_run(&run, limits, false, &StageClock::default()).summary)
+            comparison::LoadedRun::of(process_run(&run, limits, false, false, &StageClock::default()).summary)
         })
         .collect())
 }

@@ -684,3 +684,39 @@ fn evidence_is_kept_in_the_run_folder_not_in_the_cache() {
     assert_eq!(from_cache(&build(&runs, &out, &[])), 2);
     assert_eq!(tree(&out), expected);
 }
+
+/// A run built with evidence and no cache entry has its NCCL logs hashed for its key from
+/// the bytes read to scan and publish them, not read again: that key is the one a later build
+/// makes by reading them, so logs rewritten with the same bytes (plain and gzipped) keep their
+/// run cached under the same key, and a changed log is still seen.
+#[test]
+fn the_key_made_from_logs_read_once_is_the_key_made_by_reading_them() {
+    let (dir, runs) = runs_dir(&["synth-gzip-logs", "synth-basic"]);
+    let logs = runs.join("synth-gzip-logs/raw/nccl");
+    let plain = logs.join("world4_full_synth-7685_13391.log");
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(fs::File::open(logs.join("world4_full_synth-7685_13391.log.gz")).unwrap()),
+        &mut text,
+    )
+    .unwrap();
+    fs::remove_file(logs.join("world4_full_synth-7685_13391.log.gz")).unwrap();
+    fs::write(&plain, &text).unwrap();
+    let out = dir.path().join("site");
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
+    let entry = dir.path().join(".nccl-report-cache/site/runs/synth-gzip-logs/entry.json");
+    let key = || -> serde_json::Value {
+        let kept = fs::read_to_string(&entry).unwrap();
+        serde_json::from_str::<serde_json::Value>(kept.split_once('\n').unwrap().0).unwrap()["key"].clone()
+    };
+    let before = key();
+    let gzipped = logs.join("world2_decode_synth-7685_13432.log.gz");
+    for log in [&plain, &gzipped] {
+        fs::write(log, fs::read(log).unwrap()).unwrap();
+    }
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 2, "the same key, made by reading the logs");
+    assert_eq!(key(), before);
+    change_one_byte(&plain, "NCCL INFO", b'o', false);
+    assert_eq!(from_cache(&build(&runs, &out, &[])), 1);
+    assert_ne!(key(), before);
+}
