@@ -376,7 +376,7 @@ impl Cache {
         previous: Option<&CacheEntry>,
         later: impl Fn(&FileRef) -> bool,
     ) -> Result<(Vec<Stamp>, Vec<usize>), (String, io::Error)> {
-        let (_, files) = self.listing(run);
+        let files = files_in_order(run);
         let logs: std::collections::HashSet<&str> = run.files.nccl_logs.iter().map(|f| f.rel.as_str()).collect();
         let limits = crate::ingest::input::limits();
         // The previous stamps by path: one lookup a file, not a scan (a run of 120,000 files
@@ -413,11 +413,12 @@ impl Cache {
         pending: &[usize],
         hashes: &std::collections::HashMap<String, String>,
     ) -> Option<(String, Vec<Stamp>)> {
+        let files = files_in_order(run);
         for &at in pending {
             let stamp = stamps.get_mut(at)?;
             stamp.hash = match hashes.get(&stamp.rel) {
                 Some(hash) => hash.clone(),
-                None => hash_input(&run.files.all().find(|f| f.rel == stamp.rel)?.at).ok()?,
+                None => hash_input(&files.get(at)?.at).ok()?,
             };
         }
         Some((self.key_of(run, &stamps), stamps))
@@ -438,9 +439,7 @@ impl Cache {
     /// listing diagnostics: symlinks not followed, FIFOs, `.gz` twins change a run's page
     /// without changing any of its files), and the run's files in path order.
     fn listing<'r>(&self, run: &'r RunDir) -> (Xxh3, Vec<&'r FileRef>) {
-        let mut files: Vec<&FileRef> = run.files.all().collect();
-        files.sort_by(|a, b| a.rel.cmp(&b.rel));
-        (self.listing_hasher(&run.id, &run.diagnostics), files)
+        (self.listing_hasher(&run.id, &run.diagnostics), files_in_order(run))
     }
 
     /// The build's context, a run's id and its listing diagnostics, hashed.
@@ -937,6 +936,13 @@ fn hash_input(at: &Beneath) -> io::Result<String> {
     hash_reader(open_input(at)?)
 }
 
+/// A run's files in path order (the order of its stamps).
+fn files_in_order(run: &RunDir) -> Vec<&FileRef> {
+    let mut files: Vec<&FileRef> = run.files.all().collect();
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    files
+}
+
 /// An input opened to be read (`NCCL_REPORT_TEST_UNREADABLE` names a file the tests make
 /// unreadable).
 fn open_input(at: &Beneath) -> io::Result<fs::File> {
@@ -1108,6 +1114,22 @@ mod tests {
         let (edited, rechecked) = inputs(Some("an edit of another length"));
         assert_eq!(rechecked, edited);
         assert_ne!(edited, listed);
+    }
+
+    /// A file's hash read in blocks (`hash_input`, for a key) is the hash of its bytes read
+    /// whole (`hash_bytes`, for a key completed from the bytes a build read).
+    #[test]
+    fn a_file_hashed_in_blocks_or_whole_has_one_hash() {
+        let dir = tempfile::tempdir().unwrap();
+        for len in [0, 1, 1 << 17, (1 << 17) + 1, 300_007] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+            let path = dir.path().join(format!("f{len}.log"));
+            fs::write(&path, &bytes).unwrap();
+            let at = Beneath::file(&path).unwrap();
+            assert_eq!(hash_input(&at).unwrap(), hash_bytes(&bytes), "{len} bytes");
+            let stored = crate::ingest::input::read_stored(&at, u64::MAX).unwrap();
+            assert_eq!(hash_bytes(&stored), hash_bytes(&bytes));
+        }
     }
 
     /// The key made with some hashes left for later is `key`'s once they are given, or read

@@ -633,8 +633,8 @@ fn restore_cached(
 /// What the cache says of a run before anything is written.
 struct CachePlan {
     /// The key of the run's current inputs and their stamps, for a run built and stored
-    /// (`None` without a cache, for a hit, whose head holds its key, and for a run with an
-    /// unreadable input).
+    /// (`None` without a cache, for a hit, whose head holds its key, for a run with an
+    /// unreadable input, and where `later` stands for it).
     key: Option<(String, Vec<Stamp>)>,
     /// Instead of `key`, for a run with no cache entry whose NCCL logs the build reads whole
     /// to publish them: its stamps, but for the hashes of those logs (at these places), made

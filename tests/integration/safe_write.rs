@@ -260,3 +260,29 @@ fn serve_watch_builds_within_the_size_limits() {
     assert!(json.contains("\"status\":\"invalid\""), "{json}");
     assert!(json.contains("NR101"), "{json}");
 }
+
+/// The same for an NCCL log of a run with no cache entry, built with evidence: such a log's
+/// hash is made from the bytes the build reads to publish it, but it is opened before the run
+/// is built, so one that cannot be read is named and makes its run invalid as before, and
+/// the other run is built and cached.
+#[test]
+fn item8_an_unreadable_nccl_log_makes_only_that_run_invalid() {
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-gzip-logs"]);
+    let log = "world2_decode_synth-7685_13432.log.gz";
+    assert!(runs.join("synth-gzip-logs/raw/nccl").join(log).is_file());
+    let site = dir.path().join("site");
+    let output = assert_cmd::Command::cargo_bin("nccl-report")
+        .unwrap()
+        .env("NCCL_REPORT_TEST_UNREADABLE", log)
+        .args(["build", "--runs", runs.to_str().unwrap(), "--out", site.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    let said = text(&output);
+    assert!(said.contains("synth-gzip-logs: invalid"), "{said}");
+    assert!(said.contains(&format!("raw/nccl/{log}")), "{said}");
+    assert!(site.join("runs/synth-basic/index.html").is_file());
+    assert!(site.join("runs/synth-gzip-logs/index.html").is_file());
+    assert!(dir.path().join(".nccl-report-cache/site/runs/synth-basic/entry.json").is_file());
+    assert!(!dir.path().join(".nccl-report-cache/site/runs/synth-gzip-logs/entry.json").exists());
+}
