@@ -8,6 +8,7 @@
 use crate::common::{build, leftovers, nccl_report, runs_dir, text, tree};
 use std::fs;
 use std::io::Write;
+use std::path::Path;
 use std::time::Duration;
 
 #[test]
@@ -166,18 +167,24 @@ fn item6_a_second_build_of_the_same_site_fails_while_one_runs() {
     assert!(build(&runs, &site, &["--no-cache"]).status.success());
 }
 
+/// A build in which the file named `name` (in any run) cannot be read for the cache key (the
+/// binary's test hook, `NCCL_REPORT_TEST_UNREADABLE`).
+fn build_with_unreadable(runs: &Path, site: &Path, name: &str) -> std::process::Output {
+    assert_cmd::Command::cargo_bin("nccl-report")
+        .unwrap()
+        .env("NCCL_REPORT_TEST_UNREADABLE", name)
+        .args(["build", "--runs", runs.to_str().unwrap(), "--out", site.to_str().unwrap()])
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn item8_an_unreadable_run_file_makes_only_that_run_invalid() {
     let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
     fs::create_dir_all(runs.join("synth-one-cycle/artifacts")).unwrap();
     fs::write(runs.join("synth-one-cycle/artifacts/locked_file.txt"), "x").unwrap();
     let site = dir.path().join("site");
-    let output = assert_cmd::Command::cargo_bin("nccl-report")
-        .unwrap()
-        .env("NCCL_REPORT_TEST_UNREADABLE", "locked_file.txt")
-        .args(["build", "--runs", runs.to_str().unwrap(), "--out", site.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let output = build_with_unreadable(&runs, &site, "locked_file.txt");
     assert!(output.status.success(), "{}", text(&output));
     let said = text(&output);
     assert!(said.contains("synth-one-cycle: invalid"), "{said}");
@@ -271,12 +278,7 @@ fn item8_an_unreadable_nccl_log_makes_only_that_run_invalid() {
     let log = "world2_decode_synth-7685_13432.log.gz";
     assert!(runs.join("synth-gzip-logs/raw/nccl").join(log).is_file());
     let site = dir.path().join("site");
-    let output = assert_cmd::Command::cargo_bin("nccl-report")
-        .unwrap()
-        .env("NCCL_REPORT_TEST_UNREADABLE", log)
-        .args(["build", "--runs", runs.to_str().unwrap(), "--out", site.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let output = build_with_unreadable(&runs, &site, log);
     assert!(output.status.success(), "{}", text(&output));
     let said = text(&output);
     assert!(said.contains("synth-gzip-logs: invalid"), "{said}");
