@@ -236,11 +236,13 @@ pub(crate) struct CachedFile {
     pub source: Option<String>,
 }
 
-/// An archived input of a run published as it is stored (evidence): its site file, and its
-/// path in the run folder, where the cache reads it again when it must (`CachedFile::source`).
+/// An archived input of a run published as it is stored (evidence): its site file, its path
+/// in the run folder, where the cache reads it again when it must (`CachedFile::source`), and
+/// the hash of its bytes when the build has made it already (`hash_bytes`: a log read once).
 pub(crate) struct ArchivedFile {
     pub file: OutputFile,
     pub source: String,
+    pub hash: Option<String>,
 }
 
 /// What the current site was built from: each run folder's key, the cross-run pages' key,
@@ -573,8 +575,9 @@ impl Cache {
         let mut pack = io::BufWriter::new(fs::File::create(dir.join(PACK))?);
         let mut cached = pack_files(&mut pack, files, 0)?;
         pack.flush()?;
-        for ArchivedFile { file, source } in archived {
-            cached.push(CachedFile { source: Some(source.clone()), ..record(file, 0)? });
+        for ArchivedFile { file, source, hash } in archived {
+            let hash = hash.clone().unwrap_or_else(|| hash_bytes(&file.bytes));
+            cached.push(CachedFile { source: Some(source.clone()), hash, ..record_unhashed(file, 0)? });
         }
         let Keyed { key, inputs, stamps } = keyed;
         let entry = CacheEntry { key, inputs, stamps, card, problem, files: cached, comparison: None };
@@ -862,16 +865,15 @@ fn pack_files(pack: &mut impl Write, files: &[OutputFile], from: u64) -> io::Res
 /// The record of `file` with its bytes at `at` in a pack. A site path that could leave its
 /// folder is refused.
 fn record(file: &OutputFile, at: u64) -> io::Result<CachedFile> {
+    Ok(CachedFile { hash: hash_bytes(&file.bytes), ..record_unhashed(file, at)? })
+}
+
+/// `record` with its hash left to the caller (who may have it already).
+fn record_unhashed(file: &OutputFile, at: u64) -> io::Result<CachedFile> {
     if !crate::pipeline::write::is_safe_relative(&file.path) {
         return Err(io::Error::other(format!("refusing to cache {:?}", file.path)));
     }
-    Ok(CachedFile {
-        rel: file.path.clone(),
-        hash: hash_bytes(&file.bytes),
-        at,
-        len: file.bytes.len() as u64,
-        source: None,
-    })
+    Ok(CachedFile { rel: file.path.clone(), hash: String::new(), at, len: file.bytes.len() as u64, source: None })
 }
 
 /// The pack of an entry, opened when a file is first asked of it; each file is read from its

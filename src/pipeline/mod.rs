@@ -794,7 +794,7 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
     }
     let clock = context.clock;
     let RunOutput { summary, seed_files, digest: run_digest, logs_read, log_hashes } =
-        process_run(run, context.limits, context.evidence, later.is_some(), clock);
+        process_run(run, context.limits, context.evidence, context.cache.is_some(), clock);
     let key = match (key, later, context.cache) {
         (None, Some((stamps, pending)), Some(cache)) => cache.complete_key(run, stamps, &pending, &log_hashes),
         (key, _, _) => key,
@@ -816,6 +816,7 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
             let bytes = file.bytes.ok()?;
             Some(ArchivedFile {
                 file: OutputFile::new(paths::evidence_file(&run.id, &file.rel), bytes),
+                hash: log_hashes.get(&file.rel).cloned(),
                 source: file.rel,
             })
         })
@@ -886,7 +887,8 @@ struct RunOutput {
 /// Reads only the run's files (each within `limits`) and writes nothing; `clock` sums each
 /// stage's time. `build` and `compare` (`compared_runs`) read every run through it. With
 /// `publish` (evidence), each NCCL log is read once, whole, for its scan and its evidence, and
-/// with `hash_logs` hashed too (for its run's cache key: `Cache::complete_key`).
+/// with `hash_logs` (a cache) hashed once too, for its run's cache key (`Cache::complete_key`)
+/// and for the cache's record of its evidence.
 fn process_run(run: &RunDir, limits: input::Limits, publish: bool, hash_logs: bool, clock: &StageClock) -> RunOutput {
     // Each log a task of its own (a run's logs are most of its work): the build's last runs,
     // and a build of one new run, spread over every thread.
