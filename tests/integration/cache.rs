@@ -13,6 +13,13 @@ fn from_cache(output: &std::process::Output) -> usize {
     before.rsplit(' ').next().unwrap().parse().unwrap()
 }
 
+/// A cache entry's head (`line` 0) or body (`line` 1): an entry is two JSON documents on two
+/// lines.
+fn entry_line(entry: &Path, line: usize) -> serde_json::Value {
+    let kept = fs::read_to_string(entry).unwrap();
+    serde_json::from_str(kept.lines().nth(line).unwrap()).unwrap()
+}
+
 /// Changes one byte: the last byte of the first occurrence of `context` becomes `to`.
 fn change_one_byte(path: &Path, context: &str, to: u8, keep_mtime: bool) {
     let modified = fs::metadata(path).unwrap().modified().unwrap();
@@ -141,10 +148,7 @@ fn a_rewritten_but_unchanged_input_keeps_its_run_cached_and_restamped() {
     let out = dir.path().join("site");
     assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
     let entry = dir.path().join(".nccl-report-cache/site/runs/synth-basic/entry.json");
-    let head = || -> serde_json::Value {
-        let kept = fs::read_to_string(&entry).unwrap();
-        serde_json::from_str(kept.split_once('\n').unwrap().0).unwrap()
-    };
+    let head = || entry_line(&entry, 0);
     let before = head();
     let csv = runs.join("synth-basic/raw/results/world4_full/rank0_async.csv");
     fs::write(&csv, fs::read(&csv).unwrap()).unwrap();
@@ -643,8 +647,7 @@ fn evidence_is_kept_in_the_run_folder_not_in_the_cache() {
     let out = dir.path().join("site");
     assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
     let entry = dir.path().join(".nccl-report-cache/site/runs/synth-basic");
-    let body = fs::read_to_string(entry.join("entry.json")).unwrap();
-    let body: serde_json::Value = serde_json::from_str(body.split_once('\n').unwrap().1).unwrap();
+    let body = entry_line(&entry.join("entry.json"), 1);
     let files = body["files"].as_array().unwrap();
     let (archived, packed): (Vec<_>, Vec<_>) = files.iter().partition(|f| f.get("source").is_some());
     assert!(archived.len() > 20, "every published input is recorded by its place: {}", archived.len());
@@ -705,10 +708,7 @@ fn the_key_made_from_logs_read_once_is_the_key_made_by_reading_them() {
     let out = dir.path().join("site");
     assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
     let entry = dir.path().join(".nccl-report-cache/site/runs/synth-gzip-logs/entry.json");
-    let key = || -> serde_json::Value {
-        let kept = fs::read_to_string(&entry).unwrap();
-        serde_json::from_str::<serde_json::Value>(kept.split_once('\n').unwrap().0).unwrap()["key"].clone()
-    };
+    let key = || entry_line(&entry, 0)["key"].clone();
     let before = key();
     let gzipped = logs.join("world2_decode_synth-7685_13432.log.gz");
     for log in [&plain, &gzipped] {
