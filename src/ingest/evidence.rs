@@ -11,32 +11,55 @@ use crate::ingest::secrets::{secret_line, streamed_secret_line};
 use std::collections::HashMap;
 
 /// One archived input: its run-relative path (as stored, `.gz` included), its stored size, and
-/// its bytes or why they are not published.
+/// what is published of it (`T`: its bytes as stored when read; the pipeline's record of its
+/// copy once that is written) or why it is withheld.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct EvidenceFile {
+pub(crate) struct EvidenceFile<T = Vec<u8>> {
     pub rel: String,
     pub len: u64,
-    pub bytes: Result<Vec<u8>, String>,
+    pub published: Result<T, String>,
 }
 
-/// Every archived input of the run, by path, with its bytes as stored or why it is withheld;
-/// `limits.file` is the most stored bytes published per file, `limits.log` the most bytes a
-/// compressed file may decompress to when it is checked for secrets. `read`: files already
-/// read and checked (`read_to_publish`, the NCCL logs as the scan reads them), taken as they
-/// are rather than read again.
-pub(crate) fn collect(files: &RunFiles, limits: input::Limits, read: Vec<EvidenceFile>) -> Vec<EvidenceFile> {
+impl EvidenceFile {
+    /// The file once `publish` has taken its bytes (written them, say): the same path, size
+    /// and reason it is withheld, with what `publish` made of the bytes.
+    pub(crate) fn publish<T, E>(
+        self,
+        publish: impl FnOnce(&str, Vec<u8>) -> Result<T, E>,
+    ) -> Result<EvidenceFile<T>, E> {
+        let published = match self.published {
+            Ok(bytes) => Ok(publish(&self.rel, bytes)?),
+            Err(why) => Err(why),
+        };
+        Ok(EvidenceFile { rel: self.rel, len: self.len, published })
+    }
+}
+
+/// Every archived input of the run, by path, each handed to `publish` as soon as it is read,
+/// so that no more than one of them is held at a time (a run can have thousands of large
+/// logs); `limits.file` is the most stored bytes published per file, `limits.log` the most
+/// bytes a compressed file may decompress to when it is checked for secrets. `read`: files
+/// already read, checked and published (`read_to_publish`, the NCCL logs as the scan reads
+/// them), taken as they are rather than read again. The first error of `publish` ends it.
+pub(crate) fn collect<T, E>(
+    files: &RunFiles,
+    limits: input::Limits,
+    read: Vec<EvidenceFile<T>>,
+    mut publish: impl FnMut(&str, Vec<u8>) -> Result<T, E>,
+) -> Result<Vec<EvidenceFile<T>>, E> {
     let mut all: Vec<_> = files.all().collect();
     all.sort_by(|a, b| a.rel.cmp(&b.rel));
     // By path: a run can have tens of thousands of logs.
-    let mut read: HashMap<String, EvidenceFile> = read.into_iter().map(|file| (file.rel.clone(), file)).collect();
+    let mut read: HashMap<String, EvidenceFile<T>> = read.into_iter().map(|file| (file.rel.clone(), file)).collect();
     all.into_iter()
         .map(|file| match read.remove(&file.rel) {
-            Some(known) => known,
+            Some(known) => Ok(known),
             None => EvidenceFile {
                 rel: file.rel.clone(),
                 len: file.stamp.len,
-                bytes: published(&file.at, &file.rel, file.stamp.len, limits),
-            },
+                published: published(&file.at, &file.rel, file.stamp.len, limits),
+            }
+            .publish(&mut publish),
         })
         .collect()
 }
@@ -58,11 +81,11 @@ impl ReadOnce {
 
     /// What `collect` publishes of the file.
     pub(crate) fn into_evidence(self) -> EvidenceFile {
-        let bytes = match self.withheld {
+        let published = match self.withheld {
             Some(why) => Err(why),
             None => Ok(self.stored),
         };
-        EvidenceFile { rel: self.rel, len: self.len, bytes }
+        EvidenceFile { rel: self.rel, len: self.len, published }
     }
 }
 
@@ -142,6 +165,51 @@ mod tests {
         let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         encoder.write_all(text).unwrap();
         encoder.finish().unwrap()
+    }
+
+    /// `collect` hands each file it reads and may publish to `publish` as soon as it is read,
+    /// one at a time in path order, and keeps only what `publish` returns: never a withheld
+    /// file, nor one already read; the first error of `publish` is its result.
+    #[test]
+    fn collect_hands_each_file_to_publish_as_it_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut files = RunFiles::default();
+        for (rel, text) in [
+            ("d.log", "NCCL INFO d\n"),
+            ("a.log", "NCCL INFO a\n"),
+            ("b.html", "<script>\n"),
+            ("c.log", "export HF_TOKEN=hf_x\n"),
+            ("e.txt", "e\n"),
+        ] {
+            let path = dir.path().join(rel);
+            std::fs::write(&path, text).unwrap();
+            let stamp = crate::ingest::find::FileStamp::of(&std::fs::metadata(&path).unwrap());
+            let at = input::Beneath::file(&path).unwrap();
+            files.nccl_logs.push(crate::ingest::find::FileRef { path, rel: rel.to_string(), stamp, at });
+        }
+        let limits = input::Limits::DEFAULT;
+        let read = vec![EvidenceFile { rel: "d.log".to_string(), len: 12, published: Ok(0) }];
+        let mut handed = Vec::new();
+        let listed = collect(&files, limits, read, |rel, bytes: Vec<u8>| {
+            handed.push((rel.to_string(), String::from_utf8(bytes).unwrap()));
+            Ok::<_, String>(handed.len())
+        })
+        .unwrap();
+        assert_eq!(
+            handed,
+            [("a.log".to_string(), "NCCL INFO a\n".to_string()), ("e.txt".to_string(), "e\n".to_string())]
+        );
+        let published: Vec<_> = listed.iter().map(|f| (f.rel.as_str(), f.published.clone().ok())).collect();
+        assert_eq!(
+            published,
+            [("a.log", Some(1)), ("b.html", None), ("c.log", None), ("d.log", Some(0)), ("e.txt", Some(2))]
+        );
+        let mut calls = 0;
+        let failed = collect(&files, limits, Vec::new(), |rel, _| {
+            calls += 1;
+            Err::<(), _>(format!("cannot write {rel}"))
+        });
+        assert_eq!((failed, calls), (Err("cannot write a.log".to_string()), 1));
     }
 
     /// A file of exactly the publishing limit is published; one byte more is withheld, before

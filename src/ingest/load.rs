@@ -384,15 +384,16 @@ mod tests {
                 let (facts, evidence) = scan_log_to_publish(&file, limits, true);
                 let evidence = evidence.map(ReadOnce::into_evidence);
                 assert_eq!(facts, scan_log_file(&file, limits), "{rel} {limits:?}");
+                let kept = |_: &str, bytes| Ok::<_, ()>(bytes);
                 assert_eq!(
-                    evidence::collect(&files, limits, evidence.clone().into_iter().collect()),
-                    evidence::collect(&files, limits, Vec::new()),
+                    evidence::collect(&files, limits, evidence.clone().into_iter().collect(), kept),
+                    evidence::collect(&files, limits, Vec::new(), kept),
                     "{rel} {limits:?}"
                 );
                 read_once += usize::from(evidence.is_some());
                 // What was read is taken as it is, not read again.
-                let planted = evidence::EvidenceFile { rel: rel.to_string(), len: 1, bytes: Err("planted".into()) };
-                assert_eq!(evidence::collect(&files, limits, vec![planted.clone()]), vec![planted]);
+                let planted = evidence::EvidenceFile { rel: rel.to_string(), len: 1, published: Err("planted".into()) };
+                assert_eq!(evidence::collect(&files, limits, vec![planted.clone()], kept), Ok(vec![planted]));
                 let (facts, unread) = scan_log_to_publish(&file, limits, false);
                 assert!(facts == scan_log_file(&file, limits) && unread.is_none());
             }

@@ -236,13 +236,14 @@ pub(crate) struct CachedFile {
     pub source: Option<String>,
 }
 
-/// An archived input of a run published as it is stored (evidence): its site file, its path
-/// in the run folder, where the cache reads it again when it must (`CachedFile::source`), and
-/// the hash of its bytes when the build has made it already (`hash_bytes`: a log read once).
+/// An archived input of a run published as it is stored (evidence), once its copy is written:
+/// its site path, its path in the run folder, where the cache reads it again when it must
+/// (`CachedFile::source`), and the length and hash (`hash_bytes`) of the bytes published.
 pub(crate) struct ArchivedFile {
-    pub file: OutputFile,
+    pub path: String,
     pub source: String,
-    pub hash: Option<String>,
+    pub len: u64,
+    pub hash: String,
 }
 
 /// What the current site was built from: each run folder's key, the cross-run pages' key,
@@ -575,9 +576,10 @@ impl Cache {
         let mut pack = io::BufWriter::new(fs::File::create(dir.join(PACK))?);
         let mut cached = pack_files(&mut pack, files, 0)?;
         pack.flush()?;
-        for ArchivedFile { file, source, hash } in archived {
-            let hash = hash.clone().unwrap_or_else(|| hash_bytes(&file.bytes));
-            cached.push(CachedFile { source: Some(source.clone()), hash, ..record_unhashed(file, 0)? });
+        for ArchivedFile { path, source, len, hash } in archived {
+            let record =
+                CachedFile { rel: path.clone(), hash: hash.clone(), at: 0, len: *len, source: Some(source.clone()) };
+            cached.push(checked_record(record)?);
         }
         let Keyed { key, inputs, stamps } = keyed;
         let entry = CacheEntry { key, inputs, stamps, card, problem, files: cached, comparison: None };
@@ -865,15 +867,16 @@ fn pack_files(pack: &mut impl Write, files: &[OutputFile], from: u64) -> io::Res
 /// The record of `file` with its bytes at `at` in a pack. A site path that could leave its
 /// folder is refused.
 fn record(file: &OutputFile, at: u64) -> io::Result<CachedFile> {
-    Ok(CachedFile { hash: hash_bytes(&file.bytes), ..record_unhashed(file, at)? })
+    let len = file.bytes.len() as u64;
+    checked_record(CachedFile { rel: file.path.clone(), hash: hash_bytes(&file.bytes), at, len, source: None })
 }
 
-/// `record` with its hash left to the caller (who may have it already).
-fn record_unhashed(file: &OutputFile, at: u64) -> io::Result<CachedFile> {
-    if !crate::pipeline::write::is_safe_relative(&file.path) {
-        return Err(io::Error::other(format!("refusing to cache {:?}", file.path)));
+/// `record`, refused when its site path could leave its folder.
+fn checked_record(record: CachedFile) -> io::Result<CachedFile> {
+    if !crate::pipeline::write::is_safe_relative(&record.rel) {
+        return Err(io::Error::other(format!("refusing to cache {:?}", record.rel)));
     }
-    Ok(CachedFile { rel: file.path.clone(), hash: String::new(), at, len: file.bytes.len() as u64, source: None })
+    Ok(record)
 }
 
 /// The pack of an entry, opened when a file is first asked of it; each file is read from its

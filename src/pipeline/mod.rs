@@ -533,7 +533,7 @@ impl Digests<'_> {
             return Ok(digest);
         }
         let run = self.folders.list(id).with_context(|| format!("no run {id}"))?;
-        let digest = process_run(&run, self.limits, false, false, &StageClock::default()).digest;
+        let digest = process_run(&run, self.limits, None, &StageClock::default())?.digest;
         let _ = self.store.put(&digest);
         Ok(digest)
     }
@@ -793,15 +793,25 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
         return Ok(RunResult::from_cache(run.id.clone(), head, run.files.total_bytes));
     }
     let clock = context.clock;
+    let publisher = context.evidence.then(|| Publisher {
+        run_id: &run.id,
+        staging: context.staging,
+        hash: context.cache.is_some(),
+    });
     let RunOutput { summary, seed_files, digest: run_digest, logs_read, log_hashes } =
-        process_run(run, context.limits, context.evidence, context.cache.is_some(), clock);
+        process_run(run, context.limits, publisher.as_ref(), clock)?;
     let key = match (key, later, context.cache) {
         (None, Some((stamps, pending)), Some(cache)) => cache.complete_key(run, stamps, &pending, &log_hashes),
         (key, _, _) => key,
     };
-    let evidence = context
-        .evidence
-        .then(|| StageClock::time(&clock.evidence, || evidence::collect(&run.files, context.limits, logs_read)));
+    let evidence = publisher
+        .as_ref()
+        .map(|publisher| {
+            StageClock::time(&clock.evidence, || {
+                evidence::collect(&run.files, context.limits, logs_read, |rel, bytes| publisher.stage(rel, bytes, None))
+            })
+        })
+        .transpose()?;
     let files = StageClock::time(&clock.render, || {
         let page = site::run_page::build(&summary, &run_digest, context.site_notes, evidence.as_deref());
         let mut files = render::run_files(&page);
@@ -809,20 +819,10 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
             .extend(seed_files.into_iter().map(|(name, bytes)| OutputFile::new(paths::run_file(&run.id, name), bytes)));
         files
     });
-    let archived: Vec<ArchivedFile> = evidence
-        .into_iter()
-        .flatten()
-        .filter_map(|file| {
-            let bytes = file.bytes.ok()?;
-            Some(ArchivedFile {
-                file: OutputFile::new(paths::evidence_file(&run.id, &file.rel), bytes),
-                hash: log_hashes.get(&file.rel).cloned(),
-                source: file.rel,
-            })
-        })
-        .collect();
+    let staged: Vec<(&str, &Staged)> =
+        evidence.iter().flatten().filter_map(|file| Some((file.rel.as_str(), file.published.as_ref().ok()?))).collect();
     let t = Instant::now();
-    for file in files.iter().chain(archived.iter().map(|a| &a.file)) {
+    for file in &files {
         context.staging.put(file)?;
     }
     let problem = problem_line(&run_digest);
@@ -838,7 +838,7 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
                     card.clone(),
                     problem.clone(),
                     &files,
-                    &archived,
+                    &archived(&staged),
                 )
                 .with_context(|| format!("cannot update the build cache for {}", run.id))?;
             stored_key = Some(new_key);
@@ -865,11 +865,57 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
         bytes: run.files.total_bytes,
         replaced: previous
             .into_iter()
-            .filter(|rel| !files.iter().chain(archived.iter().map(|a| &a.file)).any(|f| &f.path == rel))
+            .filter(|rel| !files.iter().any(|f| &f.path == rel) && !staged.iter().any(|(_, s)| &s.path == rel))
             .collect(),
         in_live: false,
         live_site: false,
     })
+}
+
+/// Where a run's evidence goes as each file is read and checked (`ingest::evidence`): its
+/// copy is written into the site being built at once, so that a run's published inputs are
+/// never held together (a run of thousands of large logs would otherwise hold them all until
+/// its pages are written), and `hash` (with a cache) hashes its stored bytes for the cache's
+/// record of it.
+struct Publisher<'a> {
+    run_id: &'a str,
+    staging: &'a Staging<'a>,
+    hash: bool,
+}
+
+/// What is kept of a published evidence file once its copy is written: its site path, the
+/// length of the bytes published and, with a cache, their hash.
+struct Staged {
+    path: String,
+    len: u64,
+    hash: Option<String>,
+}
+
+impl Publisher<'_> {
+    /// Writes the copy of the archived input `rel`, its bytes as stored; `hash` is their hash
+    /// when it is made already.
+    fn stage(&self, rel: &str, bytes: Vec<u8>, hash: Option<String>) -> anyhow::Result<Staged> {
+        let hash = self.hash.then(|| hash.unwrap_or_else(|| cache::hash_bytes(&bytes)));
+        let file = OutputFile::new(paths::evidence_file(self.run_id, rel), bytes);
+        self.staging.put(&file)?;
+        Ok(Staged { path: file.path, len: file.bytes.len() as u64, hash })
+    }
+}
+
+/// The cache's records of a run's evidence as published (`rel`, its path in the run folder,
+/// with its copy): those hashed, which is all of them with a cache.
+fn archived(staged: &[(&str, &Staged)]) -> Vec<ArchivedFile> {
+    staged
+        .iter()
+        .filter_map(|(rel, staged)| {
+            Some(ArchivedFile {
+                path: staged.path.clone(),
+                source: rel.to_string(),
+                len: staged.len,
+                hash: staged.hash.clone()?,
+            })
+        })
+        .collect()
 }
 
 /// What the per-run pipeline makes of one run folder.
@@ -877,19 +923,24 @@ struct RunOutput {
     summary: RunSummary,
     seed_files: Vec<(&'static str, Vec<u8>)>,
     digest: RunOverview,
-    /// The NCCL logs read whole to be published as evidence (for `evidence::collect`).
-    logs_read: Vec<EvidenceFile>,
-    /// The content hashes of those logs as stored, by path (with `hash_logs`).
+    /// The NCCL logs read whole and published as evidence (for `evidence::collect`).
+    logs_read: Vec<EvidenceFile<Staged>>,
+    /// The content hashes of those logs as stored, by path (with a cache).
     log_hashes: HashMap<String, String>,
 }
 
 /// The per-run pipeline, one named stage a line: run folder -> summary, seed files and digest.
-/// Reads only the run's files (each within `limits`) and writes nothing; `clock` sums each
-/// stage's time. `build` and `compare` (`compared_runs`) read every run through it. With
-/// `publish` (evidence), each NCCL log is read once, whole, for its scan and its evidence, and
-/// with `hash_logs` (a cache) hashed once too, for its run's cache key (`Cache::complete_key`)
-/// and for the cache's record of its evidence.
-fn process_run(run: &RunDir, limits: input::Limits, publish: bool, hash_logs: bool, clock: &StageClock) -> RunOutput {
+/// Reads only the run's files (each within `limits`); `clock` sums each stage's time. `build`
+/// and `compare` (`compared_runs`) read every run through it. With `publish` (evidence), each
+/// NCCL log is read once, whole, for its scan and its evidence, its copy written (the only
+/// writing, and the only error) as soon as it is scanned, and with a cache hashed once too,
+/// for its run's cache key (`Cache::complete_key`) and for the cache's record of its evidence.
+fn process_run(
+    run: &RunDir,
+    limits: input::Limits,
+    publish: Option<&Publisher>,
+    clock: &StageClock,
+) -> anyhow::Result<RunOutput> {
     // Each log a task of its own (a run's logs are most of its work): the build's last runs,
     // and a build of one new run, spread over every thread.
     let (scans, reads): (Vec<_>, Vec<_>) = run
@@ -897,18 +948,28 @@ fn process_run(run: &RunDir, limits: input::Limits, publish: bool, hash_logs: bo
         .nccl_logs
         .par_iter()
         .map(|file| {
-            StageClock::time(&clock.logs, || {
-                let (facts, read) = load::scan_log_to_publish(file, limits, publish);
-                let read = read.map(|read| {
-                    let hash = hash_logs.then(|| (read.rel().to_string(), cache::hash_bytes(&read.stored)));
-                    (read.into_evidence(), hash)
-                });
-                (facts, read)
-            })
+            let (facts, read) = StageClock::time(&clock.logs, || {
+                let (facts, read) = load::scan_log_to_publish(file, limits, publish.is_some());
+                let hash_logs = publish.is_some_and(|p| p.hash);
+                (facts, read.map(|read| (hash_logs.then(|| cache::hash_bytes(&read.stored)), read)))
+            });
+            let staged = read.zip(publish).map(|((hash, read), publisher)| {
+                StageClock::time(&clock.write, || {
+                    let rel = read.rel().to_string();
+                    let file = read.into_evidence().publish(|rel, bytes| publisher.stage(rel, bytes, hash.clone()))?;
+                    anyhow::Ok((file, hash.map(|hash| (rel, hash))))
+                })
+            });
+            (facts, staged)
         })
         .unzip();
-    let (logs_read, hashes): (Vec<_>, Vec<_>) = reads.into_iter().flatten().unzip();
-    let log_hashes = hashes.into_iter().flatten().collect();
+    let mut logs_read = Vec::new();
+    let mut log_hashes = HashMap::new();
+    for read in reads.into_iter().flatten() {
+        let (file, hash) = read?;
+        logs_read.push(file);
+        log_hashes.extend(hash);
+    }
     let logs = StageClock::time(&clock.logs, || load::merge_logs(run, scans));
     let raw = StageClock::time(&clock.parse, || {
         let mut raw = load::load_tables(run, limits);
@@ -919,7 +980,7 @@ fn process_run(run: &RunDir, limits: input::Limits, publish: bool, hash_logs: bo
     let (summary, seed_files) = StageClock::time(&clock.export, || export_run(summary));
     let names: Vec<&str> = seed_files.iter().map(|(n, _)| *n).collect();
     let digest = RunOverview::of(&summary, &names);
-    RunOutput { summary, seed_files, digest, logs_read, log_hashes }
+    Ok(RunOutput { summary, seed_files, digest, logs_read, log_hashes })
 }
 
 /// Every run under `runs` (ids sorted) as `compare` reads them: each through the build's
@@ -929,14 +990,14 @@ fn process_run(run: &RunDir, limits: input::Limits, publish: bool, hash_logs: bo
 pub(crate) fn compared_runs(runs: &Path, limits: input::Limits) -> anyhow::Result<Vec<comparison::LoadedRun>> {
     let found =
         find::find_run_folders(runs).with_context(|| format!("cannot read the runs folder {}", runs.display()))?;
-    Ok(found
+    found
         .ids
         .par_iter()
         .map(|id| {
             let run = found.listed(id);
-            comparison::LoadedRun::of(process_run(&run, limits, false, false, &StageClock::default()).summary)
+            Ok(comparison::LoadedRun::of(process_run(&run, limits, None, &StageClock::default())?.summary))
         })
-        .collect())
+        .collect()
 }
 
 /// Exports the seed's files of a summarized run and compares them with any archived copies.

@@ -19,12 +19,12 @@ use crate::site::sections::{Section, Source};
 use crate::site::view::{Block, Cell, Evidence, Facts, Figure, Link, RunPage, Table};
 
 /// The run's page; `evidence` is its archived inputs as published (`None`: the build leaves
-/// them out).
-pub(crate) fn build(
+/// them out), whatever the build keeps of a published one (`T`).
+pub(crate) fn build<T>(
     run: &RunSummary,
     digest: &RunOverview,
     site_notes: &SiteNotes,
-    evidence: Option<&[EvidenceFile]>,
+    evidence: Option<&[EvidenceFile<T>]>,
 ) -> RunPage {
     let mut blocks = vec![run_comparison::configuration_block(digest)];
     let one = [(digest, String::new())];
@@ -378,7 +378,7 @@ fn manifest_block(run: &RunSummary) -> Block {
 /// shorter ones, and every one without evidence, are shown as recorded.
 const ARTIFACT_SHOWN_BYTES: usize = 2048;
 
-fn artifacts_block(run: &RunSummary, evidence: Option<&[EvidenceFile]>) -> Block {
+fn artifacts_block<T>(run: &RunSummary, evidence: Option<&[EvidenceFile<T>]>) -> Block {
     let mut tables = Vec::new();
     if !run.raw.gpus.is_empty() {
         let mut gpus = Table::new(
@@ -417,8 +417,9 @@ fn artifacts_block(run: &RunSummary, evidence: Option<&[EvidenceFile]>) -> Block
     let nvidia_smi = !tables.is_empty() || run.raw.other_artifacts.iter().any(|(name, _)| name.contains("nvidia_smi"));
     let intro = if nvidia_smi { Vec::new() } else { vec!["No nvidia-smi artifacts in this run.".to_string()] };
     // The stored size of an artifact's published copy, if it is published.
-    let published =
-        |name: &str| evidence.and_then(|files| files.iter().find(|f| f.rel == name && f.bytes.is_ok())).map(|f| f.len);
+    let published = |name: &str| {
+        evidence.and_then(|files| files.iter().find(|f| f.rel == name && f.published.is_ok())).map(|f| f.len)
+    };
     let (linked, shown): (Vec<_>, Vec<_>) = run
         .raw
         .other_artifacts
@@ -444,7 +445,12 @@ fn artifacts_block(run: &RunSummary, evidence: Option<&[EvidenceFile]>) -> Block
 /// The run's files: what the site publishes for it (the seed-format files, each chart's data),
 /// linked; the archived inputs, linked to their copies as stored with their size (or why one is
 /// withheld), or named without a link when the build leaves them out.
-fn files_block(run: &RunSummary, outputs: &[String], blocks: &[Block], evidence: Option<&[EvidenceFile]>) -> Block {
+fn files_block<T>(
+    run: &RunSummary,
+    outputs: &[String],
+    blocks: &[Block],
+    evidence: Option<&[EvidenceFile<T>]>,
+) -> Block {
     let mut published = Table::new("Published on this site", &[("file", false), ("what", false)]).with_row_headers();
     for name in outputs {
         published.push(vec![Cell::link(name.clone(), name.clone()), Cell::text("seed-format file, recomputed")]);
@@ -466,7 +472,7 @@ fn files_block(run: &RunSummary, outputs: &[String], blocks: &[Block], evidence:
             .with_row_headers();
             for file in files {
                 let size = Cell::text(bytes_about(file.len));
-                table.push(match &file.bytes {
+                table.push(match &file.published {
                     Ok(_) => {
                         vec![Cell::link(file.rel.clone(), paths::evidence_link(&file.rel)), size, Cell::text("yes")]
                     }
@@ -475,7 +481,7 @@ fn files_block(run: &RunSummary, outputs: &[String], blocks: &[Block], evidence:
                     }
                 });
             }
-            let shown = files.iter().filter(|f| f.bytes.is_ok()).count();
+            let shown = files.iter().filter(|f| f.published.is_ok()).count();
             let intro = format!(
                 "The site publishes {} for this run, and {shown} of its {} as evidence, linked below as stored (files that hold the process environment or a secret-named setting, or are over the size limit, are withheld and say why).",
                 count(published.rows.len(), "file"),
