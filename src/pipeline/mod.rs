@@ -793,11 +793,9 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
         return Ok(RunResult::from_cache(run.id.clone(), head, run.files.total_bytes));
     }
     let clock = context.clock;
-    let publisher = context.evidence.then(|| Publisher {
-        run_id: &run.id,
-        staging: context.staging,
-        hash: context.cache.is_some(),
-    });
+    // Evidence is hashed for the cache's record of it, which only a run with a key gets.
+    let keyed = context.cache.is_some() && (key.is_some() || later.is_some());
+    let publisher = context.evidence.then(|| Publisher { run_id: &run.id, staging: context.staging, hash: keyed });
     let RunOutput { summary, seed_files, digest: run_digest, logs_read, log_hashes } =
         process_run(run, context.limits, publisher.as_ref(), clock)?;
     let key = match (key, later, context.cache) {
@@ -807,9 +805,18 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
     let evidence = publisher
         .as_ref()
         .map(|publisher| {
-            StageClock::time(&clock.evidence, || {
-                evidence::collect(&run.files, context.limits, logs_read, |rel, bytes| publisher.stage(rel, bytes, None))
-            })
+            // Reading counts as "read evidence", writing as "write", as a log's do.
+            let start = Instant::now();
+            let mut writing = Duration::ZERO;
+            let listed = evidence::collect(&run.files, context.limits, logs_read, |rel, bytes| {
+                let t = Instant::now();
+                let staged = publisher.stage(rel, bytes, None);
+                writing += t.elapsed();
+                staged
+            });
+            clock.write.fetch_add(writing.as_nanos() as u64, Ordering::Relaxed);
+            clock.evidence.fetch_add(start.elapsed().saturating_sub(writing).as_nanos() as u64, Ordering::Relaxed);
+            listed
         })
         .transpose()?;
     let files = StageClock::time(&clock.render, || {
@@ -923,9 +930,11 @@ struct RunOutput {
     summary: RunSummary,
     seed_files: Vec<(&'static str, Vec<u8>)>,
     digest: RunOverview,
-    /// The NCCL logs read whole and published as evidence (for `evidence::collect`).
+    /// The NCCL logs read whole to be published as evidence: each published, or withheld
+    /// after it was read (for `evidence::collect`).
     logs_read: Vec<EvidenceFile<Staged>>,
-    /// The content hashes of those logs as stored, by path (with a cache).
+    /// The content hashes of those logs as stored, by path (with a cache and evidence, for a
+    /// run that is keyed).
     log_hashes: HashMap<String, String>,
 }
 
@@ -933,8 +942,9 @@ struct RunOutput {
 /// Reads only the run's files (each within `limits`); `clock` sums each stage's time. `build`
 /// and `compare` (`compared_runs`) read every run through it. With `publish` (evidence), each
 /// NCCL log is read once, whole, for its scan and its evidence, its copy written (the only
-/// writing, and the only error) as soon as it is scanned, and with a cache hashed once too,
-/// for its run's cache key (`Cache::complete_key`) and for the cache's record of its evidence.
+/// writing, and the only error) as soon as it is scanned, and hashed once too when the
+/// publisher hashes (a run with a key, and a cache), for its run's cache key
+/// (`Cache::complete_key`) and for the cache's record of its evidence.
 fn process_run(
     run: &RunDir,
     limits: input::Limits,

@@ -32,12 +32,14 @@ pub(crate) enum WriteError {
     NotOurs(PathBuf),
     #[error("refusing to write {0:?}: not a plain relative path")]
     BadPath(String),
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: io::Error },
+    /// The cause is part of the message, not a source of its own: a chain printed whole
+    /// (`{:#}`) names it once.
+    #[error("{path}: {cause}")]
+    Io { path: PathBuf, cause: io::Error },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> WriteError + '_ {
-    move |source| WriteError::Io { path: path.to_path_buf(), source }
+    move |cause| WriteError::Io { path: path.to_path_buf(), cause }
 }
 
 /// Checks that `path` stays inside the folder it is joined to.
@@ -205,7 +207,7 @@ impl<'a> Staging<'a> {
         for entry in walkdir::WalkDir::new(&root).min_depth(1).sort_by_file_name() {
             let entry = entry.map_err(|e| {
                 let path = e.path().unwrap_or(&root).to_path_buf();
-                WriteError::Io { path, source: e.into() }
+                WriteError::Io { path, cause: e.into() }
             })?;
             if entry.file_type().is_file() {
                 files.extend(entry.path().strip_prefix(&self.dir).ok().and_then(Path::to_str).map(str::to_string));
@@ -458,7 +460,7 @@ pub(crate) fn count_site(dir: &Path) -> Result<SiteCount, WriteError> {
     for entry in walkdir::WalkDir::new(dir).min_depth(1) {
         let entry = entry.map_err(|e| {
             let path = e.path().unwrap_or(dir).to_path_buf();
-            WriteError::Io { path, source: e.into() }
+            WriteError::Io { path, cause: e.into() }
         })?;
         if !entry.file_type().is_file() || (entry.depth() == 1 && entry.file_name() == MARKER) {
             continue;
@@ -573,9 +575,9 @@ mod tests {
 
         let error = in_place.put(&OutputFile::new("runs/a/index.html/under-a-file.txt", "x")).unwrap_err();
         assert!(
-            matches!(&error, WriteError::Io { path, source }
+            matches!(&error, WriteError::Io { path, cause }
                 if path.ends_with("runs/a/index.html/under-a-file.txt")
-                    && source.kind() == io::ErrorKind::NotADirectory),
+                    && cause.kind() == io::ErrorKind::NotADirectory),
             "{error}"
         );
     }

@@ -288,3 +288,35 @@ fn item8_an_unreadable_nccl_log_makes_only_that_run_invalid() {
     assert!(dir.path().join(".nccl-report-cache/site/runs/synth-basic/entry.json").is_file());
     assert!(!dir.path().join(".nccl-report-cache/site/runs/synth-gzip-logs/entry.json").exists());
 }
+
+/// A copy of evidence that cannot be written (a folder stands in its place in the live site)
+/// while a run is built again in place: the build fails naming it, with the run's cache entry
+/// and page as they were, and the next build, made whole beside the site, mends it.
+#[test]
+fn item8_an_evidence_copy_that_cannot_be_written_fails_the_build_and_the_next_mends_it() {
+    let (dir, runs) = runs_dir(&["synth-basic", "synth-gzip-logs"]);
+    let site = dir.path().join("site");
+    assert!(build(&runs, &site, &[]).status.success());
+    let copy = "runs/synth-gzip-logs/evidence/raw/nccl/world4_full_synth-7685_13391.log.gz";
+    assert!(site.join(copy).is_file());
+    fs::remove_file(site.join(copy)).unwrap();
+    fs::create_dir_all(site.join(copy).join("in-the-way")).unwrap();
+    let entry = dir.path().join(".nccl-report-cache/site/runs/synth-gzip-logs");
+    // Its cached files cannot be put back, so the run is built again, in place.
+    fs::remove_file(entry.join("files.pack")).unwrap();
+    let (entry_before, page_before) =
+        (fs::read(entry.join("entry.json")).unwrap(), fs::read(site.join("runs/synth-gzip-logs/index.html")).unwrap());
+    crate::common::copy_tree(&crate::common::fixture_runs().join("synth-one-cycle"), &runs.join("synth-one-cycle"));
+    let output = build(&runs, &site, &[]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    let said = text(&output);
+    assert!(said.contains(copy), "{said}");
+    assert_eq!(said.matches("Is a directory").count(), 1, "the cause said once: {said}");
+    assert_eq!(fs::read(entry.join("entry.json")).unwrap(), entry_before);
+    assert_eq!(fs::read(site.join("runs/synth-gzip-logs/index.html")).unwrap(), page_before);
+    let output = build(&runs, &site, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    let fresh = dir.path().join("fresh");
+    assert!(build(&runs, &fresh, &["--no-cache"]).status.success());
+    assert_eq!(tree(&site), tree(&fresh));
+}

@@ -716,7 +716,7 @@ fn archived_inputs_are_published_as_evidence_unless_withheld() {
     fs::write(run.join("artifacts/env.json"), "{\"HF_TOKEN\": \"hf_jsonsecret\"}\n").unwrap();
     fs::write(run.join("artifacts/cfg.txt"), "HF_TOKEN = hf_spacedsecret\n").unwrap();
     let out = dir.path().join("site");
-    let output = build(&runs, &out, &[]);
+    let output = build(&runs, &out, &["--timings"]);
     assert!(output.status.success(), "{}", text(&output));
     let site = tree(&out);
     let inputs = tree(&run);
@@ -751,8 +751,17 @@ fn archived_inputs_are_published_as_evidence_unless_withheld() {
     assert!(page.contains("Longer artifacts, as recorded (evidence copies)"), "{page}");
 
     let bare = dir.path().join("bare");
-    assert!(build(&runs, &bare, &["--no-evidence"]).status.success());
+    let bare_output = build(&runs, &bare, &["--no-evidence", "--timings"]);
+    assert!(bare_output.status.success());
     let bare_site = tree(&bare);
+    // Each copy written once: the build with evidence writes those files more, no others.
+    let written = |output: &std::process::Output| {
+        let said = text(output);
+        let json: serde_json::Value = serde_json::from_str(said.lines().find(|l| l.starts_with('{')).unwrap()).unwrap();
+        json["files_written"].as_u64().unwrap()
+    };
+    assert_eq!(written(&output) - written(&bare_output), published as u64);
+    assert_eq!(site.len() - bare_site.len(), published);
     assert!(!bare_site.keys().any(|p| p.contains("/evidence/")));
     let page = String::from_utf8(bare_site["runs/synth-gzip-logs/index.html"].clone()).unwrap();
     assert!(page.contains("In the archive only") && page.contains("--no-evidence"));
