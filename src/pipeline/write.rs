@@ -223,12 +223,11 @@ impl<'a> Staging<'a> {
     pub(crate) fn put(&self, file: &OutputFile) -> Result<(), WriteError> {
         let path = self.path_of(&file.path)?;
         let replaced = if self.in_place {
-            let old = fs::read(&path);
-            if old.as_ref().is_ok_and(|old| *old == file.bytes) {
+            if holds(&path, &file.bytes) {
                 self.counts.unchanged.fetch_add(1, Ordering::Relaxed);
                 return Ok(());
             }
-            let existed = old.is_ok() || path.symlink_metadata().is_ok();
+            let existed = path.symlink_metadata().is_ok();
             self.touch()?;
             in_parent(&path, || replace_file(&path, &file.bytes))?;
             existed
@@ -434,6 +433,30 @@ fn write_new(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     Ok(replaced)
 }
 
+/// Whether the file at `path` is a regular file holding `bytes`, compared a block at a time
+/// (the old copy of a large file is never held beside the new). Opened without following a
+/// symlink and without waiting on a FIFO: anything but such a file (a symlink put there by
+/// hand, whatever it points to) is replaced.
+fn holds(path: &Path, bytes: &[u8]) -> bool {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let open = fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path);
+    let Ok(mut file) = open else { return false };
+    if !file.metadata().is_ok_and(|meta| meta.is_file() && meta.len() == bytes.len() as u64) {
+        return false;
+    }
+    let mut block = vec![0; bytes.len().clamp(1, 256 * 1024)];
+    let mut rest = bytes;
+    loop {
+        match file.read(&mut block) {
+            Ok(0) => return rest.is_empty(),
+            Ok(n) if n <= rest.len() && block[..n] == rest[..n] => rest = &rest[n..],
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            _ => return false,
+        }
+    }
+}
+
 /// Writes `bytes` beside `path` and renames the new file over it (a new inode: a hard link
 /// to the old file elsewhere is not written through).
 fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -580,6 +603,57 @@ mod tests {
                     && cause.kind() == io::ErrorKind::NotADirectory),
             "{error}"
         );
+    }
+
+    /// In place, a file is left as it is only when a regular file with its very bytes is
+    /// there (compared a block at a time, a difference in a large file's last byte seen); a
+    /// symlink with those bytes behind it, and a FIFO, are replaced without waiting on it.
+    #[test]
+    fn in_place_only_a_regular_file_with_the_same_bytes_is_left() {
+        use std::os::unix::fs::MetadataExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("site");
+        let large: Vec<u8> = (0..600_000u32).map(|i| (i % 251) as u8).collect();
+        let mut changed = large.clone();
+        *changed.last_mut().unwrap() ^= 1;
+        let files = [OutputFile::new("same.txt", "same"), OutputFile::new("large.bin", large.clone())];
+        write_site(&out, &files).unwrap();
+        let outside = dir.path().join("outside.txt");
+        fs::write(&outside, "link").unwrap();
+        std::os::unix::fs::symlink(&outside, out.join("link.txt")).unwrap();
+        let fifo = std::ffi::CString::new(out.join("fifo.txt").into_os_string().into_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let inode = |rel: &str| fs::metadata(out.join(rel)).unwrap().ino();
+        let same = inode("same.txt");
+        let (done, finished) = std::sync::mpsc::channel();
+        // A thread of its own, which a failing test leaves waiting rather than waiting for it.
+        let site = out.clone();
+        let written = [
+            OutputFile::new("same.txt", "same"),
+            OutputFile::new("large.bin", large),
+            OutputFile::new("large.bin", changed.clone()),
+            OutputFile::new("link.txt", "link"),
+            OutputFile::new("fifo.txt", "fifo"),
+        ];
+        std::thread::spawn(move || {
+            let lock = OutputLock::acquire(&site).unwrap();
+            let in_place = Staging::in_place(&lock, None);
+            for file in &written {
+                in_place.put(file).unwrap();
+            }
+            done.send(in_place.counts()).unwrap();
+        });
+        let counts = finished.recv_timeout(std::time::Duration::from_secs(20)).expect("no wait on a FIFO");
+        assert_eq!((counts.unchanged, counts.written), (2, 3));
+        assert_eq!(inode("same.txt"), same);
+        assert_eq!(fs::read(out.join("large.bin")).unwrap(), changed);
+        for (rel, text) in [("link.txt", "link"), ("fifo.txt", "fifo")] {
+            let meta = fs::symlink_metadata(out.join(rel)).unwrap();
+            assert!(meta.is_file(), "{rel} replaced by a regular file");
+            assert_eq!(fs::read_to_string(out.join(rel)).unwrap(), text);
+        }
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "link");
     }
 
     #[test]
