@@ -607,7 +607,8 @@ mod tests {
 
     /// In place, a file is left as it is only when a regular file with its very bytes is
     /// there (compared a block at a time, a difference in a large file's last byte seen); a
-    /// symlink with those bytes behind it, and a FIFO, are replaced without waiting on it.
+    /// symlink with those bytes behind it, and a FIFO (also for a file of no bytes), are
+    /// replaced without waiting on it.
     #[test]
     fn in_place_only_a_regular_file_with_the_same_bytes_is_left() {
         use std::os::unix::fs::MetadataExt as _;
@@ -621,9 +622,11 @@ mod tests {
         let outside = dir.path().join("outside.txt");
         fs::write(&outside, "link").unwrap();
         std::os::unix::fs::symlink(&outside, out.join("link.txt")).unwrap();
-        let fifo = std::ffi::CString::new(out.join("fifo.txt").into_os_string().into_encoded_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        for rel in ["fifo.txt", "empty-fifo.txt"] {
+            let fifo = std::ffi::CString::new(out.join(rel).into_os_string().into_encoded_bytes()).unwrap();
+            // SAFETY: a valid NUL-terminated path.
+            assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        }
         let inode = |rel: &str| fs::metadata(out.join(rel)).unwrap().ino();
         let same = inode("same.txt");
         let (done, finished) = std::sync::mpsc::channel();
@@ -635,6 +638,7 @@ mod tests {
             OutputFile::new("large.bin", changed.clone()),
             OutputFile::new("link.txt", "link"),
             OutputFile::new("fifo.txt", "fifo"),
+            OutputFile::new("empty-fifo.txt", ""),
         ];
         std::thread::spawn(move || {
             let lock = OutputLock::acquire(&site).unwrap();
@@ -645,10 +649,10 @@ mod tests {
             done.send(in_place.counts()).unwrap();
         });
         let counts = finished.recv_timeout(std::time::Duration::from_secs(20)).expect("no wait on a FIFO");
-        assert_eq!((counts.unchanged, counts.written), (2, 3));
+        assert_eq!((counts.unchanged, counts.written), (2, 4));
         assert_eq!(inode("same.txt"), same);
         assert_eq!(fs::read(out.join("large.bin")).unwrap(), changed);
-        for (rel, text) in [("link.txt", "link"), ("fifo.txt", "fifo")] {
+        for (rel, text) in [("link.txt", "link"), ("fifo.txt", "fifo"), ("empty-fifo.txt", "")] {
             let meta = fs::symlink_metadata(out.join(rel)).unwrap();
             assert!(meta.is_file(), "{rel} replaced by a regular file");
             assert_eq!(fs::read_to_string(out.join(rel)).unwrap(), text);
