@@ -882,8 +882,8 @@ fn build_run(run: &RunDir, plan: CachePlan, context: &RunContext) -> anyhow::Res
 /// Where a run's evidence goes as each file is read and checked (`ingest::evidence`): its
 /// copy is written into the site being built at once, so that a run's published inputs are
 /// never held together (a run of thousands of large logs would otherwise hold them all until
-/// its pages are written), and `hash` (with a cache) hashes its stored bytes for the cache's
-/// record of it.
+/// its pages are written), and `hash` (with a cache, for a run that gets a key) hashes its
+/// stored bytes for the cache's record of it.
 struct Publisher<'a> {
     run_id: &'a str,
     staging: &'a Staging<'a>,
@@ -891,7 +891,7 @@ struct Publisher<'a> {
 }
 
 /// What is kept of a published evidence file once its copy is written: its site path, the
-/// length of the bytes published and, with a cache, their hash.
+/// length of the bytes published and, where the publisher hashes, their hash.
 struct Staged {
     path: String,
     len: u64,
@@ -910,7 +910,7 @@ impl Publisher<'_> {
 }
 
 /// The cache's records of a run's evidence as published (`rel`, its path in the run folder,
-/// with its copy): those hashed, which is all of them with a cache.
+/// with its copy): those hashed, which is all of them where the cache keeps the run.
 fn archived(staged: &[(&str, &Staged)]) -> Vec<ArchivedFile> {
     staged
         .iter()
