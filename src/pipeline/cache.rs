@@ -365,19 +365,20 @@ impl Cache {
         run: &RunDir,
         previous: Option<&CacheEntry>,
     ) -> Result<(String, Vec<Stamp>), (String, io::Error)> {
-        let (stamps, _) = self.stamps(run, previous, |_| false)?;
+        let (stamps, _) = self.stamps(run, previous, |_, _| false)?;
         Ok((self.key_of(run, &stamps), stamps))
     }
 
     /// The stamps of a run's current inputs (in path order) with their content hashes,
-    /// reusing those whose stamps are unchanged, but for the files `later` picks: those are
-    /// only opened (so that one that cannot be read is named here, as `key` names it), and
-    /// their places are returned, for `complete_key` to hash once the build has read them.
+    /// reusing those whose stamps are unchanged, but for the files `later` picks (given each
+    /// file and whether it is an NCCL log): those are only opened (so that one that cannot be
+    /// read is named here, as `key` names it), and their places are returned, for
+    /// `complete_key` to hash once the build has read them.
     pub(crate) fn stamps(
         &self,
         run: &RunDir,
         previous: Option<&CacheEntry>,
-        later: impl Fn(&FileRef) -> bool,
+        later: impl Fn(&FileRef, bool) -> bool,
     ) -> Result<(Vec<Stamp>, Vec<usize>), (String, io::Error)> {
         let files = files_in_order(run);
         let logs: std::collections::HashSet<&str> = run.files.nccl_logs.iter().map(|f| f.rel.as_str()).collect();
@@ -390,11 +391,12 @@ impl Cache {
         let mut pending = Vec::new();
         for file in files {
             let known = known_stamps.get(file.rel.as_str());
-            let limit = if logs.contains(file.rel.as_str()) { limits.log } else { limits.file };
+            let is_log = logs.contains(file.rel.as_str());
+            let limit = if is_log { limits.log } else { limits.file };
             let hash = match known {
                 Some(old) if old.stamp == file.stamp => old.hash.clone(),
                 _ if beyond_reading(file.stamp.len, limit) => stamp_hash(&file.stamp),
-                _ if later(file) => {
+                _ if later(file, is_log) => {
                     open_input(&file.at).map_err(|error| (file.rel.clone(), error))?;
                     pending.push(stamps.len());
                     String::new()
@@ -416,12 +418,13 @@ impl Cache {
         pending: &[usize],
         hashes: &std::collections::HashMap<String, String>,
     ) -> Option<(String, Vec<Stamp>)> {
-        let files = files_in_order(run);
+        // The run's files in path order, sorted only for a file whose hash was not made.
+        let mut files = None;
         for &at in pending {
             let stamp = stamps.get_mut(at)?;
             stamp.hash = match hashes.get(&stamp.rel) {
                 Some(hash) => hash.clone(),
-                None => hash_input(&files.get(at)?.at).ok()?,
+                None => hash_input(&files.get_or_insert_with(|| files_in_order(run)).get(at)?.at).ok()?,
             };
         }
         Some((self.key_of(run, &stamps), stamps))
@@ -1151,7 +1154,7 @@ mod tests {
         let cache = Cache::open(&dir.path().join("site"), b"notes").unwrap();
         let run = list_run_settled("r1", runs.join("r1"), &runs.canonicalize().unwrap(), i128::MAX);
         let whole = cache.key(&run, None).unwrap();
-        let (stamps, pending) = cache.stamps(&run, None, |f| f.rel.starts_with("raw/nccl/")).unwrap();
+        let (stamps, pending) = cache.stamps(&run, None, |_, is_log| is_log).unwrap();
         assert_eq!(pending.len(), 2);
         assert!(pending.iter().all(|&at| stamps[at].hash.is_empty()));
         let read: std::collections::HashMap<String, String> =

@@ -675,9 +675,7 @@ fn plan(run: &mut RunDir, cache: Option<&Cache>, publish: Option<input::Limits>)
     let previous = cache.lookup(&run.id);
     let keyed = match (&previous, publish) {
         (None, Some(limits)) => {
-            let logs: std::collections::HashSet<&str> = run.files.nccl_logs.iter().map(|f| f.rel.as_str()).collect();
-            let read_whole =
-                |f: &FileRef| logs.contains(f.rel.as_str()) && evidence::is_read(&f.at, f.stamp.len, limits);
+            let read_whole = |f: &FileRef, is_log: bool| is_log && evidence::is_read(&f.at, f.stamp.len, limits);
             cache.stamps(run, None, read_whole).map(|later| (None, Some(later)))
         }
         _ => cache.key(run, previous.as_ref()).map(|key| (Some(key), None)),
