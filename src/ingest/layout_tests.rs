@@ -78,10 +78,11 @@ fn no_layout_of_folders_changed_after_the_settle_time() {
 
 #[test]
 fn any_name_added_removed_or_renamed_fails_the_recheck() {
-    let changes: [Change; 6] = [
+    let changes: [Change; 7] = [
         ("a file added three levels down", |run| {
             fs::write(run.join("raw/results/world2_full/rank2_async.csv"), "x").unwrap()
         }),
+        ("a file added to the run folder itself", |run| fs::write(run.join("NOTES.md"), "x").unwrap()),
         ("a file removed", |run| fs::remove_file(run.join("raw/nccl/world2_full_1.log")).unwrap()),
         ("a file renamed", |run| {
             fs::rename(run.join("manifest.txt"), run.join("manifest.old")).unwrap();
@@ -206,6 +207,9 @@ fn a_layout_with_an_index_out_of_place_does_not_hold_together() {
     };
     assert_eq!(edited(|_| {}), good, "the shape read back is the layout's");
     assert!(!edited(|raw| raw.files[0].0 = 99).holds_together(), "a file of a folder not recorded");
+    let past_the_last = |raw: &mut Raw| raw.files[0].0 = raw.folders.len() as u32;
+    assert!(!edited(past_the_last).holds_together(), "a file of the folder one past the last");
+    assert!(!edited(|raw| raw.folders[1].0 = 1).holds_together(), "a folder its own parent");
     assert!(!edited(|raw| raw.folders[1].0 = 5).holds_together(), "a parent recorded after its folder");
     assert!(!edited(|raw| raw.folders.clear()).holds_together(), "no run folder");
     assert!(!edited(|raw| raw.folders[1].1 = "..".into()).holds_together(), "a folder named ..");

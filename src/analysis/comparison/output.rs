@@ -16,7 +16,7 @@ pub enum Format {
 pub fn render(report: &Report, format: Format) -> anyhow::Result<String> {
     Ok(match format {
         Format::Json => serde_json::to_string_pretty(report)? + "\n",
-        Format::Csv => csv(report)?,
+        Format::Csv => csv(&report.cases)?,
         Format::Text => text(report, false),
         Format::Md => text(report, true),
     })
@@ -137,29 +137,33 @@ fn md_escape(text: &str) -> String {
     text.replace('\\', "\\\\").replace('|', "\\|").replace('<', "&lt;").replace('>', "&gt;")
 }
 
-fn csv(report: &Report) -> anyhow::Result<String> {
+/// The CSV's columns: every field of a JSON case (`CaseResult`), `case_folder` after `case`.
+const CSV_FIELDS: [&str; 18] = [
+    "section",
+    "world_size",
+    "case",
+    "case_folder",
+    "metric",
+    "base_cycles",
+    "candidate_cycles",
+    "ratio",
+    "ci_low",
+    "ci_high",
+    "cost_ratio",
+    "family",
+    "history_runs",
+    "history_ratio",
+    "effect_floor",
+    "timer_step",
+    "verdict",
+    "reason",
+];
+
+fn csv(cases: &[CaseResult]) -> anyhow::Result<String> {
     let mut writer = csv::Writer::from_writer(Vec::new());
-    writer.write_record([
-        "section",
-        "world_size",
-        "case",
-        "case_folder",
-        "metric",
-        "base_cycles",
-        "candidate_cycles",
-        "ratio",
-        "ci_low",
-        "ci_high",
-        "family",
-        "history_runs",
-        "history_ratio",
-        "effect_floor",
-        "timer_step",
-        "verdict",
-        "reason",
-    ])?;
+    writer.write_record(CSV_FIELDS)?;
     let number = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
-    for c in &report.cases {
+    for c in cases {
         writer.write_record([
             c.section.to_string(),
             c.world_size.to_string(),
@@ -171,6 +175,7 @@ fn csv(report: &Report) -> anyhow::Result<String> {
             number(c.ratio),
             number(c.ci_low),
             number(c.ci_high),
+            number(c.cost_ratio),
             c.family.as_str().to_string(),
             c.history_runs.to_string(),
             number(c.history_ratio),
@@ -181,4 +186,56 @@ fn csv(report: &Report) -> anyhow::Result<String> {
         ])?;
     }
     Ok(String::from_utf8(writer.into_inner()?)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::comparison::engine::Verdict;
+    use crate::analysis::comparison::samples::Family;
+
+    /// The CSV has a column for every field of a JSON case and no other, and each row puts a
+    /// case's values under their own columns.
+    #[test]
+    fn the_csv_has_the_fields_of_a_json_case() {
+        let case = CaseResult {
+            section: "decode",
+            world_size: 2,
+            case: "tokens=1".to_string(),
+            case_folder: Some("world2_decode".to_string()),
+            metric: "replay_total_us",
+            family: Family::Host,
+            base_cycles: 10,
+            candidate_cycles: 11,
+            ratio: Some(1.5),
+            ci_low: Some(1.25),
+            ci_high: Some(1.75),
+            cost_ratio: Some(2.5),
+            history_runs: 4,
+            history_ratio: Some(3.5),
+            effect_floor: 0.125,
+            timer_step: Some(0.001),
+            verdict: Verdict::Slower,
+            reason: Some("why".to_string()),
+        };
+        let json = serde_json::to_value(&case).unwrap();
+        let mut json_fields: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut csv_fields = CSV_FIELDS.to_vec();
+        json_fields.sort_unstable();
+        csv_fields.sort_unstable();
+        assert_eq!(csv_fields, json_fields);
+        let text = csv(std::slice::from_ref(&case)).unwrap();
+        let mut rows = csv::Reader::from_reader(text.as_bytes());
+        let header = rows.headers().unwrap().clone();
+        let row = rows.records().next().unwrap().unwrap();
+        let value = |field: &str| &row[header.iter().position(|h| h == field).unwrap()];
+        for field in CSV_FIELDS {
+            let expected = match &json[field] {
+                serde_json::Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            let expected = if field == "family" { "host-side".to_string() } else { expected };
+            assert_eq!(value(field), expected, "{field}");
+        }
+    }
 }

@@ -17,7 +17,7 @@
 //! Why both spreads: MAD alone is blind to the heavy tails real runs have (a back-to-back run
 //! at 0.61x of its neighbours in every decode case), SD alone to a case whose values are few
 //! and equal. Why "beyond every earlier run": a value the configuration has already produced
-//! is not news. Calibrated on 19 real back-to-back H200 runs (README, "Verdicts on real
+//! is not news. Calibrated on 19 real back-to-back H200 runs (README, "Calibrated on real
 //! runs"). Uses std only.
 
 /// Fewest earlier runs a verdict needs (with two, no spread can be told).
