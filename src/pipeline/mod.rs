@@ -49,7 +49,7 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone)]
@@ -950,12 +950,18 @@ fn process_run(
     clock: &StageClock,
 ) -> anyhow::Result<RunOutput> {
     // Each log a task of its own (a run's logs are most of its work): the build's last runs,
-    // and a build of one new run, spread over every thread.
-    let (scans, reads): (Vec<_>, Vec<_>) = run
+    // and a build of one new run, spread over every thread. Once a copy cannot be written the
+    // build fails: the logs not yet begun are neither scanned nor written (`None`), so a
+    // failure in a live site updated in place replaces no more of its files than it must.
+    let failed = AtomicBool::new(false);
+    let done: Vec<_> = run
         .files
         .nccl_logs
         .par_iter()
         .map(|file| {
+            if failed.load(Ordering::Relaxed) {
+                return None;
+            }
             let (facts, read) = StageClock::time(&clock.logs, || {
                 let (facts, read) = load::scan_log_to_publish(file, limits, publish.is_some());
                 let hash_logs = publish.is_some_and(|p| p.hash);
@@ -964,19 +970,26 @@ fn process_run(
             let staged = read.zip(publish).map(|((hash, read), publisher)| {
                 StageClock::time(&clock.write, || {
                     let rel = read.rel().to_string();
-                    let file = read.into_evidence().publish(|rel, bytes| publisher.stage(rel, bytes, hash.clone()))?;
-                    anyhow::Ok((file, hash.map(|hash| (rel, hash))))
+                    let file = read.into_evidence().publish(|rel, bytes| publisher.stage(rel, bytes, hash.clone()));
+                    failed.fetch_or(file.is_err(), Ordering::Relaxed);
+                    anyhow::Ok((file?, hash.map(|hash| (rel, hash))))
                 })
             });
-            (facts, staged)
+            Some((facts, staged))
         })
-        .unzip();
+        .collect();
+    let mut scans = Vec::with_capacity(done.len());
     let mut logs_read = Vec::new();
     let mut log_hashes = HashMap::new();
-    for read in reads.into_iter().flatten() {
-        let (file, hash) = read?;
-        logs_read.push(file);
-        log_hashes.extend(hash);
+    // A log is left out (`None`) only once a copy has failed: the error returned is the first
+    // failure, in path order, of the logs begun.
+    for (facts, read) in done.into_iter().flatten() {
+        scans.push(facts);
+        if let Some(read) = read {
+            let (file, hash) = read?;
+            logs_read.push(file);
+            log_hashes.extend(hash);
+        }
     }
     let logs = StageClock::time(&clock.logs, || load::merge_logs(run, scans));
     let raw = StageClock::time(&clock.parse, || {

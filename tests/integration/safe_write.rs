@@ -306,11 +306,22 @@ fn item8_an_evidence_copy_that_cannot_be_written_fails_the_build_and_the_next_me
     fs::remove_file(entry.join("files.pack")).unwrap();
     let (entry_before, page_before) =
         (fs::read(entry.join("entry.json")).unwrap(), fs::read(site.join("runs/synth-gzip-logs/index.html")).unwrap());
+    // The copies of the logs after it (in path order, the order one thread takes them in).
+    let later: Vec<String> = ["13392", "13393", "13394"]
+        .iter()
+        .map(|pid| format!("runs/synth-gzip-logs/evidence/raw/nccl/world4_full_synth-7685_{pid}.log.gz"))
+        .collect();
+    for copy in &later {
+        fs::remove_file(site.join(copy)).unwrap();
+    }
     crate::common::copy_tree(&crate::common::fixture_runs().join("synth-one-cycle"), &runs.join("synth-one-cycle"));
-    let output = build(&runs, &site, &[]);
+    let output = build(&runs, &site, &["--jobs", "1"]);
     assert_eq!(output.status.code(), Some(2), "{}", text(&output));
     let said = text(&output);
     assert!(said.contains(copy), "{said}");
+    for copy in &later {
+        assert!(!site.join(copy).exists(), "{copy}: no log is written once a copy has failed");
+    }
     assert_eq!(said.matches("Is a directory").count(), 1, "the cause said once: {said}");
     assert_eq!(fs::read(entry.join("entry.json")).unwrap(), entry_before);
     assert_eq!(fs::read(site.join("runs/synth-gzip-logs/index.html")).unwrap(), page_before);
