@@ -122,7 +122,7 @@ impl Layout {
 /// serves cached attributes for up to a minute) nor FUSE mounts of object stores (fixed
 /// folder times): their runs are always listed.
 #[cfg(target_os = "linux")]
-fn moves_folder_times(dir: &File) -> bool {
+pub(super) fn moves_folder_times(dir: &File) -> bool {
     use std::os::fd::AsRawFd;
     // ext2/3/4, XFS, Btrfs, tmpfs, ZFS, F2FS, overlayfs.
     const LOCAL: [i64; 7] = [0xEF53, 0x5846_5342, 0x9123_683E, 0x0102_1994, 0x2FC1_2FC1, 0xF2F5_2010, 0x794C_7630];
@@ -139,7 +139,7 @@ fn moves_folder_times(dir: &File) -> bool {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn moves_folder_times(_: &File) -> bool {
+pub(super) fn moves_folder_times(_: &File) -> bool {
     false
 }
 

@@ -1,7 +1,7 @@
 //! `layout`'s tests: walks of real folders, changed in every way a layout must notice.
 use crate::ingest::find::{list_run_settled, RunDir};
 use crate::ingest::input::{Beneath, Root};
-use crate::ingest::layout::{settled_before_now, Layout, Recorder};
+use crate::ingest::layout::{moves_folder_times, settled_before_now, Layout, Recorder};
 use crate::ingest::stamp::FileStamp;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -74,6 +74,27 @@ fn no_layout_of_folders_changed_after_the_settle_time() {
     let (dir, _) = runs();
     assert_eq!(walk(dir.path(), 0).layout, None);
     assert_eq!(walk(dir.path(), settled_before_now()).layout, None, "folders made just now");
+}
+
+/// A copy that keeps times (`cp -a`, `rsync -t`, an import) sets every folder's modification
+/// time back, and so moves its change time to now: the change time alone keeps it unsettled.
+#[test]
+fn folders_whose_modification_times_were_set_back_are_not_settled() {
+    let (dir, run) = runs();
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for folder in walkdir::WalkDir::new(&run).into_iter().map(Result::unwrap).filter(|e| e.file_type().is_dir()) {
+        fs::File::open(folder.path()).unwrap().set_modified(hour_ago).unwrap();
+    }
+    assert_eq!(walk(dir.path(), settled_before_now()).layout, None);
+    assert!(walk(dir.path(), i128::MAX).layout.is_some());
+}
+
+/// A local file system is trusted to move a folder's times when a name in it changes; others
+/// (here procfs) are not, and their runs are listed on every build.
+#[test]
+#[cfg(target_os = "linux")]
+fn only_local_file_systems_are_trusted_to_move_folder_times() {
+    assert!(!moves_folder_times(&fs::File::open("/proc").unwrap()));
 }
 
 #[test]
