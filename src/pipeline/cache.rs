@@ -1167,6 +1167,56 @@ mod tests {
     /// An archived input is put back from its run folder only as it was published: the same
     /// length and hash, by a plain relative path in the run folder (not another run's file,
     /// not an absolute path, even with the same bytes), and only where that folder is given.
+    /// A cached run of a live site updated in place: a file whose entry moved on since the
+    /// last commit (a comparison re-rendered it in a build that never committed) is put back
+    /// although its recorded stamp still holds, and a file edited by hand is put back although
+    /// another file of the run has its bytes; the file left as committed is not written.
+    #[test]
+    fn the_live_files_put_back_are_those_whose_own_record_does_not_hold() {
+        use std::os::unix::fs::MetadataExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let runs = dir.path().join("runs");
+        fs::create_dir_all(runs.join("r1")).unwrap();
+        let lock = crate::pipeline::out_dir::OutputLock::acquire(&dir.path().join("site")).unwrap();
+        let live = lock.out().to_path_buf();
+        let cache = Cache::open(&live, b"notes").unwrap();
+        let card = RunCard {
+            id: "r1".into(),
+            timestamp_utc: None,
+            status: crate::analysis::summarize::RunStatus::Ok,
+            sections: 0,
+            configuration_key: "key".into(),
+            configuration: "configuration".into(),
+            baseline: crate::site::card::BaselineVerdict::Pending,
+            warnings: 0,
+            reason: None,
+        };
+        let files = [
+            OutputFile::new("runs/r1/index.html", "page"),
+            OutputFile::new("runs/r1/a.csv", "same"),
+            OutputFile::new("runs/r1/b.csv", "same"),
+        ];
+        let keyed = Keyed { key: "k1".into(), inputs: "inputs".into(), stamps: Vec::new() };
+        cache.store("r1", keyed, card.clone(), None, &files, &[]).unwrap();
+        fs::create_dir_all(live.join("runs/r1")).unwrap();
+        fs::write(live.join(crate::pipeline::out_dir::MARKER), "").unwrap();
+        for file in &files {
+            fs::write(live.join(&file.path), &file.bytes).unwrap();
+        }
+        cache.record_site("r1", &live).unwrap();
+        let compared = [OutputFile::new("runs/r1/index.html", "page, compared")];
+        let entry = cache.update_compared("r1", &compared, card, "stamp".into()).unwrap();
+        fs::write(live.join("runs/r1/b.csv"), "edit").unwrap();
+        let inode = fs::metadata(live.join("runs/r1/a.csv")).unwrap().ino();
+        let run = Beneath::new(Root::new(runs.canonicalize().unwrap()), "r1");
+        let staging = Staging::in_place(&lock, None);
+        let found = cache.repair_live("r1", Some("k1"), entry.files_print(), &run, &staging, &live);
+        assert_eq!(found, Some(LiveRun::Checked { repaired: 2 }));
+        assert_eq!(fs::read(live.join("runs/r1/index.html")).unwrap(), b"page, compared");
+        assert_eq!(fs::read(live.join("runs/r1/b.csv")).unwrap(), b"same");
+        assert_eq!(fs::metadata(live.join("runs/r1/a.csv")).unwrap().ino(), inode, "a.csv as committed");
+    }
+
     #[test]
     fn an_archived_input_is_read_back_only_as_it_was_published() {
         let dir = tempfile::tempdir().unwrap();
