@@ -1170,7 +1170,8 @@ mod tests {
     /// A cached run of a live site updated in place: a file whose entry moved on since the
     /// last commit (a comparison re-rendered it in a build that never committed) is put back
     /// although its recorded stamp still holds, and a file edited by hand is put back although
-    /// another file of the run has its bytes; the file left as committed is not written.
+    /// another file of the run has its bytes; the files left as committed (in two folders) are
+    /// not written.
     #[test]
     fn the_live_files_put_back_are_those_whose_own_record_does_not_hold() {
         use std::os::unix::fs::MetadataExt as _;
@@ -1195,10 +1196,11 @@ mod tests {
             OutputFile::new("runs/r1/index.html", "page"),
             OutputFile::new("runs/r1/a.csv", "same"),
             OutputFile::new("runs/r1/b.csv", "same"),
+            OutputFile::new("runs/r1/charts/c.svg", "<svg/>"),
         ];
         let keyed = Keyed { key: "k1".into(), inputs: "inputs".into(), stamps: Vec::new() };
         cache.store("r1", keyed, card.clone(), None, &files, &[]).unwrap();
-        fs::create_dir_all(live.join("runs/r1")).unwrap();
+        fs::create_dir_all(live.join("runs/r1/charts")).unwrap();
         fs::write(live.join(crate::pipeline::out_dir::MARKER), "").unwrap();
         for file in &files {
             fs::write(live.join(&file.path), &file.bytes).unwrap();
@@ -1207,14 +1209,15 @@ mod tests {
         let compared = [OutputFile::new("runs/r1/index.html", "page, compared")];
         let entry = cache.update_compared("r1", &compared, card, "stamp".into()).unwrap();
         fs::write(live.join("runs/r1/b.csv"), "edit").unwrap();
-        let inode = fs::metadata(live.join("runs/r1/a.csv")).unwrap().ino();
+        let inode = |rel: &str| fs::metadata(live.join(rel)).unwrap().ino();
+        let kept = [inode("runs/r1/a.csv"), inode("runs/r1/charts/c.svg")];
         let run = Beneath::new(Root::new(runs.canonicalize().unwrap()), "r1");
         let staging = Staging::in_place(&lock, None);
         let found = cache.repair_live("r1", Some("k1"), entry.files_print(), &run, &staging, &live);
         assert_eq!(found, Some(LiveRun::Checked { repaired: 2 }));
         assert_eq!(fs::read(live.join("runs/r1/index.html")).unwrap(), b"page, compared");
         assert_eq!(fs::read(live.join("runs/r1/b.csv")).unwrap(), b"same");
-        assert_eq!(fs::metadata(live.join("runs/r1/a.csv")).unwrap().ino(), inode, "a.csv as committed");
+        assert_eq!([inode("runs/r1/a.csv"), inode("runs/r1/charts/c.svg")], kept, "the files as committed");
     }
 
     #[test]
