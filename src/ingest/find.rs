@@ -525,11 +525,18 @@ mod tests {
             std::fs::create_dir_all(&folder).unwrap();
             std::fs::write(folder.join("short.txt"), "x").unwrap();
             std::fs::write(folder.join("x".repeat(250)), "x").unwrap();
+            // The longest path read, and one byte over it.
+            std::fs::write(folder.join("y".repeat(210)), "x").unwrap();
+            std::fs::write(folder.join("z".repeat(211)), "x").unwrap();
         });
-        let long = format!("artifacts/{}/{}", [name.as_str(); 4].join("/"), "x".repeat(250));
-        assert!(long.len() > MAX_PATH_BYTES);
-        assert_eq!(found(&run), vec![(Code::TooDeep, long)]);
+        let path = |file: String| format!("artifacts/{}/{file}", [name.as_str(); 4].join("/"));
+        let (longest, over) = (path("y".repeat(210)), path("z".repeat(211)));
+        assert_eq!((longest.len(), over.len()), (MAX_PATH_BYTES, MAX_PATH_BYTES + 1));
+        let mut not_read = found(&run);
+        not_read.sort();
+        assert_eq!(not_read, vec![(Code::TooDeep, path("x".repeat(250))), (Code::TooDeep, over)]);
         assert!(run.files.all().any(|f| f.rel.ends_with("/short.txt")));
+        assert!(run.files.all().any(|f| f.rel == longest));
     }
 
     #[test]
