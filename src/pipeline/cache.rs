@@ -1164,9 +1164,6 @@ mod tests {
         assert_eq!(cache.complete_key(&run, stamps, &pending, &read), None);
     }
 
-    /// An archived input is put back from its run folder only as it was published: the same
-    /// length and hash, by a plain relative path in the run folder (not another run's file,
-    /// not an absolute path, even with the same bytes), and only where that folder is given.
     /// A cached run of a live site updated in place: a file whose entry moved on since the
     /// last commit (a comparison re-rendered it in a build that never committed) is put back
     /// although its recorded stamp still holds, and a file edited by hand is put back although
@@ -1220,6 +1217,9 @@ mod tests {
         assert_eq!([inode("runs/r1/a.csv"), inode("runs/r1/charts/c.svg")], kept, "the files as committed");
     }
 
+    /// An archived input is put back from its run folder only as it was published: the same
+    /// length and hash, by a plain relative path in the run folder (not another run's file,
+    /// not an absolute path, even with the same bytes), and only where that folder is given.
     #[test]
     fn an_archived_input_is_read_back_only_as_it_was_published() {
         let dir = tempfile::tempdir().unwrap();

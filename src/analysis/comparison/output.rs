@@ -234,6 +234,7 @@ mod tests {
                 serde_json::Value::String(text) => text.clone(),
                 other => other.to_string(),
             };
+            // The CSV names a family as the text report does (`host-side`), the JSON by its key.
             let expected = if field == "family" { "host-side".to_string() } else { expected };
             assert_eq!(value(field), expected, "{field}");
         }
