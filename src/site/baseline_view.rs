@@ -168,11 +168,16 @@ fn shift_lines(report: &Report) -> Vec<String> {
                 s.reason.as_deref().unwrap_or("too little history")
             ),
             _ => format!(
-                "Run-wide, {} (over {}, noise floor {} from {}).",
+                "Run-wide, {} (over {}, noise floor {} from {}{}).",
                 s.sentence(),
                 crate::core::format::count(s.cases, "case"),
                 pct2(s.effect_floor * 100.0),
-                crate::core::format::count(s.history_runs, "earlier run")
+                crate::core::format::count(s.history_runs, "earlier run"),
+                match s.history_left_out {
+                    0 => String::new(),
+                    1 => "; 1 more left out as a change".to_string(),
+                    n => format!("; {n} more left out as changes"),
+                }
             ),
         })
         .collect()
@@ -190,7 +195,7 @@ fn caveat_line(report: &Report) -> Option<String> {
 
 fn rule_line() -> String {
     format!(
-        "The run is the replicate: a case is slower or faster only when its run-level value (median over cycles) is beyond the noise floor of the earlier ok runs of its configuration (a {} % prediction interval of their spread, at least 3 % and two timer steps) and beyond every one of them, and its ratio to the base is beyond that floor too. The same rule judges each family's run-wide shift.",
+        "The run is the replicate: a case is slower or faster only when its run-level value (median over cycles) is beyond the noise floor of the earlier ok runs of its configuration (a {} % prediction interval of their spread, at least 3 % and two timer steps) and beyond every one of them, and its ratio to the base is beyond that floor too. An earlier run far beyond the others (beyond their floor at 1 in 100,000,000, as a 40x regression is) is a change, not noise, and is left out of the history (at most a quarter of it). The same rule judges each family's run-wide shift.",
         100.0 - crate::analysis::comparison::rule::ALPHA * 100.0
     )
 }
@@ -235,6 +240,9 @@ fn cases_table(caption: &str) -> Table {
 
 fn case_row(c: &CaseResult) -> Vec<Cell> {
     let history = match c.history_ratio {
+        Some(r) if c.history_left_out > 0 => {
+            format!("{r:.3} ({}, {} left out)", count(c.history_runs, "run"), c.history_left_out)
+        }
         Some(r) => format!("{r:.3} ({})", count(c.history_runs, "run")),
         None => "n/a".to_string(),
     };

@@ -152,9 +152,12 @@ fn the_spread_of_earlier_runs_raises_the_bar_for_a_change() {
     let (verdict, floor) = case(&out);
     assert_eq!((code, verdict.as_str()), (Some(1), "slower"), "{out}");
     assert!((floor - 0.03).abs() < 1e-12, "the 3 % floor: {floor}");
-    // Earlier runs 25 % apart in that case: 9 % is no evidence of a change.
-    std::fs::remove_dir_all(runs.join(EARLIER[1])).unwrap();
-    add_copy(&runs, EARLIER[1], 1.25);
+    // Earlier runs 25 % apart in that case, both ways: 9 % is no evidence of a change. (One
+    // run 25 % off three identical ones would be a change itself, and left out.)
+    for (id, factor) in [(EARLIER[1], 1.25), (EARLIER[2], 0.85)] {
+        std::fs::remove_dir_all(runs.join(id)).unwrap();
+        add_copy(&runs, id, factor);
+    }
     let (code, out) = compare(&runs, &args);
     let (verdict, floor) = case(&out);
     assert_eq!((code, verdict.as_str()), (Some(0), "no_change"), "{out}");
@@ -163,6 +166,69 @@ fn the_spread_of_earlier_runs_raises_the_bar_for_a_change() {
     add_copy(&runs, "20261203T110000Z", 3.0);
     let (_, again) = compare(&runs, &args);
     assert_eq!(case(&again), (verdict, floor));
+}
+
+/// The bundled runs of 2026-12-04 hold a real regression (`CUDA_LAUNCH_BLOCKING=1`: the GPU
+/// dependency 16-40x slower) among identical runs. It is a change, not noise: left out of the
+/// history of the runs after it, it neither widens their floor (over ±50,000 % with it) nor
+/// hides a regression below its own level. A copy of the newest run with one GPU dependency
+/// case 1.5x slower is found, and nothing else is flagged.
+#[test]
+fn a_change_in_the_history_is_left_out_of_the_floor_of_the_runs_after_it() {
+    let (_dir, runs) = runs_dir(&["no fixture"]);
+    let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("runs");
+    for entry in std::fs::read_dir(&bundled).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            copy_tree(&path, &runs.join(path.file_name().unwrap()));
+        }
+    }
+    let (newest, planted) = ("20261204T114816Z", "20261204T114816Z-planted");
+    copy_tree(&runs.join(newest), &runs.join(planted));
+    let csv = runs.join(planted).join("raw/results/world1_full/rank0_async.csv");
+    let original = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = Vec::new();
+    for (i, line) in original.lines().enumerate() {
+        let mut fields: Vec<String> = line.split(',').map(String::from).collect();
+        if i > 0 && fields[4] == "65536" {
+            fields[7] = (fields[7].parse::<f64>().unwrap() * 1.5).to_string();
+        }
+        lines.push(fields.join(","));
+    }
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    let json = |args: &[&str]| -> (Option<i32>, Value) {
+        let (code, out) = compare(&runs, &[args, &["--format", "json"]].concat());
+        (code, serde_json::from_str(&out).unwrap_or_else(|_| panic!("{out}")))
+    };
+    let device = |json: &Value| -> Vec<Value> {
+        json["cases"].as_array().unwrap().iter().filter(|c| c["metric"] == "gpu_dependency_us").cloned().collect()
+    };
+    // The regression itself is still found against the runs before it.
+    let (code, blocking) = json(&["20261204T114158Z", "20261204T114621Z-blocking"]);
+    assert_eq!(code, Some(1));
+    assert!(device(&blocking).iter().all(|c| c["verdict"] == "slower" && c["history_left_out"] == 0), "{blocking}");
+    // The newest run against the first of its day: the blocking run is left out of every GPU
+    // dependency case's history and of the device-side shift's; nothing is a change.
+    let (code, aa) = json(&["20261204T114025Z", newest]);
+    assert_eq!(code, Some(0), "{aa}");
+    for case in device(&aa) {
+        assert_eq!(
+            (case["history_left_out"].as_u64(), case["verdict"].as_str()),
+            (Some(1), Some("no_change")),
+            "{case}"
+        );
+        assert!(case["effect_floor"].as_f64().unwrap() < 0.3, "{case}");
+    }
+    let shift = aa["shifts"].as_array().unwrap().iter().find(|s| s["family"] == "device").unwrap().clone();
+    assert_eq!(shift["history_left_out"], 1, "{shift}");
+    assert!(shift["effect_floor"].as_f64().unwrap() < 0.2, "{shift}");
+    // One case 1.5x slower in a copy of the newest run: found, and only it.
+    let (code, planted) = json(&[newest, planted]);
+    assert_eq!(code, Some(1), "{planted}");
+    let slower: Vec<&Value> =
+        planted["cases"].as_array().unwrap().iter().filter(|c| c["verdict"] != "no_change").collect();
+    assert_eq!(slower.len(), 1, "{slower:?}");
+    assert_eq!((slower[0]["case"].as_str(), slower[0]["verdict"].as_str()), (Some("bytes=65536"), Some("slower")));
 }
 
 /// `compare` reads runs as `build` does, within the same `--max-*` limits: a run with a file

@@ -6,13 +6,14 @@
 //!    case in one run only, any case when the configurations differ, or a case whose
 //!    values are not finite and positive is `not_comparable` (with why).
 //! 2. Per case: the run-level value (median over cycles) as a log cost against the run-level
-//!    values of the earlier ok runs of the configuration (`Context::history`, oldest first),
+//!    values of the earlier ok runs of the configuration (`Context::history`, oldest first)
+//!    since the case's last change point, less its gross changes (`rule::without_changes`),
 //!    by `rule::judge`, with the timer step seen in the cycles (CUDA events tick in 32 ns)
 //!    and `MIN_EFFECT`. `slower`/`faster` also needs the raw ratio to the base beyond the
 //!    same floor, so no case whose ratio sits inside its floor is ever called a change.
 //! 3. Per family (host-side, device-side): the run's shift, the median over the family's
 //!    cases of its distance from their history medians, judged against the same shift of each
-//!    earlier run. A shift beyond the noise is a finding of its own ("every host-side case is
+//!    earlier run (less the gross changes among them). A shift beyond the noise is a finding of its own ("every host-side case is
 //!    1.9x slower"), never divided out of the cases.
 //!
 //! The cycles of one run never decide: their bootstrap interval of the ratio to the base is
@@ -67,7 +68,10 @@ pub struct Shift {
     /// The noise floor of that shift (fraction), from the same shift of every earlier run.
     pub effect_floor: f64,
     pub cases: usize,
+    /// Earlier runs the shift was judged against (`history_left_out` not counted).
     pub history_runs: usize,
+    /// Earlier runs whose own shift was a change, left out (`rule::without_changes`).
+    pub history_left_out: usize,
     pub verdict: Verdict,
     pub reason: Option<String>,
 }
@@ -119,8 +123,12 @@ pub struct CaseResult {
     pub ci_high: Option<f64>,
     /// The cost ratio to the base: `ratio` for times, its inverse for bandwidth (> 1: slower).
     pub cost_ratio: Option<f64>,
-    /// Earlier ok runs of the configuration the case was judged against.
+    /// Earlier ok runs of the configuration the case was judged against: its current regime
+    /// (`current_regime`) less the changes left out.
     pub history_runs: usize,
+    /// Earlier runs of the regime left out as changes: the rule calls their own value slower
+    /// or faster against the others (`rule::without_changes`).
+    pub history_left_out: usize,
     /// The candidate's cost against the median of those runs (> 1: costlier than usual).
     pub history_ratio: Option<f64>,
     /// The noise floor: the effect a change must exceed (fraction).
@@ -227,12 +235,14 @@ pub fn compare(base: &[CaseSamples], cand: &[CaseSamples], context: &Context) ->
             results.push(result);
             continue;
         }
-        let (since_run, history) = current_regime(&context.history, &key, b.higher_is_better);
+        let (since_run, regime) = current_regime(&context.history, &key, b.higher_is_better);
         let step = timer_step(b.values.iter().chain(&c.values).copied());
         result.timer_step = step;
         let relative_step = step.map_or(0.0, |s| (1.0 + s / vc).ln());
+        let (history, left_out) = rule::without_changes(&regime, relative_step, MIN_EFFECT.ln_1p());
         let judgement = rule::judge(xc, &history, relative_step, MIN_EFFECT.ln_1p());
         result.history_runs = history.len();
+        result.history_left_out = left_out;
         result.effect_floor = judgement.floor_fraction();
         (result.verdict, result.reason) = case_verdict(judgement, xc - xb);
         if !matches!(judgement.call, Call::InsufficientHistory { .. }) {
@@ -299,6 +309,7 @@ fn family_shift(family: Family, judged: &[Judged], history: &[BTreeMap<String, f
             (distances.len() * 2 >= cases.len()).then(|| median(&distances))
         })
         .collect();
+    let (earlier, left_out) = rule::without_changes(&earlier, 0.0, MIN_EFFECT.ln_1p());
     let judgement = rule::judge(shift, &earlier, 0.0, MIN_EFFECT.ln_1p());
     let (verdict, reason) = match judgement.call {
         Call::Slower => (Verdict::Slower, None),
@@ -314,6 +325,7 @@ fn family_shift(family: Family, judged: &[Judged], history: &[BTreeMap<String, f
         effect_floor: judgement.floor_fraction(),
         cases: cases.len(),
         history_runs: earlier.len(),
+        history_left_out: left_out,
         verdict,
         reason,
     })
@@ -350,6 +362,7 @@ fn not_comparable(s: &CaseSamples, base_cycles: usize, candidate_cycles: usize, 
         ci_high: None,
         cost_ratio: None,
         history_runs: 0,
+        history_left_out: 0,
         history_ratio: None,
         effect_floor: MIN_EFFECT,
         timer_step: None,
@@ -582,6 +595,7 @@ mod tests {
             effect_floor: 0.1,
             cases: 5,
             history_runs: 10,
+            history_left_out: 0,
             verdict,
             reason: None,
         };

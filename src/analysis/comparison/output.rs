@@ -3,7 +3,7 @@
 
 use super::engine::CaseResult;
 use super::Report;
-use crate::core::format::terminal_safe;
+use crate::core::format::{count, terminal_safe};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -58,12 +58,13 @@ fn headline(report: &Report) -> Vec<String> {
             _ => "within the noise",
         };
         lines.push(format!(
-            "shift:     {} {:.4}x over {} cases, floor ±{:.1} % from {} runs: {verdict}{}",
+            "shift:     {} {:.4}x over {} cases, floor ±{:.1} % from {} runs{}: {verdict}{}",
             s.family.as_str(),
             s.ratio,
             s.cases,
             s.effect_floor * 100.0,
             s.history_runs,
+            if s.history_left_out > 0 { format!(" ({})", left_out(s.history_left_out)) } else { String::new() },
             if matches!(s.verdict, super::engine::Verdict::Slower | super::engine::Verdict::Faster) {
                 format!(" ({})", s.sentence())
             } else {
@@ -88,8 +89,17 @@ fn row(c: &CaseResult) -> [String; 11] {
         opt(c.history_ratio, 4),
         format!("±{:.1} %", c.effect_floor * 100.0),
         c.verdict.as_str().to_string(),
-        c.reason.clone().unwrap_or_default(),
+        match (&c.reason, c.history_left_out) {
+            (reason, 0) => reason.clone().unwrap_or_default(),
+            (Some(reason), n) => format!("{reason}; {}", left_out(n)),
+            (None, n) => left_out(n),
+        },
     ]
+}
+
+/// `1 earlier run left out as a change` (`rule::without_changes`).
+fn left_out(runs: usize) -> String {
+    format!("{} left out as {}", count(runs, "earlier run"), if runs == 1 { "a change" } else { "changes" })
 }
 
 const COLUMNS: [&str; 11] =
@@ -137,8 +147,9 @@ fn md_escape(text: &str) -> String {
     text.replace('\\', "\\\\").replace('|', "\\|").replace('<', "&lt;").replace('>', "&gt;")
 }
 
-/// The CSV's columns: every field of a JSON case (`CaseResult`), `case_folder` after `case`.
-const CSV_FIELDS: [&str; 18] = [
+/// The CSV's columns: every field of a JSON case (`CaseResult`), `case_folder` after `case`;
+/// `history_left_out`, the newest, last, so that the columns before it keep their places.
+const CSV_FIELDS: [&str; 19] = [
     "section",
     "world_size",
     "case",
@@ -157,6 +168,7 @@ const CSV_FIELDS: [&str; 18] = [
     "timer_step",
     "verdict",
     "reason",
+    "history_left_out",
 ];
 
 fn csv(cases: &[CaseResult]) -> anyhow::Result<String> {
@@ -183,6 +195,7 @@ fn csv(cases: &[CaseResult]) -> anyhow::Result<String> {
             number(c.timer_step),
             c.verdict.as_str().to_string(),
             c.reason.clone().unwrap_or_default(),
+            c.history_left_out.to_string(),
         ])?;
     }
     Ok(String::from_utf8(writer.into_inner()?)?)
@@ -212,6 +225,7 @@ mod tests {
             ci_high: Some(1.75),
             cost_ratio: Some(2.5),
             history_runs: 4,
+            history_left_out: 2,
             history_ratio: Some(3.5),
             effect_floor: 0.125,
             timer_step: Some(0.001),
