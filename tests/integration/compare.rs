@@ -31,17 +31,21 @@ pub(crate) fn two_runs(factor: f64) -> (tempfile::TempDir, PathBuf) {
 /// Adds a copy `id` of the bundled run whose decode `tokens=1` cycles are multiplied by `factor`.
 fn add_copy(runs: &Path, id: &str, factor: f64) {
     copy_tree(&bundled_run(), &runs.join(id));
-    let decode = runs.join(id).join("raw/results/world1_full/rank0_decode.csv");
-    let original = std::fs::read_to_string(&decode).unwrap();
+    multiply(&runs.join(id).join("raw/results/world1_full/rank0_decode.csv"), (4, "1"), 8, factor);
+}
+
+/// Multiplies column `column` of the CSV rows whose column `when.0` is `when.1` by `factor`.
+fn multiply(csv: &Path, when: (usize, &str), column: usize, factor: f64) {
+    let original = std::fs::read_to_string(csv).unwrap();
     let mut lines: Vec<String> = Vec::new();
     for (i, line) in original.lines().enumerate() {
         let mut fields: Vec<String> = line.split(',').map(String::from).collect();
-        if i > 0 && fields[4] == "1" {
-            fields[8] = (fields[8].parse::<f64>().unwrap() * factor).to_string();
+        if i > 0 && fields[when.0] == when.1 {
+            fields[column] = (fields[column].parse::<f64>().unwrap() * factor).to_string();
         }
         lines.push(fields.join(","));
     }
-    std::fs::write(&decode, lines.join("\n") + "\n").unwrap();
+    std::fs::write(csv, lines.join("\n") + "\n").unwrap();
 }
 
 fn compare(runs: &Path, args: &[&str]) -> (Option<i32>, String) {
@@ -185,17 +189,8 @@ fn a_change_in_the_history_is_left_out_of_the_floor_of_the_runs_after_it() {
     }
     let (newest, planted) = ("20261204T114816Z", "20261204T114816Z-planted");
     copy_tree(&runs.join(newest), &runs.join(planted));
-    let csv = runs.join(planted).join("raw/results/world1_full/rank0_async.csv");
-    let original = std::fs::read_to_string(&csv).unwrap();
-    let mut lines: Vec<String> = Vec::new();
-    for (i, line) in original.lines().enumerate() {
-        let mut fields: Vec<String> = line.split(',').map(String::from).collect();
-        if i > 0 && fields[4] == "65536" {
-            fields[7] = (fields[7].parse::<f64>().unwrap() * 1.5).to_string();
-        }
-        lines.push(fields.join(","));
-    }
-    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    // The GPU dependency (column 7) of the 64 KiB case (column 4), x1.5.
+    multiply(&runs.join(planted).join("raw/results/world1_full/rank0_async.csv"), (4, "65536"), 7, 1.5);
     let json = |args: &[&str]| -> (Option<i32>, Value) {
         let (code, out) = compare(&runs, &[args, &["--format", "json"]].concat());
         (code, serde_json::from_str(&out).unwrap_or_else(|_| panic!("{out}")))
