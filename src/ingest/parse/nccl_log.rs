@@ -12,8 +12,9 @@
 //! INIT/GRAPH/TUNING lines are converted to text (lossy) and may allocate.
 //! A line that states a fact only partly (cut mid-line) is a partial line, not a fact; so is a
 //! last line with no newline that would change the facts. When two threads' lines run into
-//! one (`h:1:1 [6] NCCL INFO h:1:2 [7] NCCL INFO Ring ...`), the inner message is read, and
-//! as many later unmarked `Ring`/`Channel`/`Tree` lines as were displaced are read as messages.
+//! one, both messages are read: the first up to the second's `host:pid:tid` word; when the
+//! first was displaced (`h:1:1 [6] NCCL INFO h:1:2 [7] NCCL INFO Ring ...`), as many later
+//! unmarked `Ring`/`Channel`/`Tree` lines as were displaced are read as messages.
 //! Formats follow NCCL's own `INFO(...)` strings from 2.3 to 2.29 and RCCL's. Distinct-value
 //! lists and count maps keep at most `MAX_DISTINCT` entries (lists keep the smallest in sort
 //! order, so the result does not depend on file or merge order). Pure: reads the given
@@ -411,7 +412,14 @@ impl<'f> Scanner<'f> {
                 }
                 self.info(&line[..prefix_end], &line[message_at..]);
             }
-            Marker::Warn => self.warn(line),
+            Marker::Warn => {
+                // A log of WARN lines only (a failed init) still names its hosts.
+                let prefix = memmem::find(line, b"NCCL WARN").map_or(&line[..0], |at| &line[..at]);
+                if let Some((_, host, _)) = nccl_line::host_word(prefix) {
+                    insert_capped(&mut self.facts.hosts, host);
+                }
+                self.warn(line);
+            }
             Marker::Version(at) => insert_first_word(&mut self.facts.versions, &line[at..]),
             Marker::None if self.orphans > 0 => {
                 let message = nccl_line::trim_message(line.trim_ascii_start());
@@ -432,10 +440,17 @@ impl<'f> Scanner<'f> {
             return;
         }
         if let Some(inner) = self.info.find(message) {
-            let (other, rest) = message.split_at(inner);
-            self.info(other, &rest[INFO_MARKER.len()..]);
-            self.orphans = self.orphans.saturating_add(1);
-            return;
+            // Another thread's line ran into this one: this line's message, if any, then the
+            // other's prefix (from its `host:pid:tid` word) and message.
+            let (before, rest) = message.split_at(inner);
+            let (own, other) = before.split_at(nccl_line::host_word(before).map_or(before.len(), |(at, _, _)| at));
+            if own.trim_ascii().is_empty() {
+                // This line's message was displaced: it comes later, on a line of its own.
+                self.orphans = self.orphans.saturating_add(1);
+            } else {
+                self.info(prefix, own);
+            }
+            return self.info(other, &rest[INFO_MARKER.len()..]);
         }
         self.dispatch(prefix, nccl_line::trim_message(message));
     }
@@ -498,6 +513,7 @@ impl<'f> Scanner<'f> {
             b"NVLS" => Self::nvls,
             b"Connected" => Self::connected,
             b"P2P" => Self::p2p_plugin,
+            b"Initialized" => Self::initialized,
             b"NCCL_PXN_DISABLE" => Self::pxn_setting,
             _ => return,
         };
@@ -550,10 +566,21 @@ impl<'f> Scanner<'f> {
         }
     }
 
-    /// `NCCL version 2.28.9+cuda13.0` as an INFO message.
+    /// `NCCL version 2.28.9+cuda13.0` as an INFO message; RCCL's `RCCL version :
+    /// 2.27.7-HEAD:29e1567` too.
     fn version(&mut self, rest: &str) {
         if let Some(version) = rest.strip_prefix("version ") {
+            let version = version.trim_start();
+            let version = version.strip_prefix(':').unwrap_or(version);
             insert_first_word(&mut self.facts.versions, version.as_bytes());
+        }
+    }
+
+    /// `Initialized NET plugin Socket` (NCCL 2.23+, after `NET/Plugin: Could not find:
+    /// libnccl-net.so`): NCCL's own IB and Socket are `internal`; any other is the plugin's name.
+    fn initialized(&mut self, rest: &str) {
+        if let Some(name) = rest.strip_prefix("NET plugin ").map(str::trim).filter(|name| !name.is_empty()) {
+            insert_capped(&mut self.facts.plugins, if matches!(name, "IB" | "Socket") { "internal" } else { name });
         }
     }
 
@@ -1575,6 +1602,44 @@ Ring 04 : 6[6] -> 5[5] via P2P/IPC\n\
 Ring 04 : 5[5] -> 4[4] via P2P/IPC\n";
         let facts = scan(log, "i.log");
         assert_eq!(facts.transports.get("P2P/IPC"), Some(&3), "one displaced message, one unmarked line read");
+    }
+
+    /// A message that another thread's line ran into is read, and then the other's.
+    #[test]
+    fn a_message_run_into_by_another_line_is_read_too() {
+        let log = b"h:1:1 [5] NCCL INFO NET/IB : Using [0]mlx5_bond_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>      \
+h:1:2 [7] NCCL INFO Using network IB\nh:1:3 [1] NCCL INFO Ring 04 : 1 -> 0 -> 3\n";
+        let facts = scan(log, "g.log");
+        let nics: Vec<(&str, &str)> = facts.nics.iter().map(|n| (n.host.as_str(), n.device.as_str())).collect();
+        assert_eq!(nics, [("h", "mlx5_bond_0:1/RoCE")]);
+        assert_eq!(facts.networks, ["IB"]);
+        assert_eq!(facts.rings, ["1 -> 0 -> 3"], "no orphan was expected: the ring line is read as it is");
+        assert_eq!(facts.files_by_host.keys().collect::<Vec<_>>(), ["h"]);
+    }
+
+    /// RCCL's banner has a colon; NCCL 2.23+ names its built-in network by `Initialized NET
+    /// plugin` after finding no `libnccl-net.so`.
+    #[test]
+    fn warn_lines_name_their_hosts_too() {
+        let log = b"2026-01-02 10:00:00 gpu-a:10:20 [0] NCCL WARN Cuda failure 'out of memory'\n\
+[rank1]: gpu-b:11:21 [1] NCCL WARN socketStartConnect: Connect to 10.0.0.1 failed\nNCCL WARN no prefix\n";
+        let facts = scan(log, "w.log");
+        assert_eq!(facts.files_by_host.keys().collect::<Vec<_>>(), ["gpu-a", "gpu-b"]);
+        assert_eq!(facts.warning_count, 3);
+    }
+
+    #[test]
+    fn rccl_banners_and_the_built_in_net_plugin_of_2_23() {
+        let log = b"node [0] NCCL INFO RCCL version : 2.27.7-HEAD:29e1567\n\
+h:1:1 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so\n\
+h:1:1 [0] NCCL INFO Failed to initialize NET plugin IB\n\
+h:1:1 [0] NCCL INFO Initialized NET plugin Socket\n";
+        let facts = scan(log, "r.log");
+        assert_eq!(facts.nccl_versions, ["2.27.7-HEAD:29e1567"]);
+        assert_eq!(facts.net_plugins, ["internal"]);
+        let plugin = scan(b"h:1:1 [0] NCCL INFO Initialized NET plugin Libfabric\n", "o.log");
+        assert_eq!(plugin.net_plugins, ["Libfabric"]);
+        assert!(scan(b"h:1:1 [0] NCCL INFO Initialized NET plugin \n", "e.log").net_plugins.is_empty());
     }
 
     /// `NET/IB : No device found.` then a socket device: the network of a log before 2.6.

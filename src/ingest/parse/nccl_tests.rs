@@ -303,6 +303,8 @@ struct OpenTable {
     footer: bool,
     /// The last line read while this table was open.
     last_line: u64,
+    /// nccl-tests said the test failed (`is_failure`) while it was open.
+    failed: bool,
 }
 
 impl OpenTable {
@@ -322,6 +324,7 @@ impl OpenTable {
             cycles: CycleCounter::default(),
             footer: false,
             last_line: 0,
+            failed: false,
         }
     }
 
@@ -395,6 +398,12 @@ impl TextParser {
             self.row(number, line);
         } else if is_unprefixed_comment(line) {
             self.comment(number, line);
+        } else if is_failure(line) {
+            if let Some(open) = self.open.as_mut() {
+                open.failed = true;
+            }
+            let text: String = line.chars().take(200).collect();
+            self.warn(number, format!("the test failed: {text}"));
         }
         if let Some(open) = self.open.as_mut() {
             open.last_line = number;
@@ -442,8 +451,10 @@ impl TextParser {
         self.open.get_or_insert_with(OpenTable::new).table.config = Some(config);
     }
 
+    /// A `Rank N ... device D` line of the first test (one whose table has rows: a preamble
+    /// printed twice, as two processes of a non-MPI build under mpirun do, closes an empty one).
     fn device(&mut self, body: &str) {
-        if !self.out.tables.is_empty() {
+        if self.out.tables.iter().any(|table| !table.rows.is_empty()) {
             return;
         }
         if let Some(device) = parse_device(body) {
@@ -541,7 +552,7 @@ impl TextParser {
             return;
         }
         let mut table = open.table;
-        table.truncated = !open.footer && (open.schema.is_some() || !table.rows.is_empty());
+        table.truncated = !open.footer && (open.schema.is_some() || !table.rows.is_empty() || open.failed);
         if table.truncated {
             self.warn(open.last_line, "table ends without its footer (output cut?)");
         }
@@ -619,11 +630,18 @@ fn infer_columns(tokens: &[&str]) -> Vec<&'static str> {
     names
 }
 
-/// A line of the preamble or header printed without `#` (some old and patched builds).
+/// A line of the preamble or header printed without `#` (some old and patched builds, and
+/// outputs pasted where Markdown ate the `#`).
 fn is_unprefixed_comment(line: &str) -> bool {
-    ["size ", "bytes ", "(B) ", "nThread ", "nccl-tests version ", "Collective test "]
+    ["size ", "bytes ", "(B) ", "nThread ", "nccl-tests version ", "Collective test ", "Rank "]
         .iter()
         .any(|start| line.starts_with(start))
+}
+
+/// nccl-tests' own error lines: `host: Test CUDA failure common.cu:1304 '...'`, `host: Test
+/// NCCL failure ...`, ` .. host pid 3617715: Test failure common.cu:1189`.
+fn is_failure(line: &str) -> bool {
+    [": Test CUDA failure ", ": Test NCCL failure ", ": Test failure "].iter().any(|s| line.contains(s))
 }
 
 /// Lines other programs write into the same stream (NCCL's own logging).
@@ -897,6 +915,68 @@ mod tests {
         assert_eq!(alltoall.in_place.as_ref().map(|p| p.wrong), Some(None), "N/A is unchecked");
         assert!(out.tables.iter().all(|t| !t.truncated && t.out_of_bounds == Some(0)));
         assert!(out.rows().all(|r| r.cycle == 0));
+    }
+
+    /// Pasted where Markdown ate every `#`: the device lines are read as the `#` ones.
+    #[test]
+    fn device_lines_without_hash_are_read() {
+        let text = b" nThread 1 nGpus 1 minBytes 32 maxBytes 64 step: 2(factor) warmup iters: 5 iters: 20 validation: 1
+
+ Using devices
+   Rank  0 Pid 1821213 on a100-01 device  0 [0x00] NVIDIA A100-SXM4-40GB
+   Rank  1 Pid 1821214 on a100-01 device  1 [0x00] NVIDIA A100-SXM4-40GB
+
+       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error
+        (B)    (elements)                     (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+          32             8   float     sum    11.45    0.00    0.00  0e+00    11.20    0.00    0.00  0e+00
+          64            16   float     sum    11.39    0.01    0.01  0e+00    11.30    0.01    0.01  0e+00
+ Out of bounds values : 0 OK
+ Avg bus bandwidth    : 0.005
+";
+        let out = parse(text);
+        assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+        let ranks: Vec<(u64, &str)> = out.devices.iter().map(|d| (d.rank, d.host.as_str())).collect();
+        assert_eq!(ranks, [(0, "a100-01"), (1, "a100-01")]);
+        assert_eq!(out.tables[0].rows.len(), 2);
+    }
+
+    /// Two processes of a non-MPI build under mpirun each print the preamble: the second
+    /// closes an empty table, and its device lines are still the first test's.
+    #[test]
+    fn a_preamble_printed_twice_keeps_its_device_lines() {
+        let text =
+            b"# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 1048576(bytes) warmup iters: 5 iters: 20 validation: 1
+#
+# Using devices
+# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 1048576(bytes) warmup iters: 5 iters: 20 validation: 1
+#
+# Using devices
+#   Rank  0 Pid   1320 on host-a device  0 [0x00] Tesla V100-SXM2-16GB
+#   Rank  0 Pid   2066 on host-b device  0 [0x00] Tesla V100-SXM2-16GB
+";
+        let hosts: Vec<String> = parse(text).devices.into_iter().map(|d| d.host).collect();
+        assert_eq!(hosts, ["host-a", "host-b"]);
+    }
+
+    /// A test that died before its table says so: a warning per failure line, and the table
+    /// it left is marked cut.
+    #[test]
+    fn a_test_that_failed_before_its_table_says_so() {
+        let text =
+            b"# nThread 1 nGpus 1 minBytes 8 maxBytes 128 step: 2(factor) warmup iters: 1 iters: 20 validation: 1
+#
+# Using devices
+#  Rank  0 Group  0 Pid 3617715 on    gpu-1-1 device  0 [0009:01:00] NVIDIA GH200 120GB
+gpu-1-1: Test CUDA failure common.cu:1304 'CUDA-capable device(s) is/are busy or unavailable'
+ .. gpu-1-1 pid 3617715: Test failure common.cu:1189
+";
+        let out = parse(text);
+        let warnings: Vec<(u64, &str)> = out.warnings.iter().map(|w| (w.line, w.message.as_str())).collect();
+        assert_eq!(warnings[0], (5, "the test failed: gpu-1-1: Test CUDA failure common.cu:1304 'CUDA-capable device(s) is/are busy or unavailable'"));
+        assert_eq!(warnings[1], (6, "the test failed: .. gpu-1-1 pid 3617715: Test failure common.cu:1189"));
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert_eq!(warnings[2].1, "table ends without its footer (output cut?)");
+        assert!(out.tables[0].truncated && out.tables[0].rows.is_empty());
     }
 
     #[test]
