@@ -217,6 +217,21 @@ fn a_change_in_the_history_is_left_out_of_the_floor_of_the_runs_after_it() {
     let shift = aa["shifts"].as_array().unwrap().iter().find(|s| s["family"] == "device").unwrap().clone();
     assert_eq!(shift["history_left_out"], 1, "{shift}");
     assert!(shift["effect_floor"].as_f64().unwrap() < 0.2, "{shift}");
+    // The text says so beside the shift and each case.
+    let (_, report) = compare(&runs, &["20261204T114025Z", newest]);
+    let device_shift = report.lines().find(|l| l.starts_with("shift:     device-side")).unwrap();
+    assert!(device_shift.contains("from 11 runs (1 earlier run left out as a change)"), "{device_shift}");
+    let gpu_cases = report.lines().filter(|l| l.contains("gpu_dependency_us"));
+    assert!(
+        gpu_cases.clone().count() == 7 && gpu_cases.clone().all(|l| l.ends_with("1 earlier run left out as a change"))
+    );
+    // And the site, on the run's page.
+    let site = runs.parent().unwrap().join("site");
+    let output = nccl_report(&["build", "--runs", runs.to_str().unwrap(), "--out", site.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", text(&output));
+    let page = std::fs::read_to_string(site.join("runs").join(newest).join("index.html")).unwrap();
+    assert!(page.contains("from 11 earlier runs; 1 more left out as a change)"), "the shift");
+    assert_eq!(page.matches("(11 runs, 1 left out)").count(), 7, "each GPU dependency case");
     // One case 1.5x slower in a copy of the newest run: found, and only it.
     let (code, planted) = json(&[newest, planted]);
     assert_eq!(code, Some(1), "{planted}");

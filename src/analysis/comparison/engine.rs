@@ -70,7 +70,7 @@ pub struct Shift {
     pub cases: usize,
     /// Earlier runs the shift was judged against (`history_left_out` not counted).
     pub history_runs: usize,
-    /// Earlier runs whose own shift was a change, left out (`rule::without_changes`).
+    /// Earlier runs whose shift was a gross change, left out (`rule::without_changes`).
     pub history_left_out: usize,
     pub verdict: Verdict,
     pub reason: Option<String>,
@@ -126,8 +126,8 @@ pub struct CaseResult {
     /// Earlier ok runs of the configuration the case was judged against: its current regime
     /// (`current_regime`) less the changes left out.
     pub history_runs: usize,
-    /// Earlier runs of the regime left out as changes: the rule calls their own value slower
-    /// or faster against the others (`rule::without_changes`).
+    /// Earlier runs of the regime left out as gross changes (`rule::without_changes`: far
+    /// beyond the others, or hidden behind one that is).
     pub history_left_out: usize,
     /// The candidate's cost against the median of those runs (> 1: costlier than usual).
     pub history_ratio: Option<f64>,

@@ -20,7 +20,8 @@ pub struct NcclTestsOutput {
     pub version: Option<String>,
     /// `22809` from the version line's `nccl-library=22809`, or the JSON `nccl_version`.
     pub nccl_library: Option<String>,
-    /// One entry per `# Rank N Group G Pid P on HOST device D [PCI] NAME` line (first test only).
+    /// One entry per `# Rank N Group G Pid P on HOST device D [PCI] NAME` line of the first test
+    /// whose table has rows (of the first test that printed any, when no table has rows).
     pub devices: Vec<DeviceLine>,
     /// One table per test found (`# Collective test starting: X` starts a new one).
     pub tables: Vec<NcclTestsTable>,
@@ -29,10 +30,12 @@ pub struct NcclTestsOutput {
 }
 
 impl NcclTestsOutput {
-    /// Number of ranks: device lines if any, else nThread x nGpus from the config line.
+    /// Number of ranks: the distinct ranks of the device lines if any, else nThread x nGpus
+    /// from the config line.
     pub fn ranks(&self) -> Option<u64> {
         if !self.devices.is_empty() {
-            return Some(self.devices.len() as u64);
+            // Distinct ranks: two single-rank jobs in one output both print `Rank 0`.
+            return Some(self.devices.iter().map(|d| d.rank).collect::<std::collections::BTreeSet<_>>().len() as u64);
         }
         self.tables.iter().find_map(|t| t.config.as_ref().and_then(|c| c.n_thread?.checked_mul(c.n_gpus?)))
     }

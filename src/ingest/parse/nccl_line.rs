@@ -45,6 +45,10 @@ pub(crate) fn marker(line: &[u8], finder: &memmem::Finder<'_>) -> Marker {
             b'N' | b'R' if rest.starts_with(b"version ") && rest.get(8).is_some_and(u8::is_ascii_digit) => {
                 return Marker::Version(from + 8);
             }
+            // RCCL 2.26+: `RCCL version : 2.27.7-HEAD:29e1567`.
+            b'N' | b'R' if rest.starts_with(b"version : ") && rest.get(10).is_some_and(u8::is_ascii_digit) => {
+                return Marker::Version(from + 10);
+            }
             _ => {}
         }
     }
@@ -238,6 +242,7 @@ mod tests {
         assert_eq!(find("h:1:2 [0] NCCL INFO Ring 00 : 0 -> 1"), info(9, 20));
         assert_eq!(find("NCCL INFO NVLS multicast support is not available"), info(0, 10));
         assert_eq!(find("[1,0]<stdout>:NCCL version 2.5.6+cuda10.2"), Marker::Version(27));
+        assert_eq!(find("RCCL version : 2.27.7-HEAD:29e1567"), Marker::Version(15));
         assert_eq!(find("| NCCL version 2.19.3+cuda12.3 |"), Marker::Version(15));
         assert_eq!(find("RCCL version 2.6.4+hip3.5"), Marker::Version(13));
         assert_eq!(find("h:1:2 [0] include/shm.h:42 NCCL WARN Cuda failure"), Marker::Warn);

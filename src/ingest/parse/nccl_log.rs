@@ -413,9 +413,12 @@ impl<'f> Scanner<'f> {
                 self.info(&line[..prefix_end], &line[message_at..]);
             }
             Marker::Warn => {
-                // A log of WARN lines only (a failed init) still names its hosts.
+                // A log of WARN lines only (a failed init) still names its hosts. NCCL puts the
+                // source position after the device: `h:1:2 [0] misc/socket.cc:500 NCCL WARN`.
                 let prefix = memmem::find(line, b"NCCL WARN").map_or(&line[..0], |at| &line[..at]);
-                if let Some((_, host, _)) = nccl_line::host_word(prefix) {
+                let host = nccl_line::host_word(prefix)
+                    .or_else(|| memchr::memrchr(b']', prefix).and_then(|end| nccl_line::host_word(&prefix[..=end])));
+                if let Some((_, host, _)) = host {
                     insert_capped(&mut self.facts.hosts, host);
                 }
                 self.warn(line);
@@ -443,7 +446,11 @@ impl<'f> Scanner<'f> {
             // Another thread's line ran into this one: this line's message, if any, then the
             // other's prefix (from its `host:pid:tid` word) and message.
             let (before, rest) = message.split_at(inner);
-            let (own, other) = before.split_at(nccl_line::host_word(before).map_or(before.len(), |(at, _, _)| at));
+            // The other line's prefix starts as far before its host word as this line's does
+            // (a launcher's timestamp or tag).
+            let lead = nccl_line::host_word(prefix).map_or(0, |(at, _, _)| at);
+            let other_at = nccl_line::host_word(before).map_or(before.len(), |(at, _, _)| at.saturating_sub(lead));
+            let (own, other) = before.split_at(other_at);
             if own.trim_ascii().is_empty() {
                 // This line's message was displaced: it comes later, on a line of its own.
                 self.orphans = self.orphans.saturating_add(1);
@@ -1621,11 +1628,21 @@ h:1:2 [7] NCCL INFO Using network IB\nh:1:3 [1] NCCL INFO Ring 04 : 1 -> 0 -> 3\
     /// plugin` after finding no `libnccl-net.so`.
     #[test]
     fn warn_lines_name_their_hosts_too() {
-        let log = b"2026-01-02 10:00:00 gpu-a:10:20 [0] NCCL WARN Cuda failure 'out of memory'\n\
-[rank1]: gpu-b:11:21 [1] NCCL WARN socketStartConnect: Connect to 10.0.0.1 failed\nNCCL WARN no prefix\n";
+        let log = b"2026-01-02 10:00:00 gpu-a:10:20 [0] enqueue.cc:100 NCCL WARN Cuda failure 'out of memory'\n\
+[rank1]: gpu-b:11:21 [1] misc/socket.cc:500 NCCL WARN socketStartConnect: Connect to 10.0.0.1 failed\n\
+gpu-c:12:22 [2] NCCL WARN no source position\nNCCL WARN no prefix\n";
         let facts = scan(log, "w.log");
-        assert_eq!(facts.files_by_host.keys().collect::<Vec<_>>(), ["gpu-a", "gpu-b"]);
-        assert_eq!(facts.warning_count, 3);
+        assert_eq!(facts.files_by_host.keys().collect::<Vec<_>>(), ["gpu-a", "gpu-b", "gpu-c"]);
+        assert_eq!(facts.warning_count, 4);
+    }
+
+    /// A glued line's other prefix may carry a launcher's timestamp: it is not this line's
+    /// message, so a displaced message is still expected.
+    #[test]
+    fn a_timestamped_line_run_into_is_split_before_its_timestamp() {
+        let log = b"12:00:00 h:1:1 [6] NCCL INFO 12:00:01 h:1:2 [7] NCCL INFO Ring 04 : 7[7] -> 3[3] via P2P/IPC\n\
+Ring 04 : 6[6] -> 5[5] via P2P/IPC\n";
+        assert_eq!(scan(log, "t.log").transports.get("P2P/IPC"), Some(&2));
     }
 
     #[test]

@@ -351,6 +351,14 @@ impl OpenTable {
 struct TextParser {
     out: NcclTestsOutput,
     open: Option<OpenTable>,
+    /// Device lines of the test being read: they become `out.devices` when its table closes
+    /// with rows, the first test's that does (`close`).
+    devices: Vec<DeviceLine>,
+    /// Device lines of the first test that had any, should no test's table have rows (a test
+    /// that died before its table still names its GPUs).
+    first_devices: Option<Vec<DeviceLine>>,
+    /// A table with rows closed: its test's device lines are `out.devices`.
+    devices_kept: bool,
     /// Warnings past `MAX_WARNINGS`, counted (one last warning says how many).
     more_warnings: More,
 }
@@ -367,6 +375,9 @@ impl Default for TextParser {
                 warnings: Vec::new(),
             },
             open: None,
+            devices: Vec::new(),
+            first_devices: None,
+            devices_kept: false,
             more_warnings: More::default(),
         }
     }
@@ -388,6 +399,15 @@ impl TextParser {
         };
         let line = remove_inner_tags(strip_tags(text.trim_start()));
         let line = line.trim();
+        if is_failure(line) {
+            // Before the log-line test: `Test NCCL failure` has ` NCCL ` in it.
+            if let Some(open) = self.open.as_mut() {
+                open.failed = true;
+                open.last_line = number;
+            }
+            let text: String = line.chars().take(200).collect();
+            return self.warn(number, format!("the test failed: {text}"));
+        }
         if line.is_empty() || is_log_line(line) {
             return;
         }
@@ -398,12 +418,6 @@ impl TextParser {
             self.row(number, line);
         } else if is_unprefixed_comment(line) {
             self.comment(number, line);
-        } else if is_failure(line) {
-            if let Some(open) = self.open.as_mut() {
-                open.failed = true;
-            }
-            let text: String = line.chars().take(200).collect();
-            self.warn(number, format!("the test failed: {text}"));
         }
         if let Some(open) = self.open.as_mut() {
             open.last_line = number;
@@ -451,14 +465,15 @@ impl TextParser {
         self.open.get_or_insert_with(OpenTable::new).table.config = Some(config);
     }
 
-    /// A `Rank N ... device D` line of the first test (one whose table has rows: a preamble
-    /// printed twice, as two processes of a non-MPI build under mpirun do, closes an empty one).
+    /// A `Rank N ... device D` line, kept for the test being read (`close` keeps the first
+    /// test's whose table has rows: a preamble printed twice, as two processes of a non-MPI
+    /// build under mpirun do, closes an empty table first).
     fn device(&mut self, body: &str) {
-        if self.out.tables.iter().any(|table| !table.rows.is_empty()) {
+        if self.devices_kept {
             return;
         }
         if let Some(device) = parse_device(body) {
-            self.out.devices.push(device);
+            self.devices.push(device);
         }
     }
 
@@ -556,11 +571,24 @@ impl TextParser {
         if table.truncated {
             self.warn(open.last_line, "table ends without its footer (output cut?)");
         }
+        let devices = std::mem::take(&mut self.devices);
+        if !self.devices_kept {
+            if !table.rows.is_empty() {
+                self.out.devices = devices;
+                self.devices_kept = true;
+            } else if self.first_devices.is_none() && !devices.is_empty() {
+                self.first_devices = Some(devices);
+            }
+        }
         self.out.tables.push(table);
     }
 
     fn finish(mut self) -> NcclTestsOutput {
         self.close();
+        if !self.devices_kept {
+            let pending = std::mem::take(&mut self.devices);
+            self.out.devices = self.first_devices.take().unwrap_or(pending);
+        }
         if self.more_warnings.count() > 0 {
             let message = format!("{} more lines like these not listed (up to this line)", self.more_warnings.count());
             self.out.warnings.push(LineWarning { line: self.more_warnings.last_line(), message });
@@ -633,9 +661,10 @@ fn infer_columns(tokens: &[&str]) -> Vec<&'static str> {
 /// A line of the preamble or header printed without `#` (some old and patched builds, and
 /// outputs pasted where Markdown ate the `#`).
 fn is_unprefixed_comment(line: &str) -> bool {
-    ["size ", "bytes ", "(B) ", "nThread ", "nccl-tests version ", "Collective test ", "Rank "]
+    ["size ", "bytes ", "(B) ", "nThread ", "nccl-tests version ", "Collective test "]
         .iter()
         .any(|start| line.starts_with(start))
+        || (line.starts_with("Rank ") && line.contains(" on ") && line.contains(" device "))
 }
 
 /// nccl-tests' own error lines: `host: Test CUDA failure common.cu:1304 '...'`, `host: Test
@@ -937,6 +966,9 @@ mod tests {
         assert!(out.warnings.is_empty(), "{:?}", out.warnings);
         let ranks: Vec<(u64, &str)> = out.devices.iter().map(|d| (d.rank, d.host.as_str())).collect();
         assert_eq!(ranks, [(0, "a100-01"), (1, "a100-01")]);
+        // Chatter that starts like one is not a device line.
+        let chatter = [&b"Rank 0 initialized communicator\n"[..], text].concat();
+        assert_eq!(parse(&chatter).devices.len(), 2);
         assert_eq!(out.tables[0].rows.len(), 2);
     }
 
@@ -954,7 +986,9 @@ mod tests {
 #   Rank  0 Pid   1320 on host-a device  0 [0x00] Tesla V100-SXM2-16GB
 #   Rank  0 Pid   2066 on host-b device  0 [0x00] Tesla V100-SXM2-16GB
 ";
-        let hosts: Vec<String> = parse(text).devices.into_iter().map(|d| d.host).collect();
+        let out = parse(text);
+        assert_eq!(out.ranks(), Some(1), "two single-rank jobs, each rank 0");
+        let hosts: Vec<String> = out.devices.into_iter().map(|d| d.host).collect();
         assert_eq!(hosts, ["host-a", "host-b"]);
     }
 
@@ -969,14 +1003,30 @@ mod tests {
 #  Rank  0 Group  0 Pid 3617715 on    gpu-1-1 device  0 [0009:01:00] NVIDIA GH200 120GB
 gpu-1-1: Test CUDA failure common.cu:1304 'CUDA-capable device(s) is/are busy or unavailable'
  .. gpu-1-1 pid 3617715: Test failure common.cu:1189
+gpu-1-1: Test NCCL failure common.cu:1005 'unhandled system error (run with NCCL_DEBUG=INFO for details)'
 ";
         let out = parse(text);
         let warnings: Vec<(u64, &str)> = out.warnings.iter().map(|w| (w.line, w.message.as_str())).collect();
         assert_eq!(warnings[0], (5, "the test failed: gpu-1-1: Test CUDA failure common.cu:1304 'CUDA-capable device(s) is/are busy or unavailable'"));
         assert_eq!(warnings[1], (6, "the test failed: .. gpu-1-1 pid 3617715: Test failure common.cu:1189"));
-        assert_eq!(warnings.len(), 3, "{warnings:?}");
-        assert_eq!(warnings[2].1, "table ends without its footer (output cut?)");
+        assert_eq!(warnings[2].0, 7, "a Test NCCL failure line is no NCCL log line: {warnings:?}");
+        assert_eq!(warnings.len(), 4, "{warnings:?}");
+        assert_eq!(warnings[3], (7, "table ends without its footer (output cut?)"));
         assert!(out.tables[0].truncated && out.tables[0].rows.is_empty());
+        assert_eq!(out.devices.len(), 1, "the GPUs of a test that died are still named");
+        // A second test after it: its device lines, not both tests'.
+        let mut second = text.to_vec();
+        second.extend_from_slice(
+            b"# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 1 iters: 20 validation: 1
+#  Rank  0 Group  0 Pid 4000000 on    gpu-1-1 device  0 [0009:01:00] NVIDIA GH200 120GB
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+           8             2     float     sum      -1    11.45    0.00    0.00      0    11.20    0.00    0.00      0
+",
+        );
+        let out = parse(&second);
+        let pids: Vec<Option<u64>> = out.devices.iter().map(|d| d.pid).collect();
+        assert_eq!(pids, [Some(4000000)]);
+        assert_eq!(out.ranks(), Some(1));
     }
 
     #[test]
