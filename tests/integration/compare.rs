@@ -176,7 +176,8 @@ fn the_spread_of_earlier_runs_raises_the_bar_for_a_change() {
 /// dependency 16-40x slower) among identical runs. It is a change, not noise: left out of the
 /// history of the runs after it, it neither widens their floor (over ±50,000 % with it) nor
 /// hides a regression below its own level. A copy of the newest run with one GPU dependency
-/// case 1.5x slower is found, and nothing else is flagged.
+/// case 1.5x slower is found, and nothing else is flagged; the text and the run's page say what
+/// was left out.
 #[test]
 fn a_change_in_the_history_is_left_out_of_the_floor_of_the_runs_after_it() {
     let (_dir, runs) = runs_dir(&["no fixture"]);

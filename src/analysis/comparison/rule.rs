@@ -73,8 +73,9 @@ const T_QUANTILE_STEP: Quantiles = [
     3.767627, 3.745399, 3.725144, 3.706612, 3.689592, 3.673906, 3.659405,
 ];
 
-/// t(1 - 0.00000001/2, df) for df = 1..=29 (the same source): the floor beyond which an earlier
-/// run is left out of a history as a change (`without_changes`). At 1 in 100,000,000, ten
+/// t(1 - 0.00000001/2, df) for df = 1..=29 (mpmath's regularized incomplete beta, which gives
+/// `T_QUANTILE` to its last digit): the floor beyond which an earlier run is left out of a
+/// history as a change (`without_changes`). At 1 in 100,000,000, ten
 /// thousand times rarer than a verdict's own, only gross changes go (the bundled blocking run:
 /// 16-40x where unchanged runs sit within 5 %): the heavy tails of unchanged runs stay in the
 /// spread. At 1 in 10,000, a simulation with one run in ten 0.6x or 1.7x host-side reported
@@ -162,15 +163,16 @@ pub fn step_floor(history: &[f64], min_floor: f64) -> f64 {
 
 /// The history with its gross changes left out, and how many were: the earlier runs beyond
 /// the floor of the others at 1 in 100,000,000 (`T_QUANTILE_CHANGE`; the floor and "beyond
-/// every other run" as in `judge`), and at least `GROSS_FLOORS` times `min_floor` away. A `CUDA_LAUNCH_BLOCKING` run 40x slower is a change, not
-/// noise: kept, its one value widened the floor of the next 30 runs past ±40,000 % and put
-/// every later regression below its own level. As Rosner's generalized ESD test, with that
-/// judgement as the test: the run farthest from the median of the runs still kept is taken
-/// out and judged against them, then the next farthest, at most `len / 4` times and while at
-/// least `MIN_HISTORY` stay; the runs left out are the first `i` taken out, for the largest
-/// `i` judged a change (so two equal outliers, each hiding the other, both go). A level that
-/// more runs share is not a one-off: `change_points` starts a new regime at it. Depends only
-/// on the values, not their order; the result is sorted.
+/// every other run" as in `judge`) and at least `GROSS_FLOORS` times `min_floor` away. A
+/// `CUDA_LAUNCH_BLOCKING` run 40x slower is a change, not noise: kept, its one value widened
+/// the floor of the next 30 runs past ±40,000 % and put every later regression below its own
+/// level. As Rosner's generalized ESD test, with that judgement as the test: the run farthest
+/// from the median of the runs still kept is taken out and judged against them, then the
+/// next farthest, at most `len / 4` times and while at least `MIN_HISTORY` stay; the runs left
+/// out are the first `i` taken out, for the largest `i` judged a change (so two equal
+/// outliers, each hiding the other, both go). A level that more runs share is not a one-off:
+/// `change_points` starts a new regime at it. Depends only on the values, not their order;
+/// the result is sorted.
 pub fn without_changes(history: &[f64], step: f64, min_floor: f64) -> (Vec<f64>, usize) {
     let mut kept = history.to_vec();
     kept.sort_by(f64::total_cmp);

@@ -158,8 +158,8 @@ fn a_planted_change_of_one_case_is_found() {
 
 /// A real regression among the earlier runs (as `CUDA_LAUNCH_BLOCKING=1` made every GPU
 /// dependency 16-40x slower in one bundled run) is a change, not noise: it is left out of the
-/// history, so the next regression is found as often as with a clean history, and an
-/// unchanged run is no more often flagged.
+/// history, so the next regression is found about as often as with a clean history (one run
+/// fewer), and an unchanged run is no more often flagged.
 #[test]
 fn a_regression_among_the_earlier_runs_does_not_hide_the_next() {
     let blocking = |r: usize, i: usize| if r == 4 && i % 2 == 0 { 40.0 } else { 1.0 };

@@ -12,7 +12,7 @@
 //! INIT/GRAPH/TUNING lines are converted to text (lossy) and may allocate.
 //! A line that states a fact only partly (cut mid-line) is a partial line, not a fact; so is a
 //! last line with no newline that would change the facts. When two threads' lines run into
-//! one, both messages are read: the first up to the second's `host:pid:tid` word; when the
+//! one, both messages are read: the first up to the second's prefix; when the
 //! first was displaced (`h:1:1 [6] NCCL INFO h:1:2 [7] NCCL INFO Ring ...`), as many later
 //! unmarked `Ring`/`Channel`/`Tree` lines as were displaced are read as messages.
 //! Formats follow NCCL's own `INFO(...)` strings from 2.3 to 2.29 and RCCL's. Distinct-value
@@ -1624,8 +1624,6 @@ h:1:2 [7] NCCL INFO Using network IB\nh:1:3 [1] NCCL INFO Ring 04 : 1 -> 0 -> 3\
         assert_eq!(facts.files_by_host.keys().collect::<Vec<_>>(), ["h"]);
     }
 
-    /// RCCL's banner has a colon; NCCL 2.23+ names its built-in network by `Initialized NET
-    /// plugin` after finding no `libnccl-net.so`.
     #[test]
     fn warn_lines_name_their_hosts_too() {
         let log = b"2026-01-02 10:00:00 gpu-a:10:20 [0] enqueue.cc:100 NCCL WARN Cuda failure 'out of memory'\n\
@@ -1645,6 +1643,8 @@ Ring 04 : 6[6] -> 5[5] via P2P/IPC\n";
         assert_eq!(scan(log, "t.log").transports.get("P2P/IPC"), Some(&2));
     }
 
+    /// RCCL's banner has a colon; NCCL 2.23+ names its built-in network by `Initialized NET
+    /// plugin` after finding no `libnccl-net.so`.
     #[test]
     fn rccl_banners_and_the_built_in_net_plugin_of_2_23() {
         let log = b"node [0] NCCL INFO RCCL version : 2.27.7-HEAD:29e1567\n\
