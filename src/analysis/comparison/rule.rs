@@ -170,28 +170,35 @@ pub fn step_floor(history: &[f64], min_floor: f64) -> f64 {
 /// from the median of the runs still kept is taken out and judged against them, then the
 /// next farthest, at most `len / 4` times and while at least `MIN_HISTORY` stay; the runs left
 /// out are the first `i` taken out, for the largest `i` judged a change (so two equal
-/// outliers, each hiding the other, both go). A level that more runs share is not a one-off:
-/// `change_points` starts a new regime at it. Depends only on the values, not their order;
-/// the result is sorted.
+/// outliers, each hiding the other, both go). A gross run is known to be a one-off only once a
+/// later run is back: while the newest run (`history` is oldest first) is among the gross
+/// ones, it may be the first of a new level, and nothing is left out; a level that three runs
+/// hold is a new regime (`change_points`), and a level that more than a quarter of the runs
+/// share is not a one-off either. The result is sorted.
 pub fn without_changes(history: &[f64], step: f64, min_floor: f64) -> (Vec<f64>, usize) {
-    let mut kept = history.to_vec();
-    kept.sort_by(f64::total_cmp);
+    // (value, place in time), by value.
+    let mut kept: Vec<(f64, usize)> = history.iter().copied().zip(0..).collect();
+    kept.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     let most = history.len() / 4;
     let mut taken = Vec::with_capacity(most);
     let mut changes = 0;
     while taken.len() < most && kept.len() > MIN_HISTORY {
-        let centre = median_sorted(&kept);
+        let centre = median_sorted(&kept.iter().map(|(x, _)| *x).collect::<Vec<_>>());
         let last = kept.len() - 1;
-        let x = kept.remove(if kept[last] - centre >= centre - kept[0] { last } else { 0 });
-        taken.push(x);
-        let gross = judge_sorted(&T_QUANTILE_CHANGE, x, &kept, step, GROSS_FLOORS * min_floor);
+        let (x, at) = kept.remove(if kept[last].0 - centre >= centre - kept[0].0 { last } else { 0 });
+        taken.push((x, at));
+        let others: Vec<f64> = kept.iter().map(|(x, _)| *x).collect();
+        let gross = judge_sorted(&T_QUANTILE_CHANGE, x, &others, step, GROSS_FLOORS * min_floor);
         if matches!(gross.call, Call::Slower | Call::Faster) {
             changes = taken.len();
         }
     }
-    kept.extend(&taken[changes..]);
-    kept.sort_by(f64::total_cmp);
-    (kept, changes)
+    if taken[..changes].iter().any(|&(_, at)| at + 1 == history.len()) {
+        changes = 0;
+    }
+    let mut left: Vec<f64> = kept.iter().chain(&taken[changes..]).map(|(x, _)| *x).collect();
+    left.sort_by(f64::total_cmp);
+    (left, changes)
 }
 
 fn judge_at(quantiles: &Quantiles, x: f64, history: &[f64], step: f64, min_floor: f64) -> Judgement {
@@ -374,12 +381,27 @@ mod tests {
         assert!((standard_deviation(&[1.0, 3.0]) - 2f64.sqrt()).abs() < 1e-12);
     }
 
-    /// Eleven quiet runs (log costs of 1 +- 2 %) and `extra` gross ones.
+    /// Eleven quiet runs (log costs of 1 +- 2 %) with `extra` ones among them (after the
+    /// fifth: the newest run is a quiet one).
     fn quiet_and(extra: &[f64]) -> Vec<f64> {
         let mut h: Vec<f64> =
             [1.0, 1.01, 0.99, 1.02, 0.98, 1.0, 1.01, 0.99, 1.0, 1.02, 0.98].iter().map(|v: &f64| v.ln()).collect();
-        h.extend(extra.iter().map(|v| v.ln()));
+        h.splice(5..5, extra.iter().map(|v| v.ln()));
         h
+    }
+
+    #[test]
+    fn a_gross_newest_run_may_start_a_new_level_and_stays() {
+        let mut h = quiet_and(&[]);
+        h.push(40f64.ln());
+        assert_eq!(without_changes(&h, 0.0, FLOOR).1, 0);
+        // Once a later run is back, it is a one-off.
+        h.push(1f64.ln());
+        assert_eq!(without_changes(&h, 0.0, FLOOR).1, 1);
+        // Two gross runs, the newest among them: neither goes.
+        let mut h = quiet_and(&[40.0]);
+        h.push(40f64.ln());
+        assert_eq!(without_changes(&h, 0.0, FLOOR).1, 0);
     }
 
     #[test]
@@ -421,8 +443,8 @@ mod tests {
         assert_eq!(without_changes(&quiet_and(&[1.2]), 0.0, FLOOR).1, 0);
         assert_eq!(without_changes(&quiet_and(&[1.5]), 0.0, FLOOR).1, 1);
         // Runs that agree exactly: 1.2x off them is no gross change, 1.5x is.
-        assert_eq!(without_changes(&[0.0, 0.0, 0.0, 1.2f64.ln()], 0.0, FLOOR).1, 0);
-        assert_eq!(without_changes(&[0.0, 0.0, 0.0, 1.5f64.ln()], 0.0, FLOOR).1, 1);
+        assert_eq!(without_changes(&[0.0, 1.2f64.ln(), 0.0, 0.0], 0.0, FLOOR).1, 0);
+        assert_eq!(without_changes(&[0.0, 1.5f64.ln(), 0.0, 0.0], 0.0, FLOOR).1, 1);
         // A timer step as wide as the change keeps it too.
         assert_eq!(without_changes(&quiet_and(&[40.0]), 4.0, FLOOR).1, 0);
     }
@@ -430,10 +452,10 @@ mod tests {
     #[test]
     fn at_most_a_quarter_goes_and_min_history_stays() {
         // Four runs: one may go, judged against the three others.
-        let (kept, left_out) = without_changes(&[0.0, 0.0, 0.0, 5.0], 0.0, FLOOR);
+        let (kept, left_out) = without_changes(&[0.0, 5.0, 0.0, 0.0], 0.0, FLOOR);
         assert_eq!((kept, left_out), (vec![0.0; 3], 1));
         // Three runs: none, whatever they hold.
-        assert_eq!(without_changes(&[0.0, 0.0, 5.0], 0.0, FLOOR), (vec![0.0, 0.0, 5.0], 0));
+        assert_eq!(without_changes(&[0.0, 5.0, 0.0], 0.0, FLOOR), (vec![0.0, 0.0, 5.0], 0));
         // Eleven quiet runs and three equal gross ones: 14 / 4 = 3 may go, and do; with a
         // fourth, more than a quarter of the runs share that level, and none goes.
         let (kept, left_out) = without_changes(&quiet_and(&[40.0, 40.0, 40.0]), 0.0, FLOOR);
@@ -449,13 +471,15 @@ mod tests {
         prop::collection::vec(-1.0f64..1.0, 0..30)
     }
 
-    /// Quiet runs (within 5 %) with up to 8 gross ones among them, either way.
+    /// Quiet runs (within 5 %) with up to 8 gross ones among them, either way, and a quiet
+    /// newest run.
     fn with_gross_runs() -> impl Strategy<Value = Vec<f64>> {
         (
             prop::collection::vec(-0.05f64..0.05, 0..26),
             prop::collection::vec(prop_oneof![2.0f64..5.0, -5.0f64..-2.0], 0..8),
+            -0.05f64..0.05,
         )
-            .prop_map(|(quiet, gross)| quiet.into_iter().chain(gross).collect())
+            .prop_map(|(quiet, gross, newest)| quiet.into_iter().chain(gross).chain([newest]).collect())
     }
 
     fn mirrored(call: Call) -> Call {
@@ -501,14 +525,15 @@ mod tests {
             if b.call == Call::Faster { prop_assert_eq!(a.call, Call::Faster); }
         }
 
-        /// Leaving out depends on the values only, keeps a sub-list of them (sorted), and
-        /// leaves out at most a quarter, never below `MIN_HISTORY`.
+        /// Leaving out depends on the values and which is the newest only, keeps a sub-list of
+        /// them (sorted), and leaves out at most a quarter, never below `MIN_HISTORY`.
         #[test]
         fn leaving_out_is_order_free_and_bounded(h in with_gross_runs(), step in 0.0f64..0.05) {
             let (kept, left_out) = without_changes(&h, step, FLOOR);
-            let mut reversed = h.clone();
-            reversed.reverse();
-            prop_assert_eq!(without_changes(&reversed, step, FLOOR), (kept.clone(), left_out));
+            let mut reordered = h.clone();
+            let older = reordered.len() - 1;
+            reordered[..older].reverse();
+            prop_assert_eq!(without_changes(&reordered, step, FLOOR), (kept.clone(), left_out));
             prop_assert_eq!(kept.len() + left_out, h.len());
             prop_assert!(left_out <= h.len() / 4);
             prop_assert!(left_out == 0 || kept.len() >= MIN_HISTORY);
