@@ -207,13 +207,19 @@ pub(crate) fn ring_line(order: &str) -> RingLine<'_> {
     }
 }
 
-/// The net plugin a `NET/...` or `P2P plugin ...` message names: `internal` when NCCL says it
-/// found none, `aws-ofi-nccl` for AWS's plugin (`NET/OFI Using|Initializing aws-ofi-nccl
-/// 1.5.0aws`), else the name NCCL loaded (`Loaded net plugin NCCL RDMA Plugin (v5)` -> `NCCL
-/// RDMA Plugin`; `P2P plugin IBext_v8` -> `IBext_v8`).
+/// The net plugin a `NET/...`, `P2P plugin ...` or `Initialized NET plugin ...` message names:
+/// `internal` when NCCL says it found none or initialized its own (2.23+: `Initialized NET
+/// plugin IB|Socket`), `aws-ofi-nccl` for AWS's plugin (`NET/OFI Using|Initializing
+/// aws-ofi-nccl 1.5.0aws`), else the name NCCL loaded (`Loaded net plugin NCCL RDMA Plugin
+/// (v5)` -> `NCCL RDMA Plugin`; `P2P plugin IBext_v8` -> `IBext_v8`; `Initialized NET plugin
+/// Libfabric` -> `Libfabric`).
 pub(crate) fn net_plugin(message: &str) -> Option<String> {
     if let Some(rest) = message.strip_prefix("P2P plugin ") {
         return rest.split_whitespace().last().map(str::to_string);
+    }
+    if let Some(name) = message.strip_prefix("Initialized NET plugin ").map(str::trim) {
+        let name = if matches!(name, "IB" | "Socket") { "internal" } else { name };
+        return (!name.is_empty()).then(|| name.to_string());
     }
     if let Some((_, name)) = message.split_once("Loaded net plugin ") {
         let name = name.rsplit_once(" (v").map_or(name, |(name, _)| name).trim();
@@ -333,6 +339,10 @@ mod tests {
             ("NET/OFI Using aws-ofi-nccl 1.5.0aws", Some("aws-ofi-nccl")),
             ("NET/OFI Initializing aws-ofi-nccl 1.12.1-aws", Some("aws-ofi-nccl")),
             ("P2P plugin IBext_v8", Some("IBext_v8")),
+            ("Initialized NET plugin Socket", Some("internal")),
+            ("Initialized NET plugin IB", Some("internal")),
+            ("Initialized NET plugin Libfabric", Some("Libfabric")),
+            ("Initialized NET plugin ", None),
             ("NET/Plugin: Failed to find ncclCollNetPlugin_v5 symbol.", None),
             ("NET/OFI Selected Provider is efa (found 1 nics)", None),
         ];

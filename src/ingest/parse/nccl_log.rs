@@ -583,14 +583,6 @@ impl<'f> Scanner<'f> {
         }
     }
 
-    /// `Initialized NET plugin Socket` (NCCL 2.23+, after `NET/Plugin: Could not find:
-    /// libnccl-net.so`): NCCL's own IB and Socket are `internal`; any other is the plugin's name.
-    fn initialized(&mut self, rest: &str) {
-        if let Some(name) = rest.strip_prefix("NET plugin ").map(str::trim).filter(|name| !name.is_empty()) {
-            insert_capped(&mut self.facts.plugins, if matches!(name, "IB" | "Socket") { "internal" } else { name });
-        }
-    }
-
     /// `Using network IB`; 2.3's `Using internal Network IB` (no plugin).
     fn network(&mut self, rest: &str) {
         let network = match rest.strip_prefix("internal Network ") {
@@ -623,7 +615,18 @@ impl<'f> Scanner<'f> {
 
     /// `P2P plugin IBext_v8`: the net plugin of HPC-X's nccl-rdma-sharp-plugins.
     fn p2p_plugin(&mut self, rest: &str) {
-        if let Some(plugin) = nccl_line::net_plugin(&format!("P2P {rest}")) {
+        self.plugin_line("P2P", rest);
+    }
+
+    /// `Initialized NET plugin Socket` (NCCL 2.23+, after `NET/Plugin: Could not find:
+    /// libnccl-net.so`).
+    fn initialized(&mut self, rest: &str) {
+        self.plugin_line("Initialized", rest);
+    }
+
+    /// The net plugin a message starting with `word` names (`nccl_line::net_plugin`).
+    fn plugin_line(&mut self, word: &str, rest: &str) {
+        if let Some(plugin) = nccl_line::net_plugin(&format!("{word} {rest}")) {
             insert_capped(&mut self.facts.plugins, &plugin);
         }
     }
