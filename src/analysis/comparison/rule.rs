@@ -176,29 +176,28 @@ pub fn step_floor(history: &[f64], min_floor: f64) -> f64 {
 /// hold is a new regime (`change_points`), and a level that more than a quarter of the runs
 /// share is not a one-off either. The result is sorted.
 pub fn without_changes(history: &[f64], step: f64, min_floor: f64) -> (Vec<f64>, usize) {
-    // (value, place in time), by value.
-    let mut kept: Vec<(f64, usize)> = history.iter().copied().zip(0..).collect();
-    kept.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut kept = history.to_vec();
+    kept.sort_by(f64::total_cmp);
     let most = history.len() / 4;
     let mut taken = Vec::with_capacity(most);
     let mut changes = 0;
     while taken.len() < most && kept.len() > MIN_HISTORY {
-        let centre = median_sorted(&kept.iter().map(|(x, _)| *x).collect::<Vec<_>>());
+        let centre = median_sorted(&kept);
         let last = kept.len() - 1;
-        let (x, at) = kept.remove(if kept[last].0 - centre >= centre - kept[0].0 { last } else { 0 });
-        taken.push((x, at));
-        let others: Vec<f64> = kept.iter().map(|(x, _)| *x).collect();
-        let gross = judge_sorted(&T_QUANTILE_CHANGE, x, &others, step, GROSS_FLOORS * min_floor);
+        let x = kept.remove(if kept[last] - centre >= centre - kept[0] { last } else { 0 });
+        taken.push(x);
+        let gross = judge_sorted(&T_QUANTILE_CHANGE, x, &kept, step, GROSS_FLOORS * min_floor);
         if matches!(gross.call, Call::Slower | Call::Faster) {
             changes = taken.len();
         }
     }
-    if taken[..changes].iter().any(|&(_, at)| at + 1 == history.len()) {
+    // The newest run among the gross ones (by value: runs of one value cannot be told apart).
+    if history.last().is_some_and(|newest| taken[..changes].contains(newest)) {
         changes = 0;
     }
-    let mut left: Vec<f64> = kept.iter().chain(&taken[changes..]).map(|(x, _)| *x).collect();
-    left.sort_by(f64::total_cmp);
-    (left, changes)
+    kept.extend(&taken[changes..]);
+    kept.sort_by(f64::total_cmp);
+    (kept, changes)
 }
 
 fn judge_at(quantiles: &Quantiles, x: f64, history: &[f64], step: f64, min_floor: f64) -> Judgement {
