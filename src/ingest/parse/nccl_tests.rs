@@ -351,13 +351,11 @@ impl OpenTable {
 struct TextParser {
     out: NcclTestsOutput,
     open: Option<OpenTable>,
-    /// Device lines of the test being read: they become `out.devices` when its table closes
-    /// with rows, the first test's that does (`close`).
+    /// Device lines of the test being read (`close` puts them in `out.devices`).
     devices: Vec<DeviceLine>,
-    /// Device lines of the first test that had any, should no test's table have rows (a test
-    /// that died before its table still names its GPUs).
-    first_devices: Option<Vec<DeviceLine>>,
-    /// A table with rows closed: its test's device lines are `out.devices`.
+    /// A table with rows closed: its test's device lines are `out.devices` for good. Until
+    /// then `out.devices` holds the first test's that printed any (a test that died before
+    /// its table still names its GPUs).
     devices_kept: bool,
     /// Warnings past `MAX_WARNINGS`, counted (one last warning says how many).
     more_warnings: More,
@@ -376,7 +374,6 @@ impl Default for TextParser {
             },
             open: None,
             devices: Vec::new(),
-            first_devices: None,
             devices_kept: false,
             more_warnings: More::default(),
         }
@@ -571,24 +568,23 @@ impl TextParser {
         if table.truncated {
             self.warn(open.last_line, "table ends without its footer (output cut?)");
         }
-        let devices = std::mem::take(&mut self.devices);
-        if !self.devices_kept {
-            if !table.rows.is_empty() {
-                self.out.devices = devices;
-                self.devices_kept = true;
-            } else if self.first_devices.is_none() && !devices.is_empty() {
-                self.first_devices = Some(devices);
-            }
-        }
+        self.keep_devices(!table.rows.is_empty());
         self.out.tables.push(table);
+    }
+
+    /// The device lines of the test read so far become `out.devices` when its table has rows
+    /// (the first such test's only), or when none are kept yet.
+    fn keep_devices(&mut self, table_has_rows: bool) {
+        let devices = std::mem::take(&mut self.devices);
+        if !self.devices_kept && (table_has_rows || self.out.devices.is_empty()) {
+            self.out.devices = devices;
+            self.devices_kept = table_has_rows;
+        }
     }
 
     fn finish(mut self) -> NcclTestsOutput {
         self.close();
-        if !self.devices_kept {
-            let pending = std::mem::take(&mut self.devices);
-            self.out.devices = self.first_devices.take().unwrap_or(pending);
-        }
+        self.keep_devices(false);
         if self.more_warnings.count() > 0 {
             let message = format!("{} more lines like these not listed (up to this line)", self.more_warnings.count());
             self.out.warnings.push(LineWarning { line: self.more_warnings.last_line(), message });
