@@ -13,8 +13,8 @@
 //!    same floor, so no case whose ratio sits inside its floor is ever called a change.
 //! 3. Per family (host-side, device-side): the run's shift, the median over the family's
 //!    cases of its distance from their history medians, judged against the same shift of each
-//!    earlier run (less the gross changes among them). A shift beyond the noise is a finding of its own ("every host-side case is
-//!    1.9x slower"), never divided out of the cases.
+//!    earlier run (less the gross changes among them). A shift beyond the noise is a finding
+//!    of its own ("every host-side case is 1.9x slower"), never divided out of the cases.
 //!
 //! The cycles of one run never decide: their bootstrap interval of the ratio to the base is
 //! shown, not used.

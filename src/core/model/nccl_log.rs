@@ -38,9 +38,9 @@ pub struct NcclLogFacts {
     /// Network devices NCCL said it uses (`NET/IB : Using [0]mlx5_0:1/IB ...`), per host, with
     /// GPU Direct RDMA where logged; sorted, distinct (see `parse::nccl_net`).
     pub nics: Vec<NicInfo>,
-    /// Log files by the hosts their INFO and WARN lines name (each line's `host:pid:tid` prefix, so a
-    /// merged mpirun/srun log lists every host), host -> files (sorted); a file whose lines name
-    /// no host is not listed.
+    /// Log files by the hosts their INFO and WARN lines name (each line's `host:pid:tid` prefix,
+    /// so a merged mpirun/srun log lists every host), host -> files (sorted); a file whose lines
+    /// name no host is not listed.
     pub files_by_host: BTreeMap<String, Vec<String>>,
     /// `Channel 00/64 :` -> the total channel counts seen (distinct), e.g. `[64]`.
     pub channel_counts: Vec<u64>,

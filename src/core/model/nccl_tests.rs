@@ -35,7 +35,8 @@ impl NcclTestsOutput {
     pub fn ranks(&self) -> Option<u64> {
         if !self.devices.is_empty() {
             // Distinct ranks: two single-rank jobs in one output both print `Rank 0`.
-            return Some(self.devices.iter().map(|d| d.rank).collect::<std::collections::BTreeSet<_>>().len() as u64);
+            let ranks: std::collections::BTreeSet<u64> = self.devices.iter().map(|d| d.rank).collect();
+            return Some(ranks.len() as u64);
         }
         self.tables.iter().find_map(|t| t.config.as_ref().and_then(|c| c.n_thread?.checked_mul(c.n_gpus?)))
     }
