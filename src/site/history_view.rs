@@ -8,6 +8,7 @@
 
 use crate::analysis::comparison::change_points::{self, ChangePoint};
 use crate::analysis::comparison::key::KeyDifference;
+use crate::analysis::comparison::rule;
 use crate::core::model::nccl_log::TuningChoice;
 use crate::site::chart::{ChartSpec, Point, Scale, Series};
 use crate::site::paths;
@@ -105,11 +106,13 @@ pub(crate) struct Regression {
 }
 
 /// One case of a history: its value in each run (`None` where the run lacks it), the runs
-/// with a positive value (index, value) and the change points found over those.
+/// with a positive value (index, value), the change points found over those and how many
+/// one-off runs the search left out.
 struct CaseSearch {
     values: Vec<Option<f64>>,
     present: Vec<(usize, f64)>,
     found: Vec<ChangePoint>,
+    one_offs: usize,
 }
 
 /// Runs a history page charts: the newest ones. The page and its chart data stay bounded
@@ -147,21 +150,25 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
                 values.iter().enumerate().filter_map(|(i, v)| Some((i, (*v)?))).filter(|(_, v)| *v > 0.0).collect();
             let costs: Vec<f64> =
                 present.iter().map(|(_, v)| if info.higher_is_better { -v.ln() } else { v.ln() }).collect();
-            let found = change_points::detect(&costs);
-            CaseSearch { values, present, found }
+            let (found, one_offs) = change_points::search(&costs);
+            CaseSearch { values, present, found, one_offs }
         })
         .collect();
-    for ((key, info), CaseSearch { values, present, found }) in history.cases.iter().zip(searched) {
+    for ((key, info), CaseSearch { values, present, found, one_offs }) in history.cases.iter().zip(searched) {
         let anchor = paths::case_anchor(key);
         let href = format!("{path}#{anchor}");
         let mut intro = vec![format!(
-            "{} in {} of {}; {}.",
+            "{} in {} of {}; {}{}.",
             info.metric,
             present.len(),
             crate::core::format::count(history.runs.len(), "run"),
             match found.len() {
                 0 => "no change point".to_string(),
                 n => crate::core::format::count(n, "change point"),
+            },
+            match one_offs {
+                0 => String::new(),
+                n => format!(" ({} left out of the search)", crate::core::format::count(n, "one-off run")),
             }
         )];
         let mut table = Table::new(
@@ -169,7 +176,7 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
             &[("after run", false), ("before run", false), ("step", true), ("Welch t", true), ("what differs", false)],
         );
         for change in found.iter().skip(found.len().saturating_sub(LISTED_CHANGE_POINTS)) {
-            let (before, after) = (&history.runs[present[change.at - 1].0], &history.runs[present[change.at].0]);
+            let (before, after) = (&history.runs[present[change.before].0], &history.runs[present[change.at].0]);
             let differs = differences(before, after);
             table.push(vec![
                 Cell::link(after.id.clone(), paths::run_link(root, &after.id)),
@@ -255,10 +262,12 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
                 }
             ),
             format!(
-                "A change point is a step in a case's run-level values (median over cycles) that the runs on both sides confirm: binary segmentation with Welch's t ≥ {} and a step beyond the noise floor of the runs before it (at least {} %), at least {} runs on each side. What differs lists the soft facts (host, machine, cycles...) and NCCL's algorithm/protocol choices (where both runs logged them) of the runs on both sides.",
+                "A change point is a step in a case's run-level values (median over cycles) that the runs on both sides confirm: binary segmentation with Welch's t ≥ {} and a step beyond the noise floor of the runs before it (at least {} %), at least {} runs on each side; a one-off run (a gross change, at least {:.2}x, against the {} runs on each side of it, that a later run contradicts) is left out of the search, so that it hides no step. What differs lists the soft facts (host, machine, cycles...) and NCCL's algorithm/protocol choices (where both runs logged them) of the runs on both sides.",
                 change_points::MIN_T,
                 change_points::MIN_MAGNITUDE * 100.0,
-                change_points::MIN_SEGMENT
+                change_points::MIN_SEGMENT,
+                rule::gross_factor(),
+                change_points::ONE_OFF_NEIGHBOURS
             ),
         ],
         blocks,

@@ -12,9 +12,15 @@
 //! - |t| >= `MIN_T`,
 //!
 //! and each side is then searched again. A one-off run never makes a change point (both sides
-//! need `MIN_SEGMENT` runs), so a change is confirmed by the runs after it. Its false-positive
-//! rate on A/A histories is tested (`tests`) on simulated histories with run-level effects and
-//! measured on the real H200 histories in the README.
+//! need `MIN_SEGMENT` runs), so a change is confirmed by the runs after it. Nor does it hide
+//! one: a run that is a gross change (`rule::is_gross`, as `rule::without_changes` leaves out
+//! of a verdict's history) against the `ONE_OFF_NEIGHBOURS` runs on each side of it, with at
+//! least one run after it, is left out of the search. Kept in, a `CUDA_LAUNCH_BLOCKING` run
+//! 40x slower among 10 runs inflated Welch's t's variance and the floor of the runs before a
+//! later 1.5x step, and the step was not found. A level that runs after it hold is not gross
+//! against them, and the newest run is never left out: only a run that the runs after it
+//! contradict is. Its false-positive rate on A/A histories is tested (`tests`) on simulated
+//! histories with run-level effects and measured on the real H200 histories in the README.
 
 use super::rule;
 
@@ -25,11 +31,16 @@ pub const MIN_MAGNITUDE: f64 = 0.05;
 /// Smallest |Welch t| of a split.
 pub const MIN_T: f64 = 5.0;
 
+/// How many runs on each side of a run it is judged against as a one-off.
+pub const ONE_OFF_NEIGHBOURS: usize = 8;
+
 /// A step in a history of log costs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ChangePoint {
     /// Index of the first run after the step.
     pub at: usize,
+    /// Index of the last run before the step (one-offs between the two are skipped).
+    pub before: usize,
     /// exp(median after - median before): > 1 when the case got costlier (slower).
     pub ratio: f64,
     /// Welch's t of the split.
@@ -38,10 +49,39 @@ pub struct ChangePoint {
 
 /// The change points of `values` (log costs, oldest first), in time order.
 pub fn detect(values: &[f64]) -> Vec<ChangePoint> {
+    search(values).0
+}
+
+/// The change points of `values` and how many one-off runs the search left out.
+pub fn search(values: &[f64]) -> (Vec<ChangePoint>, usize) {
+    let kept: Vec<usize> = (0..values.len()).filter(|&i| !is_one_off(values, i)).collect();
+    let series: Vec<f64> = kept.iter().map(|&i| values[i]).collect();
     let mut found = Vec::new();
-    split(values, 0, &mut found);
+    split(&series, 0, &mut found);
+    for change in &mut found {
+        (change.before, change.at) = (kept[change.at - 1], kept[change.at]);
+    }
     found.sort_by_key(|c| c.at);
-    found
+    (found, values.len() - kept.len())
+}
+
+/// Whether run `i` is a one-off: a later run exists, `values[i]` is beyond every one of the
+/// `ONE_OFF_NEIGHBOURS` runs on each side and at least the least gross factor off the farthest
+/// of them (checked first: most runs fail it without a sort), and it is a gross change against
+/// them together or, right at a step, against each side alone (at least `MIN_HISTORY` runs
+/// each: two levels together have a wide spread).
+fn is_one_off(values: &[f64], i: usize) -> bool {
+    let x = values[i];
+    let before = &values[i.saturating_sub(ONE_OFF_NEIGHBOURS)..i];
+    let after = &values[i + 1..values.len().min(i + 1 + ONE_OFF_NEIGHBOURS)];
+    let (low, high) =
+        before.iter().chain(after).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+    let least = rule::gross_factor().ln();
+    let gross = |others: &[f64]| rule::is_gross(x, others, rule::MIN_EFFECT.ln_1p());
+    let each_side = || [before, after].iter().all(|side| side.len() >= rule::MIN_HISTORY && gross(side));
+    !after.is_empty()
+        && ((x > high && x - low > least) || (x < low && high - x > least))
+        && (gross(&[before, after].concat()) || each_side())
 }
 
 fn split(values: &[f64], offset: usize, found: &mut Vec<ChangePoint>) {
@@ -61,7 +101,7 @@ fn split(values: &[f64], offset: usize, found: &mut Vec<ChangePoint>) {
     if t.abs() < MIN_T || step.abs() <= floor.max(MIN_MAGNITUDE.ln_1p()) {
         return;
     }
-    found.push(ChangePoint { at: offset + k, ratio: step.exp(), t });
+    found.push(ChangePoint { at: offset + k, before: offset + k - 1, ratio: step.exp(), t });
     split(before, offset, found);
     split(after, offset + k, found);
 }
@@ -209,6 +249,53 @@ mod tests {
     fn a_one_off_run_is_not_a_change_point() {
         let values = [0.0, 0.01, -0.01, 0.8, 0.0, 0.005, -0.005, 0.0];
         assert!(detect(&values).is_empty());
+    }
+
+    /// Ten quiet runs, then five at 1.5x: the step, with a one-off run 40x slower at `gross`.
+    fn step_after(gross: usize) -> Vec<f64> {
+        let noise = [0.0, 0.01, -0.01, 0.005, -0.005];
+        let mut values: Vec<f64> = (0..15).map(|i| noise[i % 5] + if i >= 10 { 1.5f64.ln() } else { 0.0 }).collect();
+        values[gross] = 40f64.ln();
+        values
+    }
+
+    #[test]
+    fn a_one_off_run_hides_no_step_and_is_counted() {
+        for (gross, before) in [(4, 9), (9, 8), (1, 9)] {
+            let values = step_after(gross);
+            // Kept in, it inflates the variance of the runs before the step: no change point.
+            let mut found = Vec::new();
+            split(&values, 0, &mut found);
+            assert!(found.is_empty(), "one-off at {gross}: {found:?}");
+            let (found, one_offs) = search(&values);
+            assert_eq!(one_offs, 1, "one-off at {gross}");
+            assert_eq!(found.len(), 1, "one-off at {gross}: {found:?}");
+            assert_eq!((found[0].at, found[0].before), (10, before), "one-off at {gross}");
+            assert!((found[0].ratio - 1.5).abs() < 0.02, "{found:?}");
+        }
+    }
+
+    #[test]
+    fn a_level_the_later_runs_hold_and_the_newest_run_are_never_one_offs() {
+        let mut values = vec![0.0, 0.01, -0.01, 0.005, -0.005, 0.0, 0.01, -0.01, 0.005, -0.005];
+        values.push(40f64.ln());
+        assert_eq!(search(&values), (vec![], 0), "the newest run may start a new level");
+        values.push(40f64.ln() + 0.01);
+        assert_eq!(search(&values), (vec![], 0), "two runs at a new level: neither is a one-off");
+        values.push(40f64.ln() - 0.01);
+        let (found, one_offs) = search(&values);
+        assert_eq!(one_offs, 0);
+        assert_eq!(
+            found.iter().map(|c| (c.at, c.before)).collect::<Vec<_>>(),
+            [(10, 9)],
+            "three runs hold a new level"
+        );
+        let mut back = values[..11].to_vec();
+        back.push(0.0);
+        assert_eq!(search(&back).1, 1, "a later run is back: the 40x run was a one-off");
+        let mut mild = back.clone();
+        mild[10] = 1.3f64.ln();
+        assert_eq!(search(&mild).1, 0, "1.3x is under the 1.34x of a gross change");
     }
 
     #[test]

@@ -20,7 +20,7 @@
 //! shown, not used.
 
 use super::change_points;
-use super::rule::{self, Call};
+use super::rule::{self, Call, MIN_EFFECT};
 use super::samples::{CaseSamples, Family};
 use crate::analysis::stats::bootstrap::{self, ratio_of_medians, seed_of};
 use crate::analysis::stats::median;
@@ -28,8 +28,6 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// The smallest effect ever called a change (fraction).
-pub const MIN_EFFECT: f64 = 0.03;
 /// A family's shift is judged only over at least this many comparable cases.
 pub const MIN_CASES_FOR_SHIFT: usize = 3;
 
@@ -517,6 +515,22 @@ mod tests {
             &context(&base, &LEVELS),
         );
         assert_eq!(only(&from_afar).verdict, Verdict::Faster);
+    }
+
+    /// Ten runs at 100, one of them 40x slower, then five at 150 (a step): a run at 180 is
+    /// judged against the five since the step, not against all fifteen (whose two levels
+    /// would put its floor past 100 %).
+    #[test]
+    fn a_one_off_run_before_a_step_does_not_hide_it_from_the_regime() {
+        let noise = [0.0, 1.0, -1.0, 0.5, -0.5];
+        let mut levels: Vec<f64> = (0..15).map(|i| if i >= 10 { 150.0 } else { 100.0 } + noise[i % 5]).collect();
+        levels[4] = 4000.0;
+        let base = case("time_us", false, &[150.0; 5]);
+        let outcome =
+            compare(std::slice::from_ref(&base), &[case("time_us", false, &[180.0; 5])], &context(&base, &levels));
+        let r = only(&outcome);
+        assert_eq!((r.verdict, r.history_runs, r.history_left_out), (Verdict::Slower, 5, 0), "{r:?}");
+        assert!(r.effect_floor < 0.15, "{r:?}");
     }
 
     fn named(name: &str, value: f64) -> CaseSamples {

@@ -20,6 +20,9 @@
 //! is not news. Calibrated on 19 real back-to-back H200 runs (README, "Calibrated on real
 //! runs"). Uses std only.
 
+/// The smallest effect ever called a change (fraction).
+pub const MIN_EFFECT: f64 = 0.03;
+
 /// Fewest earlier runs a verdict needs (with two, no spread can be told).
 pub const MIN_HISTORY: usize = 3;
 
@@ -186,8 +189,7 @@ pub fn without_changes(history: &[f64], step: f64, min_floor: f64) -> (Vec<f64>,
         let last = kept.len() - 1;
         let x = kept.remove(if kept[last] - centre >= centre - kept[0] { last } else { 0 });
         taken.push(x);
-        let gross = judge_sorted(&T_QUANTILE_CHANGE, x, &kept, step, GROSS_FLOORS * min_floor);
-        if matches!(gross.call, Call::Slower | Call::Faster) {
+        if gross_sorted(x, &kept, step, min_floor) {
             changes = taken.len();
         }
     }
@@ -198,6 +200,26 @@ pub fn without_changes(history: &[f64], step: f64, min_floor: f64) -> (Vec<f64>,
     kept.extend(&taken[changes..]);
     kept.sort_by(f64::total_cmp);
     (kept, changes)
+}
+
+/// Whether `x` is a gross change against `others` (`without_changes`' judgement, no timer
+/// step): the one-off runs a change point search leaves out (`change_points`).
+pub fn is_gross(x: f64, others: &[f64], min_floor: f64) -> bool {
+    let mut sorted = others.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    gross_sorted(x, &sorted, 0.0, min_floor)
+}
+
+/// The least factor a gross change is off the other runs at the verdicts' `MIN_EFFECT` (1.34x).
+pub fn gross_factor() -> f64 {
+    (GROSS_FLOORS * MIN_EFFECT.ln_1p()).exp()
+}
+
+/// `x` beyond the floor of the `sorted` runs at 1 in 100,000,000 and at least `GROSS_FLOORS`
+/// times `min_floor` away.
+fn gross_sorted(x: f64, sorted: &[f64], step: f64, min_floor: f64) -> bool {
+    let judgement = judge_sorted(&T_QUANTILE_CHANGE, x, sorted, step, GROSS_FLOORS * min_floor);
+    matches!(judgement.call, Call::Slower | Call::Faster)
 }
 
 fn judge_at(quantiles: &Quantiles, x: f64, history: &[f64], step: f64, min_floor: f64) -> Judgement {
