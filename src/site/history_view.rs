@@ -106,11 +106,11 @@ pub(crate) struct Regression {
 }
 
 /// One case of a history: its value in each run (`None` where the run lacks it), the runs
-/// with a positive value (index, value), the change points found over those and how many
-/// one-off runs the search left out.
+/// with a finite positive value (their indices), the change points found over those and how
+/// many one-off runs the search left out.
 struct CaseSearch {
     values: Vec<Option<f64>>,
-    present: Vec<(usize, f64)>,
+    present: Vec<usize>,
     found: Vec<ChangePoint>,
     one_offs: usize,
 }
@@ -146,10 +146,11 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
         .enumerate()
         .map(|(column, info)| {
             let values: Vec<Option<f64>> = history.runs.iter().map(|r| r.value(column)).collect();
-            let present: Vec<(usize, f64)> =
-                values.iter().enumerate().filter_map(|(i, v)| Some((i, (*v)?))).filter(|(_, v)| *v > 0.0).collect();
-            let costs: Vec<f64> =
-                present.iter().map(|(_, v)| if info.higher_is_better { -v.ln() } else { v.ln() }).collect();
+            let (present, costs): (Vec<usize>, Vec<f64>) = values
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| Some((i, change_points::log_cost((*v)?, info.higher_is_better)?)))
+                .unzip();
             let (found, one_offs) = change_points::search(&costs);
             CaseSearch { values, present, found, one_offs }
         })
@@ -176,7 +177,7 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
             &[("after run", false), ("before run", false), ("step", true), ("Welch t", true), ("what differs", false)],
         );
         for change in found.iter().skip(found.len().saturating_sub(LISTED_CHANGE_POINTS)) {
-            let (before, after) = (&history.runs[present[change.before].0], &history.runs[present[change.at].0]);
+            let (before, after) = (&history.runs[present[change.before]], &history.runs[present[change.at]]);
             let differs = differences(before, after);
             table.push(vec![
                 Cell::link(after.id.clone(), paths::run_link(root, &after.id)),
@@ -187,7 +188,7 @@ pub(crate) fn history_page(history: &ConfigurationHistory) -> (HistoryPage, Vec<
             ]);
         }
         if let Some(last) = found.last().filter(|c| c.ratio > 1.0) {
-            let after = &history.runs[present[last.at].0];
+            let after = &history.runs[present[last.at]];
             regressions.push(Regression {
                 ratio: last.ratio,
                 configuration: history.label.clone(),

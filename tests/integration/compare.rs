@@ -290,6 +290,10 @@ fn a_one_off_run_before_a_step_does_not_hide_it() {
             .count(),
         6
     );
+    // The step's row names the last run kept before it, not the one-off between the two.
+    let rows: Vec<&str> = pages.split("<tr").filter(|row| row.contains(">20261204T114734Z</a>")).collect();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert!(rows[0].contains(">20261204T114158Z</a>") && !rows[0].contains("blocking"), "{}", rows[0]);
 }
 
 /// `compare` reads runs as `build` does, within the same `--max-*` limits: a run with a file

@@ -19,7 +19,7 @@
 //! The cycles of one run never decide: their bootstrap interval of the ratio to the base is
 //! shown, not used.
 
-use super::change_points;
+use super::change_points::{self, log_cost};
 use super::rule::{self, Call, MIN_EFFECT};
 use super::samples::{CaseSamples, Family};
 use crate::analysis::stats::bootstrap::{self, ratio_of_medians, seed_of};
@@ -169,11 +169,6 @@ pub struct Context {
 pub struct Outcome {
     pub shifts: Vec<Shift>,
     pub cases: Vec<CaseResult>,
-}
-
-/// The log cost of a run-level value; `None` unless finite and positive.
-fn log_cost(value: f64, higher_is_better: bool) -> Option<f64> {
-    (value.is_finite() && value > 0.0).then(|| if higher_is_better { -value.ln() } else { value.ln() })
 }
 
 /// A case's history since its last change point (`change_points::detect` over the log costs
@@ -590,15 +585,6 @@ mod tests {
             "near-equal values are one"
         );
         assert_eq!(step(&[0.5, 1000.0, 1000.5, 1001.0, 1001.5, 1002.0]), None, "a step under 0.1 % of the median");
-    }
-
-    #[test]
-    fn only_finite_positive_values_have_a_log_cost() {
-        assert_eq!(log_cost(2.0, false), Some(2.0f64.ln()));
-        assert_eq!(log_cost(2.0, true), Some(-(2.0f64.ln())));
-        for bad in [0.0, -1.0, f64::INFINITY, f64::NAN] {
-            assert_eq!(log_cost(bad, false), None, "{bad}");
-        }
     }
 
     #[test]
