@@ -77,9 +77,11 @@ pub fn search(values: &[f64]) -> (Vec<ChangePoint>, usize) {
 /// `ONE_OFF_NEIGHBOURS` runs on each side and at least the least gross factor off the farthest
 /// of them (checked first: most runs fail it without a sort), and it is a gross change against
 /// them together or against one side alone (the rule judges `MIN_HISTORY` runs or more)
-/// while at least the least gross factor off every run of the other side. The second is for a step among the
-/// neighbours: two levels together have a wide spread, and a 2x step within 8 runs of a 40x
-/// run hid it. A new level's first run is not off the runs after it, so it stays.
+/// while at least the least gross factor off every run of the other side, which holds
+/// `MIN_SEGMENT` runs or more. The second is for a step among the neighbours: two levels
+/// together have a wide spread, and a 2x step within 8 runs of a 40x run hid it. A new level's
+/// first run stays unless it is the least gross factor off each of 3 or more runs after it: a
+/// level of three runs is a change point.
 fn is_one_off(values: &[f64], i: usize) -> bool {
     let x = values[i];
     let before = &values[i.saturating_sub(ONE_OFF_NEIGHBOURS)..i];
@@ -89,7 +91,7 @@ fn is_one_off(values: &[f64], i: usize) -> bool {
     let least = rule::gross_factor().ln();
     let gross = |others: &[f64]| rule::is_gross(x, others, rule::MIN_EFFECT.ln_1p());
     let clear_of = |others: &[f64]| others.iter().all(|&v| (x - v).abs() > least);
-    let one_side = |side: &[f64], other: &[f64]| clear_of(other) && gross(side);
+    let one_side = |side: &[f64], other: &[f64]| other.len() >= MIN_SEGMENT && clear_of(other) && gross(side);
     !after.is_empty()
         && ((x > high && x - low > least) || (x < low && high - x > least))
         && (gross(&[before, after].concat()) || one_side(before, after) || one_side(after, before))
@@ -308,6 +310,26 @@ mod tests {
             assert_eq!(found.len(), 1, "{case}: {found:?}");
             assert_eq!((found[0].at, found[0].before), (10, before), "{case}");
             assert!((found[0].ratio / step - 1.0).abs() < 0.02, "{case}: {found:?}");
+        }
+    }
+
+    #[test]
+    fn a_new_level_s_first_run_stays_unless_it_is_off_the_level() {
+        let quiet = [0.0, 0.01, -0.01, 0.005, -0.005, 0.0, 0.01, -0.01, 0.005, -0.005];
+        // (the new level's costs, the runs left out, where the step is found)
+        let cases: [(&[f64], usize, usize); 5] = [
+            (&[2.8, 2.0, 2.02], 0, 10),
+            (&[0.35, 0.5, 0.505], 0, 10),
+            (&[2.05, 2.0, 2.02, 1.98], 0, 10),
+            (&[2.8, 2.0, 2.02, 1.98], 1, 11),
+            (&[1.8, 1.3, 1.31, 1.29, 1.3], 1, 11),
+        ];
+        for (level, left_out, at) in cases {
+            let mut values = quiet.to_vec();
+            values.extend(level.iter().map(|v| v.ln()));
+            let (found, one_offs) = search(&values);
+            assert_eq!(one_offs, left_out, "{level:?}");
+            assert_eq!(found.iter().map(|c| c.at).collect::<Vec<_>>(), [at], "{level:?}");
         }
     }
 
