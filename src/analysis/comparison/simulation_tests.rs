@@ -188,7 +188,6 @@ fn a_regression_among_the_earlier_runs_does_not_hide_the_next() {
 /// are noise, and the floor must keep them: unchanged runs are rarely flagged.
 #[test]
 fn heavy_tailed_runs_rarely_report_a_change() {
-    let mut total = 0.0;
     for seed in [13, 14, 15] {
         let mut rng = Rng(seed);
         let hits = (0..TRIALS)
@@ -207,10 +206,9 @@ fn heavy_tailed_runs_rarely_report_a_change() {
             .count();
         let observed = hits as f64 / TRIALS as f64;
         println!("A/A, one run in ten 0.6x or 1.7x host-side: {:.1} % of candidates report a change", observed * 100.0);
-        total += observed;
+        // Leaving out at a verdict's own 1 in 10,000 gave 7.5 / 8.0 / 9.0 % over these seeds.
+        assert!(observed <= 0.05, "seed {seed}: {observed}");
     }
-    // Over 600 trials: leaving out at a verdict's own 1 in 10,000 gave 7.5 / 8.0 / 9.0 %.
-    assert!(total / 3.0 <= 0.05, "{}", total / 3.0);
 }
 
 #[test]
