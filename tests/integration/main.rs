@@ -3,6 +3,7 @@
 //! `tests/fixtures/golden/`.
 
 mod cache;
+mod calibration;
 mod common;
 mod compare;
 mod compare_site;

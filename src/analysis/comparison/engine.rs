@@ -81,6 +81,9 @@ impl Shift {
         match self.verdict {
             Verdict::Slower => format!("{side} {:.2}x slower overall", self.ratio),
             Verdict::Faster => format!("{side} {:.2}x faster overall", 1.0 / self.ratio),
+            Verdict::NoChange if self.reason.is_some() => {
+                format!("{side} {:.2}x its history, as the base run", self.ratio)
+            }
             _ => format!("{side} within the noise"),
         }
     }
@@ -91,11 +94,14 @@ impl Shift {
         match self.verdict {
             Verdict::Slower => format!("every {side} case is {:.2}x slower than its history", self.ratio),
             Verdict::Faster => format!("every {side} case is {:.2}x faster than its history", 1.0 / self.ratio),
-            _ => format!(
-                "{side} cases at {:.2}x their history, within the noise ({:.0} %)",
-                self.ratio,
-                self.effect_floor * 100.0
-            ),
+            _ => match &self.reason {
+                Some(reason) => format!("{side} cases at {:.2}x their history: {reason}", self.ratio),
+                None => format!(
+                    "{side} cases at {:.2}x their history, within the noise ({:.0} %)",
+                    self.ratio,
+                    self.effect_floor * 100.0
+                ),
+            },
         }
     }
 }
@@ -187,13 +193,14 @@ fn current_regime(history: &[BTreeMap<String, f64>], key: &str, higher_is_better
 }
 
 /// A case judged against its history, for the family shifts: its family and key, which way is
-/// better, its log cost `x`, the centre of its history's log costs, and the first earlier run
-/// of its current regime (`current_regime`).
+/// better, its log cost `x`, the base run's `base_x`, the centre of its history's log costs,
+/// and the first earlier run of its current regime (`current_regime`).
 struct Judged {
     family: Family,
     key: String,
     higher_is_better: bool,
     x: f64,
+    base_x: f64,
     centre: f64,
     since_run: usize,
 }
@@ -245,6 +252,7 @@ pub fn compare(base: &[CaseSamples], cand: &[CaseSamples], context: &Context) ->
                 key,
                 higher_is_better: b.higher_is_better,
                 x: xc,
+                base_x: xb,
                 centre: xc - judgement.shift,
                 since_run,
             });
@@ -283,7 +291,10 @@ fn case_verdict(judgement: rule::Judgement, to_base: f64) -> (Verdict, Option<St
 }
 
 /// The family's shift: the median over its judged cases of `x - centre`, against the same
-/// median of every earlier run (over the cases that run has).
+/// median of every earlier run (over the cases that run has). As for a case, `slower` /
+/// `faster` also needs the family beyond the same floor from the base run (the median over
+/// its cases of `x - base_x`): a candidate at the level of a base that was already off its
+/// history (the second run of a new level, against the first) is no news of its own.
 fn family_shift(family: Family, judged: &[Judged], history: &[BTreeMap<String, f64>]) -> Option<Shift> {
     let cases: Vec<&Judged> = judged.iter().filter(|j| j.family == family).collect();
     if cases.len() < MIN_CASES_FOR_SHIFT {
@@ -304,13 +315,12 @@ fn family_shift(family: Family, judged: &[Judged], history: &[BTreeMap<String, f
         .collect();
     let (earlier, left_out) = rule::without_changes(&earlier, 0.0, MIN_EFFECT.ln_1p());
     let judgement = rule::judge(shift, &earlier, 0.0, MIN_EFFECT.ln_1p());
+    let to_base = median(&cases.iter().map(|j| j.x - j.base_x).collect::<Vec<_>>());
     let (verdict, reason) = match judgement.call {
-        Call::Slower => (Verdict::Slower, None),
-        Call::Faster => (Verdict::Faster, None),
-        Call::NoChange => (Verdict::NoChange, None),
         Call::InsufficientHistory { more_runs } => {
             (Verdict::InsufficientHistory, Some(format!("{more_runs} more earlier runs would decide")))
         }
+        _ => case_verdict(judgement, to_base),
     };
     Some(Shift {
         family,

@@ -51,11 +51,12 @@ fn headline(report: &Report) -> Vec<String> {
     }
     lines.push(format!("history:   {} earlier ok runs of the configuration", report.history_runs));
     for s in &report.shifts {
-        let verdict = match s.verdict {
-            super::engine::Verdict::Slower => "SLOWER OVERALL",
-            super::engine::Verdict::Faster => "faster overall",
-            super::engine::Verdict::InsufficientHistory => "not judged",
-            _ => "within the noise",
+        let verdict = match (s.verdict, &s.reason) {
+            (super::engine::Verdict::Slower, _) => "SLOWER OVERALL",
+            (super::engine::Verdict::Faster, _) => "faster overall",
+            (super::engine::Verdict::InsufficientHistory, _) => "not judged",
+            (_, Some(reason)) => reason,
+            (_, None) => "within the noise",
         };
         lines.push(format!(
             "shift:     {} {:.4}x over {} cases, floor ±{:.1} % from {} runs{}: {verdict}{}",

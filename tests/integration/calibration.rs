@@ -1,0 +1,200 @@
+//! Verdicts on real noise, in CI: the back-to-back runs of one H100 host kept in
+//! `tests/data/calibration/h100-20261207/` (its README says how they were collected and what
+//! was left out of them). Every A/A pair reports no change; a factor planted on a copy of the
+//! newest run is found above the floor its history sets and not below it; a host slower in
+//! every host-side case is found as a family shift; the real `CUDA_LAUNCH_BLOCKING=1` runs are
+//! `slower` against the runs before them, and the second is no news against the first. The
+//! thresholds asserted are the ones `scripts/calibrate.py` printed on these runs
+//! (README, "Calibrated on real runs").
+
+use crate::common::{copy_tree, nccl_report, text};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+const NEWEST: &str = "20261207T094640Z";
+const BLOCKING: [&str; 2] = ["20261207T094656Z-blocking", "20261207T094711Z-blocking"];
+/// Every host-side timing column of the worker's CSVs (`gpu_dependency_us` and `device_us`
+/// are the device side).
+const HOST_COLUMNS: [&str; 4] = ["host_enqueue_us", "host_wait_us", "duration_us", "host_issue_us"];
+
+fn calibration_runs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/calibration/h100-20261207")
+}
+
+/// A copy of the calibration runs in a `runs` folder of a temporary folder.
+fn runs() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    copy_tree(&calibration_runs(), &runs);
+    (dir, runs)
+}
+
+/// The ids of the A/A runs, oldest first.
+fn a_a_ids(runs: &Path) -> Vec<String> {
+    let mut ids: Vec<String> = std::fs::read_dir(runs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|id| id.starts_with("2026") && !id.ends_with("-blocking"))
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// `compare ARGS --format json` on `runs`: the exit code and the report.
+fn compare(runs: &Path, args: &[&str]) -> (i32, Value) {
+    let mut all = vec!["compare", "--runs", runs.to_str().unwrap(), "--format", "json"];
+    all.extend_from_slice(args);
+    let output = nccl_report(&all);
+    let code = output.status.code().unwrap();
+    assert!(code == 0 || code == 1, "compare {args:?}: {}", text(&output));
+    (code, serde_json::from_slice(&output.stdout).unwrap())
+}
+
+/// `section metric case` of every case `slower` or `faster`, and `family verdict` of every
+/// family shift that is.
+fn flagged(report: &Value) -> (Vec<String>, Vec<String>) {
+    let changed = |v: &Value| matches!(v["verdict"].as_str(), Some("slower" | "faster"));
+    let cases = report["cases"].as_array().unwrap().iter().filter(|c| changed(c));
+    let shifts = report["shifts"].as_array().unwrap().iter().filter(|s| changed(s));
+    (
+        cases.map(|c| format!("{} {} {} {}", c["section"], c["metric"], c["case"], c["verdict"])).collect(),
+        shifts.map(|s| format!("{} {}", s["family"], s["verdict"])).collect(),
+    )
+}
+
+/// Copies run `NEWEST` to `id` (which sorts after it; the manifest's timestamp is kept, so the
+/// copy is judged against the same history) and multiplies `columns` of every row whose
+/// `when.0` column is `when.1` (every row for `None`) of its rank CSVs by `factor`.
+fn plant(runs: &Path, id: &str, columns: &[&str], when: Option<(&str, &str)>, factor: f64) {
+    let run = runs.join(id);
+    copy_tree(&runs.join(NEWEST), &run);
+    let results = run.join("raw/results/world1_full");
+    let mut multiplied = 0;
+    for entry in std::fs::read_dir(&results).unwrap() {
+        let path = entry.unwrap().path();
+        let original = std::fs::read_to_string(&path).unwrap();
+        let mut lines = original.split("\r\n");
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let targets: Vec<usize> = columns.iter().filter_map(|c| header.iter().position(|h| h == c)).collect();
+        let selector = when.map(|(column, value)| (header.iter().position(|h| *h == column), value));
+        if targets.is_empty() || selector.is_some_and(|(at, _)| at.is_none()) {
+            continue;
+        }
+        let mut out = vec![header.join(",")];
+        for line in lines {
+            let mut fields: Vec<String> = line.split(',').map(String::from).collect();
+            if !line.is_empty() && selector.is_none_or(|(at, value)| fields[at.unwrap()] == value) {
+                for &t in &targets {
+                    fields[t] = (fields[t].parse::<f64>().unwrap() * factor).to_string();
+                    multiplied += 1;
+                }
+            }
+            out.push(fields.join(","));
+        }
+        std::fs::write(&path, out.join("\r\n")).unwrap();
+    }
+    assert!(multiplied >= 10, "{id}: only {multiplied} values multiplied");
+}
+
+#[test]
+fn every_real_a_a_pair_reports_no_change() {
+    let (_dir, runs) = runs();
+    let ids = a_a_ids(&runs);
+    assert_eq!(ids.len(), 16);
+    let mut pairs = 0;
+    for (i, base) in ids.iter().enumerate() {
+        for candidate in &ids[i + 1..] {
+            let (code, report) = compare(&runs, &[base, candidate]);
+            assert_eq!(flagged(&report), (vec![], vec![]), "{base} -> {candidate}");
+            assert_eq!(code, 0, "{base} -> {candidate}");
+            assert_eq!(
+                report["history_runs"].as_u64().unwrap() as usize,
+                ids.iter().position(|id| id == candidate).unwrap()
+            );
+            pairs += 1;
+        }
+    }
+    assert_eq!(pairs, 120);
+}
+
+#[test]
+fn a_factor_planted_on_a_real_run_is_found_above_the_floor_and_not_below() {
+    let (_dir, runs) = runs();
+    // (column, case, its line in a report, factor found, factor below the floor)
+    let plants = [
+        ("gpu_dependency_us", "\"bytes=65536\"", 1.2, 1.05),
+        ("host_enqueue_us", "\"bytes=65536\"", 1.5, 1.2),
+        ("host_wait_us", "\"bytes=65536\"", 3.0, 1.5),
+    ];
+    for (column, case, found, below) in plants {
+        for (factor, expect_found) in [(found, true), (below, false)] {
+            let id = format!("{NEWEST}-{column}-{factor}");
+            plant(&runs, &id, &[column], Some(("size_bytes", "65536")), factor);
+            let (code, report) = compare(&runs, &[&id]);
+            let (cases, shifts) = flagged(&report);
+            let what = format!("{column} x{factor}: {cases:?} {shifts:?}");
+            let planted = format!("\"async\" \"{column}\" {case} \"slower\"");
+            match expect_found {
+                true => assert_eq!((code, cases, shifts), (1, vec![planted], vec![]), "{what}"),
+                false => assert_eq!((code, cases, shifts), (0, vec![], vec![]), "{what}"),
+            }
+            let row = report["cases"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["metric"] == column && c["case"] == "bytes=65536");
+            let floor = row.unwrap()["effect_floor"].as_f64().unwrap();
+            assert!(found - 1.0 > floor && below - 1.0 < floor, "{what}: floor {floor}");
+            std::fs::remove_dir_all(runs.join(&id)).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_host_slower_in_every_host_side_case_is_a_family_shift() {
+    let (_dir, runs) = runs();
+    for (factor, verdict) in [(1.9, Some("slower")), (1.5, Some("slower")), (0.6, Some("faster")), (1.2, None)] {
+        let id = format!("{NEWEST}-host-{factor}");
+        plant(&runs, &id, &HOST_COLUMNS, None, factor);
+        let (code, report) = compare(&runs, &[&id]);
+        let (_, shifts) = flagged(&report);
+        let what = format!("host x{factor}: {shifts:?}");
+        match verdict {
+            Some(verdict) => {
+                assert_eq!(shifts, vec![format!("\"host\" \"{verdict}\"")], "{what}");
+                // Exit 1 is for a regression only.
+                assert_eq!(code, i32::from(verdict == "slower"), "{what}");
+            }
+            None => {
+                assert_eq!(shifts, Vec::<String>::new(), "{what}");
+                assert_eq!((code, flagged(&report).0.len()), (0, 0), "{what}");
+            }
+        }
+        std::fs::remove_dir_all(runs.join(&id)).unwrap();
+    }
+}
+
+#[test]
+fn the_real_cuda_launch_blocking_runs_are_slower_on_the_device_side() {
+    let (_dir, runs) = runs();
+    for id in BLOCKING {
+        let (code, report) = compare(&runs, &[NEWEST, id]);
+        let (cases, shifts) = flagged(&report);
+        assert_eq!(code, 1, "{id}");
+        assert_eq!(shifts, vec!["\"device\" \"slower\"".to_string()], "{id}");
+        let gpu_dependency = cases.iter().filter(|c| c.contains("\"gpu_dependency_us\"") && c.ends_with("\"slower\""));
+        assert_eq!(gpu_dependency.count(), 7, "{id}: {cases:?}");
+        assert!(cases.iter().all(|c| c.ends_with("\"slower\"")), "{id}: {cases:?}");
+    }
+    // The second against the first (its default base, the newest earlier run): the change was
+    // the first's, and the second is no news of its own.
+    let (code, report) = compare(&runs, &[BLOCKING[1]]);
+    assert_eq!((code, flagged(&report)), (0, (vec![], vec![])), "{report}");
+    let device = report["shifts"].as_array().unwrap().iter().find(|s| s["family"] == "device").unwrap();
+    assert!(device["ratio"].as_f64().unwrap() > 10.0, "{device}");
+    assert_eq!(device["history_left_out"], 1, "{device}");
+    let reason = device["reason"].as_str().unwrap();
+    assert!(reason.starts_with("outside its history, but within "), "{reason}");
+    let output = nccl_report(&["compare", "--runs", runs.to_str().unwrap(), BLOCKING[1]]);
+    assert!(text(&output).contains(&format!("(1 earlier run left out as a change): {reason}")), "{}", text(&output));
+}
