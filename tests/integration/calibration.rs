@@ -63,11 +63,16 @@ fn flagged(report: &Value) -> (Vec<String>, Vec<String>) {
 }
 
 /// Copies run `NEWEST` to `id` (which sorts after it; the manifest's timestamp is kept, so the
-/// copy is judged against the same history) and multiplies `columns` of every row whose
-/// `when.0` column is `when.1` (every row for `None`) of its rank CSVs by `factor`.
+/// copy is judged against the same history) and multiplies its values (`multiply`).
 fn plant(runs: &Path, id: &str, columns: &[&str], when: Option<(&str, &str)>, factor: f64) {
-    let run = runs.join(id);
-    copy_tree(&runs.join(NEWEST), &run);
+    copy_tree(&runs.join(NEWEST), &runs.join(id));
+    multiply(&runs.join(id), columns, when, factor);
+}
+
+/// Multiplies `columns` of every row whose `when.0` column is `when.1` (every row for `None`)
+/// of `run`'s rank CSVs by `factor`.
+fn multiply(run: &Path, columns: &[&str], when: Option<(&str, &str)>, factor: f64) {
+    let id = run.file_name().unwrap().to_string_lossy();
     let results = run.join("raw/results/world1_full");
     let mut multiplied = 0;
     for entry in std::fs::read_dir(&results).unwrap() {
@@ -197,4 +202,45 @@ fn the_real_cuda_launch_blocking_runs_are_slower_on_the_device_side() {
     assert!(reason.starts_with("outside its history, but within "), "{reason}");
     let output = nccl_report(&["compare", "--runs", runs.to_str().unwrap(), BLOCKING[1]]);
     assert!(text(&output).contains(&format!("(1 earlier run left out as a change): {reason}")), "{}", text(&output));
+}
+
+/// The change point search on real runs: none in any of the 52 cases of the 16 A/A runs; with
+/// every GPU dependency of the newest 6 runs x1.5, one in each of the 7 GPU dependency cases,
+/// at the first of the 6, and in no other case.
+#[test]
+fn change_points_on_real_runs_are_the_planted_step_only() {
+    let (dir, runs) = runs();
+    for id in BLOCKING {
+        std::fs::remove_dir_all(runs.join(id)).unwrap();
+    }
+    let ids = a_a_ids(&runs);
+    let site = dir.path().join("site");
+    let history = |site: &Path| -> String {
+        let output = nccl_report(&["build", "--runs", runs.to_str().unwrap(), "--out", site.to_str().unwrap()]);
+        assert!(output.status.success(), "{}", text(&output));
+        std::fs::read_dir(site.join("history"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "html"))
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .collect()
+    };
+    let pages = history(&site);
+    assert_eq!(pages.matches(" in 16 of 16 runs; no change point.").count(), 52, "{pages}");
+    assert_eq!(pages.matches("change point from run").count(), 0, "{pages}");
+
+    for id in &ids[10..] {
+        multiply(&runs.join(id), &["gpu_dependency_us"], None, 1.5);
+    }
+    let pages = history(&dir.path().join("site-step"));
+    assert_eq!(pages.matches("gpu_dependency_us in 16 of 16 runs; 1 change point.").count(), 7, "{pages}");
+    assert_eq!(pages.matches(" in 16 of 16 runs; no change point.").count(), 45, "{pages}");
+    // Each step's row: the first planted run, the last run before it, the step.
+    let rows: Vec<&str> = pages.split("<tr").filter(|row| row.contains(&format!(">{}</a>", ids[10]))).collect();
+    assert_eq!(rows.len(), 7, "{rows:?}");
+    for row in rows {
+        assert!(row.contains(&format!(">{}</a>", ids[9])), "{row}");
+        let step: f64 = row.split("x slower").next().unwrap().rsplit('>').next().unwrap().parse().unwrap();
+        assert!((1.4..1.6).contains(&step), "{row}");
+    }
 }
