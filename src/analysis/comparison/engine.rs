@@ -81,9 +81,6 @@ impl Shift {
         match self.verdict {
             Verdict::Slower => format!("{side} {:.2}x slower overall", self.ratio),
             Verdict::Faster => format!("{side} {:.2}x faster overall", 1.0 / self.ratio),
-            Verdict::NoChange if self.reason.is_some() => {
-                format!("{side} {:.2}x its history, as the base run", self.ratio)
-            }
             _ => format!("{side} within the noise"),
         }
     }
@@ -617,6 +614,12 @@ mod tests {
         assert_eq!(
             shift(1.05, Verdict::NoChange).sentence(),
             "host-side cases at 1.05x their history, within the noise (10 %)"
+        );
+        // Beyond its history but not beyond the base (the second run of a new level).
+        let reason = "outside its history, but within 10 % of the base run".to_string();
+        assert_eq!(
+            Shift { reason: Some(reason), ..shift(1.88, Verdict::NoChange) }.sentence(),
+            "host-side cases at 1.88x their history: outside its history, but within 10 % of the base run"
         );
         let sample = case("time_us", false, &[1.0; 3]);
         let outcome = compare(std::slice::from_ref(&sample), std::slice::from_ref(&sample), &Context::default());
