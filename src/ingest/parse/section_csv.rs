@@ -1,6 +1,7 @@
 //! Per-rank section CSVs -> typed rows: a memchr record splitter (RFC 4180 quoting) + serde.
 //! Required columns are those the seed reads; extra columns are ignored; a missing column, a
-//! non-number, a short row or invalid UTF-8 is a `ParseError` naming the line and the column.
+//! non-number, a short row, invalid UTF-8 or a field over its length limit is a `ParseError`
+//! naming the line and the column.
 
 use crate::core::model::sections::{
     AsyncRow, Columns, ContractRecord, ContractRow, DecodeRow, DecompositionRow, FragmentationRow, NumericsRow,
@@ -284,9 +285,11 @@ fn emit_pieces<'a>(
 }
 
 /// Reads the header, then calls `each` with every row that has the header's number of fields;
-/// returns the header.
+/// returns the header. A field of a row over `max_field` bytes is an error (a long header name
+/// matches no column: it is only read where it is kept, `parse_contracts`).
 fn for_each_row(
     bytes: &[u8],
+    max_field: usize,
     mut each: impl FnMut(u64, &[&str], &[String]) -> Result<(), ParseError>,
 ) -> Result<Vec<String>, ParseError> {
     let mut header: Option<Vec<String>> = None;
@@ -295,6 +298,11 @@ fn for_each_row(
             header = Some(fields.iter().map(|f| f.to_string()).collect());
             return Ok(());
         };
+        if let Some((i, field)) = fields.iter().enumerate().find(|(_, f)| f.len() > max_field) {
+            let column = header.get(i).map_or("?", String::as_str);
+            let message = format!("column {column}: a field of {} bytes (at most {max_field})", field.len());
+            return Err(ParseError::new(Some(line), message).into());
+        }
         if fields.len() != header.len() {
             return Err(ParseError::new(
                 Some(line),
@@ -331,6 +339,14 @@ fn projection<T: Columns>(header: &[String]) -> Result<Vec<Option<usize>>, Parse
         .collect()
 }
 
+/// The longest field of a timing or numerics row, header names included: the worker writes
+/// at most 38 bytes (a numerics `values` repr). Its text keys (`mode`, `scenario`) label every
+/// chart, table and page of their case: a fuzzed 5 MB `mode` made a 105 MB run page and a
+/// 76 s build before there was a limit.
+const MAX_FIELD_BYTES: usize = 1024;
+/// The longest field of a contracts row: its `detail` may hold a failed section's exception.
+const MAX_DETAIL_BYTES: usize = 64 * 1024;
+
 /// The most columns any row type reads.
 const MAX_COLUMNS: usize = 16;
 
@@ -338,7 +354,7 @@ const MAX_COLUMNS: usize = 16;
 fn parse_rows<T: DeserializeOwned + Columns>(bytes: &[u8]) -> Result<Vec<T>, ParseError> {
     let mut rows = Vec::new();
     let mut order: Option<Vec<Option<usize>>> = None;
-    let header = for_each_row(bytes, |line, fields, header| {
+    let header = for_each_row(bytes, MAX_FIELD_BYTES, |line, fields, header| {
         let order = match &order {
             Some(order) => order,
             None => order.insert(projection::<T>(header)?),
@@ -360,10 +376,17 @@ fn parse_rows<T: DeserializeOwned + Columns>(bytes: &[u8]) -> Result<Vec<T>, Par
 fn parse_contracts(bytes: &[u8]) -> Result<Vec<ContractRecord>, ParseError> {
     let mut correct: Option<usize> = None;
     let mut rows = Vec::new();
-    let header = for_each_row(bytes, |line, fields, header| {
+    let header = for_each_row(bytes, MAX_DETAIL_BYTES, |line, fields, header| {
         let column = match correct {
             Some(column) => column,
-            None => *correct.insert(projection::<ContractRow>(header)?[0].unwrap_or(0)),
+            None => {
+                if let Some((i, name)) = header.iter().enumerate().find(|(_, h)| h.len() > MAX_FIELD_BYTES) {
+                    let message =
+                        format!("header field {}: a name of {} bytes (at most {MAX_FIELD_BYTES})", i + 1, name.len());
+                    return Err(ParseError::new(Some(1), message));
+                }
+                *correct.insert(projection::<ContractRow>(header)?[0].unwrap_or(0))
+            }
         };
         let value = [fields.get(column).copied().unwrap_or("")];
         let row = from_fields::<ContractRow>(&value).map_err(|e| typed_error::<ContractRow>(e, line))?;
@@ -388,6 +411,34 @@ fn typed_error<T: Columns>(error: FieldError, line: u64) -> ParseError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_field_over_its_limit_is_an_error_naming_line_and_column() {
+        let row = |mode: &str| format!("world_size,rank,size_bytes,mode,cycle,duration_us\n4,0,1024,{mode},0,12.5\n");
+        let at_limit = "d".repeat(MAX_FIELD_BYTES);
+        assert!(parse_section(WorkerSection::Decomposition, row(&at_limit).as_bytes()).is_ok());
+        let over = format!("{at_limit}d");
+        let error = parse_section(WorkerSection::Decomposition, row(&over).as_bytes()).unwrap_err();
+        assert_eq!(error.to_string(), "line 2: column mode: a field of 1025 bytes (at most 1024)");
+        // Quoted, and in the header.
+        let quoted = format!("\"{over}\"");
+        let error = parse_section(WorkerSection::Decomposition, row(&quoted).as_bytes()).unwrap_err();
+        assert_eq!(error.to_string(), "line 2: column mode: a field of 1025 bytes (at most 1024)");
+        // A long header name matches no column; a contract keeps its header's names with each row.
+        let header = format!("world_size,{over}\n4,0\n");
+        let error = parse_section(WorkerSection::Async, header.as_bytes()).unwrap_err();
+        assert_eq!(error.to_string(), "line 1: missing column `size_bytes`");
+        let header = format!("world_size,rank,section,check,correct,detail,{over}\n1,0,async,c,True,d,e\n");
+        let error = parse_section(WorkerSection::Contracts, header.as_bytes()).unwrap_err();
+        assert_eq!(error.to_string(), "line 1: header field 7: a name of 1025 bytes (at most 1024)");
+        // A contract's detail may hold an exception: 64 KiB.
+        let contract =
+            |detail: &str| format!("world_size,rank,section,check,correct,detail\n1,0,async,c,False,{detail}\n");
+        let long = "x".repeat(MAX_DETAIL_BYTES);
+        assert!(parse_section(WorkerSection::Contracts, contract(&long).as_bytes()).is_ok());
+        let error = parse_section(WorkerSection::Contracts, contract(&format!("{long}x")).as_bytes()).unwrap_err();
+        assert_eq!(error.to_string(), "line 2: column detail: a field of 65537 bytes (at most 65536)");
+    }
 
     #[test]
     fn reads_rows_and_ignores_extra_columns() {
