@@ -339,8 +339,9 @@ fn projection<T: Columns>(header: &[String]) -> Result<Vec<Option<usize>>, Parse
         .collect()
 }
 
-/// The longest field of a timing or numerics row, header names included: the worker writes
-/// at most 38 bytes (a numerics `values` repr). Its text keys (`mode`, `scenario`) label every
+/// The longest field of a timing or numerics row (and header name of a contracts file, which
+/// is kept with each of its rows): the worker writes at most 38 bytes (a numerics `values`
+/// repr). Its text keys (`mode`, `scenario`) label every
 /// chart, table and page of their case: a fuzzed 5 MB `mode` made a 105 MB run page and a
 /// 76 s build before there was a limit.
 const MAX_FIELD_BYTES: usize = 1024;
