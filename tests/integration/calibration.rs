@@ -125,7 +125,7 @@ fn every_real_a_a_pair_reports_no_change() {
 #[test]
 fn a_factor_planted_on_a_real_run_is_found_above_the_floor_and_not_below() {
     let (_dir, runs) = runs();
-    // (column, case, its line in a report, factor found, factor below the floor)
+    // (column, the case as the JSON report writes it, a factor found, a factor below the floor)
     let plants = [
         ("gpu_dependency_us", "\"bytes=65536\"", 1.2, 1.05),
         ("host_enqueue_us", "\"bytes=65536\"", 1.5, 1.2),
