@@ -7,7 +7,7 @@
 //! thresholds asserted are the ones `scripts/calibrate.py` printed on these runs
 //! (README, "Calibrated on real runs").
 
-use crate::common::{copy_tree, nccl_report, text};
+use crate::common::{copy_tree, multiply_csv, nccl_report, text};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -70,35 +70,13 @@ fn plant(runs: &Path, id: &str, columns: &[&str], when: Option<(&str, &str)>, fa
 }
 
 /// Multiplies `columns` of every row whose `when.0` column is `when.1` (every row for `None`)
-/// of `run`'s rank CSVs by `factor`.
+/// of `run`'s rank CSVs by `factor` (`multiply_csv`).
 fn multiply(run: &Path, columns: &[&str], when: Option<(&str, &str)>, factor: f64) {
-    let id = run.file_name().unwrap().to_string_lossy();
-    let results = run.join("raw/results/world1_full");
-    let mut multiplied = 0;
-    for entry in std::fs::read_dir(&results).unwrap() {
-        let path = entry.unwrap().path();
-        let original = std::fs::read_to_string(&path).unwrap();
-        let mut lines = original.split("\r\n");
-        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-        let targets: Vec<usize> = columns.iter().filter_map(|c| header.iter().position(|h| h == c)).collect();
-        let selector = when.map(|(column, value)| (header.iter().position(|h| *h == column), value));
-        if targets.is_empty() || selector.is_some_and(|(at, _)| at.is_none()) {
-            continue;
-        }
-        let mut out = vec![header.join(",")];
-        for line in lines {
-            let mut fields: Vec<String> = line.split(',').map(String::from).collect();
-            if !line.is_empty() && selector.is_none_or(|(at, value)| fields[at.unwrap()] == value) {
-                for &t in &targets {
-                    fields[t] = (fields[t].parse::<f64>().unwrap() * factor).to_string();
-                    multiplied += 1;
-                }
-            }
-            out.push(fields.join(","));
-        }
-        std::fs::write(&path, out.join("\r\n")).unwrap();
-    }
-    assert!(multiplied >= 10, "{id}: only {multiplied} values multiplied");
+    let multiplied: usize = std::fs::read_dir(run.join("raw/results/world1_full"))
+        .unwrap()
+        .map(|entry| multiply_csv(&entry.unwrap().path(), columns, when, factor))
+        .sum();
+    assert!(multiplied >= 10, "{}: only {multiplied} values multiplied", run.display());
 }
 
 #[test]

@@ -20,6 +20,41 @@ pub(crate) fn chart_rows(csv: &str, chart: &str) -> String {
     csv.lines().filter(|l| l.split(',').next() == Some(chart)).map(|l| format!("{l}\n")).collect()
 }
 
+/// Multiplies `columns` (by header name) of the rows of the CSV at `csv` whose `when.0` column
+/// is `when.1` (every row for `None`) by `factor`, keeping each line's end (`\r\n` as the
+/// worker writes, or `\n`); returns how many values changed (0 when a column is absent).
+pub(crate) fn multiply_csv(csv: &Path, columns: &[&str], when: Option<(&str, &str)>, factor: f64) -> usize {
+    let original = std::fs::read_to_string(csv).unwrap();
+    let mut lines = original.split_inclusive('\n');
+    let Some(first) = lines.next() else { return 0 };
+    let header: Vec<&str> = first.trim_end_matches(['\r', '\n']).split(',').collect();
+    let at = |name: &str| header.iter().position(|h| *h == name);
+    let targets: Vec<usize> = columns.iter().filter_map(|c| at(c)).collect();
+    let selector = match when {
+        Some((column, value)) => match at(column) {
+            Some(i) => Some((i, value)),
+            None => return 0,
+        },
+        None => None,
+    };
+    let mut out = String::from(first);
+    let mut multiplied = 0;
+    for line in lines {
+        let text = line.trim_end_matches(['\r', '\n']);
+        let mut fields: Vec<String> = text.split(',').map(String::from).collect();
+        if !text.is_empty() && selector.is_none_or(|(i, value)| fields[i] == value) {
+            for &t in &targets {
+                fields[t] = (fields[t].parse::<f64>().unwrap() * factor).to_string();
+                multiplied += 1;
+            }
+        }
+        out.push_str(&fields.join(","));
+        out.push_str(&line[text.len()..]);
+    }
+    std::fs::write(csv, out).unwrap();
+    multiplied
+}
+
 pub(crate) fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }

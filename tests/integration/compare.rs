@@ -1,7 +1,7 @@
 //! `nccl-report compare`: exit codes, the JSON schema, a planted regression found, failed runs
 //! refused. Runs are copies of the bundled H200 run (10 cycles), one with a planted change.
 
-use crate::common::{copy_tree, nccl_report, runs_dir, text};
+use crate::common::{copy_tree, multiply_csv, nccl_report, runs_dir, text};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -31,21 +31,12 @@ pub(crate) fn two_runs(factor: f64) -> (tempfile::TempDir, PathBuf) {
 /// Adds a copy `id` of the bundled run whose decode `tokens=1` cycles are multiplied by `factor`.
 fn add_copy(runs: &Path, id: &str, factor: f64) {
     copy_tree(&bundled_run(), &runs.join(id));
-    multiply(&runs.join(id).join("raw/results/world1_full/rank0_decode.csv"), (4, "1"), 8, factor);
-}
-
-/// Multiplies column `column` of the CSV rows whose column `when.0` is `when.1` by `factor`.
-fn multiply(csv: &Path, when: (usize, &str), column: usize, factor: f64) {
-    let original = std::fs::read_to_string(csv).unwrap();
-    let mut lines: Vec<String> = Vec::new();
-    for (i, line) in original.lines().enumerate() {
-        let mut fields: Vec<String> = line.split(',').map(String::from).collect();
-        if i > 0 && fields[when.0] == when.1 {
-            fields[column] = (fields[column].parse::<f64>().unwrap() * factor).to_string();
-        }
-        lines.push(fields.join(","));
-    }
-    std::fs::write(csv, lines.join("\n") + "\n").unwrap();
+    multiply_csv(
+        &runs.join(id).join("raw/results/world1_full/rank0_decode.csv"),
+        &["duration_us"],
+        Some(("tokens", "1")),
+        factor,
+    );
 }
 
 /// A copy of the runs bundled in `runs/`, in a `runs` folder of a temporary folder.
@@ -196,8 +187,12 @@ fn a_change_in_the_history_is_left_out_of_the_floor_of_the_runs_after_it() {
     let (_dir, runs) = bundled_runs();
     let (newest, planted) = ("20261204T114816Z", "20261204T114816Z-planted");
     copy_tree(&runs.join(newest), &runs.join(planted));
-    // The GPU dependency (column 7) of the 64 KiB case (column 4), x1.5.
-    multiply(&runs.join(planted).join("raw/results/world1_full/rank0_async.csv"), (4, "65536"), 7, 1.5);
+    multiply_csv(
+        &runs.join(planted).join("raw/results/world1_full/rank0_async.csv"),
+        &["gpu_dependency_us"],
+        Some(("size_bytes", "65536")),
+        1.5,
+    );
     let json = |args: &[&str]| -> (Option<i32>, Value) {
         let (code, out) = compare(&runs, &[args, &["--format", "json"]].concat());
         (code, serde_json::from_str(&out).unwrap_or_else(|_| panic!("{out}")))
@@ -257,8 +252,12 @@ fn a_change_in_the_history_is_left_out_of_the_floor_of_the_runs_after_it() {
 fn a_one_off_run_before_a_step_does_not_hide_it() {
     let (_dir, runs) = bundled_runs();
     for id in ["20261204T114734Z", "20261204T114754Z", "20261204T114816Z"] {
-        // The GPU dependency (column 7) of the 64 KiB case (column 4), x1.5.
-        multiply(&runs.join(id).join("raw/results/world1_full/rank0_async.csv"), (4, "65536"), 7, 1.5);
+        multiply_csv(
+            &runs.join(id).join("raw/results/world1_full/rank0_async.csv"),
+            &["gpu_dependency_us"],
+            Some(("size_bytes", "65536")),
+            1.5,
+        );
     }
     let site = runs.parent().unwrap().join("site");
     let output = nccl_report(&["build", "--runs", runs.to_str().unwrap(), "--out", site.to_str().unwrap()]);
