@@ -147,6 +147,24 @@ fn a_host_slower_in_every_host_side_case_is_a_family_shift() {
                 assert_eq!(shifts, vec![format!("\"host\" \"{verdict}\"")], "{what}");
                 // Exit 1 is for a regression only.
                 assert_eq!(code, i32::from(verdict == "slower"), "{what}");
+                // The CSV has the shift as a row of its own, with the JSON's figures.
+                let csv = nccl_report(&["compare", "--runs", runs.to_str().unwrap(), "--format", "csv", &id]);
+                assert_eq!(csv.status.code(), Some(code), "{what}");
+                let mut rows = csv::Reader::from_reader(csv.stdout.as_slice());
+                let header = rows.headers().unwrap().clone();
+                let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+                let host = rows
+                    .records()
+                    .map(Result::unwrap)
+                    .find(|r| &r[at("scope")] == "family" && &r[at("family")] == "host-side");
+                let host = host.unwrap_or_else(|| panic!("{what}: no host-side row"));
+                let shift = report["shifts"].as_array().unwrap().iter().find(|s| s["family"] == "host").unwrap();
+                assert_eq!(&host[at("verdict")], verdict, "{what}");
+                assert_eq!(
+                    host[at("history_ratio")].parse::<f64>().unwrap(),
+                    shift["ratio"].as_f64().unwrap(),
+                    "{what}"
+                );
             }
             None => {
                 assert_eq!(shifts, Vec::<String>::new(), "{what}");

@@ -1,7 +1,7 @@
 //! The comparison report as text, Markdown, JSON (schema `SCHEMA_VERSION`) or CSV.
 //! Numbers print with Rust's shortest round-trip form (JSON) or fixed digits (text, md).
 
-use super::engine::CaseResult;
+use super::engine::{CaseResult, Shift};
 use super::Report;
 use crate::core::format::{count, terminal_safe};
 
@@ -16,7 +16,7 @@ pub enum Format {
 pub fn render(report: &Report, format: Format) -> anyhow::Result<String> {
     Ok(match format {
         Format::Json => serde_json::to_string_pretty(report)? + "\n",
-        Format::Csv => csv(&report.cases)?,
+        Format::Csv => csv(&report.shifts, &report.cases)?,
         Format::Text => text(report, false),
         Format::Md => text(report, true),
     })
@@ -149,8 +149,9 @@ fn md_escape(text: &str) -> String {
 }
 
 /// The CSV's columns: every field of a JSON case (`CaseResult`), `case_folder` after `case`;
-/// `history_left_out`, the newest, last, so that the columns before it keep their places.
-const CSV_FIELDS: [&str; 19] = [
+/// `history_left_out`, then `scope` and `family_cases`, the newest, last, so that the columns
+/// before them keep their places.
+const CSV_FIELDS: [&str; 21] = [
     "section",
     "world_size",
     "case",
@@ -170,12 +171,45 @@ const CSV_FIELDS: [&str; 19] = [
     "verdict",
     "reason",
     "history_left_out",
+    "scope",
+    "family_cases",
 ];
 
-fn csv(cases: &[CaseResult]) -> anyhow::Result<String> {
+/// One row a family shift (`scope` `family`, first, as the other formats list them first: exit
+/// 1 can come from a shift alone), then one a case (`scope` `case`). A shift's row fills the
+/// columns a shift has (`family`, `history_runs`, `history_ratio` its ratio to its history,
+/// `effect_floor`, `verdict`, `reason`, `history_left_out`, `family_cases` the cases it is the
+/// median of) and leaves the case columns empty.
+fn csv(shifts: &[Shift], cases: &[CaseResult]) -> anyhow::Result<String> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer.write_record(CSV_FIELDS)?;
     let number = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+    for s in shifts {
+        let none = String::new;
+        writer.write_record([
+            none(),
+            none(),
+            none(),
+            none(),
+            none(),
+            none(),
+            none(),
+            none(),
+            none(),
+            none(),
+            none(),
+            s.family.as_str().to_string(),
+            s.history_runs.to_string(),
+            s.ratio.to_string(),
+            s.effect_floor.to_string(),
+            none(),
+            s.verdict.as_str().to_string(),
+            s.reason.clone().unwrap_or_default(),
+            s.history_left_out.to_string(),
+            "family".to_string(),
+            s.cases.to_string(),
+        ])?;
+    }
     for c in cases {
         writer.write_record([
             c.section.to_string(),
@@ -197,6 +231,8 @@ fn csv(cases: &[CaseResult]) -> anyhow::Result<String> {
             c.verdict.as_str().to_string(),
             c.reason.clone().unwrap_or_default(),
             c.history_left_out.to_string(),
+            "case".to_string(),
+            String::new(),
         ])?;
     }
     Ok(String::from_utf8(writer.into_inner()?)?)
@@ -208,8 +244,8 @@ mod tests {
     use crate::analysis::comparison::engine::Verdict;
     use crate::analysis::comparison::samples::Family;
 
-    /// The CSV has a column for every field of a JSON case and no other, and each row puts a
-    /// case's values under their own columns.
+    /// The CSV has a column for every field of a JSON case and no other but `scope` and
+    /// `family_cases`, and each row puts a case's values under their own columns.
     #[test]
     fn the_csv_has_the_fields_of_a_json_case() {
         let case = CaseResult {
@@ -235,23 +271,73 @@ mod tests {
         };
         let json = serde_json::to_value(&case).unwrap();
         let mut json_fields: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
+        json_fields.extend(["scope", "family_cases"]);
         let mut csv_fields = CSV_FIELDS.to_vec();
         json_fields.sort_unstable();
         csv_fields.sort_unstable();
         assert_eq!(csv_fields, json_fields);
-        let text = csv(std::slice::from_ref(&case)).unwrap();
-        let mut rows = csv::Reader::from_reader(text.as_bytes());
-        let header = rows.headers().unwrap().clone();
-        let row = rows.records().next().unwrap().unwrap();
-        let value = |field: &str| &row[header.iter().position(|h| h == field).unwrap()];
+        let rows = rows(&csv(&[], std::slice::from_ref(&case)).unwrap());
+        assert_eq!(rows.len(), 1);
         for field in CSV_FIELDS {
-            let expected = match &json[field] {
-                serde_json::Value::String(text) => text.clone(),
-                other => other.to_string(),
+            let expected = match (field, &json[field]) {
+                ("scope", _) => "case".to_string(),
+                ("family_cases", _) => String::new(),
+                // The CSV names a family as the text report does (`host-side`), the JSON by its key.
+                ("family", _) => "host-side".to_string(),
+                (_, serde_json::Value::String(text)) => text.clone(),
+                (_, other) => other.to_string(),
             };
-            // The CSV names a family as the text report does (`host-side`), the JSON by its key.
-            let expected = if field == "family" { "host-side".to_string() } else { expected };
-            assert_eq!(value(field), expected, "{field}");
+            assert_eq!(rows[0][field], expected, "{field}");
         }
+    }
+
+    /// A family shift is a row of its own, before the cases: every field of its JSON under a
+    /// column (its ratio as `history_ratio`, its case count as `family_cases`), the case
+    /// columns empty. (`compare` exits 1 for a slower shift alone.)
+    #[test]
+    fn a_family_shift_is_a_row_before_the_cases() {
+        let shift = Shift {
+            family: Family::Device,
+            ratio: 1.875,
+            effect_floor: 0.25,
+            cases: 7,
+            history_runs: 15,
+            history_left_out: 1,
+            verdict: Verdict::Slower,
+            reason: Some("why".to_string()),
+        };
+        let json = serde_json::to_value(&shift).unwrap();
+        fn column(field: &str) -> &str {
+            match field {
+                "ratio" => "history_ratio",
+                "cases" => "family_cases",
+                field => field,
+            }
+        }
+        let mapped: Vec<&str> = json.as_object().unwrap().keys().map(|k| column(k)).collect();
+        assert!(mapped.iter().all(|field| CSV_FIELDS.contains(field)), "{mapped:?}");
+        let rows = rows(&csv(std::slice::from_ref(&shift), &[]).unwrap());
+        assert_eq!(rows.len(), 1);
+        for field in CSV_FIELDS {
+            let key = json.as_object().unwrap().keys().find(|k| column(k) == field);
+            let expected = match (field, key.map(|k| &json[k])) {
+                ("scope", _) => "family".to_string(),
+                ("family", _) => "device-side".to_string(),
+                (_, Some(serde_json::Value::String(text))) => text.clone(),
+                (_, Some(other)) => other.to_string(),
+                (_, None) => String::new(),
+            };
+            assert_eq!(rows[0][field], expected, "{field}");
+        }
+    }
+
+    /// Every row of a CSV as a map from column to value.
+    fn rows(text: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        let header = reader.headers().unwrap().clone();
+        reader
+            .records()
+            .map(|row| header.iter().map(String::from).zip(row.unwrap().iter().map(String::from)).collect())
+            .collect()
     }
 }
