@@ -195,8 +195,9 @@ fn caveat_line(report: &Report) -> Option<String> {
 
 fn rule_line() -> String {
     format!(
-        "The run is the replicate: a case is slower or faster only when its run-level value (median over cycles) is beyond the noise floor of the earlier ok runs of its configuration (a {} % prediction interval of their spread, at least 3 % and two timer steps) and beyond every one of them, and its ratio to the base is beyond that floor too. An earlier run far beyond the others (beyond their floor at 1 in 100,000,000 and at least 1.34x, as a 40x regression is) is a change, not noise, and is left out of the history (at most a quarter of it; the newest earlier run too, so the second run of a new level is judged against the old level, and the base run decides). The same rule judges each family's run-wide shift, and its shift from the base must be beyond the floor too.",
-        100.0 - crate::analysis::comparison::rule::ALPHA * 100.0
+        "The run is the replicate: a case is slower or faster only when its run-level value (median over cycles) is beyond the noise floor of the earlier ok runs of its configuration (a {} % prediction interval of their spread, widened {}x for the heavy tails real runs have, at least 3 % and two timer steps) and beyond every one of them, and its ratio to the base is beyond that floor too. An earlier run far beyond the others (beyond their floor at 1 in 100,000,000 and at least 1.34x, as a 40x regression is) is a change, not noise, and is left out of the history (at most a quarter of it; the newest earlier run too, so the second run of a new level is judged against the old level, and the base run decides). The same rule judges each family's run-wide shift, and its shift from the base must be beyond the floor too.",
+        100.0 - crate::analysis::comparison::rule::ALPHA * 100.0,
+        crate::analysis::comparison::rule::TAIL
     )
 }
 
