@@ -14,7 +14,8 @@ case whose floor is the 3 % minimum gets a smaller `z` than its spread would giv
 towards light tails). If the t model were right, a fraction `a` of all values would fall beyond
 its `a` quantile; the table prints how many do, for `z` as measured and for `z / TAIL` (the
 verdict calls a change at `z / TAIL` beyond 1 in 10,000, and beyond every earlier run). `--tail`
-must be the binary's `rule::TAIL`. Python 3 standard library only.
+must be the binary's `rule::TAIL` (the floors it reads include it; nothing checks this). A run
+`compare` refuses, other than the oldest, is named on stderr. Python 3 standard library only.
 """
 import json, math, os, subprocess, sys
 
@@ -53,7 +54,10 @@ def judged(binary, runs, tail):
         done = subprocess.run([binary, "compare", "--runs", runs, run, "--format", "json"],
                               capture_output=True, text=True)
         if done.returncode not in (0, 1):
-            continue  # the oldest run: no baseline
+            # The oldest run has no baseline; any other refusal is said, not skipped silently.
+            if "has no baseline" not in done.stderr:
+                print(f"skipped {run}: {done.stderr.strip().splitlines()[:1]}", file=sys.stderr)
+            continue
         for case in json.loads(done.stdout)["cases"]:
             n, ratio, floor = case["history_runs"], case["history_ratio"], case["effect_floor"]
             if n < 3 or ratio is None or floor <= 0:

@@ -396,6 +396,22 @@ mod tests {
         assert!((j.floor_fraction() - 0.05).abs() < 1e-12, "{j:?}");
     }
 
+    /// `TAIL` widens a verdict's floor only: a change point's step floor and the gross-change
+    /// judgement keep the t factor (their levels were calibrated on their own).
+    #[test]
+    fn only_a_verdict_floor_allows_for_real_tails() {
+        let h = history();
+        let mut sorted = h.clone();
+        sorted.sort_by(f64::total_cmp);
+        let spread = standard_deviation(&sorted).max(robust_spread(&sorted, median_sorted(&sorted)));
+        let factor = (1.0 + 1.0 / h.len() as f64).sqrt() * spread;
+        let at = h.len() - 2;
+        assert!((judge(0.0, &h, 0.0, 0.0).floor - TAIL * T_QUANTILE[at] * factor).abs() < 1e-12);
+        assert!((step_floor(&h, 0.0) - T_QUANTILE_STEP[at] * factor).abs() < 1e-12);
+        let gross = judge_at(&CHANGE, 0.0, &h, 0.0, 0.0).floor;
+        assert!((gross - T_QUANTILE_CHANGE[at] * factor).abs() < 1e-9 * gross);
+    }
+
     #[test]
     fn histories_longer_than_the_table_use_its_last_quantile() {
         let h: Vec<f64> = (0..40).map(|i| [0.0, 0.02][i % 2]).collect();
