@@ -313,6 +313,14 @@ mod tests {
 
     const FLOOR: f64 = 0.03;
 
+    /// `sqrt(1 + 1/n)` times the spread of `h` (no timer step): a floor over its t factor.
+    fn spread_factor(h: &[f64]) -> f64 {
+        let mut sorted = h.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let spread = standard_deviation(&sorted).max(robust_spread(&sorted, median_sorted(&sorted)));
+        (1.0 + 1.0 / h.len() as f64).sqrt() * spread
+    }
+
     fn history() -> Vec<f64> {
         [1.00, 1.01, 0.99, 1.02, 0.98, 1.00, 1.01, 0.99].iter().map(|v: &f64| v.ln()).collect()
     }
@@ -360,15 +368,13 @@ mod tests {
     fn the_floor_is_the_prediction_interval_of_the_spread() {
         let h = history();
         let j = judge(0.0, &h, 0.0, FLOOR);
-        let mut sorted = h.clone();
-        sorted.sort_by(f64::total_cmp);
-        let spread = standard_deviation(&sorted).max(robust_spread(&sorted, median_sorted(&sorted)));
-        let expected = TAIL * T_QUANTILE[h.len() - 2] * (1.0 + 1.0 / h.len() as f64).sqrt() * spread;
+        let expected = TAIL * T_QUANTILE[h.len() - 2] * spread_factor(&h);
         assert!((j.floor - expected).abs() < 1e-12, "{} vs {expected}", j.floor);
         assert!(j.floor > FLOOR);
         // Just inside and just outside the floor.
         assert_eq!(judge(j.floor * 0.999, &h, 0.0, FLOOR).call, Call::NoChange);
-        assert_eq!(judge(j.floor * 1.001 + median_sorted(&sorted), &h, 0.0, FLOOR).call, Call::Slower);
+        // The centre is `0 - shift`.
+        assert_eq!(judge(j.floor * 1.001 - j.shift, &h, 0.0, FLOOR).call, Call::Slower);
     }
 
     #[test]
@@ -396,17 +402,14 @@ mod tests {
         assert!((j.floor_fraction() - 0.05).abs() < 1e-12, "{j:?}");
     }
 
-    /// `TAIL` widens a verdict's floor only: a change point's step floor and the gross-change
-    /// judgement keep the t factor (their levels were calibrated on their own).
+    /// `TAIL` widens a verdict's floor only (`the_floor_is_the_prediction_interval_of_the_spread`):
+    /// a change point's step floor and the gross-change judgement keep the t factor (their
+    /// levels were calibrated on their own).
     #[test]
     fn only_a_verdict_floor_allows_for_real_tails() {
         let h = history();
-        let mut sorted = h.clone();
-        sorted.sort_by(f64::total_cmp);
-        let spread = standard_deviation(&sorted).max(robust_spread(&sorted, median_sorted(&sorted)));
-        let factor = (1.0 + 1.0 / h.len() as f64).sqrt() * spread;
+        let factor = spread_factor(&h);
         let at = h.len() - 2;
-        assert!((judge(0.0, &h, 0.0, 0.0).floor - TAIL * T_QUANTILE[at] * factor).abs() < 1e-12);
         assert!((step_floor(&h, 0.0) - T_QUANTILE_STEP[at] * factor).abs() < 1e-12);
         let gross = judge_at(&CHANGE, 0.0, &h, 0.0, 0.0).floor;
         assert!((gross - T_QUANTILE_CHANGE[at] * factor).abs() < 1e-9 * gross);
@@ -416,10 +419,7 @@ mod tests {
     fn histories_longer_than_the_table_use_its_last_quantile() {
         let h: Vec<f64> = (0..40).map(|i| [0.0, 0.02][i % 2]).collect();
         let j = judge(0.0, &h, 0.0, 0.0);
-        let mut sorted = h.clone();
-        sorted.sort_by(f64::total_cmp);
-        let spread = standard_deviation(&sorted).max(robust_spread(&sorted, median_sorted(&sorted)));
-        let expected = TAIL * T_QUANTILE[T_QUANTILE.len() - 1] * (1.0 + 1.0 / 40.0f64).sqrt() * spread;
+        let expected = TAIL * T_QUANTILE[T_QUANTILE.len() - 1] * spread_factor(&h);
         assert!((j.floor - expected).abs() < 1e-12, "{} vs {expected}", j.floor);
     }
 

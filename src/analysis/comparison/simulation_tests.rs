@@ -285,7 +285,9 @@ fn heavy_tailed_cases_rarely_report_a_change() {
         );
         total += hits;
     }
-    assert!(total * 100 <= 3 * 5 * TRIALS * 13 / 10, "{total} of {}", 3 * 5 * TRIALS);
+    // At most 1.3 %: between the 0.9 % seen with the allowance and the 1.7 % without it.
+    let trials = 3 * 5 * TRIALS;
+    assert!(total * 1000 <= trials * 13, "{total} of {trials}");
 }
 
 #[test]
