@@ -104,7 +104,7 @@ fn left_out(runs: usize) -> String {
 }
 
 const COLUMNS: [&str; 11] =
-    ["section", "ws", "case", "metric", "cycles", "ratio", "95% CI", "vs history", "floor", "verdict", "why"];
+    ["section", "ws", "case", "metric", "cycles", "ratio", "95% CI (cycles)", "vs history", "floor", "verdict", "why"];
 
 /// Text and Markdown are read on a terminal: every field (ids, configurations, case names come
 /// from runs) has its control characters escaped (`\u{1b}`), so a run cannot drive it.
