@@ -25,15 +25,19 @@ LEVELS = [1e-1, 1e-2, 1e-3, 1e-4]
 def t_tail(x, df):
     """P(|T| > x) for Student's t with `df` degrees of freedom (Simpson's rule on u = 1/t)."""
     x = abs(x)
-    if x == 0:
-        return 1.0
     c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
     pdf = lambda t: c * (1 + t * t / df) ** (-(df + 1) / 2)
-    g = lambda u: 0.0 if u == 0 else pdf(1 / u) / (u * u)
-    steps, b = 2000, 1 / x
+    if x <= 1:
+        # 1 - P(|T| <= x): Simpson's rule on [0, x], where the density is smooth. (The
+        # substitution below spans [0, 1/x], too wide for its steps when x is small.)
+        return max(0.0, 1 - 2 * simpson(pdf, x))
+    return min(1.0, 2 * simpson(lambda u: 0.0 if u == 0 else pdf(1 / u) / (u * u), 1 / x))
+
+
+def simpson(f, b, steps=2000):
+    """The integral of `f` over [0, b] by Simpson's rule."""
     h = b / steps
-    total = g(0) + g(b) + sum((4 if i % 2 else 2) * g(i * h) for i in range(1, steps))
-    return min(1.0, 2 * total * h / 3)
+    return (f(0) + f(b) + sum((4 if i % 2 else 2) * f(i * h) for i in range(1, steps))) * h / 3
 
 
 def t_quantile(a, df):

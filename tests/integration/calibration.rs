@@ -1,10 +1,10 @@
-//! Verdicts on real noise, in CI: the back-to-back runs of three H100 hosts kept in
+//! Verdicts on real noise, in CI: the back-to-back runs of four H100 hosts kept in
 //! `tests/data/calibration/` (its README says how they were collected and what was left out of
 //! them). Every A/A pair of each host reports no change; a factor planted on a copy of the
 //! newest run of the first host is found above the floor its history sets and not below it; a
 //! host slower in every host-side case is found as a family shift; the real
-//! `CUDA_LAUNCH_BLOCKING=1` runs are `slower` against the runs before them, and the second is
-//! no news against the first; the real CPU hog and one-core runs are no regression. The
+//! `CUDA_LAUNCH_BLOCKING=1` runs (of the first and the fourth host) are `slower` against the
+//! runs before them, and the second is no news against the first; the real CPU hog and one-core runs are no regression. The
 //! thresholds asserted are the ones `scripts/calibrate.py` printed on these runs (README,
 //! "Calibrated on real runs").
 
@@ -24,6 +24,10 @@ const HOG: [&str; 2] = ["20261207T120632Z-hog", "20261207T120651Z-hog"];
 /// The third host's set: 16 A/A runs, then two with every rank pinned to CPU 0.
 const THIRD: &str = "h100-20261207c";
 const CORE1: [&str; 2] = ["20261207T125040Z-core1", "20261207T125101Z-core1"];
+/// The fourth host's set: 16 A/A runs, then two with `CUDA_LAUNCH_BLOCKING=1`.
+const FOURTH: &str = "h100-20261207d";
+const FOURTH_NEWEST: &str = "20261207T135904Z";
+const FOURTH_BLOCKING: [&str; 2] = ["20261207T135919Z-blocking", "20261207T135935Z-blocking"];
 
 /// A copy of the first host's calibration runs in a `runs` folder of a temporary folder.
 fn runs() -> (tempfile::TempDir, PathBuf) {
@@ -89,14 +93,14 @@ fn multiply(run: &Path, columns: &[&str], when: Option<(&str, &str)>, factor: f6
     assert!(multiplied >= 10, "{}: only {multiplied} values multiplied", run.display());
 }
 
-/// 120 pairs of the first host, 91 of the second, 120 of the third. Before the floor allowed
-/// for real tails (`rule::TAIL`), 9 of the second's were `slower` (the newest run against 9 of
-/// the 13 earlier ones: one host-side case 9.8 % over 13 runs within 2.3 %), and 4 of the
-/// third's, collected after the allowance was set (the fifth run against the four before it:
-/// one decomposition case).
+/// 120 pairs of the first host, 91 of the second, 120 of the third, 120 of the fourth. Before
+/// the floor allowed for real tails (`rule::TAIL`), 9 of the second's were `slower` (the newest
+/// run against 9 of the 13 earlier ones: one host-side case 9.8 % over 13 runs within 2.3 %),
+/// and 4 of the third's, collected after the allowance was set (the fifth run against the four
+/// before it: one decomposition case); the fourth was collected after it too.
 #[test]
 fn every_real_a_a_pair_reports_no_change() {
-    for (set, count) in [("h100-20261207", 16), (SECOND, 14), (THIRD, 16)] {
+    for (set, count) in [("h100-20261207", 16), (SECOND, 14), (THIRD, 16), (FOURTH, 16)] {
         let (_dir, runs) = runs_of(set);
         let ids = a_a_ids(&runs);
         assert_eq!(ids.len(), count, "{set}");
@@ -211,29 +215,35 @@ fn a_host_slower_in_every_host_side_case_is_a_family_shift() {
     }
 }
 
+/// On two hosts, both blocking runs against the last A/A run: the seven GPU dependency cases
+/// and the device-side shift `slower`, nothing `faster`, exit 1. The second against the first
+/// (its default base, the newest earlier run): the change was the first's, and the second is
+/// no news of its own.
 #[test]
 fn the_real_cuda_launch_blocking_runs_are_slower_on_the_device_side() {
-    let (_dir, runs) = runs();
-    for id in BLOCKING {
-        let (code, report) = compare(&runs, &[NEWEST, id]);
-        let (cases, shifts) = flagged(&report);
-        assert_eq!(code, 1, "{id}");
-        assert_eq!(shifts, vec!["\"device\" \"slower\"".to_string()], "{id}");
-        let gpu_dependency = cases.iter().filter(|c| c.contains("\"gpu_dependency_us\"") && c.ends_with("\"slower\""));
-        assert_eq!(gpu_dependency.count(), 7, "{id}: {cases:?}");
-        assert!(cases.iter().all(|c| c.ends_with("\"slower\"")), "{id}: {cases:?}");
+    for (set, newest, blocking) in [("h100-20261207", NEWEST, BLOCKING), (FOURTH, FOURTH_NEWEST, FOURTH_BLOCKING)] {
+        let (_dir, runs) = runs_of(set);
+        for id in blocking {
+            let (code, report) = compare(&runs, &[newest, id]);
+            let (cases, shifts) = flagged(&report);
+            assert_eq!(code, 1, "{set} {id}");
+            assert_eq!(shifts, vec!["\"device\" \"slower\"".to_string()], "{set} {id}");
+            let gpu_dependency =
+                cases.iter().filter(|c| c.contains("\"gpu_dependency_us\"") && c.ends_with("\"slower\""));
+            assert_eq!(gpu_dependency.count(), 7, "{set} {id}: {cases:?}");
+            assert!(cases.iter().all(|c| c.ends_with("\"slower\"")), "{set} {id}: {cases:?}");
+        }
+        let (code, report) = compare(&runs, &[blocking[1]]);
+        assert_eq!((code, flagged(&report)), (0, (vec![], vec![])), "{set}: {report}");
+        let device = report["shifts"].as_array().unwrap().iter().find(|s| s["family"] == "device").unwrap();
+        assert!(device["ratio"].as_f64().unwrap() > 10.0, "{set}: {device}");
+        assert_eq!(device["history_left_out"], 1, "{set}: {device}");
+        let reason = device["reason"].as_str().unwrap();
+        assert!(reason.starts_with("outside its history, but within "), "{set}: {reason}");
+        let output = nccl_report(&["compare", "--runs", runs.to_str().unwrap(), blocking[1]]);
+        let expected = format!("(1 earlier run left out as a change): {reason}");
+        assert!(text(&output).contains(&expected), "{set}: {}", text(&output));
     }
-    // The second against the first (its default base, the newest earlier run): the change was
-    // the first's, and the second is no news of its own.
-    let (code, report) = compare(&runs, &[BLOCKING[1]]);
-    assert_eq!((code, flagged(&report)), (0, (vec![], vec![])), "{report}");
-    let device = report["shifts"].as_array().unwrap().iter().find(|s| s["family"] == "device").unwrap();
-    assert!(device["ratio"].as_f64().unwrap() > 10.0, "{device}");
-    assert_eq!(device["history_left_out"], 1, "{device}");
-    let reason = device["reason"].as_str().unwrap();
-    assert!(reason.starts_with("outside its history, but within "), "{reason}");
-    let output = nccl_report(&["compare", "--runs", runs.to_str().unwrap(), BLOCKING[1]]);
-    assert!(text(&output).contains(&format!("(1 earlier run left out as a change): {reason}")), "{}", text(&output));
 }
 
 /// The change point search on real runs: none in any of the 52 cases of the 16 A/A runs; with
