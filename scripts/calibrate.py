@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Calibrates `compare` on real runs (README, "Calibrated on real runs"): A/A pairs and planted
+"""Calibrates `compare` on real runs (docs/CALIBRATION.md, "Calibrated on real runs"): A/A pairs and planted
 factors, printed as markdown.
 
     scripts/calibrate.py BIN RUNS [--power]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Copies a run folder and multiplies one case's per-cycle values in its rank CSVs, to test
-that a verdict finds a known change in real data (README, "Calibrated on real runs").
+that a verdict finds a known change in real data (docs/CALIBRATION.md, "Calibrated on real runs").
 
     scripts/plant-factor.py SRC_RUN DST_RUN SECTION COLUMN KEY=VALUE FACTOR [...]
 

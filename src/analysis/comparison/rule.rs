@@ -18,8 +18,8 @@
 //! Why both spreads: MAD alone is blind to the heavy tails real runs have (a back-to-back run
 //! at 0.61x of its neighbours in every decode case), SD alone to a case whose values are few
 //! and equal. Why "beyond every earlier run": a value the configuration has already produced
-//! is not news. Calibrated on real back-to-back runs of an H200 and of two H100 hosts (README,
-//! "Calibrated on real runs"; `TAIL`). Uses std only.
+//! is not news. Calibrated on real back-to-back runs of an H200 and of four H100 hosts
+//! (docs/CALIBRATION.md; `TAIL`). Uses std only.
 
 /// The smallest effect ever called a change (fraction).
 pub const MIN_EFFECT: f64 = 0.03;
