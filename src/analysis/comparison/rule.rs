@@ -201,7 +201,7 @@ pub fn step_floor(history: &[f64], min_floor: f64) -> f64 {
 /// the floor of the next 30 runs past ±40,000 % and put every later regression below its own
 /// level. As Rosner's generalized ESD test, with that judgement as the test: the run farthest
 /// from the median of the runs still kept is taken out and judged against them, then the
-/// next farthest, at most `len / 4` times and while at least `MIN_HISTORY` stay; the runs left
+/// next farthest, at most `len / 4` times (so at least `MIN_HISTORY` stay); the runs left
 /// out are the first `i` taken out, for the largest `i` judged a change (so two equal
 /// outliers, each hiding the other, both go). The newest run goes too: the candidate judged
 /// against the result is the later run that tells what it was. Back at the old level, the
@@ -218,7 +218,8 @@ pub fn without_changes(history: &[f64], step: f64, min_floor: f64) -> (Vec<f64>,
     let most = history.len() / 4;
     let mut taken = Vec::with_capacity(most);
     let mut changes = 0;
-    while taken.len() < most && kept.len() > MIN_HISTORY {
+    // A quarter of 4 runs or more leaves at least `MIN_HISTORY`.
+    while taken.len() < most {
         let centre = median_sorted(&kept);
         let last = kept.len() - 1;
         let x = kept.remove(if kept[last] - centre >= centre - kept[0] { last } else { 0 });
@@ -483,9 +484,13 @@ mod tests {
         assert!(judge(1.5f64.ln(), &with, 0.0, FLOOR).floor.exp() > 50.0);
         assert_eq!(judge(1.5f64.ln(), &with, 0.0, FLOOR).call, Call::NoChange);
         assert_eq!(judge(1.5f64.ln(), &kept, 0.0, FLOOR).call, Call::Slower);
-        // Faster alike.
-        let (kept, left_out) = without_changes(&quiet_and(&[1.0 / 40.0]), 0.0, FLOOR);
-        assert_eq!((kept.len(), left_out), (11, 1));
+        // Faster alike, at any level: the runs near 1 us (log costs near 0) or near 1 ms.
+        for level in [1.0, 1000.0] {
+            let faster: Vec<f64> = quiet_and(&[1.0 / 40.0]).iter().map(|v| v + f64::ln(level)).collect();
+            let (kept, left_out) = without_changes(&faster, 0.0, FLOOR);
+            assert_eq!((kept.len(), left_out), (11, 1), "{level}");
+            assert!(kept.iter().all(|v| (v - f64::ln(level)).abs() < 0.03), "{level}: {kept:?}");
+        }
     }
 
     #[test]
