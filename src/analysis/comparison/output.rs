@@ -131,7 +131,8 @@ fn text(report: &Report, markdown: bool) -> String {
     }
     let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
     for r in &rows {
-        for (w, cell) in widths.iter_mut().zip(r.iter()).take(COLUMNS.len() - 1) {
+        // The last column's padding goes with the line's trailing spaces (`trim_end`).
+        for (w, cell) in widths.iter_mut().zip(r.iter()) {
             *w = (*w).max(cell.chars().count());
         }
     }
@@ -336,6 +337,101 @@ mod tests {
             };
             assert_eq!(rows[0][field], expected, "{field}");
         }
+    }
+
+    /// A report of two cases and a slower shift, with run text that a terminal or Markdown
+    /// would act on (`|`, `<`, an escape character).
+    fn report() -> Report {
+        let side = |id: &str| super::super::RunSide {
+            id: id.to_string(),
+            status: "ok",
+            configuration: "1x H100 | <b>".to_string(),
+            key: String::new(),
+            unknown: vec!["topology".to_string()],
+        };
+        let mut other = case();
+        (other.case, other.ratio, other.ci_low, other.reason, other.history_left_out) =
+            ("tokens=4096|x\u{1b}[31m".to_string(), Some(0.5), None, None, 1);
+        Report {
+            schema_version: 2,
+            base: side("base-run"),
+            candidate: side("cand-run"),
+            baseline_source: "given".to_string(),
+            key_differences: vec![],
+            caveats: vec![super::super::key::KeyDifference {
+                part: "host".to_string(),
+                base: "a".to_string(),
+                candidate: "b".to_string(),
+            }],
+            history_runs: 4,
+            shifts: vec![Shift {
+                family: Family::Host,
+                ratio: 1.875,
+                effect_floor: 0.25,
+                cases: 7,
+                history_runs: 4,
+                history_left_out: 0,
+                verdict: Verdict::Slower,
+                reason: None,
+            }],
+            counts: [("slower", 1), ("no_change", 1)].into_iter().collect(),
+            cases: vec![case(), other],
+        }
+    }
+
+    /// Text: the headline, then the header and one line a case, every column but the last
+    /// padded to its widest cell, with two spaces between; run text cannot drive the terminal.
+    #[test]
+    fn the_text_report_is_a_headline_and_an_aligned_table() {
+        let out = render(&report(), Format::Text).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "base:      base-run (ok, 1x H100 | <b>)");
+        assert_eq!(lines[2], "baseline:  given");
+        assert!(lines.contains(&"base does not state: topology (unknown in the key)"), "{out}");
+        assert!(lines.contains(&"  host: base \"a\", candidate \"b\""), "{out}");
+        assert!(out.contains("shift:     host-side 1.8750x over 7 cases, floor ±25.0 % from 4 runs: SLOWER OVERALL ("));
+        assert!(lines.contains(&"verdicts:  no_change 1, slower 1"), "{out}");
+        assert!(!out.contains("NOT COMPARABLE"), "{out}");
+        assert!(!out.contains('\u{1b}') && out.contains("\\u{1b}[31m"), "{out}");
+        let table: Vec<&str> = lines.iter().skip_while(|l| !l.is_empty()).skip(1).copied().collect();
+        assert_eq!(table.len(), 3, "{out}");
+        assert!(table[0].starts_with("section  ws  case "), "{}", table[0]);
+        // Every column starts where the header's does (in characters: the floor has a `±`).
+        let starts: Vec<usize> = COLUMNS.iter().map(|c| table[0].find(c).unwrap()).collect();
+        let cell = |line: &str, column: usize| -> String {
+            let end = starts.get(column + 1).map_or(usize::MAX, |next| next - starts[column]);
+            line.chars().skip(starts[column]).take(end).collect::<String>().trim_end().to_string()
+        };
+        for (row, why) in
+            table[1..].iter().zip(["why; 2 earlier runs left out as changes", "1 earlier run left out as a change"])
+        {
+            assert!(row.starts_with("decode   2   world2_decode: tokens="), "{row}");
+            assert_eq!(cell(row, 10), why, "{row}");
+            assert_eq!(cell(row, 9), "slower", "{row}");
+            assert_eq!(cell(row, 8), "±12.5 %", "{row}");
+        }
+        assert_eq!(cell(table[1], 6), "[1.2500, 1.7500]");
+        assert_eq!(cell(table[2], 6), "[-, 1.7500]");
+    }
+
+    /// Markdown: a title, the headline as a list and one table row a case, with `|`, `\\`,
+    /// `<` and `>` of run text escaped (so no cell splits and no HTML passes).
+    #[test]
+    fn the_markdown_report_escapes_run_text() {
+        let out = render(&report(), Format::Md).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "# cand-run vs base-run");
+        assert_eq!(lines[2], "- base:      base-run (ok, 1x H100 \\| &lt;b&gt;)");
+        assert_eq!(lines.iter().filter(|l| l.starts_with("| ")).count(), 3, "{out}");
+        let header = lines.iter().find(|l| l.starts_with("| section |")).unwrap();
+        assert_eq!(header.matches(" | ").count(), COLUMNS.len() - 1);
+        let last = lines.last().unwrap();
+        assert!(
+            last.starts_with("| decode | 2 | world2_decode: tokens=4096\\|x\\\\u{1b}[31m | replay_total_us |"),
+            "{last}"
+        );
+        assert_eq!(last.matches(" | ").count(), COLUMNS.len() - 1, "{last}");
+        assert_eq!(md_escape("a\\b|<c>"), "a\\\\b\\|&lt;c&gt;");
     }
 
     /// Every row of a CSV as a map from column to value.
