@@ -555,6 +555,23 @@ mod tests {
         assert!(two.shifts.is_empty(), "two cases make no shift");
     }
 
+    /// Each case judged against three runs of its own, but no earlier run holds half of the
+    /// family's cases: the shift has no history, and says how many runs would decide (earlier
+    /// runs that hold half the cases, not runs of the configuration as a case says).
+    #[test]
+    fn a_family_without_runs_that_hold_half_its_cases_is_insufficient_history() {
+        let names = ["a", "b", "c"];
+        let base: Vec<CaseSamples> = names.iter().map(|n| named(n, 100.0)).collect();
+        let cand: Vec<CaseSamples> = names.iter().map(|n| named(n, 200.0)).collect();
+        let history: Vec<BTreeMap<String, f64>> =
+            base.iter().flat_map(|c| LEVELS[..3].iter().map(|v| [(c.key(), *v)].into())).collect();
+        let outcome = compare(&base, &cand, &Context { key_differences: Vec::new(), history });
+        assert!(outcome.cases.iter().all(|c| c.history_runs == 3 && c.history_ratio.is_some()), "{:?}", outcome.cases);
+        let shift = outcome.shifts.iter().find(|s| s.family == Family::Device).expect("three cases make a shift");
+        assert_eq!((shift.verdict, shift.history_runs), (Verdict::InsufficientHistory, 0));
+        assert_eq!(shift.reason.as_deref(), Some("3 more earlier runs would decide"));
+    }
+
     #[test]
     fn intervals_are_counted_for_the_cases_given_a_ratio_only() {
         // Cases with no values on one side get no ratio: counting them (sample size 0) would
