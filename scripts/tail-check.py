@@ -23,7 +23,8 @@ LEVELS = [1e-1, 1e-2, 1e-3, 1e-4]
 
 
 def t_tail(x, df):
-    """P(|T| > x) for Student's t with `df` degrees of freedom (Simpson's rule on u = 1/t)."""
+    """P(|T| > x) for Student's t with `df` degrees of freedom (Simpson's rule: on t up to 1,
+    on u = 1/t beyond)."""
     x = abs(x)
     c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
     pdf = lambda t: c * (1 + t * t / df) ** (-(df + 1) / 2)

@@ -12,6 +12,9 @@ use crate::common::{copy_tree, multiply_csv, nccl_report, text};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+/// The first host's set: 16 A/A runs, the newest `NEWEST`, then two with
+/// `CUDA_LAUNCH_BLOCKING=1`.
+const FIRST: &str = "h100-20261207";
 const NEWEST: &str = "20261207T094640Z";
 const BLOCKING: [&str; 2] = ["20261207T094656Z-blocking", "20261207T094711Z-blocking"];
 /// Every host-side timing column of the worker's CSVs (`gpu_dependency_us` and `device_us`
@@ -26,12 +29,11 @@ const THIRD: &str = "h100-20261207c";
 const CORE1: [&str; 2] = ["20261207T125040Z-core1", "20261207T125101Z-core1"];
 /// The fourth host's set: 16 A/A runs, then two with `CUDA_LAUNCH_BLOCKING=1`.
 const FOURTH: &str = "h100-20261207d";
-const FOURTH_NEWEST: &str = "20261207T135904Z";
 const FOURTH_BLOCKING: [&str; 2] = ["20261207T135919Z-blocking", "20261207T135935Z-blocking"];
 
 /// A copy of the first host's calibration runs in a `runs` folder of a temporary folder.
 fn runs() -> (tempfile::TempDir, PathBuf) {
-    runs_of("h100-20261207")
+    runs_of(FIRST)
 }
 
 /// A copy of one set of calibration runs in a `runs` folder of a temporary folder.
@@ -100,7 +102,7 @@ fn multiply(run: &Path, columns: &[&str], when: Option<(&str, &str)>, factor: f6
 /// before it: one decomposition case); the fourth was collected after it too.
 #[test]
 fn every_real_a_a_pair_reports_no_change() {
-    for (set, count) in [("h100-20261207", 16), (SECOND, 14), (THIRD, 16), (FOURTH, 16)] {
+    for (set, count) in [(FIRST, 16), (SECOND, 14), (THIRD, 16), (FOURTH, 16)] {
         let (_dir, runs) = runs_of(set);
         let ids = a_a_ids(&runs);
         assert_eq!(ids.len(), count, "{set}");
@@ -221,10 +223,11 @@ fn a_host_slower_in_every_host_side_case_is_a_family_shift() {
 /// no news of its own.
 #[test]
 fn the_real_cuda_launch_blocking_runs_are_slower_on_the_device_side() {
-    for (set, newest, blocking) in [("h100-20261207", NEWEST, BLOCKING), (FOURTH, FOURTH_NEWEST, FOURTH_BLOCKING)] {
+    for (set, blocking) in [(FIRST, BLOCKING), (FOURTH, FOURTH_BLOCKING)] {
         let (_dir, runs) = runs_of(set);
+        let newest = a_a_ids(&runs).pop().unwrap();
         for id in blocking {
-            let (code, report) = compare(&runs, &[newest, id]);
+            let (code, report) = compare(&runs, &[&newest, id]);
             let (cases, shifts) = flagged(&report);
             assert_eq!(code, 1, "{set} {id}");
             assert_eq!(shifts, vec!["\"device\" \"slower\"".to_string()], "{set} {id}");

@@ -243,7 +243,9 @@ fn csv(shifts: &[Shift], cases: &[CaseResult]) -> anyhow::Result<String> {
 mod tests {
     use super::*;
     use crate::analysis::comparison::engine::Verdict;
+    use crate::analysis::comparison::key::KeyDifference;
     use crate::analysis::comparison::samples::Family;
+    use crate::analysis::comparison::RunSide;
 
     /// A case with every field set.
     fn case() -> CaseResult {
@@ -342,7 +344,7 @@ mod tests {
     /// A report of two cases and a slower shift, with run text that a terminal or Markdown
     /// would act on (`|`, `<`, an escape character).
     fn report() -> Report {
-        let side = |id: &str| super::super::RunSide {
+        let side = |id: &str| RunSide {
             id: id.to_string(),
             status: "ok",
             configuration: "1x H100 | <b>".to_string(),
@@ -358,7 +360,7 @@ mod tests {
             candidate: side("cand-run"),
             baseline_source: "given".to_string(),
             key_differences: vec![],
-            caveats: vec![super::super::key::KeyDifference {
+            caveats: vec![KeyDifference {
                 part: "host".to_string(),
                 base: "a".to_string(),
                 candidate: "b".to_string(),
