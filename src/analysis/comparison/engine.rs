@@ -8,9 +8,11 @@
 //! 2. Per case: the run-level value (median over cycles) as a log cost against the run-level
 //!    values of the earlier ok runs of the configuration (`Context::history`, oldest first)
 //!    since the case's last change point, less its gross changes (`rule::without_changes`),
-//!    by `rule::judge`, with the timer step seen in the cycles (CUDA events tick in 32 ns)
-//!    and `MIN_EFFECT`. `slower`/`faster` also needs the raw ratio to the base beyond the
-//!    same floor, so no case whose ratio sits inside its floor is ever called a change.
+//!    by `rule::judge`, with `MIN_EFFECT` and a least spread: the timer step seen in the
+//!    cycles (CUDA events tick in 32 ns) or the run-to-run spread of the case's family
+//!    (`family_spread`), whichever is larger. `slower`/`faster` also needs the raw ratio to
+//!    the base beyond the same floor, so no case whose ratio sits inside its floor is ever
+//!    called a change.
 //! 3. Per family (host-side, device-side): the run's shift, the median over the family's
 //!    cases of its distance from their history medians, judged against the same shift of each
 //!    earlier run (less the gross changes among them). A shift beyond the noise is a finding
@@ -202,12 +204,21 @@ struct Judged {
     since_run: usize,
 }
 
+/// A comparable case before its judgement: its place in the results, the case, its history
+/// (gross changes left out) and its timer step.
+struct Pending {
+    at: usize,
+    case: Judged,
+    history: Vec<f64>,
+    step: f64,
+}
+
 pub fn compare(base: &[CaseSamples], cand: &[CaseSamples], context: &Context) -> Outcome {
     let cand_by_key: BTreeMap<String, &CaseSamples> = cand.iter().map(|c| (c.key(), c)).collect();
     let base_keys: std::collections::BTreeSet<String> = base.iter().map(CaseSamples::key).collect();
     let comparable_config = context.key_differences.is_empty();
     let mut results: Vec<CaseResult> = Vec::new();
-    let mut judged: Vec<Judged> = Vec::new();
+    let mut pending: Vec<Pending> = Vec::new();
     for b in base {
         let key = b.key();
         let Some(c) = cand_by_key.get(&key) else {
@@ -237,31 +248,53 @@ pub fn compare(base: &[CaseSamples], cand: &[CaseSamples], context: &Context) ->
         result.timer_step = step;
         let relative_step = step.map_or(0.0, |s| (1.0 + s / vc).ln());
         let (history, left_out) = rule::without_changes(&regime, relative_step, MIN_EFFECT.ln_1p());
-        let judgement = rule::judge(xc, &history, relative_step, MIN_EFFECT.ln_1p());
         result.history_runs = history.len();
         result.history_left_out = left_out;
-        result.effect_floor = judgement.floor_fraction();
-        (result.verdict, result.reason) = case_verdict(judgement, xc - xb);
-        if !matches!(judgement.call, Call::InsufficientHistory { .. }) {
-            result.history_ratio = Some(judgement.shift.exp());
-            judged.push(Judged {
-                family: b.family,
-                key,
-                higher_is_better: b.higher_is_better,
-                x: xc,
-                base_x: xb,
-                centre: xc - judgement.shift,
-                since_run,
-            });
-        }
+        let centre = xc - rule::judge(xc, &history, relative_step, MIN_EFFECT.ln_1p()).shift;
+        let case = Judged {
+            family: b.family,
+            key,
+            higher_is_better: b.higher_is_better,
+            x: xc,
+            base_x: xb,
+            centre,
+            since_run,
+        };
+        pending.push(Pending { at: results.len(), case, history, step: relative_step });
         results.push(result);
     }
     for c in cand.iter().filter(|c| !base_keys.contains(&c.key())) {
         results.push(not_comparable(c, 0, c.values.len(), "only in the candidate run".to_string()));
     }
+    // Each family's level in the earlier runs, over the cases with enough history (those
+    // judged below): its shift is judged against them, and every case's spread is at least
+    // theirs (`family_spread`).
+    let levels: BTreeMap<Family, (Vec<f64>, usize)> = [Family::Host, Family::Device]
+        .into_iter()
+        .filter_map(|family| {
+            let cases: Vec<&Judged> = pending
+                .iter()
+                .filter(|p| p.case.family == family && p.history.len() >= rule::MIN_HISTORY)
+                .map(|p| &p.case)
+                .collect();
+            Some((family, family_levels(&cases, &context.history)?))
+        })
+        .collect();
+    let mut judged: Vec<Judged> = Vec::new();
+    for Pending { at, case, history, step } in pending {
+        let step = step.max(levels.get(&case.family).map_or(0.0, |(earlier, _)| family_spread(earlier)));
+        let judgement = rule::judge(case.x, &history, step, MIN_EFFECT.ln_1p());
+        let result = &mut results[at];
+        result.effect_floor = judgement.floor_fraction();
+        (result.verdict, result.reason) = case_verdict(judgement, case.x - case.base_x);
+        if !matches!(judgement.call, Call::InsufficientHistory { .. }) {
+            result.history_ratio = Some(judgement.shift.exp());
+            judged.push(case);
+        }
+    }
     let shifts = [Family::Host, Family::Device]
         .into_iter()
-        .filter_map(|family| family_shift(family, &judged, &context.history))
+        .filter_map(|family| Some(family_shift(family, &judged, levels.get(&family)?)))
         .collect();
     Outcome { shifts, cases: results }
 }
@@ -287,17 +320,14 @@ fn case_verdict(judgement: rule::Judgement, to_base: f64) -> (Verdict, Option<St
     }
 }
 
-/// The family's shift: the median over its judged cases of `x - centre`, against the same
-/// median of every earlier run (over the cases that run has). As for a case, `slower` /
-/// `faster` also needs the family beyond the same floor from the base run (the median over
-/// its cases of `x - base_x`): a candidate at the level of a base that was already off its
-/// history (the second run of a new level, against the first) is no news of its own.
-fn family_shift(family: Family, judged: &[Judged], history: &[BTreeMap<String, f64>]) -> Option<Shift> {
-    let cases: Vec<&Judged> = judged.iter().filter(|j| j.family == family).collect();
+/// The level of a family in every earlier run (the median over its cases of each case's
+/// distance from its history's centre, over the runs that have at least half of them), less
+/// the gross changes among them, and how many those were; `None` under
+/// `MIN_CASES_FOR_SHIFT` cases.
+fn family_levels(cases: &[&Judged], history: &[BTreeMap<String, f64>]) -> Option<(Vec<f64>, usize)> {
     if cases.len() < MIN_CASES_FOR_SHIFT {
         return None;
     }
-    let shift = median(&cases.iter().map(|j| j.x - j.centre).collect::<Vec<_>>());
     let earlier: Vec<f64> = history
         .iter()
         .enumerate()
@@ -310,8 +340,35 @@ fn family_shift(family: Family, judged: &[Judged], history: &[BTreeMap<String, f
             (distances.len() * 2 >= cases.len()).then(|| median(&distances))
         })
         .collect();
-    let (earlier, left_out) = rule::without_changes(&earlier, 0.0, MIN_EFFECT.ln_1p());
-    let judgement = rule::judge(shift, &earlier, 0.0, MIN_EFFECT.ln_1p());
+    Some(rule::without_changes(&earlier, 0.0, MIN_EFFECT.ln_1p()))
+}
+
+/// The run-to-run spread of a family's level over the earlier runs (`family_levels`; 0
+/// under `rule::MIN_HISTORY` of them): the least spread each of its cases is judged with.
+/// Every real run lands at its own level, and a family's cases share it: on an H100 host
+/// the host-side cases of 4 of 16 back-to-back runs moved together to 0.53-0.60x of their
+/// history. One case's few earlier values can sit closer together than that by chance
+/// (decode replay: 2.7 % over six runs where the family's level moved 7.3 %), and a run at
+/// the family's other level then looked `faster` in that case alone; the family's level,
+/// from all its cases, tells how far a run moves (docs/CALIBRATION.md).
+fn family_spread(levels: &[f64]) -> f64 {
+    if levels.len() < rule::MIN_HISTORY {
+        return 0.0;
+    }
+    rule::spread(levels)
+}
+
+/// The family's shift: the median over its judged cases of `x - centre`, against the same
+/// median of every earlier run (over the cases that run has). As for a case, `slower` /
+/// `faster` also needs the family beyond the same floor from the base run (the median over
+/// its cases of `x - base_x`): a candidate at the level of a base that was already off its
+/// history (the second run of a new level, against the first) is no news of its own.
+/// `levels`: the family's earlier levels over the same cases (`family_levels`).
+fn family_shift(family: Family, judged: &[Judged], levels: &(Vec<f64>, usize)) -> Shift {
+    let cases: Vec<&Judged> = judged.iter().filter(|j| j.family == family).collect();
+    let (earlier, left_out) = levels;
+    let shift = median(&cases.iter().map(|j| j.x - j.centre).collect::<Vec<_>>());
+    let judgement = rule::judge(shift, earlier, 0.0, MIN_EFFECT.ln_1p());
     let to_base = median(&cases.iter().map(|j| j.x - j.base_x).collect::<Vec<_>>());
     let (verdict, reason) = match judgement.call {
         Call::InsufficientHistory { more_runs } => {
@@ -319,16 +376,16 @@ fn family_shift(family: Family, judged: &[Judged], history: &[BTreeMap<String, f
         }
         _ => case_verdict(judgement, to_base),
     };
-    Some(Shift {
+    Shift {
         family,
         ratio: shift.exp(),
         effect_floor: judgement.floor_fraction(),
         cases: cases.len(),
         history_runs: earlier.len(),
-        history_left_out: left_out,
+        history_left_out: *left_out,
         verdict,
         reason,
-    })
+    }
 }
 
 /// The timer's step when every value is (within 2 % of a step) a multiple of the smallest
@@ -553,6 +610,39 @@ mod tests {
         assert_eq!(shift.verdict, Verdict::Slower);
         let two = compare(&base[..2], &cand[..2], &context(&base[0], &LEVELS));
         assert!(two.shifts.is_empty(), "two cases make no shift");
+    }
+
+    /// Four host-side cases whose runs land at their own levels (0.93x-1.08x), one of them
+    /// steadier by chance (±1 %): a run with every case at 0.6x is no news in that case
+    /// either (its least spread is the family's: a floor of 206 %), while that case alone at 4x
+    /// still is.
+    #[test]
+    fn a_case_is_judged_with_at_least_its_familys_run_to_run_spread() {
+        const FAMILY: [f64; 6] = [1.0, 1.08, 0.93, 1.05, 0.95, 1.02];
+        let host = |name: &str, value: f64| CaseSamples { family: Family::Host, ..named(name, value) };
+        let names = ["a", "b", "c", "d"];
+        let base: Vec<CaseSamples> = names.iter().map(|n| host(n, 100.0)).collect();
+        let history: Vec<BTreeMap<String, f64>> = (0..FAMILY.len())
+            .map(|r| {
+                let value = |c: &CaseSamples| if c.case == "a" { LEVELS[r] } else { 100.0 * FAMILY[r] };
+                base.iter().map(|c| (c.key(), value(c))).collect()
+            })
+            .collect();
+        let context = Context { key_differences: Vec::new(), history };
+        let steady = compare(std::slice::from_ref(&base[0]), &[host("a", 60.0)], &context);
+        assert_eq!(only(&steady).verdict, Verdict::Faster, "alone, its own spread decides: {:?}", only(&steady));
+        let all_low: Vec<CaseSamples> = names.iter().map(|n| host(n, 60.0)).collect();
+        let outcome = compare(&base, &all_low, &context);
+        let shift = outcome.shifts.iter().find(|s| s.family == Family::Host).expect("four cases make a shift");
+        assert_eq!(shift.verdict, Verdict::NoChange, "{shift:?}");
+        for case in &outcome.cases {
+            assert_eq!(case.verdict, Verdict::NoChange, "{case:?}");
+            assert!(case.effect_floor >= shift.effect_floor - 1e-12, "{case:?} {shift:?}");
+        }
+        let one: Vec<CaseSamples> = names.iter().map(|n| host(n, if *n == "a" { 400.0 } else { 100.0 })).collect();
+        let outcome = compare(&base, &one, &context);
+        let verdicts: Vec<Verdict> = outcome.cases.iter().map(|c| c.verdict).collect();
+        assert_eq!(verdicts, [Verdict::Slower, Verdict::NoChange, Verdict::NoChange, Verdict::NoChange]);
     }
 
     /// Each case judged against three runs of its own, but no earlier run holds half of the

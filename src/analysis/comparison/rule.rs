@@ -182,9 +182,11 @@ impl Judgement {
     }
 }
 
-/// Judges the log cost `x` against the log costs of earlier runs. `step` is the timer's
-/// quantum relative to the value (0 when none is seen), `min_floor` the smallest effect
-/// ever called a change (log units). Non-finite inputs are the caller's to refuse.
+/// Judges the log cost `x` against the log costs of earlier runs. `step` is the least spread
+/// the history is taken to have: the timer's quantum relative to the value (0 when none is
+/// seen), or more (`engine`: the run-to-run spread of the case's family); `min_floor` the
+/// smallest effect ever called a change (log units). Non-finite inputs are the caller's to
+/// refuse.
 pub fn judge(x: f64, history: &[f64], step: f64, min_floor: f64) -> Judgement {
     judge_at(&VERDICT, x, history, step, min_floor)
 }
@@ -251,6 +253,17 @@ pub fn gross_factor() -> f64 {
 fn gross_sorted(x: f64, sorted: &[f64], step: f64, min_floor: f64) -> bool {
     let judgement = judge_sorted(&CHANGE, x, sorted, step, GROSS_FLOORS * min_floor);
     matches!(judgement.call, Call::Slower | Call::Faster)
+}
+
+/// The spread `judge` measures a history by (its log costs; 0 for fewer than two values):
+/// `max(1.4826 MAD, SD)`, without the timer step.
+pub fn spread(history: &[f64]) -> f64 {
+    if history.len() < 2 {
+        return 0.0;
+    }
+    let mut sorted = history.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    robust_spread(&sorted, median_sorted(&sorted)).max(standard_deviation(&sorted))
 }
 
 fn judge_at(level: &Level, x: f64, history: &[f64], step: f64, min_floor: f64) -> Judgement {
@@ -440,6 +453,18 @@ mod tests {
         let j = judge(-0.45, &h, 0.0, FLOOR);
         assert_eq!(j.call, Call::NoChange, "{j:?}");
         assert!(-j.shift > FLOOR);
+    }
+
+    #[test]
+    fn the_spread_of_a_history_is_the_one_judge_uses() {
+        assert_eq!(spread(&[]), 0.0);
+        assert_eq!(spread(&[0.5]), 0.0);
+        let history = [0.0, 0.01, -0.01, 0.02, 0.3];
+        let at = |spread: f64| judge(0.0, &history, spread, 0.0).floor;
+        assert_eq!(at(0.0), at(spread(&history)));
+        assert!(at(spread(&history) * 1.01) > at(0.0));
+        // One far value: the SD (0.129) beats 1.4826 MAD (0.0148).
+        assert!((spread(&history) - standard_deviation(&history)).abs() < 1e-15);
     }
 
     #[test]
