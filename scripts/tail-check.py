@@ -8,7 +8,8 @@ Each RUNS folder holds an A/A set: back-to-back runs of one configuration, nothi
 between them. Every run with at least 3 earlier runs is compared as `compare` does by default
 (`BIN compare RUN --format json`: against the earlier runs of its configuration, gross changes
 and the newest earlier run left out), and each case's distance from its history is put in units
-of the history's spread: `z = ln(history_ratio) / (floor / (TAIL t))`, where `floor` is the
+of the spread it was judged with (its history's, or its family's run-to-run spread when larger:
+`engine::family_spread`): `z = ln(history_ratio) / (floor / (TAIL t))`, where `floor` is the
 case's noise floor (`TAIL t(1 - ALPHA/2, n - 1) sqrt(1 + 1/n) spread`, ALPHA = 1 in 10,000). A
 case whose floor is the 3 % minimum gets a smaller `z` than its spread would give (this errs
 towards light tails). If the t model were right, a fraction `a` of all values would fall beyond
