@@ -247,4 +247,45 @@ mod tests {
         let counted = "4980 more records out of range left out (not listed; up to this line)";
         assert_eq!(dump.left_out[MAX_WARNINGS].message, counted);
     }
+
+    /// The cap is on the object's own bytes: a record of exactly 64 KiB is read, one byte more is
+    /// left out with a warning. (The cap is written out, not taken from `MAX_OBJECT_BYTES`, so
+    /// that a wrong constant fails too.)
+    #[test]
+    fn a_record_of_exactly_the_cap_is_read_one_byte_more_is_left_out() {
+        const CAP: usize = 64 * 1024;
+        let first = DUMP.lines().next().unwrap();
+        let padded = |len: usize| {
+            let pad = "x".repeat(len - first.len());
+            first.replace("\"git_rev\":\"\"", &format!("\"git_rev\":\"{pad}\""))
+        };
+        let at_cap = padded(CAP);
+        assert_eq!(at_cap.len(), CAP);
+        let dump = parse_inspector(at_cap.as_bytes());
+        assert_eq!((dump.records.len(), dump.left_out.len(), dump.error), (1, 0, None));
+        let over = padded(CAP + 1);
+        let dump = parse_inspector(format!("{over}\n{DUMP}").as_bytes());
+        assert_eq!((dump.records.len(), dump.error), (2, None));
+        assert_eq!(dump.left_out.len(), 1);
+        assert_eq!(dump.left_out[0].line, Some(1));
+        assert!(dump.left_out[0].message.contains(&format!("an object of {} bytes", CAP + 1)));
+    }
+
+    /// Objects too large to read share the warning cap with records out of range: the first
+    /// `MAX_WARNINGS` are named by their lines, the rest counted on one line at the last of them.
+    #[test]
+    fn many_objects_larger_than_any_record_are_named_up_to_a_cap_then_counted() {
+        let huge = format!("[{}0]", "0,".repeat(MAX_OBJECT_BYTES));
+        let n = MAX_WARNINGS + 2;
+        let text = format!("{}\n{DUMP}", vec![huge.as_str(); n].join("\n"));
+        let dump = parse_inspector(text.as_bytes());
+        assert_eq!((dump.records.len(), dump.error), (2, None));
+        assert_eq!(dump.left_out.len(), MAX_WARNINGS + 1);
+        let lines: Vec<Option<u64>> = dump.left_out.iter().map(|w| w.line).collect();
+        let named: Vec<Option<u64>> = (1..=MAX_WARNINGS as u64).map(Some).collect();
+        assert_eq!(lines[..MAX_WARNINGS], named[..]);
+        assert!(dump.left_out[..MAX_WARNINGS].iter().all(|w| w.message.contains("larger than any record")));
+        assert_eq!(lines[MAX_WARNINGS], Some(n as u64));
+        assert!(dump.left_out[MAX_WARNINGS].message.starts_with("2 more records"), "{:?}", dump.left_out[MAX_WARNINGS]);
+    }
 }

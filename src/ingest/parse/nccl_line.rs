@@ -357,4 +357,14 @@ mod tests {
         assert_eq!(trim_message(b"x | "), b"x");
         assert_eq!(trim_message(b""), b"");
     }
+
+    /// A digit where RCCL's `version : ` puts the version is a version only after those words
+    /// (`NCCL operation 12345 ...` has a digit there too), and `version : ` needs a digit
+    /// after it.
+    #[test]
+    fn a_digit_where_the_version_would_be_is_no_version_without_its_words() {
+        for none in ["NCCL operation 12345 timed out", "RCCL something 2.27.7", "RCCL version : HEAD"] {
+            assert_eq!(find(none), Marker::None, "{none}");
+        }
+    }
 }
