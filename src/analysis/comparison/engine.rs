@@ -612,26 +612,32 @@ mod tests {
         assert!(two.shifts.is_empty(), "two cases make no shift");
     }
 
-    /// Four host-side cases whose runs land at their own levels (0.93x-1.08x), one of them
-    /// steadier by chance (±1 %): a run with every case at 0.6x is no news in that case
-    /// either (its least spread is the family's: a floor of 206 %), while that case alone at 4x
-    /// still is.
-    #[test]
-    fn a_case_is_judged_with_at_least_its_familys_run_to_run_spread() {
+    fn host(name: &str, value: f64) -> CaseSamples {
+        CaseSamples { family: Family::Host, ..named(name, value) }
+    }
+
+    /// Four host-side cases at 100 in the base run, and `runs` earlier runs that land at their
+    /// own levels (0.93x-1.08x), case `a` steadier by chance (±1 %: `LEVELS`).
+    fn four_host_cases(runs: usize) -> (Vec<CaseSamples>, Context) {
         const FAMILY: [f64; 6] = [1.0, 1.08, 0.93, 1.05, 0.95, 1.02];
-        let host = |name: &str, value: f64| CaseSamples { family: Family::Host, ..named(name, value) };
-        let names = ["a", "b", "c", "d"];
-        let base: Vec<CaseSamples> = names.iter().map(|n| host(n, 100.0)).collect();
-        let history: Vec<BTreeMap<String, f64>> = (0..FAMILY.len())
+        let base: Vec<CaseSamples> = ["a", "b", "c", "d"].iter().map(|n| host(n, 100.0)).collect();
+        let history: Vec<BTreeMap<String, f64>> = (0..runs)
             .map(|r| {
                 let value = |c: &CaseSamples| if c.case == "a" { LEVELS[r] } else { 100.0 * FAMILY[r] };
                 base.iter().map(|c| (c.key(), value(c))).collect()
             })
             .collect();
-        let context = Context { key_differences: Vec::new(), history };
+        (base, Context { key_differences: Vec::new(), history })
+    }
+
+    /// A run with every case at 0.6x is no news in the steady case either (its least spread is
+    /// the family's: a floor of 206 %), while that case alone at 4x still is.
+    #[test]
+    fn a_case_is_judged_with_at_least_its_familys_run_to_run_spread() {
+        let (base, context) = four_host_cases(6);
         let steady = compare(std::slice::from_ref(&base[0]), &[host("a", 60.0)], &context);
         assert_eq!(only(&steady).verdict, Verdict::Faster, "alone, its own spread decides: {:?}", only(&steady));
-        let all_low: Vec<CaseSamples> = names.iter().map(|n| host(n, 60.0)).collect();
+        let all_low: Vec<CaseSamples> = base.iter().map(|c| host(&c.case, 60.0)).collect();
         let outcome = compare(&base, &all_low, &context);
         let shift = outcome.shifts.iter().find(|s| s.family == Family::Host).expect("four cases make a shift");
         assert_eq!(shift.verdict, Verdict::NoChange, "{shift:?}");
@@ -639,10 +645,24 @@ mod tests {
             assert_eq!(case.verdict, Verdict::NoChange, "{case:?}");
             assert!(case.effect_floor >= shift.effect_floor - 1e-12, "{case:?} {shift:?}");
         }
-        let one: Vec<CaseSamples> = names.iter().map(|n| host(n, if *n == "a" { 400.0 } else { 100.0 })).collect();
+        let one: Vec<CaseSamples> =
+            base.iter().map(|c| host(&c.case, if c.case == "a" { 400.0 } else { 100.0 })).collect();
         let outcome = compare(&base, &one, &context);
         let verdicts: Vec<Verdict> = outcome.cases.iter().map(|c| c.verdict).collect();
         assert_eq!(verdicts, [Verdict::Slower, Verdict::NoChange, Verdict::NoChange, Verdict::NoChange]);
+    }
+
+    /// Three earlier runs, the fewest that judge, give the family's spread too: 20x in every
+    /// case is beyond the steady case's own floor (144 spreads of 1.5 %: 8.4x), not beyond the
+    /// family's.
+    #[test]
+    fn three_earlier_runs_give_the_familys_spread() {
+        let (base, context) = four_host_cases(3);
+        let alone = compare(std::slice::from_ref(&base[0]), &[host("a", 2000.0)], &context);
+        assert_eq!(only(&alone).verdict, Verdict::Slower, "{:?}", only(&alone));
+        let all_high: Vec<CaseSamples> = base.iter().map(|c| host(&c.case, 2000.0)).collect();
+        let outcome = compare(&base, &all_high, &context);
+        assert!(outcome.cases.iter().all(|c| c.verdict == Verdict::NoChange), "{:?}", outcome.cases);
     }
 
     /// Each case judged against three runs of its own, but no earlier run holds half of the

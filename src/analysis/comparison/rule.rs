@@ -459,6 +459,7 @@ mod tests {
     fn the_spread_of_a_history_is_the_one_judge_uses() {
         assert_eq!(spread(&[]), 0.0);
         assert_eq!(spread(&[0.5]), 0.0);
+        assert!((spread(&[0.0, 0.1]) - 1.4826 * 0.05).abs() < 1e-15);
         let history = [0.0, 0.01, -0.01, 0.02, 0.3];
         let at = |spread: f64| judge(0.0, &history, spread, 0.0).floor;
         assert_eq!(at(0.0), at(spread(&history)));
