@@ -3,9 +3,9 @@
 //! them). Every A/A pair of each host reports no change; a factor planted on a copy of the
 //! newest run of the first host is found above the floor its history sets and not below it; a
 //! host slower in every host-side case is found as a family shift; the real
-//! `CUDA_LAUNCH_BLOCKING=1` runs (of the first, the fourth and the fifth host) are `slower` against the
-//! runs before them, and the second is no news against the first; the real CPU hog and
-//! one-core runs are no regression. The thresholds asserted are the ones
+//! `CUDA_LAUNCH_BLOCKING=1` runs (of the first, the fourth and the fifth host) are `slower`
+//! against the runs before them, and the second is no news against the first; the real CPU
+//! hog and one-core runs are no regression. The thresholds asserted are the ones
 //! `scripts/calibrate.py` printed on these runs (docs/CALIBRATION.md).
 
 use crate::common::{copy_tree, multiply_csv, nccl_report, text};
