@@ -287,7 +287,11 @@ pub fn compare(base: &[CaseSamples], cand: &[CaseSamples], context: &Context) ->
         let result = &mut results[at];
         result.effect_floor = judgement.floor_fraction();
         (result.verdict, result.reason) = case_verdict(judgement, case.x - case.base_x);
-        if !matches!(judgement.call, Call::InsufficientHistory { .. }) {
+        // The cases judged are the ones the levels were made of (the same test), so the
+        // family's shift is the median over the very cases its earlier levels are.
+        let enough = history.len() >= rule::MIN_HISTORY;
+        debug_assert_eq!(enough, !matches!(judgement.call, Call::InsufficientHistory { .. }));
+        if enough {
             result.history_ratio = Some(judgement.shift.exp());
             judged.push(case);
         }
@@ -663,6 +667,60 @@ mod tests {
         let all_high: Vec<CaseSamples> = base.iter().map(|c| host(&c.case, 2000.0)).collect();
         let outcome = compare(&base, &all_high, &context);
         assert!(outcome.cases.iter().all(|c| c.verdict == Verdict::NoChange), "{:?}", outcome.cases);
+    }
+
+    /// Each family's spread is its own: beside the four host-side cases (whose levels move
+    /// ±8 %), four steady device-side cases (±1 %). One device-side case at 1.5x is beyond its
+    /// family's floor (it would not be beyond the host side's), and every host-side case at
+    /// 0.6x, the steady one too, is within theirs (it would not be within the device side's).
+    #[test]
+    fn each_family_lends_its_spread_to_its_own_cases_only() {
+        let (mut base, mut context) = four_host_cases(6);
+        let device = ["w", "x", "y", "z"];
+        base.extend(device.iter().map(|n| named(n, 100.0)));
+        for (r, run) in context.history.iter_mut().enumerate() {
+            for (k, name) in device.iter().enumerate() {
+                run.insert(named(name, 0.0).key(), LEVELS[(r + k) % LEVELS.len()]);
+            }
+        }
+        let verdicts = |outcome: &Outcome| -> Vec<(String, Verdict)> {
+            outcome.cases.iter().map(|c| (c.case.clone(), c.verdict)).collect()
+        };
+        let one: Vec<CaseSamples> = base
+            .iter()
+            .map(|c| CaseSamples { values: vec![if c.case == "w" { 150.0 } else { 100.0 }; 3], ..c.clone() })
+            .collect();
+        let outcome = compare(&base, &one, &context);
+        let slower: Vec<(String, Verdict)> =
+            verdicts(&outcome).into_iter().filter(|(_, v)| *v != Verdict::NoChange).collect();
+        assert_eq!(slower, [("w".to_string(), Verdict::Slower)], "{:?}", outcome.cases);
+        let host_low: Vec<CaseSamples> = base
+            .iter()
+            .map(|c| CaseSamples { values: vec![if c.family == Family::Host { 60.0 } else { 100.0 }; 3], ..c.clone() })
+            .collect();
+        let outcome = compare(&base, &host_low, &context);
+        assert!(verdicts(&outcome).iter().all(|(_, v)| *v == Verdict::NoChange), "{:?}", outcome.cases);
+    }
+
+    /// A timer step wider than the family's spread still sets the floor: a case on a 32 ns grid
+    /// (1 % of its values) beside three cases that never move is no news at 1.3x (its floor
+    /// is the step's, 38 %), as it is alone.
+    #[test]
+    fn a_timer_step_wider_than_the_familys_spread_still_sets_the_floor() {
+        let ticks = [3.104, 3.136, 3.168, 3.104, 3.136];
+        let mut base = vec![CaseSamples { case: "t".into(), ..case("time_us", false, &ticks) }];
+        base.extend(["a", "b", "c"].iter().map(|n| named(n, 100.0)));
+        let history: Vec<BTreeMap<String, f64>> = (0..4)
+            .map(|_| base.iter().map(|c| (c.key(), if c.case == "t" { 3.136 } else { 100.0 })).collect())
+            .collect();
+        let context = Context { key_differences: Vec::new(), history };
+        let mut cand = base.clone();
+        cand[0].values = ticks.iter().map(|v| v + 30.0 * 0.032).collect();
+        let outcome = compare(&base, &cand, &context);
+        let t = &outcome.cases[0];
+        assert_eq!((t.case.as_str(), t.verdict), ("t", Verdict::NoChange), "{t:?}");
+        assert!(t.effect_floor > 0.3 && t.effect_floor < 0.45, "{t:?}");
+        assert!(t.history_ratio.unwrap() > 1.3, "{t:?}");
     }
 
     /// Each case judged against three runs of its own, but no earlier run holds half of the

@@ -198,7 +198,9 @@ pub fn step_floor(history: &[f64], min_floor: f64) -> f64 {
 
 /// The history with its gross changes left out, and how many were: the earlier runs beyond
 /// the floor of the others at 1 in 100,000,000 (`T_QUANTILE_CHANGE`; the floor and "beyond
-/// every other run" as in `judge`) and at least `GROSS_FLOORS` times `min_floor` away. A
+/// every other run" as in `judge`, with `step` as the only least spread: a case's history is
+/// trimmed before its family's spread is known) and at least `GROSS_FLOORS` times `min_floor`
+/// away. A
 /// `CUDA_LAUNCH_BLOCKING` run 40x slower is a change, not noise: kept, its one value widened
 /// the floor of the next 30 runs past ±40,000 % and put every later regression below its own
 /// level. As Rosner's generalized ESD test, with that judgement as the test: the run farthest
