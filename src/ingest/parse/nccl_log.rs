@@ -1280,14 +1280,16 @@ mod tests {
     fn result_does_not_depend_on_buffer_size() {
         let text = real_log();
         let whole = scan(&text, "a.log");
+        // `scan_log_lines` cuts lines out of the reader's own buffer (`scan_log` would wrap
+        // it in a larger one, which reads past a small buffer).
         for capacity in [61, 190, 4096] {
             let reader = BufReader::with_capacity(capacity, text.as_slice());
-            assert_eq!(scan_log(reader, "a.log").expect("read"), whole, "capacity {capacity}");
+            assert_eq!(scan_log_lines(reader, "a.log").expect("read"), whole, "capacity {capacity}");
         }
         let small = scan(RANK0, "b.log");
         for capacity in [1, 2, 3] {
             let reader = BufReader::with_capacity(capacity, RANK0);
-            assert_eq!(scan_log(reader, "b.log").expect("read"), small, "capacity {capacity}");
+            assert_eq!(scan_log_lines(reader, "b.log").expect("read"), small, "capacity {capacity}");
         }
     }
 
@@ -1704,5 +1706,123 @@ h:1:1 [0] NCCL INFO Initialized NET plugin Socket\n";
             assert!(warning.text.ends_with(note));
         }
         assert_eq!(facts.warnings[1].text, "h:1:1 [0] NCCL WARN short");
+    }
+
+    /// A line over `MAX_LINE_BYTES` inside one buffer fill is cut too (not only one that
+    /// straddles two), and a line of exactly `MAX_LINE_BYTES` is not cut, whole in one fill or
+    /// gathered across fills.
+    #[test]
+    fn a_line_is_cut_only_over_the_limit_wherever_it_lies() {
+        let line = |fill: u8, len: usize| {
+            let mut line = b"h:1:1 [0] NCCL WARN ".to_vec();
+            line.resize(len, fill);
+            line
+        };
+        let mut log = line(b'x', MAX_LINE_BYTES + 5);
+        log.push(b'\n');
+        log.extend(line(b'y', MAX_LINE_BYTES));
+        log.push(b'\n');
+        let note = std::str::from_utf8(CUT_NOTE).unwrap();
+        for capacity in [READ_SIZE, 4096] {
+            let facts = scan_log_lines(BufReader::with_capacity(capacity, log.as_slice()), "w.log").expect("read");
+            let texts: Vec<&str> = facts.warnings.iter().map(|w| w.text.as_str()).collect();
+            assert_eq!(texts.len(), 2, "capacity {capacity}");
+            assert_eq!(texts[0].len(), MAX_LINE_BYTES + CUT_NOTE.len(), "capacity {capacity}");
+            assert!(texts[0].ends_with(note), "capacity {capacity}");
+            assert_eq!(texts[1].len(), MAX_LINE_BYTES, "capacity {capacity}: not cut");
+            assert!(!texts[1].ends_with(note), "capacity {capacity}");
+        }
+    }
+
+    /// A read interrupted by a signal (`EINTR`) is tried again, not a failure.
+    #[test]
+    fn an_interrupted_read_is_tried_again() {
+        struct Interrupting<'a> {
+            text: &'a [u8],
+            interrupted: bool,
+        }
+        impl Read for Interrupting<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if !self.interrupted {
+                    self.interrupted = true;
+                    return Err(io::Error::from(io::ErrorKind::Interrupted));
+                }
+                self.text.read(buf)
+            }
+        }
+        let facts = scan_log(BufReader::new(Interrupting { text: RANK0, interrupted: false }), "i.log")
+            .expect("an interrupted read is not an error");
+        assert_eq!(facts, scan(RANK0, "i.log"));
+    }
+
+    /// The fast compare of a COLL line's kind: the first `length` bytes as `name_word` gives
+    /// them, whatever follows; every byte of a 16-byte name; nothing for a message under 16.
+    #[test]
+    fn head_word_is_the_name_word_of_the_first_bytes() {
+        let message = b"AllReduce: opCount 5 sendbuff 0x1";
+        assert_eq!(head_word(message, 9), name_word(b"AllReduce"));
+        assert_ne!(head_word(message, 9), name_word(b"AllReducf"));
+        assert_ne!(head_word(message, 10), name_word(b"AllReduce"));
+        assert_eq!(head_word(b"AllGatherIntoTen: opCount 1", 16), name_word(b"AllGatherIntoTen"));
+        assert_ne!(head_word(b"AllGatherIntoTex: opCount 1", 16), name_word(b"AllGatherIntoTen"));
+        assert_eq!(head_word(b"Send: opCount", 4), None, "13 bytes");
+        assert_eq!(head_word(b"Send: opCount 10", 4), name_word(b"Send"));
+    }
+
+    /// A prefix names the host of a remembered tail when it ends with the tail at a word
+    /// boundary: the whole prefix, or after a blank (a timestamp or tag before it).
+    #[test]
+    fn same_tail_needs_a_word_boundary() {
+        let tail = b"host:1:2 [0]";
+        assert!(same_tail(b"host:1:2 [0]", tail));
+        assert!(same_tail(b"10:00:01 host:1:2 [0]", tail));
+        assert!(same_tail(b"[1,0]<stdout>:\thost:1:2 [0]", tail));
+        assert!(!same_tail(b"xhost:1:2 [0]", tail), "another host");
+        assert!(!same_tail(b"a xhost:1:2 [0]", tail), "another host after a blank");
+        assert!(!same_tail(b"host:1:2 [1]", tail));
+        assert!(!same_tail(b"st:1:2 [0]", tail), "shorter than the tail");
+    }
+
+    /// Two communicators of one process are told apart by their `comm` pointer: the one whose
+    /// `Init COMPLETE` comes is complete, the other still pending.
+    #[test]
+    fn communicators_of_one_process_are_told_apart_by_their_pointer() {
+        let log = b"h:1:1 [0] NCCL INFO ncclCommInitRank comm 0xa rank 0 nranks 2 cudaDev 0 busId 1000 commId 0xaa - Init START\n\
+h:1:1 [0] NCCL INFO ncclCommInitRank comm 0xb rank 1 nranks 4 cudaDev 0 busId 1000 commId 0xbb - Init START\n\
+h:1:1 [0] NCCL INFO ncclCommInitRank comm 0xa rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n";
+        let facts = scan(log, "c.log");
+        let comms: Vec<(&str, u64, bool)> =
+            facts.communicators.iter().map(|c| (c.comm_id.as_str(), c.nranks, c.init_complete)).collect();
+        assert_eq!(comms, [("0xaa", 2, true), ("0xbb", 4, false)]);
+    }
+
+    /// Every field of a graph pattern line is read, `crossNic` too.
+    #[test]
+    fn a_graph_pattern_reads_every_field() {
+        let log = b"h:1:1 [0] NCCL INFO Pattern 4, crossNic 1, nChannels 2, bw 20.000000/10.000000, type NVL/PIX, sameChannels 0\n";
+        let facts = scan(log, "p.log");
+        let p = &facts.graph_patterns[0];
+        assert_eq!((p.pattern, p.cross_nic, p.n_channels, p.same_channels), (4, 1, 2, 0));
+        assert_eq!((p.bw_intra, p.bw_inter), (20.0, 10.0));
+        assert_eq!((p.type_intra.as_str(), p.type_inter.as_str()), ("NVL", "PIX"));
+    }
+
+    /// A full list keeps the `MAX_DISTINCT` smallest values in sort order, whatever order they
+    /// came in (not the first or the last seen).
+    #[test]
+    fn a_full_list_keeps_the_smallest_values() {
+        // Ascending, each later value is beyond the kept ones (left out); descending, each is
+        // below them (the largest kept goes).
+        let values: Vec<String> = (0..MAX_DISTINCT + 40).map(|i| format!("{i:03} -> 0 -> 1")).collect();
+        let mut smallest = values.clone();
+        smallest.sort();
+        smallest.truncate(MAX_DISTINCT);
+        for order in [values.clone(), values.iter().rev().cloned().collect()] {
+            let mut set = BTreeSet::new();
+            for value in &order {
+                insert_capped(&mut set, value.as_str());
+            }
+            assert_eq!(set.into_iter().collect::<Vec<String>>(), smallest);
+        }
     }
 }
