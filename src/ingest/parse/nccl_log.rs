@@ -1825,4 +1825,46 @@ h:1:1 [0] NCCL INFO ncclCommInitRank comm 0xa rank 0 nranks 2 cudaDev 0 busId 10
             assert_eq!(set.into_iter().collect::<Vec<String>>(), smallest);
         }
     }
+
+    /// Lines of real logs (three fixtures, and the start of a fourth), and the odd lines logs
+    /// hold: two threads' lines run into one, a displaced message, a line over the cut, CRLF.
+    fn vocabulary() -> Vec<Vec<u8>> {
+        let real = real_log();
+        let mut lines: Vec<Vec<u8>> = [RANK0, RANK1, OLD, &real[..real.len().min(200_000)]]
+            .iter()
+            .flat_map(|log| log.split(|b| *b == b'\n').map(<[u8]>::to_vec))
+            .collect();
+        lines.push(b"h:1:1 [6] NCCL INFO h:1:2 [7] NCCL INFO Ring 00 : 0 -> 1 -> 0".to_vec());
+        lines.push(b"h:1:1 [6] NCCL INFO Ring 01 : 1 -> 0 -> 1".to_vec());
+        lines.push(b"h:1:1 [6] NCCL INFO AllReduce: opCount 3 sendbuff 0x1 recvbuff 0x2 count 8 datatype 7 op 0 root 0 comm 0x3 [nranks=2] stream 0x4\r".to_vec());
+        let mut long = b"h:1:1 [0] NCCL WARN ".to_vec();
+        long.resize(MAX_LINE_BYTES + 3, b'z');
+        lines.push(long);
+        lines
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// The facts of a log do not depend on how its bytes come in: any buffer size, lines
+        /// cut short, lines run together, with or without a last newline.
+        #[test]
+        fn facts_do_not_depend_on_the_reads(
+            picks in proptest::collection::vec((0usize..100_000, 0usize..400, 0u8..16), 0..150),
+            capacity in 1usize..700,
+        ) {
+            let vocabulary = vocabulary();
+            let mut log = Vec::new();
+            for (index, cut, how) in picks {
+                let line = &vocabulary[index % vocabulary.len()];
+                // One line in 16 cut short, one in 16 run into the next.
+                let end = if how == 0 { cut.min(line.len()) } else { line.len() };
+                log.extend_from_slice(&line[..end]);
+                if how != 1 {
+                    log.push(b'\n');
+                }
+            }
+            let reader = BufReader::with_capacity(capacity, log.as_slice());
+            proptest::prop_assert_eq!(scan_log_lines(reader, "p.log").expect("read"), scan(&log, "p.log"));
+        }
+    }
 }
