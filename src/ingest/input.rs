@@ -742,8 +742,7 @@ mod tests {
         std::os::unix::fs::symlink("../../outside/a.txt", root.join("r4/a.txt")).unwrap();
         std::os::unix::fs::symlink("loop", root.join("r4/loop")).unwrap();
         for rel in ["r4/artifacts/a.txt", "r4/a.txt", "r4/loop", "../outside/a.txt", "/etc/passwd"] {
-            let error = read(rel).unwrap_err();
-            assert!(!error.to_string().contains("MARKER"), "{rel}: {error}");
+            assert!(read(rel).is_err(), "{rel} was read");
         }
         assert!(read("r4/artifacts/a.txt").unwrap_err().to_string().contains("outside the runs folder"));
         // A file the user names is read through their own symlinks (`inspect LINK`).

@@ -95,7 +95,10 @@ fn site_wide_notes_change_every_run_page() {
     assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
     fs::write(runs.join("NOTES.md"), "Cluster maintenance on day 3.\n").unwrap();
     assert_eq!(from_cache(&build(&runs, &out, &[])), 0);
-    assert!(fs::read_to_string(out.join("runs/synth-basic/index.html")).unwrap().contains("Cluster maintenance"));
+    for id in ["synth-basic", "synth-one-cycle"] {
+        let page = fs::read_to_string(out.join(format!("runs/{id}/index.html"))).unwrap();
+        assert!(page.contains("Cluster maintenance"), "{id}");
+    }
 }
 
 #[test]

@@ -203,11 +203,13 @@ fn a_change_in_the_history_is_left_out_of_the_floor_of_the_runs_after_it() {
     // The regression itself is still found against the runs before it.
     let (code, blocking) = json(&["20261204T114158Z", "20261204T114621Z-blocking"]);
     assert_eq!(code, Some(1));
+    assert_eq!(device(&blocking).len(), 7, "{blocking}");
     assert!(device(&blocking).iter().all(|c| c["verdict"] == "slower" && c["history_left_out"] == 0), "{blocking}");
     // The newest run against the first of its day: the blocking run is left out of every GPU
     // dependency case's history and of the device-side shift's; nothing is a change.
     let (code, aa) = json(&["20261204T114025Z", newest]);
     assert_eq!(code, Some(0), "{aa}");
+    assert_eq!(device(&aa).len(), 7, "{aa}");
     for case in device(&aa) {
         assert_eq!(
             (case["history_left_out"].as_u64(), case["verdict"].as_str()),

@@ -69,17 +69,20 @@ fn killed_builds(rounds: usize) -> [usize; 3] {
         budget_ms = started.elapsed().as_millis() as u64 * 3 / 2;
         assert!(output.status.success(), "round {round}: {}", text(&output));
         let new = tree(&site);
+        // Whole files, each the old or the new one, and none missing that both sites have (a
+        // file is replaced by a rename, never removed first).
         let whole_files = killed.iter().all(|(path, bytes)| {
             old.get(path) == Some(bytes) || new.get(path) == Some(bytes) || path.contains(".nccl-report-tmp-")
-        });
+        }) && old.keys().filter(|path| new.contains_key(*path)).all(|path| killed.contains_key(path));
         let odd: Vec<&String> = killed
             .iter()
             .filter(|(path, bytes)| old.get(*path) != Some(bytes) && new.get(*path) != Some(bytes))
             .map(|(path, _)| path)
+            .chain(old.keys().filter(|path| new.contains_key(*path) && !killed.contains_key(*path)))
             .collect();
         assert!(
             killed == old || killed == new || whole_files,
-            "round {round}: killed after {delay:?}, the site is neither old nor new nor whole files of both: {odd:?}"
+            "round {round}: killed after {delay:?}, the site is neither old nor new nor whole files of both (odd or missing: {odd:?})"
         );
         let temporary: Vec<&String> = new.keys().filter(|p| p.contains(".nccl-report-tmp-")).collect();
         assert!(temporary.is_empty(), "round {round}: temporary files left: {temporary:?}");

@@ -104,11 +104,11 @@ fn every_gz_twin_reads_the_plain_file_and_warns_naming_both() {
     let plain_out = plain_dir.path().join("site");
     assert!(build(&plain_runs, &plain_out, &["--no-cache"]).status.success());
     let tests_csv = "runs/synth-basic/nccl_tests_summary.csv";
-    if plain_out.join(tests_csv).is_file() {
-        assert_eq!(fs::read(out.join(tests_csv)).unwrap(), fs::read(plain_out.join(tests_csv)).unwrap());
-    }
-    let json = |out: &Path| crate::common::runs_json(out).to_string();
-    assert!(json(&out).contains("\"ok\"") == json(&plain_out).contains("\"ok\""));
+    assert!(plain_out.join(tests_csv).is_file(), "the run has an nccl-tests summary");
+    assert_eq!(fs::read(out.join(tests_csv)).unwrap(), fs::read(plain_out.join(tests_csv)).unwrap());
+    let status = |out: &Path| crate::common::runs_json(out)["runs"][0]["status"].clone();
+    assert_eq!(status(&out), "ok");
+    assert_eq!(status(&out), status(&plain_out));
 }
 
 #[test]
@@ -121,6 +121,9 @@ fn listing_diagnostics_are_in_the_cache_key_so_an_incremental_site_equals_a_clea
     // outside, a `.gz` twin (its own file is new, but the others are listing-only).
     assert!(std::process::Command::new("mkfifo").arg(run.join("raw/fifo.stdout")).status().unwrap().success());
     std::os::unix::fs::symlink("/etc/hostname", run.join("artifacts/host.txt")).unwrap();
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut encoder, b"run_id=GZ-TWIN\n").unwrap();
+    fs::write(run.join("manifest.txt.gz"), encoder.finish().unwrap()).unwrap();
     let output = build(&runs, &out, &[]);
     assert!(output.status.success(), "{}", text(&output));
     let clean = dir.path().join("clean");
@@ -128,17 +131,20 @@ fn listing_diagnostics_are_in_the_cache_key_so_an_incremental_site_equals_a_clea
     assert_eq!(tree(&out), tree(&clean), "the incremental site differs from a clean one");
     let page = fs::read_to_string(out.join("runs/synth-basic/index.html")).unwrap();
     assert!(page.contains("not a regular file") && page.contains("a symlink; not followed"));
+    assert!(page.contains("both manifest.txt and manifest.txt.gz present; only manifest.txt read"));
 }
 
 #[test]
-fn an_edited_digit_in_a_cached_digest_is_detected_and_the_run_rebuilt() {
+fn an_edited_byte_in_a_cached_digest_is_detected_and_the_digest_made_again() {
     let (dir, runs) = runs_dir(&["synth-basic", "synth-one-cycle"]);
     let out = dir.path().join("site");
     assert!(build(&runs, &out, &[]).status.success());
     let digest = dir.path().join(".nccl-report-cache/site/runs/synth-basic/digest.mpk");
-    let mut bytes = fs::read(&digest).unwrap();
-    let json_start = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
-    let at = json_start + bytes[json_start..].iter().position(|b| (b'1'..=b'8').contains(b)).unwrap();
+    let original = fs::read(&digest).unwrap();
+    let mut bytes = original.clone();
+    // A byte of the MessagePack body (after the line holding its hash).
+    let body = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let at = body + bytes[body..].iter().position(|b| (b'1'..=b'8').contains(b)).unwrap();
     bytes[at] += 1;
     fs::write(&digest, &bytes).unwrap();
     // Another page size: the runs come from the cache, the cross-run pages are rendered again
@@ -149,6 +155,7 @@ fn an_edited_digit_in_a_cached_digest_is_detected_and_the_run_rebuilt() {
     let clean = dir.path().join("clean");
     assert!(build(&runs, &clean, &["--no-cache", "--page-size", "1"]).status.success());
     assert_eq!(tree(&out), tree(&clean), "an edited digest reached the site");
+    assert_eq!(fs::read(&digest).unwrap(), original, "the edited digest was not noticed and made again");
 }
 
 #[test]

@@ -742,17 +742,24 @@ mod tests {
 
     #[test]
     fn intervals_are_counted_for_the_cases_given_a_ratio_only() {
-        // Cases with no values on one side get no ratio: counting them (sample size 0) would
-        // make a stream of empty samples, which has no median.
-        let base: Vec<CaseSamples> =
-            (0..70).map(|i| CaseSamples { case: format!("c{i}"), ..case("time_us", false, &[]) }).collect();
-        let cand: Vec<CaseSamples> =
-            (0..70).map(|i| CaseSamples { case: format!("c{i}"), ..case("time_us", false, &[5.0; 7]) }).collect();
+        // Cases with no values on one side get no ratio and no interval: counted, their other
+        // side would make a stream no interval reads. 70 candidates of a size no other test
+        // uses (173 values) would make theirs (70 x 1,000 resamples > 65,536); the same 70
+        // measured on both sides do.
+        const N: usize = 173;
+        let named = |values: &[f64]| -> Vec<CaseSamples> {
+            (0..70).map(|i| CaseSamples { case: format!("c{i}"), ..case("time_us", false, values) }).collect()
+        };
+        let (base, cand) = (named(&[]), named(&[5.0; N]));
         let mut outcome = compare(&base, &cand, &context(&base[0], &LEVELS));
         assert!(outcome.cases.iter().all(|c| c.ratio.is_none()));
         expect_intervals([(base.as_slice(), cand.as_slice())]);
+        assert!(!bootstrap::is_made(N, 1), "a case with no base values was counted");
         add_intervals(&mut outcome, &base, &cand);
         assert!(outcome.cases.iter().all(|c| c.ci_low.is_none()));
+        let measured = named(&[5.0; N]);
+        expect_intervals([(measured.as_slice(), cand.as_slice())]);
+        assert!(bootstrap::is_made(N, 1), "measured on both sides, they are counted");
     }
 
     #[test]

@@ -569,8 +569,31 @@ mod tests {
         assert_eq!(left_out, 0);
     }
 
+    /// Histories of every length (too short to judge too), most of them quiet enough (within
+    /// 5 %) that a candidate drawn within ±2 is often beyond their floor: wide ones alone put
+    /// every floor past ±2, and a property of `slower` or `faster` would never be tried
+    /// (`the_property_tests_draw_real_verdicts`).
     fn histories() -> impl Strategy<Value = Vec<f64>> {
-        prop::collection::vec(-1.0f64..1.0, 0..30)
+        prop_oneof![
+            3 => prop::collection::vec(-0.05f64..0.05, 3..30),
+            1 => prop::collection::vec(-1.0f64..1.0, 0..30),
+        ]
+    }
+
+    /// The property tests below see verdicts: at least a fifth of what they draw is judged
+    /// `slower` or `faster`.
+    #[test]
+    fn the_property_tests_draw_real_verdicts() {
+        use proptest::strategy::ValueTree;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let strategy = (-2.0f64..2.0, histories());
+        let called = (0..1000)
+            .filter(|_| {
+                let (x, h) = strategy.new_tree(&mut runner).expect("a draw").current();
+                matches!(judge(x, &h, 0.0, FLOOR).call, Call::Slower | Call::Faster)
+            })
+            .count();
+        assert!(called >= 200, "{called} of 1000 drawn were slower or faster");
     }
 
     /// Quiet runs (within 5 %) with up to 8 gross ones among them, either way, and a newest

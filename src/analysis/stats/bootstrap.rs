@@ -178,6 +178,12 @@ pub(crate) fn expect(keys: impl IntoIterator<Item = (usize, u64)>) {
     }
 }
 
+/// Whether stream `which` for size `n` is made (for tests of what `expect` is told).
+#[cfg(test)]
+pub(crate) fn is_made(n: usize, which: u64) -> bool {
+    stream(n, which).is_some()
+}
+
 /// Stream `which` for size `n` when it is made.
 fn stream(n: usize, which: u64) -> Option<Arc<Ranks>> {
     match streams().get(&(n, which)) {
