@@ -472,9 +472,18 @@ mod tests {
         std::os::unix::fs::symlink("/dev/zero", &fifo).unwrap();
         assert!(manifest_extra(dir.path(), "r1").is_err());
         fs::create_dir(dir.path().join("artifacts")).unwrap();
-        std::os::unix::fs::symlink("/dev/zero", dir.path().join("artifacts/nvidia_smi_query.txt")).unwrap();
         fs::remove_file(&fifo).unwrap();
+        // An artifact that is a symlink to a readable GPU list outside the run is not read
+        // (the same list in the run is: `gpu=`).
+        let outside = tempfile::tempdir().unwrap();
+        let query = "0, NVIDIA H200, GPU-c4, 580.159.04, 143771 MiB, 00000000:00:06.0\n";
+        fs::write(outside.path().join("query.txt"), query).unwrap();
+        let artifact = dir.path().join("artifacts/nvidia_smi_query.txt");
+        std::os::unix::fs::symlink(outside.path().join("query.txt"), &artifact).unwrap();
         assert!(!derived_manifest(dir.path(), "r1").contains("gpu="));
+        fs::remove_file(&artifact).unwrap();
+        fs::write(&artifact, query).unwrap();
+        assert!(derived_manifest(dir.path(), "r1").contains("gpu="));
     }
 
     #[test]

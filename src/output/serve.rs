@@ -345,14 +345,20 @@ mod tests {
 
     #[test]
     fn resolves_inside_root_only() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("runs/a b")).unwrap();
-        std::fs::write(dir.path().join("runs/a b/index.html"), "x").unwrap();
-        std::fs::write(dir.path().join("index.html"), "i").unwrap();
-        assert_eq!(resolve(dir.path(), "/"), (200, dir.path().join("index.html")));
-        assert_eq!(resolve(dir.path(), "/runs/a%20b/"), (200, dir.path().join("runs/a b/index.html")));
-        assert_eq!(resolve(dir.path(), "/../etc/passwd").0, 404);
-        assert_eq!(resolve(dir.path(), "/runs/%2e%2e/%2e%2e/x").0, 404);
-        assert_eq!(resolve(dir.path(), "/missing.html").0, 404);
+        let top = tempfile::tempdir().unwrap();
+        let dir = top.path().join("site");
+        std::fs::create_dir_all(dir.join("runs/a b")).unwrap();
+        std::fs::write(dir.join("runs/a b/index.html"), "x").unwrap();
+        std::fs::write(dir.join("index.html"), "i").unwrap();
+        // A file beside the root, which a path climbing out of it would reach.
+        std::fs::write(top.path().join("secret.txt"), "s").unwrap();
+        assert_eq!(resolve(&dir, "/"), (200, dir.join("index.html")));
+        assert_eq!(resolve(&dir, "/runs/a%20b/"), (200, dir.join("runs/a b/index.html")));
+        for escape in
+            ["/../secret.txt", "/%2e%2e/secret.txt", "/runs/%2e%2e/%2e%2e/secret.txt", "/runs/../../secret.txt"]
+        {
+            assert_eq!(resolve(&dir, escape).0, 404, "{escape}");
+        }
+        assert_eq!(resolve(&dir, "/missing.html").0, 404);
     }
 }

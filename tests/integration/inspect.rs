@@ -41,6 +41,12 @@ fn json_output_never_shows_the_environment() {
     assert_eq!(code, Some(0));
     let text = json.to_string();
     assert!(!text.contains("\"env\""), "{text}");
+    // The secrets the file's environment holds appear under no other name either.
+    let file = std::fs::read_to_string(data("json_2196.json")).unwrap();
+    for secret in ["hf_supersecret123", "wJalrXUtnFEMI"] {
+        assert!(file.contains(secret), "the fixture holds {secret}");
+        assert!(!text.contains(secret), "{secret} shown: {text}");
+    }
     assert!(json["output"]["tables"][0]["rows"].as_array().is_some_and(|r| !r.is_empty()));
 }
 

@@ -388,6 +388,10 @@ fn hostile_run_ids_notes_and_manifest_values_are_escaped() {
     let run_dir = out.join("runs").join(&hostile_id);
     let page = fs::read_to_string(run_dir.join("index.html")).unwrap();
     assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "the hostile text is shown, escaped");
+    assert!(
+        ["&lt;img src=x onerror=alert(2)&gt;", "&#60;img src=x onerror=alert(2)&#62;"].iter().any(|e| page.contains(e)),
+        "the hostile host name is shown, escaped"
+    );
     assert!(page.contains("href=\"https://example.org\""));
     let index = fs::read_to_string(out.join("index.html")).unwrap();
     assert!(
@@ -451,6 +455,11 @@ fn publish_commits_the_site_to_a_branch_and_pushes_it() {
     let publish = |args: &[&str]| {
         assert_cmd::Command::cargo_bin("nccl-report").unwrap().current_dir(&repo).args(args).output().unwrap()
     };
+    let state = |repo: &Path| {
+        ["rev-parse HEAD", "symbolic-ref HEAD", "status --porcelain --untracked-files=all", "diff --cached --name-only"]
+            .map(|args| git(repo, &args.split(' ').collect::<Vec<_>>()))
+    };
+    let before = state(&repo);
     let output = publish(&["publish"]);
     assert!(output.status.success(), "{}", text(&output));
     let files = git(&remote, &["ls-tree", "-r", "--name-only", "gh-pages"]);
@@ -460,6 +469,7 @@ fn publish_commits_the_site_to_a_branch_and_pushes_it() {
     assert!(!files.contains(".nccl-report-site"), "{files}");
     // The user's branch, index and working tree are untouched.
     assert_eq!(git(&repo, &["log", "--format=%s", "-1"]), "init");
+    assert_eq!(state(&repo), before);
     // Publishing again adds a commit on top of the previous one.
     let output = publish(&["publish", "--branch", "gh-pages"]);
     assert!(output.status.success(), "{}", text(&output));
@@ -506,14 +516,20 @@ fn serve_answers_pages_and_404() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let missing = get("/nope.html");
-    let escape = get("/../../etc/passwd");
+    // A file beside the site, which a path climbing out of it would reach.
+    std::fs::write(dir.path().join("secret.txt"), "SECRET-BESIDE-THE-SITE").unwrap();
+    let escapes: Vec<String> =
+        ["/../secret.txt", "/%2e%2e/secret.txt", "/runs/../../secret.txt"].iter().filter_map(|p| get(p)).collect();
     child.kill().unwrap();
     child.wait().unwrap();
     let index = index.expect("server answered");
     assert!(index.starts_with("HTTP/1.0 200") || index.starts_with("HTTP/1.1 200"), "{index}");
     assert!(index.contains("NCCL experiment runs"));
     assert!(missing.unwrap().contains(" 404 "));
-    assert!(!escape.unwrap().contains("root:"));
+    assert_eq!(escapes.len(), 3, "every request answered");
+    for escape in &escapes {
+        assert!(escape.contains(" 404 ") && !escape.contains("SECRET-BESIDE-THE-SITE"), "{escape}");
+    }
 }
 
 /// Issue 13: every series of every chart is identifiable. With all fixture runs on the

@@ -20,6 +20,16 @@ fn runs_notes_symlink_leading_outside_is_not_read() {
     let output = build(&runs, &site, &[]);
     assert!(output.status.success(), "{}", text(&output));
     assert!(!site_contains(&site, "SECRET-OUTSIDE-RUNS"), "a file outside runs/ was published");
+    // The same notes as plain files are published: the links were refused, not ignored.
+    for notes in [runs.join("NOTES.md"), runs.join("synth-basic/NOTES.md")] {
+        std::fs::remove_file(&notes).unwrap();
+        std::fs::write(&notes, "PLAIN-NOTES-INSIDE-RUNS").unwrap();
+    }
+    let output = build(&runs, &site, &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    let page = |rel: &str| std::fs::read_to_string(site.join(rel)).unwrap();
+    assert!(page("index.html").contains("PLAIN-NOTES-INSIDE-RUNS"), "site-wide notes");
+    assert!(page("runs/synth-basic/index.html").contains("PLAIN-NOTES-INSIDE-RUNS"), "the run's notes");
 }
 
 /// A symlink in a run is not followed, wherever it leads: into another run, to a file of the
