@@ -173,6 +173,13 @@ mod tests {
             (f64::INFINITY, "inf"),
             (f64::NAN, "nan"),
             (2.0f64.powi(60), "1.152921504606847e+18"),
+            // One ulp either side of both ends of the positional range (1e16 and 1e-4).
+            (f64::from_bits(1e16f64.to_bits() - 1), "9999999999999998.0"),
+            (f64::from_bits(1e16f64.to_bits() + 1), "1.0000000000000002e+16"),
+            (f64::from_bits(1e-4f64.to_bits() - 1), "9.999999999999999e-05"),
+            (f64::from_bits(1e-4f64.to_bits() + 1), "0.00010000000000000002"),
+            (-f64::from_bits(1e16f64.to_bits() - 1), "-9999999999999998.0"),
+            (-f64::from_bits(1e-4f64.to_bits() - 1), "-9.999999999999999e-05"),
             // Exact ties between the two nearest shortest strings (float32 values, as GPU
             // timings often are): Python takes the even one.
             (11.5861968994140625, "11.586196899414062"),

@@ -84,7 +84,8 @@ fn same_cell(a: &str, b: &str) -> bool {
         return true;
     }
     match (a.parse::<f64>(), b.parse::<f64>()) {
-        (Ok(x), Ok(y)) => x == y || (x - y).abs() <= REL_TOL * x.abs().max(y.abs()),
+        // An infinity matches only itself (`inf - 2.44` is within `REL_TOL * inf`).
+        (Ok(x), Ok(y)) => x == y || (x.is_finite() && y.is_finite() && (x - y).abs() <= REL_TOL * x.abs().max(y.abs())),
         _ => false,
     }
 }
@@ -101,6 +102,11 @@ mod tests {
         assert_eq!(diags.len(), 1);
         assert_eq!(diags[0].line, Some(2));
         assert!(diags[0].message.contains("column y"), "{}", diags[0].message);
+        // An infinity is within any relative tolerance of a finite number: it matches itself only.
+        for (a, b) in [("2.44", "inf"), ("inf", "2.44"), ("-inf", "inf"), ("NaN", "nan")] {
+            assert!(!same_cell(a, b), "{a} {b}");
+        }
+        assert!(same_cell("inf", "inf") && same_cell("nan", "nan"), "the same text");
     }
 
     #[test]

@@ -53,12 +53,33 @@ fn assert_same_csv(name: &str, expected: &[u8], actual: &[u8]) {
             // plain IEEE arithmetic in the seed's order, so its text must be the seed's.
             match (x.parse::<f64>(), y.parse::<f64>()) {
                 (Ok(x), Ok(y)) if header.contains("cv_percent") => {
-                    assert!(x == y || (x - y).abs() <= REL * x.abs().max(y.abs()), "{label}: seed {x}, nccl-report {y}")
+                    // An infinity matches only itself (it is within any relative tolerance).
+                    let close = x.is_finite() && y.is_finite() && (x - y).abs() <= REL * x.abs().max(y.abs());
+                    assert!(x == y || close, "{label}: seed {x}, nccl-report {y}")
                 }
                 _ => assert_eq!(x, y, "{label}"),
             }
         }
     }
+}
+
+/// The file's text with the text of every cell of a `cv_percent` column put as `*`: lines cut
+/// at `\n` (a CR stays with its line), cells at `,`; a line holding a quote is kept whole.
+fn without_cv_cells(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut lines = text.split('\n');
+    let header = lines.next().unwrap_or_default();
+    let cv: Vec<bool> = header.trim_end_matches('\r').split(',').map(|c| c.contains("cv_percent")).collect();
+    let masked = lines.map(|line| {
+        if line.contains('"') {
+            return line.to_string();
+        }
+        let (body, cr) = line.strip_suffix('\r').map_or((line, ""), |body| (body, "\r"));
+        let cells: Vec<&str> =
+            body.split(',').enumerate().map(|(i, cell)| if cv.get(i) == Some(&true) { "*" } else { cell }).collect();
+        format!("{}{cr}", cells.join(","))
+    });
+    std::iter::once(header.to_string()).chain(masked).collect::<Vec<_>>().join("\n")
 }
 
 fn table_rows(bytes: &[u8]) -> Vec<String> {
@@ -95,11 +116,29 @@ fn every_seed_output_matches_the_oracle() {
             let expected = std::fs::read(golden.join(file)).unwrap_or_else(|_| panic!("{name}/{file} golden"));
             let actual = std::fs::read(site.join(file)).unwrap_or_else(|_| panic!("{name}/{file} not written"));
             assert_same_csv(&format!("{name}/{file}"), &expected, &actual);
+            // And byte for byte (line ends, quoting, the last newline), but for the CV cells'
+            // text, compared as numbers just above.
+            assert_eq!(without_cv_cells(&expected), without_cv_cells(&actual), "{name}/{file}: bytes");
             compared += 1;
         }
         let expected = std::fs::read(golden.join("summary.md")).unwrap();
         let actual = std::fs::read(site.join("summary.md")).unwrap();
         assert_eq!(table_rows(&expected), table_rows(&actual), "{name}/summary.md tables");
+        // Every line before the evidence boundary (which nccl-report writes from the run's own
+        // facts), the contracts line too: the seed's.
+        let before_boundary = |bytes: &[u8]| -> Vec<String> {
+            String::from_utf8_lossy(bytes)
+                .lines()
+                .take_while(|l| *l != "## Evidence boundary")
+                .map(str::to_string)
+                .collect()
+        };
+        assert!(before_boundary(&expected).iter().any(|l| l.contains("per-rank contracts")), "{name}/summary.md");
+        assert_eq!(
+            before_boundary(&expected),
+            before_boundary(&actual),
+            "{name}/summary.md before the evidence boundary"
+        );
     }
     assert_eq!(compared, names.len() * 8);
 }

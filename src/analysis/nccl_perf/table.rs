@@ -153,8 +153,10 @@ mod tests {
             let time = 10.0 + bytes as f64 / 400e3;
             let algbw = bytes as f64 / time / 1e3;
             let busbw = algbw * 1.75;
+            // In place twice as slow: the analysis reads the out-of-place placement.
+            let (slow, slow_algbw, slow_busbw) = (2.0 * time, algbw / 2.0, busbw / 2.0);
             text += &format!(
-                "{bytes} {} float sum -1 {time:.2} {algbw:.2} {busbw:.2} 0 {time:.2} {algbw:.2} {busbw:.2} 0\n",
+                "{bytes} {} float sum -1 {time:.2} {algbw:.2} {busbw:.2} 0 {slow:.2} {slow_algbw:.2} {slow_busbw:.2} 0\n",
                 bytes / 4
             );
         }

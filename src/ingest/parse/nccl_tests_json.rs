@@ -466,6 +466,12 @@ mod tests {
         swapped.splice(at + 6..at + 7, *b"{");
         let error = parse_json(&swapped).expect_err("env turned into an invalid object");
         assert!(SECRETS.iter().all(|s| !error.message.contains(s)), "{error}");
+        // A type error is where serde quotes the input (`invalid type: string "..."`): the
+        // message still names only the place.
+        let typed = br#"{"results": "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI"}"#;
+        let error = parse_json(typed).expect_err("results not a list");
+        assert!(error.message.contains("unexpected structure"), "{error}");
+        assert!(SECRETS.iter().all(|s| !error.message.contains(s)), "{error}");
         let nulls = br#"{"results": [], "errors": null, "config": {"devices": null}}"#;
         let nulls = parse_json(nulls).expect("nulls where lists are expected");
         assert!(nulls.tables[0].rows.is_empty() && nulls.devices.is_empty());
