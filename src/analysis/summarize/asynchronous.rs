@@ -91,6 +91,10 @@ mod tests {
             (4096, vec![52.5, 49.0, 70.0], 5.25, 61.0, 52.5, 70.0, 16.069403824513902, 2.0 / 3.0, 2.0 / 3.0, true),
         ];
         assert_eq!(out.len(), 2);
+        for (size, gpu, enqueue, wait, median, p95, cv, after, ready, _) in &expect {
+            let numbers = [gpu.as_slice(), &[*enqueue, *wait, *median, *p95, *cv, *after, *ready]].concat();
+            super::super::assert_in_oracle(&format!("async ('4', '{size}')"), &numbers);
+        }
         for (s, (size, gpu, enqueue, wait, median, p95, cv, after, ready, correct)) in out.iter().zip(expect) {
             assert_eq!((s.world_size, s.size_bytes, s.cycles), (4, size, gpu.len()));
             assert_eq!(s.gpu_cycles, gpu);

@@ -97,6 +97,13 @@ mod tests {
             (8, [41.0, 45.25, 44.0], 44.0, 45.25, 41.0, 45.25, 4.107664982539865, 0.275),
         ];
         assert_eq!(out.len(), 2);
+        for (tokens, cycles, median, p95, min, max, cv, per_call) in &expect {
+            let key = format!("decode ('2', '{tokens}', '{}', '160')", tokens * 8192);
+            super::super::assert_in_oracle(
+                &key,
+                &[cycles.as_slice(), &[*median, *p95, *min, *max, *cv, *per_call]].concat(),
+            );
+        }
         for (s, (tokens, cycles, median, p95, min, max, cv, per_call)) in out.iter().zip(expect) {
             assert_eq!((s.world_size, s.tokens, s.hidden_size, s.collectives, s.cycles), (2, tokens, 4096, 160, 3));
             assert_eq!(s.cycle_values, cycles);

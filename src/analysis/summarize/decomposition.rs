@@ -121,6 +121,10 @@ mod tests {
         ];
         assert_eq!(out.len(), 4);
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        for (size, mode, values, median, p95, cv, overhead) in &expect {
+            let numbers = [values.as_slice(), &[*median, *p95, *cv, *overhead]].concat();
+            super::super::assert_in_oracle(&format!("decomposition ('4', '{size}', '{mode}')"), &numbers);
+        }
         for (s, (size, mode, values, median, p95, cv, overhead)) in out.iter().zip(expect) {
             assert_eq!((s.world_size, s.size_bytes, s.mode.as_str(), s.cycles), (4, size, mode, values.len()));
             assert_eq!(s.cycle_values, values);

@@ -119,6 +119,10 @@ mod tests {
             (4, 120.0, 130.0, 101.0, 130.0, 10.280124531435167, 1.188118811881188, 30.0, false),
         ];
         assert_eq!(out.len(), 2);
+        for (count, median, p95, min, max, cv, slowdown, per_call, _) in &expect {
+            let key = format!("frag ('4', '{total}', '{count}', '{}')", total / count);
+            super::super::assert_in_oracle(&key, &[*median, *p95, *min, *max, *cv, *slowdown, *per_call]);
+        }
         for (s, (count, median, p95, min, max, cv, slowdown, per_call, slower)) in out.iter().zip(expect) {
             assert_eq!((s.fragment_count, s.fragment_bytes, s.cycles), (count, total / count, 3));
             assert_eq!(

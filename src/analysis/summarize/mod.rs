@@ -150,3 +150,22 @@ fn summarize_decode(raw: &RawRun) -> Option<Vec<DecodeSummary>> {
     }
     Some(out)
 }
+
+/// The expected values of the summarizers' unit tests come from the seed's own loops run on the
+/// same rows (`tests/fixtures/summarizer_oracle.py`, stored by `regen.sh` in
+/// `summarizer_oracle.out`): each test checks its constants against that file, so a
+/// regenerated oracle that disagrees fails the test that copied it.
+#[cfg(test)]
+pub(crate) fn assert_in_oracle(key: &str, numbers: &[f64]) {
+    const ORACLE: &str = include_str!("../../../tests/fixtures/summarizer_oracle.out");
+    let line = ORACLE
+        .lines()
+        .find(|l| l.starts_with(key))
+        .unwrap_or_else(|| panic!("no line {key:?} in summarizer_oracle.out"));
+    let tokens: Vec<&str> =
+        line[key.len()..].split(|c: char| c.is_whitespace() || "[],".contains(c)).filter(|t| !t.is_empty()).collect();
+    for x in numbers {
+        let text = format!("{x:?}");
+        assert!(tokens.contains(&text.as_str()), "{key}: {text} is not in {line:?}");
+    }
+}

@@ -181,6 +181,10 @@ mod tests {
             (4, 8192, vec![30.5, 29.0, 41.25], 30.5, 41.25, 29.0, 41.25, 16.245049432588495, 0.27, 0.4, 3),
         ];
         assert_eq!(out.len(), 3);
+        for (world, size, values, median, p95, min, max, cv, algbw, busbw, _) in &expect {
+            let numbers = [values.as_slice(), &[*median, *p95, *min, *max, *cv, *algbw, *busbw]].concat();
+            super::super::assert_in_oracle(&format!("nccl_tests {world} {size} "), &numbers);
+        }
         for (s, (world, size, values, median, p95, min, max, cv, algbw, busbw, wrong)) in out.iter().zip(expect) {
             assert_eq!((s.world_size, s.size_bytes, s.cycles), (world, size, values.len()));
             assert_eq!(s.cycle_values, values);
