@@ -432,6 +432,8 @@ mod tests {
         let header = format!("world_size,rank,section,check,correct,detail,{over}\n1,0,async,c,True,d,e\n");
         let error = parse_section(WorkerSection::Contracts, header.as_bytes()).unwrap_err();
         assert_eq!(error.to_string(), "line 1: header field 7: a name of 1025 bytes (at most 1024)");
+        let header = format!("world_size,rank,section,check,correct,detail,{at_limit}\n1,0,async,c,True,d,e\n");
+        assert!(parse_section(WorkerSection::Contracts, header.as_bytes()).is_ok(), "a name at the limit");
         // A contract's detail may hold an exception: 64 KiB.
         let contract =
             |detail: &str| format!("world_size,rank,section,check,correct,detail\n1,0,async,c,False,{detail}\n");
@@ -595,6 +597,15 @@ mod tests {
         }
         assert_eq!(records(b"a,\"x\ry\"\r1,2").iter().map(|r| r.0).collect::<Vec<_>>(), [1, 2]);
         assert_eq!(records(b"a,\"x\ry\"\r1,2")[0].1[1], "x\ry");
+        // Python 3.11 again: a doubled quote inside quotes is one quote and keeps the field
+        // open (the bare `\r` after it is text); a quote inside a field is text and opens
+        // nothing (the bare `\r` after it ends the record); a `\r\n` beside bare `\r`s is one
+        // line end (the records start on lines 1 to 4).
+        let fields = |text: &[u8]| -> Vec<Vec<String>> { records(text).into_iter().map(|(_, f)| f).collect() };
+        assert_eq!(fields(b"a,\"x\"\"\ry\"\r1,2"), [vec!["a", "x\"\ry"], vec!["1", "2"]]);
+        assert_eq!(fields(b"h1,h2\rx\"y,z\r1,2"), [["h1", "h2"], ["x\"y", "z"], ["1", "2"]]);
+        let lines: Vec<u64> = records(b"a,b\r\n1,2\r3,4\r\n5,6").iter().map(|r| r.0).collect();
+        assert_eq!(lines, [1, 2, 3, 4]);
         let text = b"world_size,size_bytes,mode,cycle,duration_us,duration_us\n4,1024,direct,0,x,12.5\n";
         let SectionRows::Decomposition(rows) = parse_section(WorkerSection::Decomposition, text).unwrap() else {
             panic!()
