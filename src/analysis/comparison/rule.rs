@@ -265,7 +265,12 @@ pub fn spread(history: &[f64]) -> f64 {
     }
     let mut sorted = history.to_vec();
     sorted.sort_by(f64::total_cmp);
-    robust_spread(&sorted, median_sorted(&sorted)).max(standard_deviation(&sorted))
+    spread_sorted(&sorted, median_sorted(&sorted))
+}
+
+/// `spread` of a history already sorted, around its median `centre`.
+fn spread_sorted(sorted: &[f64], centre: f64) -> f64 {
+    robust_spread(sorted, centre).max(standard_deviation(sorted))
 }
 
 fn judge_at(level: &Level, x: f64, history: &[f64], step: f64, min_floor: f64) -> Judgement {
@@ -285,7 +290,7 @@ fn judge_sorted(level: &Level, x: f64, sorted: &[f64], step: f64, min_floor: f64
         };
     }
     let centre = median_sorted(sorted);
-    let spread = robust_spread(sorted, centre).max(standard_deviation(sorted)).max(step);
+    let spread = spread_sorted(sorted, centre).max(step);
     let k = level.tail * level.t[(n - 2).min(level.t.len() - 1)] * (1.0 + 1.0 / n as f64).sqrt();
     let floor = min_floor.max(k * spread);
     let shift = x - centre;
@@ -331,10 +336,7 @@ mod tests {
 
     /// `sqrt(1 + 1/n)` times the spread of `h` (no timer step): a floor over its t factor.
     fn spread_factor(h: &[f64]) -> f64 {
-        let mut sorted = h.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        let spread = standard_deviation(&sorted).max(robust_spread(&sorted, median_sorted(&sorted)));
-        (1.0 + 1.0 / h.len() as f64).sqrt() * spread
+        (1.0 + 1.0 / h.len() as f64).sqrt() * spread(h)
     }
 
     fn history() -> Vec<f64> {
