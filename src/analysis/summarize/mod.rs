@@ -156,8 +156,12 @@ fn summarize_decode(raw: &RawRun) -> Option<Vec<DecodeSummary>> {
 /// `summarizer_oracle.out`): each test checks its constants against that file, so a
 /// regenerated oracle that disagrees fails the test that copied it.
 #[cfg(test)]
+pub(crate) const ORACLE: &str = include_str!("../../../tests/fixtures/summarizer_oracle.out");
+
+/// Asserts that the oracle's line starting with `key` holds each of `numbers` (as Python's
+/// `repr` writes them).
+#[cfg(test)]
 pub(crate) fn assert_in_oracle(key: &str, numbers: &[f64]) {
-    const ORACLE: &str = include_str!("../../../tests/fixtures/summarizer_oracle.out");
     let line = ORACLE
         .lines()
         .find(|l| l.starts_with(key))

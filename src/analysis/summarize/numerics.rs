@@ -76,11 +76,10 @@ mod tests {
             })
             .collect();
         assert_eq!(got, [("cancel", 2, 1, 1, 1, "0.0/nan", false), ("sum_order", 3, 2, 1, 0, "1.0/inf", true)]);
-        const ORACLE: &str = include_str!("../../../tests/fixtures/summarizer_oracle.out");
         for (scenario, cases, mismatch, nonfinite, fp32, unique, correct) in got {
             let python = if correct { "True" } else { "False" };
             let line = format!("numerics {scenario} {cases} {mismatch} {nonfinite} {fp32} {unique} {python}");
-            assert!(ORACLE.lines().any(|l| l == line), "{line:?} is not in summarizer_oracle.out");
+            assert!(super::super::ORACLE.lines().any(|l| l == line), "{line:?} is not in summarizer_oracle.out");
         }
     }
 }
