@@ -249,11 +249,14 @@ fn refuses_without_torchrun_and_creates_nothing() {
 }
 
 #[test]
-fn zero_warmups_and_blocking_environment_are_refused() {
+fn zero_warmups_cycles_or_calls_and_blocking_environment_are_refused() {
     let machine = Machine::new().with_gpus(1).with_torch();
-    let (ok, _, err) = machine.collect(&["--warmups", "0"]);
-    assert!(!ok);
-    assert!(err.contains("--warmups"), "{err}");
+    for flag in ["--warmups", "--cycles", "--decode-collectives"] {
+        let (ok, _, err) = machine.collect(&[flag, "0"]);
+        assert!(!ok, "{flag} 0 was taken");
+        assert!(err.contains(flag), "{err}");
+        assert!(!machine.runs().exists(), "{flag} 0 made a run");
+    }
     let blocking = |extra: &[&str]| {
         Command::cargo_bin("nccl-report")
             .unwrap()

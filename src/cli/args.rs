@@ -105,8 +105,10 @@ pub struct InspectArgs {
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
+    /// The site folder to serve.
     #[arg(long, default_value = "site")]
     pub out: PathBuf,
+    /// The port on 127.0.0.1.
     #[arg(long, default_value_t = 8000)]
     pub port: u16,
     /// Rebuild when anything under the runs folder changes.
@@ -125,10 +127,13 @@ pub struct ServeArgs {
 
 #[derive(Debug, Args)]
 pub struct PublishArgs {
+    /// The built site to publish.
     #[arg(long, default_value = "site")]
     pub out: PathBuf,
+    /// The branch whose whole content the site becomes.
     #[arg(long, default_value = "gh-pages")]
     pub branch: String,
+    /// The remote the branch is pushed to.
     #[arg(long, default_value = "origin")]
     pub remote: String,
     /// Commit into the branch but do not push.
@@ -162,13 +167,16 @@ pub struct CollectArgs {
     /// GPU count are clamped to it.
     #[arg(long, value_delimiter = ',', default_value = "4,2")]
     pub world_sizes: Vec<u32>,
-    #[arg(long, default_value_t = 10)]
+    /// Timed cycles of every case (each cycle is one row of the per-rank CSVs; at least 1).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub cycles: u32,
     /// Untimed iterations before the timed cycles (at least 1: the first holds NCCL's lazy
     /// connection setup).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub warmups: u32,
-    #[arg(long, default_value_t = 160)]
+    /// Decode replay: back-to-back AllReduces of (tokens x 4096) fp16 a cycle, one buffer
+    /// each, as each layer of a tensor-parallel model reduces its own (at least 1).
+    #[arg(long, default_value_t = 160, value_parser = clap::value_parser!(u32).range(1..))]
     pub decode_collectives: u32,
     /// Per local rank i, entry i: `;`-separated CPU lists (`0-47;48-95;`) or one CPU number
     /// per rank (`0,2,4,6`). Default: the CPUs `nvidia-smi topo -m` lists as local to each GPU;
@@ -205,13 +213,17 @@ pub struct CollectArgs {
     /// Slurm: GPUs per node (torchrun --nproc-per-node).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..))]
     pub gpus_per_node: u32,
+    /// Slurm: the partition (#SBATCH --partition).
     #[arg(long)]
     pub partition: Option<String>,
+    /// Slurm: the account charged (#SBATCH --account).
     #[arg(long)]
     pub account: Option<String>,
     /// Slurm: the job's time limit.
     #[arg(long, default_value = "01:00:00")]
     pub time: String,
+    /// Slurm: the nodes to run on (#SBATCH --nodelist; a hostlist such as gpu[01-02,07],
+    /// expanded and checked before the script is written).
     #[arg(long)]
     pub nodelist: Option<String>,
     /// Slurm: an extra #SBATCH argument, verbatim (repeatable): --sbatch-arg=--qos=high.
