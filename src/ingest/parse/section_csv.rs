@@ -176,6 +176,9 @@ fn quoted_records<'a>(source: &Source<'a>, each: &mut Each) -> Result<(), Record
                 } else {
                     in_quotes = false;
                     close = Some(at);
+                    // A bare `\r` inside the quotes is text, but a line to Python's reader
+                    // (`line_num`), as a `\n` there is; outside quotes none is left.
+                    line += bare_crs(&bytes[start..at]);
                 }
             }
             b'"' => {
@@ -204,6 +207,11 @@ fn quoted_records<'a>(source: &Source<'a>, each: &mut Each) -> Result<(), Record
     let field = Field { start, end: bytes.len(), quoted, escaped, close, last: true };
     pieces.push(field.piece(bytes, &mut scratch));
     emit_pieces(record_line, &pieces, any_quoted, source, &scratch, &mut fields, each)
+}
+
+/// How many `\r` in `bytes` are not followed by a `\n` (each a line to Python's reader).
+fn bare_crs(bytes: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\r', bytes).filter(|&at| bytes.get(at + 1) != Some(&b'\n')).count() as u64
 }
 
 /// One field as found by the scan.
@@ -595,7 +603,11 @@ mod tests {
             let fields: Vec<Vec<String>> = records(text).into_iter().map(|(_, f)| f).collect();
             assert_eq!(fields, [["a", "b"], ["1", "2"], ["3", "4"]], "{}", String::from_utf8_lossy(text));
         }
-        assert_eq!(records(b"a,\"x\ry\"\r1,2").iter().map(|r| r.0).collect::<Vec<_>>(), [1, 2]);
+        // A bare `\r` inside quotes is a line to Python (`line_num`), as a `\n` there is: the
+        // second record starts on line 3 (Python's `line_num` after the first record is 2).
+        assert_eq!(records(b"a,\"x\ry\"\r1,2").iter().map(|r| r.0).collect::<Vec<_>>(), [1, 3]);
+        assert_eq!(records(b"a,\"x\ny\"\n1,2").iter().map(|r| r.0).collect::<Vec<_>>(), [1, 3]);
+        assert_eq!(records(b"h\n\"\r\r\n\r\"\r\"x\"\r1").iter().map(|r| r.0).collect::<Vec<_>>(), [1, 2, 6, 7]);
         assert_eq!(records(b"a,\"x\ry\"\r1,2")[0].1[1], "x\ry");
         // Python 3.11 again: a doubled quote inside quotes is one quote and keeps the field
         // open (the bare `\r` after it is text); a quote inside a field is text and opens
