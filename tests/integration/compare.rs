@@ -89,7 +89,9 @@ fn bad_input_exits_2_with_a_message() {
     assert!(out.contains("has no baseline"), "{out}");
     let (code, out) = compare(&runs, &["synth-basic", "synth-nccl-wrong"]);
     assert_eq!(code, Some(2), "{out}");
-    assert!(out.contains("is failed; comparing against it is refused"), "{out}");
+    // The refusal names the run's worst finding, with its file (as the build's line does).
+    assert!(out.contains("is failed (failure[NR"), "{out}");
+    assert!(out.contains("); comparing against it is refused"), "{out}");
     let (code, out) = compare(&runs, &["synth-basic", "synth-nccl-wrong", "--allow-failed", "--format", "json"]);
     assert_eq!(code, Some(0), "{out}");
     std::fs::write(runs.join("baselines.json"), "[1]").unwrap();
@@ -304,7 +306,7 @@ fn compare_reads_within_the_size_limits() {
     let (_dir, runs) = two_runs(1.0);
     let (code, out) = compare(&runs, &[REAL, LATER, "--max-file-bytes", "100"]);
     assert_eq!(code, Some(2), "{out}");
-    assert!(out.contains("is invalid") && out.contains("--allow-failed"), "{out}");
+    assert!(out.contains("is invalid (error[NR101]: ") && out.contains("--allow-failed"), "{out}");
     let (code, out) = compare(&runs, &[REAL, LATER, "--max-log-bytes", "100"]);
     assert_eq!(code, Some(2), "{out}");
 }

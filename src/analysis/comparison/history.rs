@@ -3,10 +3,10 @@
 //! (`baseline::timelines` order), oldest first. Never later runs: a verdict never
 //! changes because a newer run was added, an older run imported changes the verdicts of at
 //! most the `WINDOW` runs after it, and the site and `compare` judge a run alike. Uses
-//! `stats` only.
+//! `baseline`, `samples` and `stats` only.
 
 use super::baseline::{timelines, RunRef};
-use super::samples::CaseSamples;
+use super::samples::{is_measurement, CaseSamples};
 use crate::analysis::stats::median;
 use crate::analysis::summarize::RunStatus;
 use std::collections::BTreeMap;
@@ -53,14 +53,44 @@ pub fn windows(runs: &[RunRef]) -> Windows {
 }
 
 /// Per case key: the run-level value, the median of the case's per-cycle values (cases
-/// without values left out).
+/// without values left out, and cases holding a value that is not a measurement,
+/// `samples::is_measurement`: such a run gives that case no level, as the case itself would
+/// be `not_comparable` in it).
 pub fn medians(samples: &[CaseSamples]) -> BTreeMap<String, f64> {
-    samples.iter().filter(|c| !c.values.is_empty()).map(|c| (c.key(), median(&c.values))).collect()
+    samples
+        .iter()
+        .filter(|c| !c.values.is_empty() && c.values.iter().all(|v| is_measurement(*v)))
+        .map(|c| (c.key(), median(&c.values)))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_case_holding_a_value_that_is_no_measurement_gives_its_run_no_level() {
+        let case = |name: &str, values: Vec<f64>| CaseSamples {
+            section: "async",
+            world_size: 1,
+            case: name.into(),
+            metric: "gpu_dependency_us",
+            folder: None,
+            higher_is_better: false,
+            family: super::super::samples::Family::Device,
+            values,
+        };
+        let samples = [
+            case("good", vec![3.0, 1.0, 2.0]),
+            case("huge", vec![3.0, 1e300, 2.0]),
+            case("subnormal", vec![5e-324, 3.0, 2.0]),
+            case("zero", vec![0.0, 3.0, 2.0]),
+            case("empty", vec![]),
+        ];
+        let levels = medians(&samples);
+        assert_eq!(levels.keys().collect::<Vec<_>>(), [&samples[0].key()]);
+        assert_eq!(levels[&samples[0].key()], 2.0);
+    }
 
     fn run<'a>(id: &'a str, timestamp: &'a str, status: RunStatus) -> RunRef<'a> {
         RunRef { id, timestamp, status, key: "k", label: "k" }

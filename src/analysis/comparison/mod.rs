@@ -209,9 +209,12 @@ pub fn pick<'a>(all: &'a [LoadedRun], id: &str, allow_failed: bool) -> anyhow::R
         bail!("no run {id:?} in the runs folder");
     };
     if run.summary.status != RunStatus::Ok && !allow_failed {
+        // Its worst finding names the file and line, as the build's summary line does.
+        let worst = run.summary.raw.diagnostics.iter().max_by_key(|d| d.severity);
         bail!(
-            "run {id} is {}; comparing against it is refused (pass --allow-failed to compare anyway)",
-            run.summary.status.as_str()
+            "run {id} is {}{}; comparing against it is refused (pass --allow-failed to compare anyway)",
+            run.summary.status.as_str(),
+            worst.map(|d| format!(" ({d})")).unwrap_or_default()
         );
     }
     Ok(run)

@@ -175,10 +175,16 @@ pub struct Judgement {
     pub floor: f64,
 }
 
+/// The widest floor shown (log units): the widest ratio two measurements can have,
+/// `MAX_SAMPLE / MIN_SAMPLE` (1e24). A floor beyond it rules out every change alike, and
+/// shown as it is it could overflow (`exp`) to infinity; the verdict uses the floor itself.
+pub const MAX_SHOWN_FLOOR: f64 = 55.262_042_231_857_095;
+
 impl Judgement {
-    /// The floor as a factor minus one (0.05: a change must exceed 5 %).
+    /// The floor as a factor minus one (0.05: a change must exceed 5 %), at most
+    /// `MAX_SHOWN_FLOOR`'s (always finite).
     pub fn floor_fraction(&self) -> f64 {
-        self.floor.exp() - 1.0
+        self.floor.min(MAX_SHOWN_FLOOR).exp() - 1.0
     }
 }
 
@@ -331,6 +337,20 @@ fn standard_deviation(values: &[f64]) -> f64 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_floor_wider_than_any_ratio_of_measurements_is_shown_finite() {
+        use super::super::samples::{MAX_SAMPLE, MIN_SAMPLE};
+        assert_eq!(MAX_SHOWN_FLOOR, (MAX_SAMPLE / MIN_SAMPLE).ln());
+        // Three earlier runs, one of them 1e5x the others (all measurements): a floor whose
+        // factor overflows, shown as the widest ratio.
+        let wide = judge(0.0, &[0.0, 0.01, 11.5], 0.0, MIN_EFFECT.ln_1p());
+        assert!(wide.floor.exp().is_infinite(), "{wide:?}");
+        assert_eq!(wide.floor_fraction(), MAX_SHOWN_FLOOR.exp() - 1.0);
+        assert!(wide.floor_fraction().is_finite());
+        let narrow = judge(0.0, &[0.0, 0.01, 0.02], 0.0, MIN_EFFECT.ln_1p());
+        assert_eq!(narrow.floor_fraction(), narrow.floor.exp() - 1.0);
+    }
 
     const FLOOR: f64 = 0.03;
 

@@ -105,20 +105,33 @@ pub fn case_key(section: &str, world_size: i64, folder: Option<&str>, case: &str
 /// whose sums and ratios overflow) a value is not a measurement.
 pub const MAX_SAMPLE: f64 = 1e15;
 
+/// The smallest sample value taken as a measurement (µs or GB/s): below it (a femtosecond; a
+/// subnormal such as `5e-324`, whose ratios and timer steps overflow) a value is not a
+/// measurement. Every ratio of two measurements is then within `MAX_SAMPLE / MIN_SAMPLE`.
+pub const MIN_SAMPLE: f64 = 1e-9;
+
+/// Whether a value is a measurement: finite and in [`MIN_SAMPLE`, `MAX_SAMPLE`] (a zero or
+/// negative time or bandwidth makes a ratio 0 or infinite).
+pub fn is_measurement(value: f64) -> bool {
+    (MIN_SAMPLE..=MAX_SAMPLE).contains(&value)
+}
+
 /// Why two sample sets of one case cannot be compared (a `compare --allow-failed` run can
-/// hold anything): a value that is not finite (`inf`, `-inf`, NaN), not positive (a zero or
-/// negative time or bandwidth makes a ratio 0 or infinite), or above `MAX_SAMPLE`. Such a
-/// case is `not_comparable` with this reason, never a verdict.
+/// hold anything): a value that is not a measurement (`is_measurement`: `inf`, `-inf`, NaN,
+/// zero, negative, below `MIN_SAMPLE` or above `MAX_SAMPLE`). Such a case is
+/// `not_comparable` with this reason, never a verdict. The value's place is counted in the
+/// order its run's files hold the case's values, from 1.
 pub fn unusable(base: &[f64], cand: &[f64]) -> Option<String> {
-    let bad = |values: &[f64]| values.iter().position(|v| !(v.is_finite() && *v > 0.0 && *v <= MAX_SAMPLE));
+    let bad = |values: &[f64]| values.iter().position(|v| !is_measurement(*v));
     let (run, values, at) = match (bad(base), bad(cand)) {
         (Some(at), _) => ("base", base, at),
         (None, Some(at)) => ("candidate", cand, at),
         (None, None) => return None,
     };
     Some(format!(
-        "the {run}'s cycle {} value {} is not a measurement (not a finite number in (0, {MAX_SAMPLE:e}])",
+        "the {run}'s value {} of {} ({:e}) is not a measurement (not a finite number in [{MIN_SAMPLE:e}, {MAX_SAMPLE:e}])",
         at + 1,
+        values.len(),
         values[at]
     ))
 }
@@ -253,7 +266,8 @@ mod tests {
         };
         let good: Vec<f64> = (0..10).map(|i| 10.0 + f64::from(i) * 0.01).collect();
         let context = super::super::engine::Context { key_differences: Vec::new(), history: Vec::new() };
-        for bad in [f64::INFINITY, 1e308, f64::NEG_INFINITY, 0.0, -1.0, f64::NAN] {
+        for bad in [f64::INFINITY, 1e308, 1.000_001e15, f64::NEG_INFINITY, 0.0, -0.0, -1.0, f64::NAN, 5e-324, 9.99e-10]
+        {
             let mut values = good.iter().map(|v| v * 2.0).collect::<Vec<_>>();
             values[3] = bad;
             for (base, cand) in [(case(good.clone()), case(values.clone())), (case(values.clone()), case(good.clone()))]
@@ -262,10 +276,11 @@ mod tests {
                 let result = &outcome.cases[0];
                 assert_eq!(result.verdict.as_str(), "not_comparable", "{bad}");
                 let reason = result.reason.as_deref().unwrap_or_default();
-                assert!(reason.contains("cycle 4 value") && reason.contains("not a measurement"), "{reason}");
+                assert!(reason.contains("value 4 of 10 (") && reason.contains("not a measurement"), "{reason}");
             }
         }
         assert_eq!(unusable(&good, &good), None);
+        assert_eq!(unusable(&[MIN_SAMPLE, MAX_SAMPLE], &[MAX_SAMPLE, MIN_SAMPLE]), None);
     }
 
     #[test]
