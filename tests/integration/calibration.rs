@@ -181,6 +181,33 @@ fn a_factor_planted_on_a_real_run_is_found_above_the_floor_and_not_below() {
     }
 }
 
+/// An earlier run holding a value that is no measurement in a case (here about 3e299 µs, which
+/// the seed still summarizes: a damaged archive, or a run `compare --allow-failed` admits) gives
+/// that case no level in the history. Found by `scripts/fuzz-compare.py`: with such values in
+/// more earlier runs than are trimmed as gross changes, a copy of the newest run with that case
+/// 1000x slower was `no_change` under a floor of `±inf %`, exit 0.
+#[test]
+fn earlier_values_that_are_no_measurement_give_their_case_no_level() {
+    let (_dir, runs) = runs();
+    let ids = a_a_ids(&runs);
+    let when = Some(("size_bytes", "65536"));
+    for id in &ids[ids.len() - 9..ids.len() - 1] {
+        multiply(&runs.join(id), &["gpu_dependency_us"], when, 1e299);
+    }
+    let id = format!("{NEWEST}-x1000");
+    plant(&runs, &id, &["gpu_dependency_us"], when, 1000.0);
+    let (code, report) = compare(&runs, &[&id]);
+    let (cases, shifts) = flagged(&report);
+    let planted = "\"async\" \"gpu_dependency_us\" \"bytes=65536\" \"slower\"".to_string();
+    assert_eq!((code, cases), (1, vec![planted]), "{shifts:?}");
+    for row in report["cases"].as_array().unwrap() {
+        assert!(row["effect_floor"].as_f64().is_some_and(f64::is_finite), "{row}");
+    }
+    let row = report["cases"].as_array().unwrap().iter().find(|c| c["verdict"] == "slower").unwrap();
+    // 16 earlier runs (the newest itself among them: the copy keeps its timestamp), 8 with a level.
+    assert_eq!(row["history_runs"], 8, "the 8 earlier runs at 3e299 give it none: {row}");
+}
+
 #[test]
 fn a_host_slower_in_every_host_side_case_is_a_family_shift() {
     let (_dir, runs) = runs();
