@@ -202,6 +202,12 @@ impl Diagnostic {
         Self::new(Severity::Failure, code, file, line, message)
     }
 
+    /// The worst of `diagnostics` (the last of the most severe), the one a run that is not ok
+    /// is summed up by: the build's summary line, its card, `compare`'s refusal.
+    pub fn worst(diagnostics: &[Diagnostic]) -> Option<&Diagnostic> {
+        diagnostics.iter().max_by_key(|d| d.severity)
+    }
+
     /// The one order of diagnostics: worst severity first, then file, line, code, message.
     fn sort_key(&self) -> (Reverse<Severity>, &str, Option<u64>, Code, &str) {
         (Reverse(self.severity), &self.file, self.line, self.code, &self.message)

@@ -477,7 +477,7 @@ fn problem_line(run: &RunOverview) -> Option<String> {
     if run.status == RunStatus::Ok {
         return None;
     }
-    Some(match run.diagnostics.iter().max_by_key(|d| d.severity) {
+    Some(match Diagnostic::worst(&run.diagnostics) {
         Some(d) => format!("{}: {} ({d})", run.id, run.status.as_str()),
         None => format!("{}: {}", run.id, run.status.as_str()),
     })

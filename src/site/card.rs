@@ -77,9 +77,7 @@ impl RunCard {
             configuration: run.configuration.as_str().into(),
             baseline: BaselineVerdict::Pending,
             warnings: run.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count(),
-            reason: (run.status != RunStatus::Ok)
-                .then(|| run.diagnostics.iter().max_by_key(|d| d.severity).map(one_line))
-                .flatten(),
+            reason: (run.status != RunStatus::Ok).then(|| Diagnostic::worst(&run.diagnostics).map(one_line)).flatten(),
         }
     }
 

@@ -21,6 +21,7 @@ mod simulation_tests;
 mod test_rng;
 
 use crate::analysis::summarize::{RunStatus, RunSummary};
+use crate::core::diag::Diagnostic;
 use anyhow::bail;
 use engine::{CaseResult, Outcome, Shift, Verdict};
 use key::ConfigKey;
@@ -210,7 +211,7 @@ pub fn pick<'a>(all: &'a [LoadedRun], id: &str, allow_failed: bool) -> anyhow::R
     };
     if run.summary.status != RunStatus::Ok && !allow_failed {
         // Its worst finding names the file and line, as the build's summary line does.
-        let worst = run.summary.raw.diagnostics.iter().max_by_key(|d| d.severity);
+        let worst = Diagnostic::worst(&run.summary.raw.diagnostics);
         bail!(
             "run {id} is {}{}; comparing against it is refused (pass --allow-failed to compare anyway)",
             run.summary.status.as_str(),
