@@ -19,7 +19,7 @@ WORK-findings/log-seedSEED.jsonl. Defaults: WORK /tmp/fuzz-compare, 600 s, seed 
 review ran 3,445 iterations (13,780 compares): it found subnormal and 1e300 values taken as
 measurements and floors shown as `inf` (fixed), and no crash. Python 3 standard library only.
 """
-import csv, json, math, os, random, re, shutil, subprocess, sys, time, statistics
+import csv, itertools, json, math, os, random, re, shutil, subprocess, sys, time, statistics
 
 if len(sys.argv) < 2:
     sys.exit(__doc__)
@@ -435,13 +435,12 @@ def main():
     for name in sorted(os.listdir(REPO_RUNS)):
         if re.fullmatch(r'20261204T11\d{4}Z', name):
             shutil.copytree(os.path.join(REPO_RUNS, name), os.path.join(PRISTINE, name))
-    n = 10 ** 9
     deadline = time.time() + seconds
     os.makedirs(FIND, exist_ok=True)
     stats = {'iterations': 0, 'rc': {}, 'problems': {}, 'slower_runs': 0, 'invalid': 0}
     summary_f = open(os.path.join(FIND, 'log-seed%d.jsonl' % seed), 'a')
-    for i in range(n):
-        if deadline and time.time() > deadline:
+    for i in itertools.count():
+        if time.time() > deadline:
             break
         rng = random.Random(seed * 100000 + i)
         it = Iter(seed * 100000 + i, rng)
