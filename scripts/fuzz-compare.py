@@ -316,7 +316,7 @@ def check(it, out):
             problems.append(('bad_rc', '%s rc=%s' % (f, rc)))
         if f in ('text', 'csv', 'md'):
             for line in so.splitlines():
-                if BADTOK.search(re.sub(r"value \S+ is not a measurement", "", line)):
+                if BADTOK.search(re.sub(r"value \d+ of \d+ \([^)]*\) is not a measurement", "", line)):
                     problems.append(('nonfinite_%s' % f, line.strip()[:400]))
                     break
     if len(set(rcs.values())) > 1:
